@@ -1,0 +1,36 @@
+#include "cli/command.h"
+
+#include <cstdio>
+
+#include "absl/strings/str_format.h"
+
+namespace stackcheck::cli {
+namespace {
+
+std::vector<Command>& Registry() {
+  static auto* const commands = new std::vector<Command>();
+  return *commands;
+}
+
+}  // namespace
+
+bool RegisterCommand(const Command& command) {
+  Registry().push_back(command);
+  return true;
+}
+
+const std::vector<Command>& AllCommands() { return Registry(); }
+
+const Command* FindCommand(absl::string_view name) {
+  for (const Command& c : Registry()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+int UsageError(absl::string_view message) {
+  absl::FPrintF(stderr, "stackcheck: %s (see stackcheck --help)\n", message);
+  return kExitUsage;
+}
+
+}  // namespace stackcheck::cli

@@ -1,0 +1,132 @@
+// The device interface: the slice of the CUDA Driver API that an offload
+// runtime's launch path uses, and nothing more.
+//
+// Two backends implement it: sim/ (a deterministic fake GPU in which every call
+// is a scheduling point) and real/ (the CUDA driver, loaded with dlopen). The
+// runtime in core/ is written against this header only, so the same policy code
+// is explored in the simulator and validated on hardware.
+//
+// Conventions follow the driver: every call returns a CuResult with cuda.h's
+// values, out-parameters are pointers, handles are opaque. One Device object is
+// one device with one (primary) context; the backend makes it current on
+// whichever host thread calls.
+#ifndef STACKCHECK_CORE_DEVICE_H_
+#define STACKCHECK_CORE_DEVICE_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "core/cu_result.h"
+
+namespace stackcheck {
+
+// A device address. 0 is the null pointer.
+using DevicePtr = std::uint64_t;
+
+// Opaque handles. Value 0 of StreamHandle is the legacy NULL stream (SEM-02).
+enum class StreamHandle : std::uint32_t {};
+enum class EventHandle : std::uint32_t {};
+enum class ModuleHandle : std::uint32_t {};
+enum class FunctionHandle : std::uint32_t {};
+
+inline constexpr StreamHandle kLegacyStream{0};
+
+enum class StreamFlags {
+  kBlocking,     // CU_STREAM_DEFAULT: synchronises with the legacy stream.
+  kNonBlocking,  // CU_STREAM_NON_BLOCKING: exempt from the legacy barrier.
+};
+
+struct Dim3 {
+  std::uint32_t x = 1, y = 1, z = 1;
+};
+
+// What a kernel does, chosen by the caller so that both backends run the same
+// behaviour: the simulator models it, the real PTX kernel executes it.
+enum class KernelAction : std::uint8_t {
+  kRun,   // every warp tags its stack slot, works for duration_ns, checks the tags
+  kTrap,  // __trap(): the context becomes poisoned with the trap code (SEM-04)
+};
+
+// The OpenMP-shaped kernel's arguments: (stacks base, per-warp stack size) as in
+// libgomp, plus what the testbed needs to make overlap and reuse visible. They
+// are copied at launch (SEM-03).
+struct KernelArgs {
+  DevicePtr stacks = 0;
+  std::uint64_t stack_size_per_warp = 0;  // bytes per warp slot
+  std::uint32_t region_tag = 0;           // written into the slot ends
+  std::uint64_t duration_ns = 0;          // how long each warp works
+  KernelAction action = KernelAction::kRun;
+};
+
+// Callbacks run on the driver's callback thread (SEM-07), never on the thread
+// that enqueued them, and must not call the driver (SEM-09).
+using StreamCallbackFn = void (*)(StreamHandle stream, CuResult status,
+                                  void* user_data);
+using HostFn = void (*)(void* user_data);
+
+// A snapshot of device memory as cuMemGetInfo reports it (SEM-12).
+struct MemInfo {
+  std::uint64_t free_bytes = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+
+  // --- context (cuInit + cuDevicePrimaryCtxRetain / cuCtxDestroy) ---
+  virtual CuResult Init() = 0;
+  virtual CuResult CtxCreate() = 0;
+  // Drains pending work first, then invalidates every allocation (SEM-15).
+  virtual CuResult CtxDestroy() = 0;
+  virtual CuResult CtxSynchronize() = 0;
+
+  // --- memory (SEM-10..13) ---
+  virtual CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) = 0;
+  virtual CuResult MemFree(DevicePtr ptr) = 0;
+  virtual CuResult MemGetInfo(MemInfo* info) = 0;
+  virtual CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
+                                 StreamHandle stream) = 0;
+  virtual CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) = 0;
+
+  // --- modules and kernels ---
+  // `image` names an embedded image (the real backend loads its PTX; the
+  // simulator knows the kernels each image holds).
+  virtual CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) = 0;
+  virtual CuResult ModuleUnload(ModuleHandle module) = 0;
+  virtual CuResult ModuleGetFunction(FunctionHandle* function,
+                                     ModuleHandle module,
+                                     absl::string_view name) = 0;
+  virtual CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
+                                const KernelArgs& args,
+                                StreamHandle stream) = 0;
+
+  // --- streams (SEM-01, 02, 08, 14) ---
+  virtual CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) = 0;
+  virtual CuResult StreamDestroy(StreamHandle stream) = 0;
+  virtual CuResult StreamSynchronize(StreamHandle stream) = 0;
+  virtual CuResult StreamQuery(StreamHandle stream) = 0;
+  virtual CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
+                                     void* user_data) = 0;
+  virtual CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
+                                  void* user_data) = 0;
+
+  // --- events (SEM-14) ---
+  virtual CuResult EventCreate(EventHandle* event) = 0;
+  virtual CuResult EventDestroy(EventHandle event) = 0;
+  virtual CuResult EventRecord(EventHandle event, StreamHandle stream) = 0;
+  virtual CuResult EventQuery(EventHandle event) = 0;
+  virtual CuResult EventSynchronize(EventHandle event) = 0;
+  virtual CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) = 0;
+};
+
+// Names of the kernels in the image every backend provides ("stackcheck").
+inline constexpr absl::string_view kKernelImage = "stackcheck";
+inline constexpr absl::string_view kRegionKernel = "omp_region";
+// A one-warp kernel standing for device global constructors/destructors.
+inline constexpr absl::string_view kCtorDtorKernel = "ctor_dtor";
+
+}  // namespace stackcheck
+
+#endif  // STACKCHECK_CORE_DEVICE_H_

@@ -1,0 +1,72 @@
+// The host interface: the threads, mutexes and process exit an offload runtime
+// uses, so the same runtime code runs on OS threads (real/) and on the
+// simulator's fibers (sim/), where every operation here is a scheduling point.
+#ifndef STACKCHECK_CORE_HOST_H_
+#define STACKCHECK_CORE_HOST_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
+
+namespace stackcheck {
+
+// Identity of a host thread (or of the driver's callback thread). Never 0.
+using ThreadId = std::uint32_t;
+inline constexpr ThreadId kNoThread = 0;
+
+// A non-recursive mutex that knows its owner, so that backends can report an
+// unlock by a thread that does not own it, a relock by the owner, or a destroy
+// while locked (the hazards of V1a and V3) instead of invoking undefined
+// behaviour. Like a default pthread mutex, an unlock by a non-owner releases it.
+class ABSL_LOCKABLE Mutex {
+ public:
+  virtual ~Mutex() = default;
+  virtual void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() = 0;
+  virtual void Unlock() ABSL_UNLOCK_FUNCTION() = 0;
+  virtual bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) = 0;
+  // The thread holding the mutex, or kNoThread.
+  virtual ThreadId Owner() const = 0;
+};
+
+class ABSL_SCOPED_LOCKABLE MutexLock {
+ public:
+  explicit MutexLock(Mutex* mu) ABSL_EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+    mu_->Lock();
+  }
+  ~MutexLock() ABSL_UNLOCK_FUNCTION() { mu_->Unlock(); }
+  MutexLock(const MutexLock&) = delete;
+  MutexLock& operator=(const MutexLock&) = delete;
+
+ private:
+  Mutex* const mu_;
+};
+
+class Host {
+ public:
+  virtual ~Host() = default;
+
+  virtual std::unique_ptr<Mutex> NewMutex(absl::string_view name) = 0;
+
+  virtual ThreadId CurrentThread() = 0;
+  // Starts `body` on a new host thread.
+  virtual ThreadId Spawn(absl::string_view name, std::function<void()> body) = 0;
+  virtual void Join(ThreadId thread) = 0;
+
+  // Virtual time in the simulator, wall-clock time on real threads.
+  virtual void SleepFor(absl::Duration d) = 0;
+  virtual void Yield() = 0;
+
+  // The process's exit path, as libgomp relies on it: handlers registered here
+  // run (in reverse order) on the thread that calls Exit, then the process ends.
+  // The simulator ends the simulated process, never the test binary.
+  virtual void AtExit(std::function<void()> handler) = 0;
+  [[noreturn]] virtual void Exit(int status) = 0;
+};
+
+}  // namespace stackcheck
+
+#endif  // STACKCHECK_CORE_HOST_H_

@@ -1,0 +1,47 @@
+// What the runtime tells the testbed about itself, beyond its device and host
+// calls: which region a thread is in, which region a fatal error names, how much
+// memory the stacks cache holds, and which rare paths were taken. The simulator
+// turns these into trace events that monitors check; the hardware runner logs
+// them. Every method has a no-op default so a backend overrides what it needs.
+#ifndef STACKCHECK_CORE_OBSERVER_H_
+#define STACKCHECK_CORE_OBSERVER_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "core/cu_result.h"
+
+namespace stackcheck {
+
+// Region ids are the scenario's; 0 means "no region".
+using RegionId = std::uint32_t;
+inline constexpr RegionId kNoRegion = 0;
+
+class RuntimeObserver {
+ public:
+  virtual ~RuntimeObserver() = default;
+
+  // run(region) was entered / returned on the calling thread.
+  virtual void RegionBegin(RegionId region) {}
+  virtual void RegionEnd(RegionId region) {}
+
+  // A fatal error is about to be raised. `attributed` is the region the message
+  // blames (kNoRegion if none); `code` the driver result behind it.
+  virtual void FatalReported(RegionId attributed, CuResult code,
+                             absl::string_view message) {}
+
+  // After each device_alloc: bytes the stacks cache holds, and the largest
+  // block a region currently running needs (for the bounded-cache property).
+  virtual void CacheHeld(std::uint64_t held_bytes,
+                         std::uint64_t largest_needed_bytes) {}
+
+  // A rare path was taken (coverage probes), e.g. "oom-retry".
+  virtual void Probe(absl::string_view probe) {}
+};
+
+// For callers that observe nothing.
+RuntimeObserver& NullObserver();
+
+}  // namespace stackcheck
+
+#endif  // STACKCHECK_CORE_OBSERVER_H_
