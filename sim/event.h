@@ -1,0 +1,77 @@
+// The simulator's event stream: one compact record per thing that happened.
+//
+// Events are appended by the engine (host and device model) and by the runtime
+// observer; monitors consume them one at a time, the trace writers render them,
+// and the digest of an execution is a hash over them (so two executions with
+// the same scenario and schedule must produce identical lists).
+#ifndef STACKCHECK_SIM_EVENT_H_
+#define STACKCHECK_SIM_EVENT_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "sim/strategy.h"
+
+namespace stackcheck::sim {
+
+enum class EventKind : std::uint8_t {
+  // --- actors ---
+  kThreadStart,      // a: parent actor (or kNoActor)
+  kThreadEnd,
+  kCallbackStart,    // a: stream, b: callback id, x: status (CuResult)
+  kCallbackEnd,      // a: stream, b: callback id
+  kHostFnStart,      // a: stream, b: host-fn id
+  kHostFnEnd,        // a: stream, b: host-fn id
+  kHostFnDropped,    // a: stream, b: host-fn id (SEM-06)
+  // --- host synchronisation ---
+  kMutexCreate,      // a: mutex id
+  kMutexLock,        // a: mutex id (acquired)
+  kMutexBlock,       // a: mutex id, b: owner actor (started waiting)
+  kMutexTryLockFail, // a: mutex id
+  kMutexUnlock,      // a: mutex id, b: owner actor before the unlock
+  kMutexDestroy,     // a: mutex id, b: owner actor (kNoActor if free)
+  kSleep,            // x: virtual ns
+  kJoin,             // a: joined actor
+  kProcessExit,      // x: status; the simulated process ends
+  // --- driver calls (made by the acting thread) ---
+  kDriverCall,       // a: DriverApi, x: result (CuResult); logged on return
+  kDriverCallBlock,  // a: DriverApi (the call started waiting)
+  // --- device memory ---
+  kAlloc,            // x: ptr, y: bytes
+  kFree,             // x: ptr, y: bytes
+  kAllocFailed,      // y: bytes, x: CuResult
+  // --- kernels (a: kernel id, b: stream) ---
+  kKernelEnqueue,    // x: stacks base, y: stack bytes per warp, c: region tag,
+                     // d: teams * warps (warp slots)
+  kKernelStart,      // the GPU starts it: its warps now use their slots
+  kKernelEnd,        // x: result (kSuccess or the trap code)
+  kKernelDropped,    // queued work discarded after a sticky error
+  kStickyError,      // x: CuResult; the context is poisoned from here on
+  // --- events and stream-ordered memory ---
+  kEventRecord,      // a: event id, b: stream
+  kEventComplete,    // a: event id
+  kAsyncFreeComplete,// x: ptr, y: bytes
+  kCtxDestroy,       // the context is gone; its blocks are invalid
+  // --- what the runtime says about itself (core/observer.h) ---
+  kRegionBegin,      // c: region id
+  kRegionEnd,        // c: region id
+  kFatalReported,    // c: attributed region, x: CuResult
+  kCacheHeld,        // x: held bytes, y: largest needed bytes
+  kProbe,            // a: probe id (see probes in properties/)
+};
+
+inline constexpr ActorId kNoActor = 0xffffffffu;
+
+struct Event {
+  std::uint64_t time_ns = 0;  // virtual clock
+  ActorId actor = kNoActor;   // who acted (host thread, callback thread, GPU)
+  EventKind kind = EventKind::kThreadStart;
+  std::uint32_t a = 0, b = 0, c = 0, d = 0;
+  std::uint64_t x = 0, y = 0;
+};
+
+absl::string_view EventKindName(EventKind kind);
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_EVENT_H_

@@ -1,0 +1,53 @@
+// A monitor holds one invariant over the event stream. The engine feeds every
+// event to every enabled monitor as it is appended, and asks each one again at
+// quiescence (no actor runnable) and at the end of the execution. The first
+// violation stops the execution; the trace up to that event is the history.
+#ifndef STACKCHECK_SIM_MONITOR_H_
+#define STACKCHECK_SIM_MONITOR_H_
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+#include "absl/types/span.h"
+#include "sim/event.h"
+
+namespace stackcheck::sim {
+
+struct Violation {
+  std::string property;  // the catalogue name, e.g. "no-use-after-free"
+  std::string message;   // what broke, naming actors and resources
+  std::size_t event_index = 0;  // the event that broke it
+};
+
+// Read-only facts the engine offers monitors beyond the event stream.
+class SimView {
+ public:
+  virtual ~SimView() = default;
+  // The context is poisoned (SEM-05): blocks may be unfreeable from here on.
+  virtual bool sticky_error() const = 0;
+  virtual absl::string_view ActorName(ActorId actor) const = 0;
+};
+
+class Monitor {
+ public:
+  virtual ~Monitor() = default;
+  virtual absl::string_view property() const = 0;
+  // Called before each execution.
+  virtual void Reset() = 0;
+  // `events` is the trace so far; its last element is the new event.
+  virtual std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                           const SimView& view) = 0;
+  // No actor can run. `all_finished` tells quiescence (everyone done) from a
+  // stuck state; deadlock reporting itself belongs to the engine, which knows
+  // the wait-for graph.
+  virtual std::optional<Violation> OnQuiescence(absl::Span<const Event> events,
+                                                const SimView& view,
+                                                bool all_finished) {
+    return std::nullopt;
+  }
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITOR_H_
