@@ -1,0 +1,53 @@
+// Coverage probes: names of the rare situations a campaign should reach, and
+// the numbering the simulator uses for those the runtime reports itself.
+//
+// The runtime calls RuntimeObserver::Probe(kProbeOomRetry) etc. when it takes
+// a rare path; the simulator records that as a kProbe event whose field `a` is
+// RuntimeProbeId(name). The other probes are recognised by the coverage
+// counter from the event stream alone (sim/monitors/coverage_probes.h).
+#ifndef STACKCHECK_CORE_PROBES_H_
+#define STACKCHECK_CORE_PROBES_H_
+
+#include <cstdint>
+#include <iterator>
+#include <optional>
+
+#include "absl/strings/string_view.h"
+
+namespace stackcheck {
+
+// Reported by the runtime through RuntimeObserver::Probe.
+// device_alloc's allocation failed and it retried after freeing the cache.
+inline constexpr char kProbeOomRetry[] = "oom-retry";
+// device_alloc freed a cached block that was above the soft limit.
+inline constexpr char kProbeSoftLimitFree[] = "soft-limit-free";
+
+// Recognised from the event stream by the simulator's coverage counter.
+// A stream callback ran after the block its region's kernel used had been
+// freed and another block allocated since.
+inline constexpr char kProbeCallbackAfterRealloc[] = "callback-after-realloc";
+// A kernel aborted while another region was in flight.
+inline constexpr char kProbeAbortWhileOtherRegionInFlight[] =
+    "abort-while-other-region-in-flight";
+// cuMemFree started waiting while a callback or host function was running.
+inline constexpr char kProbeFreeWaitsOnRunningCallback[] =
+    "free-waits-on-running-callback";
+
+// The runtime-reported probes, in id order: kProbe's field `a` indexes this.
+inline constexpr absl::string_view kRuntimeProbes[] = {
+    kProbeOomRetry,
+    kProbeSoftLimitFree,
+};
+
+// The id the simulator stores in kProbe.a, or nullopt for an unknown name
+// (which the simulator should treat as a runtime bug, not drop silently).
+inline std::optional<std::uint32_t> RuntimeProbeId(absl::string_view name) {
+  for (std::uint32_t i = 0; i < std::size(kRuntimeProbes); ++i) {
+    if (kRuntimeProbes[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
+}  // namespace stackcheck
+
+#endif  // STACKCHECK_CORE_PROBES_H_
