@@ -1,0 +1,545 @@
+#include "real/cuda_device.h"
+
+#include <cstring>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "real/kernels/embedded_kernels.h"
+
+namespace stackcheck::real {
+namespace {
+
+thread_local bool in_callback_context = false;
+// The context last made current on this thread by any CudaDevice; saves a
+// cuCtxSetCurrent per call.
+thread_local CUcontext current_on_thread = nullptr;
+
+CuResult R(CUresult r) { return static_cast<CuResult>(r); }
+
+template <typename Handle>
+Handle HandleFor(std::size_t index) {
+  return static_cast<Handle>(static_cast<std::uint32_t>(index + 1));
+}
+
+template <typename Handle, typename T>
+bool Lookup(const std::vector<T>& table, Handle h, T* out) {
+  const auto n = static_cast<std::uint32_t>(h);
+  if (n == 0 || n > table.size() || table[n - 1] == nullptr) return false;
+  *out = table[n - 1];
+  return true;
+}
+
+}  // namespace
+
+struct CudaDevice::CallbackThunk {
+  CudaDevice* device;
+  StreamHandle stream;
+  StreamCallbackFn callback;  // exactly one of callback / host_fn is set
+  HostFn host_fn;
+  void* user_data;
+};
+
+absl::StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Create(int ordinal) {
+  absl::StatusOr<const DriverApi*> api = LoadDriver();
+  if (!api.ok()) return api.status();
+  return std::unique_ptr<CudaDevice>(new CudaDevice(**api, ordinal));
+}
+
+CudaDevice::CudaDevice(const DriverApi& api, int ordinal)
+    : api_(api), ordinal_(ordinal) {}
+
+CudaDevice::~CudaDevice() = default;
+
+bool CudaDevice::InCallbackContext() { return in_callback_context; }
+
+void CudaDevice::Enter(const char* call) {
+  if (in_callback_context) {
+    absl::MutexLock lock(&mu_);
+    if (ledger_.calls_from_callback++ == 0) {
+      ledger_.first_call_from_callback = call;
+    }
+    return;
+  }
+  CUcontext ctx = context_.load(std::memory_order_acquire);
+  if (ctx != nullptr && current_on_thread != ctx) {
+    if (api_.cuCtxSetCurrent(ctx) == CUDA_SUCCESS) current_on_thread = ctx;
+  }
+}
+
+bool CudaDevice::LookupStream(StreamHandle h, CUstream* out) const {
+  if (h == kLegacyStream) {
+    *out = nullptr;  // CU_STREAM_LEGACY's handle value in the driver API
+    return true;
+  }
+  absl::MutexLock lock(&mu_);
+  return Lookup(streams_, h, out);
+}
+
+bool CudaDevice::LookupEvent(EventHandle h, CUevent* out) const {
+  absl::MutexLock lock(&mu_);
+  return Lookup(events_, h, out);
+}
+
+// --- context ---
+
+CuResult CudaDevice::Init() {
+  Enter("cuInit");
+  CUresult r = api_.cuInit(0);
+  if (r != CUDA_SUCCESS) return R(r);
+  return R(api_.cuDeviceGet(&cu_device_, ordinal_));
+}
+
+CuResult CudaDevice::CtxCreate() {
+  Enter("cuDevicePrimaryCtxRetain");
+  CUcontext ctx = nullptr;
+  CUresult r = api_.cuDevicePrimaryCtxRetain(&ctx, cu_device_);
+  if (r != CUDA_SUCCESS) return R(r);
+  if ((r = api_.cuCtxSetCurrent(ctx)) != CUDA_SUCCESS) return R(r);
+  current_on_thread = ctx;
+  context_.store(ctx, std::memory_order_release);
+  // The kernels' report lives in pinned host memory mapped into the device,
+  // so it is not device memory (cuMemGetInfo does not see it) and it stays
+  // readable from the host after a sticky error.
+  void* host = nullptr;
+  r = api_.cuMemHostAlloc(&host, kReportSlots * sizeof(std::uint64_t),
+                          CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  if (r != CUDA_SUCCESS) return R(r);
+  report_host_ = static_cast<std::uint64_t*>(host);
+  std::memset(report_host_, 0, kReportSlots * sizeof(std::uint64_t));
+  return R(api_.cuMemHostGetDevicePointer(&report_device_, host, 0));
+}
+
+CuResult CudaDevice::CtxDestroy() {
+  Enter("cuDevicePrimaryCtxRelease");
+  CUcontext ctx = context_.load(std::memory_order_acquire);
+  if (ctx == nullptr) return CuResult::kInvalidContext;
+  // SEM-15: teardown drains first. A sticky error is reported but does not
+  // stop the teardown.
+  const CUresult drained = api_.cuCtxSynchronize();
+  {
+    absl::MutexLock lock(&mu_);
+    ledger_.leaked_blocks_at_destroy = live_.size();
+    ledger_.leaked_bytes_at_destroy = ledger_.live_bytes;
+    live_.clear();
+    ledger_.live_blocks = 0;
+    ledger_.live_bytes = 0;
+    streams_.clear();
+    events_.clear();
+    modules_.clear();
+    functions_.clear();
+  }
+  // The report dies with the context: keep its last contents for the
+  // testbed. On a poisoned context freeing would fail; the process exits soon.
+  report_at_destroy_ = ReadKernelReport();
+  if (report_host_ != nullptr && drained == CUDA_SUCCESS) {
+    api_.cuMemFreeHost(report_host_);
+  }
+  report_host_ = nullptr;
+  report_device_ = 0;
+  context_.store(nullptr, std::memory_order_release);
+  current_on_thread = nullptr;
+  const CUresult released = api_.cuDevicePrimaryCtxRelease(cu_device_);
+  return R(drained != CUDA_SUCCESS ? drained : released);
+}
+
+CuResult CudaDevice::CtxSynchronize() {
+  Enter("cuCtxSynchronize");
+  return R(api_.cuCtxSynchronize());
+}
+
+// --- memory ---
+
+CuResult CudaDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
+  Enter("cuMemAlloc");
+  CUdeviceptr p = 0;
+  const CUresult r = api_.cuMemAlloc(&p, bytes);
+  if (r == CUDA_SUCCESS) {
+    *ptr = p;
+    absl::MutexLock lock(&mu_);
+    live_[p] = bytes;
+    ++ledger_.allocs;
+    ++ledger_.live_blocks;
+    ledger_.live_bytes += bytes;
+    if (ledger_.live_bytes > ledger_.peak_bytes) {
+      ledger_.peak_bytes = ledger_.live_bytes;
+    }
+  }
+  return R(r);
+}
+
+CuResult CudaDevice::MemFree(DevicePtr ptr) {
+  Enter("cuMemFree");
+  const CUresult r = api_.cuMemFree(ptr);
+  absl::MutexLock lock(&mu_);
+  if (r != CUDA_SUCCESS) {
+    ++ledger_.failed_frees;
+    return R(r);
+  }
+  if (ptr == 0) return R(r);
+  auto it = live_.find(ptr);
+  if (it == live_.end()) {
+    ++ledger_.unknown_frees;
+    return R(r);
+  }
+  ++ledger_.frees;
+  --ledger_.live_blocks;
+  ledger_.live_bytes -= it->second;
+  live_.erase(it);
+  return R(r);
+}
+
+CuResult CudaDevice::MemGetInfo(MemInfo* info) {
+  Enter("cuMemGetInfo");
+  std::size_t free_bytes = 0, total_bytes = 0;
+  const CUresult r = api_.cuMemGetInfo(&free_bytes, &total_bytes);
+  if (r == CUDA_SUCCESS) {
+    info->free_bytes = free_bytes;
+    info->total_bytes = total_bytes;
+  }
+  return R(r);
+}
+
+CuResult CudaDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
+                                   StreamHandle stream) {
+  Enter("cuMemAllocAsync");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  CUdeviceptr p = 0;
+  const CUresult r = api_.cuMemAllocAsync(&p, bytes, s);
+  if (r == CUDA_SUCCESS) {
+    *ptr = p;
+    absl::MutexLock lock(&mu_);
+    live_[p] = bytes;
+    ++ledger_.allocs;
+    ++ledger_.live_blocks;
+    ledger_.live_bytes += bytes;
+    if (ledger_.live_bytes > ledger_.peak_bytes) {
+      ledger_.peak_bytes = ledger_.live_bytes;
+    }
+  }
+  return R(r);
+}
+
+CuResult CudaDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
+  Enter("cuMemFreeAsync");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  const CUresult r = api_.cuMemFreeAsync(ptr, s);
+  absl::MutexLock lock(&mu_);
+  if (r != CUDA_SUCCESS) {
+    ++ledger_.failed_frees;
+    return R(r);
+  }
+  auto it = live_.find(ptr);
+  if (it == live_.end()) {
+    ++ledger_.unknown_frees;
+    return R(r);
+  }
+  ++ledger_.frees;
+  --ledger_.live_blocks;
+  ledger_.live_bytes -= it->second;
+  live_.erase(it);
+  return R(r);
+}
+
+// --- modules and kernels ---
+
+CuResult CudaDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
+  Enter("cuModuleLoadData");
+  absl::optional<const char*> ptx = EmbeddedPtx(image);
+  if (!ptx.has_value()) return CuResult::kNotFound;
+  CUmodule m = nullptr;
+  const CUresult r = api_.cuModuleLoadData(&m, *ptx);
+  if (r != CUDA_SUCCESS) return R(r);
+  absl::MutexLock lock(&mu_);
+  modules_.push_back(m);
+  *module = HandleFor<ModuleHandle>(modules_.size() - 1);
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::ModuleUnload(ModuleHandle module) {
+  Enter("cuModuleUnload");
+  CUmodule m = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(modules_, module, &m)) return CuResult::kInvalidHandle;
+    modules_[static_cast<std::uint32_t>(module) - 1] = nullptr;
+  }
+  return R(api_.cuModuleUnload(m));
+}
+
+CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
+                                       ModuleHandle module,
+                                       absl::string_view name) {
+  Enter("cuModuleGetFunction");
+  CUmodule m = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(modules_, module, &m)) return CuResult::kInvalidHandle;
+  }
+  CUfunction f = nullptr;
+  const std::string name_z(name);
+  const CUresult r = api_.cuModuleGetFunction(&f, m, name_z.c_str());
+  if (r != CUDA_SUCCESS) return R(r);
+  absl::MutexLock lock(&mu_);
+  functions_.push_back(f);
+  *function = HandleFor<FunctionHandle>(functions_.size() - 1);
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
+                                  Dim3 block, const KernelArgs& args,
+                                  StreamHandle stream) {
+  Enter("cuLaunchKernel");
+  CUfunction f = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(functions_, function, &f)) return CuResult::kInvalidHandle;
+  }
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  // The kernels' parameter list (stackcheck_kernels.cu): the driver copies
+  // the values at the call (SEM-03), so locals are fine.
+  unsigned long long stacks = args.stacks;
+  unsigned long long size = args.stack_size_per_warp;
+  unsigned int tag = args.region_tag;
+  unsigned long long duration = args.duration_ns;
+  unsigned int action = static_cast<unsigned int>(args.action);
+  unsigned long long* report =
+      reinterpret_cast<unsigned long long*>(report_device_);
+  void* params[] = {&stacks, &size, &tag, &duration, &action, &report};
+  return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
+                               block.z, /*sharedMemBytes=*/0, s, params,
+                               /*extra=*/nullptr));
+}
+
+// --- streams ---
+
+CuResult CudaDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
+  Enter("cuStreamCreate");
+  CUstream s = nullptr;
+  const CUresult r = api_.cuStreamCreate(
+      &s, flags == StreamFlags::kNonBlocking ? CU_STREAM_NON_BLOCKING
+                                             : CU_STREAM_DEFAULT);
+  if (r != CUDA_SUCCESS) return R(r);
+  absl::MutexLock lock(&mu_);
+  streams_.push_back(s);
+  *stream = HandleFor<StreamHandle>(streams_.size() - 1);
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::StreamDestroy(StreamHandle stream) {
+  Enter("cuStreamDestroy");
+  CUstream s = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(streams_, stream, &s)) return CuResult::kInvalidHandle;
+    streams_[static_cast<std::uint32_t>(stream) - 1] = nullptr;
+  }
+  return R(api_.cuStreamDestroy(s));
+}
+
+CuResult CudaDevice::StreamSynchronize(StreamHandle stream) {
+  Enter("cuStreamSynchronize");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  return R(api_.cuStreamSynchronize(s));
+}
+
+CuResult CudaDevice::StreamQuery(StreamHandle stream) {
+  Enter("cuStreamQuery");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  return R(api_.cuStreamQuery(s));
+}
+
+void CUDA_CB CudaDevice::StreamCallbackTrampoline(CUstream, CUresult status,
+                                                  void* p) {
+  std::unique_ptr<CallbackThunk> thunk(static_cast<CallbackThunk*>(p));
+  {
+    absl::MutexLock lock(&thunk->device->mu_);
+    ++thunk->device->ledger_.callbacks_run;
+    if (status != CUDA_SUCCESS) ++thunk->device->ledger_.callbacks_run_with_error;
+  }
+  in_callback_context = true;
+  thunk->callback(thunk->stream, R(status), thunk->user_data);
+  in_callback_context = false;
+}
+
+void CUDA_CB CudaDevice::HostFnTrampoline(void* p) {
+  std::unique_ptr<CallbackThunk> thunk(static_cast<CallbackThunk*>(p));
+  {
+    absl::MutexLock lock(&thunk->device->mu_);
+    ++thunk->device->ledger_.host_fns_run;
+  }
+  in_callback_context = true;
+  thunk->host_fn(thunk->user_data);
+  in_callback_context = false;
+}
+
+CuResult CudaDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
+                                       void* user_data) {
+  Enter("cuStreamAddCallback");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  auto thunk = std::make_unique<CallbackThunk>(
+      CallbackThunk{this, stream, fn, nullptr, user_data});
+  const CUresult r =
+      api_.cuStreamAddCallback(s, &StreamCallbackTrampoline, thunk.get(), 0);
+  if (r != CUDA_SUCCESS) return R(r);  // refused: it will never run (SEM-06)
+  thunk.release();  // owned by the trampoline from here
+  absl::MutexLock lock(&mu_);
+  ++ledger_.callbacks_enqueued;
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
+                                    void* user_data) {
+  Enter("cuLaunchHostFunc");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  auto thunk = std::make_unique<CallbackThunk>(
+      CallbackThunk{this, stream, nullptr, fn, user_data});
+  const CUresult r = api_.cuLaunchHostFunc(s, &HostFnTrampoline, thunk.get());
+  if (r != CUDA_SUCCESS) return R(r);
+  // A host function dropped by a sticky error (SEM-06) never frees its thunk:
+  // a few bytes, once per process, which then exits.
+  thunk.release();
+  absl::MutexLock lock(&mu_);
+  ++ledger_.host_fns_enqueued;
+  return CuResult::kSuccess;
+}
+
+// --- events ---
+
+CuResult CudaDevice::EventCreate(EventHandle* event) {
+  Enter("cuEventCreate");
+  CUevent e = nullptr;
+  // No timing: the runtime uses events for completion only, and timing
+  // events cost more per record.
+  const CUresult r = api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
+  if (r != CUDA_SUCCESS) return R(r);
+  absl::MutexLock lock(&mu_);
+  events_.push_back(e);
+  *event = HandleFor<EventHandle>(events_.size() - 1);
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::EventDestroy(EventHandle event) {
+  Enter("cuEventDestroy");
+  CUevent e = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(events_, event, &e)) return CuResult::kInvalidHandle;
+    events_[static_cast<std::uint32_t>(event) - 1] = nullptr;
+  }
+  return R(api_.cuEventDestroy(e));
+}
+
+CuResult CudaDevice::EventRecord(EventHandle event, StreamHandle stream) {
+  Enter("cuEventRecord");
+  CUevent e;
+  CUstream s;
+  if (!LookupEvent(event, &e) || !LookupStream(stream, &s)) {
+    return CuResult::kInvalidHandle;
+  }
+  return R(api_.cuEventRecord(e, s));
+}
+
+CuResult CudaDevice::EventQuery(EventHandle event) {
+  Enter("cuEventQuery");
+  CUevent e;
+  if (!LookupEvent(event, &e)) return CuResult::kInvalidHandle;
+  return R(api_.cuEventQuery(e));
+}
+
+CuResult CudaDevice::EventSynchronize(EventHandle event) {
+  Enter("cuEventSynchronize");
+  CUevent e;
+  if (!LookupEvent(event, &e)) return CuResult::kInvalidHandle;
+  return R(api_.cuEventSynchronize(e));
+}
+
+CuResult CudaDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
+  Enter("cuStreamWaitEvent");
+  CUevent e;
+  CUstream s;
+  if (!LookupEvent(event, &e) || !LookupStream(stream, &s)) {
+    return CuResult::kInvalidHandle;
+  }
+  return R(api_.cuStreamWaitEvent(s, e, 0));
+}
+
+// --- testbed extras ---
+
+DeviceLedger CudaDevice::Ledger() const {
+  absl::MutexLock lock(&mu_);
+  return ledger_;
+}
+
+KernelReport CudaDevice::ReadKernelReport() const {
+  if (report_host_ == nullptr) return report_at_destroy_;
+  KernelReport out;
+  volatile std::uint64_t* r = report_host_;
+  out.corruptions = r[kReportCorruptions];
+  out.expected = r[kReportExpected];
+  out.observed = r[kReportObserved];
+  out.warps_checked = r[kReportWarpsChecked];
+  return out;
+}
+
+void CudaDevice::ResetKernelReport() {
+  report_at_destroy_ = KernelReport();
+  if (report_host_ == nullptr) return;
+  volatile std::uint64_t* r = report_host_;
+  for (int i = 0; i < kReportSlots; ++i) r[i] = 0;
+}
+
+absl::StatusOr<DeviceProperties> CudaDevice::Properties() {
+  Enter("cuDeviceGetAttribute");
+  DeviceProperties p;
+  p.ordinal = ordinal_;
+  p.driver_version = api_.driver_version;
+  char name[256] = {};
+  CUresult r = api_.cuDeviceGetName(name, sizeof(name) - 1, cu_device_);
+  if (r == CUDA_SUCCESS) {
+    r = api_.cuDeviceGetAttribute(
+        &p.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu_device_);
+  }
+  if (r == CUDA_SUCCESS) {
+    r = api_.cuDeviceGetAttribute(
+        &p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device_);
+  }
+  if (r == CUDA_SUCCESS) {
+    r = api_.cuDeviceGetAttribute(
+        &p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device_);
+  }
+  if (r != CUDA_SUCCESS) {
+    return absl::InternalError(
+        absl::StrCat("device properties: ", DriverErrorName(r)));
+  }
+  p.name = name;
+  return p;
+}
+
+absl::StatusOr<int> CudaDevice::MaxActiveBlocksPerSm(FunctionHandle function,
+                                                     int warps) {
+  Enter("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  CUfunction f = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(functions_, function, &f)) {
+      return absl::InvalidArgumentError("unknown function handle");
+    }
+  }
+  int blocks = 0;
+  const CUresult r = api_.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+      &blocks, f, 32 * warps, 0);
+  if (r != CUDA_SUCCESS) {
+    return absl::InternalError(absl::StrCat("occupancy: ", DriverErrorName(r)));
+  }
+  return blocks;
+}
+
+}  // namespace stackcheck::real

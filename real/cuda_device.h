@@ -1,0 +1,165 @@
+// core/device.h on the CUDA Driver API (loaded by real/driver_api).
+//
+// One CudaDevice is one GPU and its primary context. Handles are small indices
+// into tables of driver objects, so callbacks receive our StreamHandle and
+// CuResult rather than CUstream/CUresult. Besides the driver's behaviour it
+// keeps what the testbed checks after a run: a ledger of its own allocations
+// (leaks at close, frees of unknown pointers), driver calls made from callback
+// context (SEM-09), and the kernels' host-mapped corruption report, which stays
+// readable after the context is poisoned (SEM-05).
+#ifndef STACKCHECK_REAL_CUDA_DEVICE_H_
+#define STACKCHECK_REAL_CUDA_DEVICE_H_
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/device.h"
+#include "real/driver_api.h"
+
+namespace stackcheck::real {
+
+// The backend's own account of device memory and callbacks.
+struct DeviceLedger {
+  std::uint64_t allocs = 0;
+  std::uint64_t frees = 0;
+  std::uint64_t live_blocks = 0;
+  std::uint64_t live_bytes = 0;
+  std::uint64_t peak_bytes = 0;
+  // A successful-looking free of a pointer we never handed out, or a free the
+  // driver refused (double free, interior pointer, poisoned context).
+  std::uint64_t unknown_frees = 0;
+  std::uint64_t failed_frees = 0;
+  // Blocks still live when CtxDestroy began: memory the runtime never freed.
+  std::uint64_t leaked_blocks_at_destroy = 0;
+  std::uint64_t leaked_bytes_at_destroy = 0;
+  // SEM-09: driver calls made from inside a callback or host function.
+  std::uint64_t calls_from_callback = 0;
+  std::string first_call_from_callback;
+  // SEM-06/07 bookkeeping.
+  std::uint64_t callbacks_enqueued = 0;
+  std::uint64_t callbacks_run = 0;
+  std::uint64_t callbacks_run_with_error = 0;
+  std::uint64_t host_fns_enqueued = 0;
+  std::uint64_t host_fns_run = 0;
+};
+
+// What the kernels wrote into the host-mapped report.
+struct KernelReport {
+  std::uint64_t corruptions = 0;    // warps that found a stamp not theirs
+  std::uint64_t expected = 0;       // first corrupted warp's own stamp
+  std::uint64_t observed = 0;       // and what it found instead
+  std::uint64_t warps_checked = 0;  // warps that finished their final check
+};
+
+struct DeviceProperties {
+  std::string name;
+  int ordinal = 0;
+  int sm_count = 0;
+  int cc_major = 0;
+  int cc_minor = 0;
+  int driver_version = 0;
+};
+
+class CudaDevice final : public Device {
+ public:
+  // Loads the driver; makes no CUDA call yet. The error is the loader's
+  // ("no CUDA driver: libcuda.so.1 not found (...)").
+  static absl::StatusOr<std::unique_ptr<CudaDevice>> Create(int ordinal = 0);
+  // Does not tear the context down: the owner calls CtxDestroy (or exits).
+  ~CudaDevice() override;
+
+  CuResult Init() override;
+  CuResult CtxCreate() override;
+  CuResult CtxDestroy() override;
+  CuResult CtxSynchronize() override;
+
+  CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
+  CuResult MemFree(DevicePtr ptr) override;
+  CuResult MemGetInfo(MemInfo* info) override;
+  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
+                         StreamHandle stream) override;
+  CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
+
+  CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
+  CuResult ModuleUnload(ModuleHandle module) override;
+  CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
+                             absl::string_view name) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
+                        const KernelArgs& args, StreamHandle stream) override;
+
+  CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
+  CuResult StreamDestroy(StreamHandle stream) override;
+  CuResult StreamSynchronize(StreamHandle stream) override;
+  CuResult StreamQuery(StreamHandle stream) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
+                             void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
+                          void* user_data) override;
+
+  CuResult EventCreate(EventHandle* event) override;
+  CuResult EventDestroy(EventHandle event) override;
+  CuResult EventRecord(EventHandle event, StreamHandle stream) override;
+  CuResult EventQuery(EventHandle event) override;
+  CuResult EventSynchronize(EventHandle event) override;
+  CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
+
+  // --- for the testbed, beyond core/device.h ---
+  DeviceLedger Ledger() const;
+  // Reads the kernels' report (plain host reads: works when poisoned, and
+  // while kernels run). After CtxDestroy: its contents at that moment.
+  KernelReport ReadKernelReport() const;
+  void ResetKernelReport();
+  // After Init.
+  absl::StatusOr<DeviceProperties> Properties();
+  // Resident blocks per SM of `function` with block (32, warps, 1): the
+  // occupancy that sets libgomp's default team count.
+  absl::StatusOr<int> MaxActiveBlocksPerSm(FunctionHandle function, int warps);
+  const DriverApi& api() const { return api_; }
+  // True on a thread that is inside one of our callback/host-function
+  // trampolines (the driver's callback thread, SEM-07).
+  static bool InCallbackContext();
+
+ private:
+  struct CallbackThunk;
+  CudaDevice(const DriverApi& api, int ordinal);
+
+  // Every entry point starts here: counts SEM-09 calls and makes our context
+  // current on the calling thread (never from callback context, where the
+  // driver would refuse it and the call itself is the finding).
+  void Enter(const char* call);
+  static void CUDA_CB StreamCallbackTrampoline(CUstream stream,
+                                               CUresult status, void* thunk);
+  static void CUDA_CB HostFnTrampoline(void* thunk);
+
+  bool LookupStream(StreamHandle h, CUstream* out) const;
+  bool LookupEvent(EventHandle h, CUevent* out) const;
+
+  const DriverApi& api_;
+  const int ordinal_;
+  CUdevice cu_device_ = 0;
+  std::atomic<CUcontext> context_{nullptr};
+  // Host-mapped kernel report (cuMemHostAlloc, DEVICEMAP).
+  std::uint64_t* report_host_ = nullptr;
+  CUdeviceptr report_device_ = 0;
+  KernelReport report_at_destroy_;  // what the report held at CtxDestroy
+
+  mutable absl::Mutex mu_;
+  std::vector<CUstream> streams_ ABSL_GUARDED_BY(mu_);  // handle n -> [n-1]
+  std::vector<CUevent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<CUmodule> modules_ ABSL_GUARDED_BY(mu_);
+  std::vector<CUfunction> functions_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<DevicePtr, std::uint64_t> live_ ABSL_GUARDED_BY(mu_);
+  DeviceLedger ledger_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stackcheck::real
+
+#endif  // STACKCHECK_REAL_CUDA_DEVICE_H_

@@ -1,0 +1,115 @@
+// The kernels of the "stackcheck" image (core/device.h names them).
+//
+// omp_region is shaped like a libgomp OpenMP target kernel: grid (teams,1,1),
+// block (32, warps, 1), each warp owning one soft-stack slot of the block the
+// host passes in. To make overlap, reuse and free-while-running visible on real
+// hardware, lane 0 of every warp stamps its slot's two ends with a word naming
+// (region tag, warp), keeps re-reading them while it "works" for duration_ns,
+// and counts a corruption if another kernel overwrote either end. The count,
+// and the first bad word seen, go to a host-mapped report the host can read
+// even after the context is poisoned.
+//
+// ctor_dtor stands for device global constructors/destructors: the same body,
+// launched by the runtime with one warp.
+#include <cstdint>
+
+namespace {
+
+// Layout of the host-mapped report (real/kernel_report.h mirrors it).
+enum ReportSlot : int {
+  kCorruptions = 0,    // warps that found a stamp not theirs
+  kExpected = 1,       // the stamp such a warp wrote (first corruption)
+  kObserved = 2,       // what it found instead
+  kWarpsChecked = 3,   // warps that completed their final check
+};
+
+enum Action : unsigned int { kRun = 0, kTrap = 1 };
+
+__device__ __forceinline__ unsigned long long GlobalTimerNs() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__device__ __forceinline__ bool SlotIntact(volatile unsigned long long* low,
+                                           volatile unsigned long long* high,
+                                           unsigned long long stamp,
+                                           unsigned long long* seen) {
+  const unsigned long long a = *low;
+  const unsigned long long b = *high;
+  *seen = a != stamp ? a : b;
+  return a == stamp && b == stamp;
+}
+
+__device__ void RegionBody(unsigned long long stacks,
+                           unsigned long long stack_size_per_warp,
+                           unsigned int region_tag,
+                           unsigned long long duration_ns, unsigned int action,
+                           unsigned long long* report) {
+  const unsigned int warp = blockIdx.x * blockDim.y + threadIdx.y;
+  const bool leader = threadIdx.x == 0;
+  const bool has_slot = stacks != 0 && stack_size_per_warp >= 16;
+  const unsigned long long stamp =
+      (static_cast<unsigned long long>(region_tag) << 32) | warp;
+
+  // The slot of warp w spans [base + size*w, base + size*(w+1)); libgomp's
+  // stack grows down from its top end.
+  volatile unsigned long long* low = nullptr;
+  volatile unsigned long long* high = nullptr;
+  if (leader && has_slot) {
+    const unsigned long long begin = stacks + stack_size_per_warp * warp;
+    low = reinterpret_cast<volatile unsigned long long*>(begin);
+    high = reinterpret_cast<volatile unsigned long long*>(
+        begin + stack_size_per_warp - sizeof(unsigned long long));
+    *low = stamp;
+    *high = stamp;
+    __threadfence();
+  }
+  if (action == kTrap) {
+    __trap();  // what abort() in offloaded code becomes (SEM-04)
+  }
+  if (!leader) return;
+
+  bool corrupted = false;
+  unsigned long long seen = stamp;
+  const unsigned long long start = GlobalTimerNs();
+  while (GlobalTimerNs() - start < duration_ns) {
+    if (has_slot && !SlotIntact(low, high, stamp, &seen)) {
+      corrupted = true;
+      break;
+    }
+    __nanosleep(256);
+  }
+  if (has_slot && !corrupted) corrupted = !SlotIntact(low, high, stamp, &seen);
+  if (report == nullptr) return;
+  if (corrupted) {
+    if (atomicAdd(&report[kCorruptions], 1ULL) == 0) {
+      report[kExpected] = stamp;
+      report[kObserved] = seen;
+    }
+  }
+  atomicAdd(&report[kWarpsChecked], 1ULL);
+  __threadfence_system();
+}
+
+}  // namespace
+
+extern "C" __global__ void omp_region(unsigned long long stacks,
+                                      unsigned long long stack_size_per_warp,
+                                      unsigned int region_tag,
+                                      unsigned long long duration_ns,
+                                      unsigned int action,
+                                      unsigned long long* report) {
+  RegionBody(stacks, stack_size_per_warp, region_tag, duration_ns, action,
+             report);
+}
+
+extern "C" __global__ void ctor_dtor(unsigned long long stacks,
+                                     unsigned long long stack_size_per_warp,
+                                     unsigned int region_tag,
+                                     unsigned long long duration_ns,
+                                     unsigned int action,
+                                     unsigned long long* report) {
+  RegionBody(stacks, stack_size_per_warp, region_tag, duration_ns, action,
+             report);
+}
