@@ -1,0 +1,274 @@
+#include "sim/strategies/dfs_strategy.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_format.h"
+
+namespace stackcheck::sim {
+namespace {
+
+bool SameFootprint(const Footprint& a, const Footprint& b) {
+  if (a.count != b.count) return false;
+  for (int i = 0; i < a.count; ++i) {
+    if (a.accesses[i].object != b.accesses[i].object ||
+        a.accesses[i].write != b.accesses[i].write) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool SameCandidates(absl::Span<const Candidate> a,
+                    absl::Span<const Candidate> b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].actor != b[i].actor || !SameFootprint(a[i].next, b[i].next)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+DfsStrategy::DfsStrategy(const Options& options)
+    : options_(options), bound_(options.preemption_bound) {
+  if (options_.iterative_bounding && options_.preemption_bound >= 0) bound_ = 0;
+  if (options_.max_depth == 0) options_.max_depth = 1;
+}
+
+void DfsStrategy::StartRound() {
+  ++stats_.rounds;
+  root_cut_ = false;
+  stack_.clear();
+}
+
+bool DfsStrategy::NewExecution() {
+  if (!status_.ok() || exhausted_) return false;
+  if (started_) {
+    if (position_ != stack_.size()) {
+      Diverged(absl::StrFormat(
+          "it ended after %d branching points where the previous run of the "
+          "same choices had %d",
+          position_, stack_.size()));
+      return false;
+    }
+    if (options_.max_executions != 0 &&
+        stats_.executions >= options_.max_executions) {
+      return false;
+    }
+    // Backtrack: finish the deepest node's option and move to its next
+    // eligible one, popping nodes that have none left.
+    bool advanced = false;
+    while (!stack_.empty()) {
+      Node& node = stack_.back();
+      if (node.is_actor && options_.sleep_sets && !node.child_cut) {
+        node.done.push_back(node.runnable[node.chosen]);
+      }
+      node.any_cut |= node.child_cut;
+      node.child_cut = false;
+      if (Advance(node, node.rank + 1)) {
+        advanced = true;
+        break;
+      }
+      const bool cut = node.cut_here || node.any_cut;
+      stack_.pop_back();
+      if (!stack_.empty()) {
+        stack_.back().child_cut |= cut;
+      } else {
+        root_cut_ |= cut;
+      }
+    }
+    if (!advanced) {
+      const bool another_round = options_.iterative_bounding && root_cut_ &&
+                                 bound_ < options_.preemption_bound;
+      if (!another_round) {
+        exhausted_ = true;
+        return false;
+      }
+      ++bound_;
+      StartRound();
+    }
+  } else {
+    started_ = true;
+    StartRound();
+  }
+  ++stats_.executions;
+  position_ = 0;
+  have_actor_node_ = false;
+  preemptions_ = 0;
+  off_tree_ = false;
+  choices_.clear();
+  return true;
+}
+
+std::uint32_t DfsStrategy::OptionAt(const Node& node,
+                                    std::uint32_t rank) const {
+  if (!node.is_actor || node.current < 0) return rank;
+  const auto current = static_cast<std::uint32_t>(node.current);
+  if (rank == 0) return current;
+  return rank - 1 < current ? rank - 1 : rank;
+}
+
+bool DfsStrategy::Asleep(const Node& node, std::uint32_t index) const {
+  const ActorId actor = node.runnable[index].actor;
+  for (const Candidate& s : node.sleep) {
+    if (s.actor == actor) return true;
+  }
+  return false;
+}
+
+bool DfsStrategy::Advance(Node& node, std::uint32_t rank) {
+  for (; rank < node.options; ++rank) {
+    const std::uint32_t option = OptionAt(node, rank);
+    if (node.is_actor) {
+      const bool preempts = node.current >= 0 &&
+                            option != static_cast<std::uint32_t>(node.current);
+      if (bound_ >= 0 && preempts &&
+          node.preemptions_before + 1 > static_cast<std::uint32_t>(bound_)) {
+        node.cut_here = true;
+        ++stats_.bound_pruned;
+        continue;
+      }
+      if (Asleep(node, option)) {
+        ++stats_.sleep_pruned;
+        continue;
+      }
+    }
+    node.rank = rank;
+    node.chosen = option;
+    return true;
+  }
+  return false;
+}
+
+DfsStrategy::Candidates DfsStrategy::SleepFor(
+    const Candidates& runnable) const {
+  Candidates sleep;
+  if (!options_.sleep_sets || !have_actor_node_) return sleep;
+  const Node& parent = stack_[last_actor_node_];
+  const Candidate& taken = parent.runnable[parent.chosen];
+  auto carry = [&](const Candidate& s) {
+    if (s.actor == taken.actor || Dependent(s.next, taken.next)) return;
+    // Keep it only if the actor is still runnable with the same next step;
+    // anything else means something it depends on happened.
+    for (const Candidate& r : runnable) {
+      if (r.actor == s.actor) {
+        if (SameFootprint(r.next, s.next)) sleep.push_back(s);
+        return;
+      }
+    }
+  };
+  for (const Candidate& s : parent.sleep) carry(s);
+  for (const Candidate& s : parent.done) carry(s);
+  return sleep;
+}
+
+std::uint64_t DfsStrategy::DefaultActor(const SchedulingPoint& point) {
+  return point.current >= 0 ? static_cast<std::uint64_t>(point.current) : 0;
+}
+
+void DfsStrategy::MarkCutAbove() {
+  if (!stack_.empty()) {
+    stack_.back().child_cut = true;
+  } else {
+    root_cut_ = true;
+  }
+}
+
+void DfsStrategy::Diverged(const std::string& what) {
+  if (!status_.ok()) return;
+  status_ = absl::InternalError(absl::StrFormat(
+      "execution %d is not deterministic: %s", stats_.executions, what));
+  off_tree_ = true;
+}
+
+std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
+  std::uint64_t answer = DefaultActor(point);
+  if (point.runnable.empty()) {
+    Diverged("a scheduling point with no runnable actor");
+  } else if (off_tree_) {
+    // Redundant or past the horizon: keep running whoever runs.
+  } else if (position_ < stack_.size()) {
+    Node& node = stack_[position_];
+    if (!node.is_actor || !SameCandidates(node.runnable, point.runnable) ||
+        node.current != point.current) {
+      Diverged(absl::StrFormat(
+          "branching point %d differs from the previous run of the same "
+          "choices",
+          position_));
+    } else {
+      answer = node.chosen;
+      last_actor_node_ = position_;
+      have_actor_node_ = true;
+      ++position_;
+    }
+  } else if (stack_.size() >= options_.max_depth) {
+    ++stats_.depth_cut;
+    MarkCutAbove();
+    off_tree_ = true;
+  } else {
+    Node node;
+    node.is_actor = true;
+    node.current = point.current;
+    node.options = static_cast<std::uint32_t>(point.runnable.size());
+    node.preemptions_before = preemptions_;
+    node.runnable.assign(point.runnable.begin(), point.runnable.end());
+    node.sleep = SleepFor(node.runnable);
+    if (Advance(node, 0)) {
+      answer = node.chosen;
+      stack_.push_back(std::move(node));
+      last_actor_node_ = position_;
+      have_actor_node_ = true;
+      ++position_;
+    } else {
+      // Every option is asleep or over the bound: whatever follows is
+      // equivalent to an explored execution (or excluded by the bound).
+      ++stats_.sleep_blocked;
+      if (node.cut_here) MarkCutAbove();
+      off_tree_ = true;
+    }
+  }
+  if (point.current >= 0 && answer != static_cast<std::uint64_t>(point.current)) {
+    ++preemptions_;
+  }
+  choices_.push_back(answer);
+  stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());
+  return static_cast<std::size_t>(answer);
+}
+
+std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
+  std::uint64_t answer = 0;
+  if (n == 0) {
+    Diverged("a number choice among 0 options");
+  } else if (n == 1 || off_tree_) {
+    // A single option is no branching point and gets no node.
+  } else if (position_ < stack_.size()) {
+    const Node& node = stack_[position_];
+    if (node.is_actor || node.options != n) {
+      Diverged(absl::StrFormat(
+          "branching point %d differs from the previous run of the same "
+          "choices",
+          position_));
+    } else {
+      answer = node.chosen;
+      ++position_;
+    }
+  } else if (stack_.size() >= options_.max_depth) {
+    ++stats_.depth_cut;
+    MarkCutAbove();
+    off_tree_ = true;
+  } else {
+    Node node;
+    node.options = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
+    Advance(node, 0);
+    stack_.push_back(std::move(node));
+    ++position_;
+  }
+  choices_.push_back(answer);
+  stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());
+  return answer;
+}
+
+}  // namespace stackcheck::sim

@@ -1,0 +1,136 @@
+// Exhaustive depth-first search over the choice tree, stateless: each
+// execution re-runs the program from the start, replaying the choices on the
+// stack and branching at the deepest point that still has an unexplored
+// option. Every answer (actor choice or number) is a branching point.
+//
+// Bounds and reduction:
+//  - Preemption bound K: an actor choice that picks another actor while the
+//    one that just ran is still runnable costs one preemption; options that
+//    would take an execution past K preemptions are not explored. Within an
+//    actor choice the current actor is tried first, then the others by index.
+//  - Iterative bounding (CHESS): explore with bound 0, then 1, ... up to K,
+//    each round only if the previous one was cut by its bound; finds the
+//    shallowest-preemption bugs first at the price of re-running lower rounds.
+//  - Sleep sets (Godefroid): after the subtree of option t at a node is done,
+//    t sleeps in the subtrees of its later siblings for as long as only steps
+//    independent of it (per Dependent()) run, since each such interleaving is
+//    equivalent to one already explored. An execution in which every runnable
+//    actor is asleep is redundant: it is finished with default answers and
+//    counted in sleep_blocked.
+//
+// What exhausted() means: NewExecution() returned false because the tree, not
+// the budget, ran out. Then every execution of the program whose preemptions
+// stay within K is equivalent (same order of every pair of dependent steps,
+// hence same outcome) to an explored one. Sleep sets are unsound when naively
+// combined with a preemption bound (the explored equivalent of a pruned
+// execution may need more than K preemptions, and so be cut); here an option
+// is only put to sleep when its own subtree was explored without any cut by
+// the bound, which keeps the claim. bound_cut() says whether the bound cut
+// anything at all: if not, the exploration was complete without bound.
+//
+// The claim rests on two things the engine must provide: determinism (the same
+// answers give the same scheduling points; a divergence is reported in
+// status() and stops the search) and footprints that cover everything a step
+// touches that another actor can observe.
+#ifndef STACKCHECK_SIM_STRATEGIES_DFS_STRATEGY_H_
+#define STACKCHECK_SIM_STRATEGIES_DFS_STRATEGY_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "sim/strategy.h"
+
+namespace stackcheck::sim {
+
+class DfsStrategy : public Strategy {
+ public:
+  struct Options {
+    int preemption_bound = -1;  // < 0: unbounded
+    bool iterative_bounding = false;  // needs preemption_bound >= 0
+    bool sleep_sets = true;           // false: plain DFS, for comparison
+    std::uint64_t max_executions = 0;  // 0: no budget
+    // Choices per execution beyond which answers are defaults and not
+    // branched on; reaching it makes the search not exhausted.
+    std::size_t max_depth = std::size_t{1} << 20;
+  };
+
+  struct Stats {
+    std::uint64_t executions = 0;     // started
+    std::uint64_t sleep_blocked = 0;  // executions found redundant
+    std::uint64_t sleep_pruned = 0;   // options skipped: asleep
+    std::uint64_t bound_pruned = 0;   // options skipped: preemption bound
+    std::uint64_t depth_cut = 0;      // executions that hit max_depth
+    std::size_t max_depth_seen = 0;   // most choices in one execution
+    int rounds = 0;                   // bounding rounds started
+  };
+
+  explicit DfsStrategy(const Options& options);
+
+  bool NewExecution() override;
+  std::size_t NextActor(const SchedulingPoint& point) override;
+  std::uint64_t NextNumber(std::uint64_t n) override;
+
+  // True once NewExecution() returned false because nothing is left.
+  bool exhausted() const { return exhausted_; }
+  // Whether the preemption bound (or max_depth) excluded any option so far
+  // (in the last round, for iterative bounding).
+  bool bound_cut() const { return root_cut_; }
+  // The bound of the round in progress (iterative bounding), else the bound.
+  int current_bound() const { return bound_; }
+  const Stats& stats() const { return stats_; }
+  std::uint64_t executions() const { return stats_.executions; }
+  // An engine divergence (the same answers gave different scheduling points).
+  const absl::Status& status() const { return status_; }
+  // The answers given in the execution in progress (or just finished).
+  const std::vector<std::uint64_t>& choices() const { return choices_; }
+
+ private:
+  using Candidates = absl::InlinedVector<Candidate, 4>;
+  struct Node {
+    bool is_actor = false;
+    int current = -1;           // actor nodes: index of the current actor
+    std::uint32_t options = 0;  // runnable actors or numbers
+    std::uint32_t rank = 0;     // position of `chosen` in exploration order
+    std::uint32_t chosen = 0;
+    std::uint32_t preemptions_before = 0;
+    bool cut_here = false;   // an option here was excluded by the bound
+    bool child_cut = false;  // the chosen option's subtree had a cut
+    bool any_cut = false;    // some finished option's subtree had a cut
+    Candidates runnable;     // actor nodes
+    Candidates sleep;        // asleep on entry (actor, its next step)
+    Candidates done;         // finished options with uncut subtrees
+  };
+
+  std::uint32_t OptionAt(const Node& node, std::uint32_t rank) const;
+  // Moves `node` to its first eligible option at or after `rank`; false if
+  // none is left.
+  bool Advance(Node& node, std::uint32_t rank);
+  bool Asleep(const Node& node, std::uint32_t index) const;
+  Candidates SleepFor(const Candidates& runnable) const;
+  // The answer when not branching (redundant tail, past max_depth).
+  static std::uint64_t DefaultActor(const SchedulingPoint& point);
+  void MarkCutAbove();
+  void Diverged(const std::string& what);
+  void StartRound();
+
+  Options options_;
+  int bound_;
+  Stats stats_;
+  std::vector<Node> stack_;
+  std::size_t position_ = 0;        // next stack entry this execution
+  std::size_t last_actor_node_ = 0;  // stack index, valid if have_actor_node_
+  bool have_actor_node_ = false;
+  std::uint32_t preemptions_ = 0;   // so far in this execution
+  bool off_tree_ = false;  // answering defaults for the rest of the execution
+  bool started_ = false;
+  bool exhausted_ = false;
+  bool root_cut_ = false;
+  absl::Status status_;
+  std::vector<std::uint64_t> choices_;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_STRATEGIES_DFS_STRATEGY_H_

@@ -1,0 +1,293 @@
+#include "sim/strategies/dfs_strategy.h"
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "rapidcheck.h"
+#include "rapidcheck/gtest.h"
+#include "sim/strategies/toy_system.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using toy::Choose;
+using toy::Lock;
+using toy::Read;
+using toy::System;
+using toy::Unlock;
+using toy::Write;
+
+std::uint32_t SameObject(int, int) { return 1; }
+std::uint32_t OwnObject(int thread, int) { return thread + 1; }
+
+struct Exploration {
+  std::size_t executions = 0;
+  std::set<std::uint64_t> finals;
+  bool exhausted = false;
+  bool deadlock_found = false;
+  DfsStrategy::Stats stats;
+};
+
+Exploration Explore(const System& system, DfsStrategy::Options options) {
+  DfsStrategy dfs(options);
+  Exploration e;
+  for (const toy::Outcome& o : toy::RunAll(system, dfs)) {
+    EXPECT_EQ(o.error, "");
+    ++e.executions;
+    e.finals.insert(o.FinalState());
+    e.deadlock_found |= o.deadlock;
+  }
+  EXPECT_TRUE(dfs.status().ok()) << dfs.status();
+  e.exhausted = dfs.exhausted();
+  e.stats = dfs.stats();
+  EXPECT_EQ(e.stats.executions, e.executions);
+  return e;
+}
+
+DfsStrategy::Options Plain(int bound = -1) {
+  DfsStrategy::Options o;
+  o.sleep_sets = false;
+  o.preemption_bound = bound;
+  return o;
+}
+
+DfsStrategy::Options Sleep(int bound = -1) {
+  DfsStrategy::Options o;
+  o.sleep_sets = true;
+  o.preemption_bound = bound;
+  return o;
+}
+
+TEST(DfsStrategy, PlainEnumeratesEveryInterleaving) {
+  // Multinomial counts: (2+2)!/(2!2!) = 6, 3!/1 = 6, (3+3)!/(3!3!) = 20.
+  Exploration two_by_two = Explore(toy::Writers(2, 2, SameObject), Plain());
+  EXPECT_EQ(two_by_two.executions, 6u);
+  EXPECT_EQ(two_by_two.finals.size(), 6u);
+  EXPECT_TRUE(two_by_two.exhausted);
+  EXPECT_EQ(Explore(toy::Writers(3, 1, SameObject), Plain()).executions, 6u);
+  Exploration two_by_three = Explore(toy::Writers(2, 3, SameObject), Plain());
+  EXPECT_EQ(two_by_three.executions, 20u);
+  EXPECT_EQ(two_by_three.finals.size(), 20u);
+}
+
+TEST(DfsStrategy, SleepSetsPruneNothingWhenAllStepsConflict) {
+  Exploration e = Explore(toy::Writers(2, 2, SameObject), Sleep());
+  EXPECT_EQ(e.executions, 6u);
+  EXPECT_EQ(e.finals.size(), 6u);
+  EXPECT_EQ(e.stats.sleep_blocked, 0u);
+  EXPECT_TRUE(e.exhausted);
+}
+
+TEST(DfsStrategy, SleepSetsPruneIndependentSteps) {
+  const System independent = toy::Writers(2, 2, OwnObject);
+  Exploration plain = Explore(independent, Plain());
+  Exploration sleep = Explore(independent, Sleep());
+  EXPECT_EQ(plain.executions, 6u);
+  EXPECT_EQ(plain.finals.size(), 1u);
+  EXPECT_LT(sleep.executions, plain.executions);
+  EXPECT_EQ(sleep.finals, plain.finals);
+  EXPECT_TRUE(sleep.exhausted);
+  // Three independent threads of three steps: 1680 interleavings, all equal.
+  const System wide = toy::Writers(3, 3, OwnObject);
+  Exploration wide_plain = Explore(wide, Plain());
+  Exploration wide_sleep = Explore(wide, Sleep());
+  EXPECT_EQ(wide_plain.executions, 1680u);
+  EXPECT_LE(wide_sleep.executions * 10, wide_plain.executions);
+  EXPECT_EQ(wide_sleep.finals, wide_plain.finals);
+}
+
+TEST(DfsStrategy, SleepSetsKeepEveryFinalStateOfAMixedSystem) {
+  // Reads of the same object commute; the writes to 2 order the readers.
+  System system;
+  system.threads.push_back({{Read(1), Write(2), Read(3)}});
+  system.threads.push_back({{Read(1), Read(2), Write(4)}});
+  system.threads.push_back({{Write(3), Read(1)}});
+  Exploration plain = Explore(system, Plain());
+  Exploration sleep = Explore(system, Sleep());
+  EXPECT_EQ(sleep.finals, plain.finals);
+  EXPECT_GT(plain.finals.size(), 1u);
+  EXPECT_LT(sleep.executions, plain.executions);
+}
+
+TEST(DfsStrategy, PreemptionBoundLimitsInterleavings) {
+  // 2 threads x 2 dependent steps: AABB and BBAA need no preemption, ABBA
+  // and BAAB one, ABAB and BABA two.
+  const System system = toy::Writers(2, 2, SameObject);
+  Exploration b0 = Explore(system, Plain(0));
+  Exploration b1 = Explore(system, Plain(1));
+  Exploration b2 = Explore(system, Plain(2));
+  EXPECT_EQ(b0.executions, 2u);
+  EXPECT_EQ(b1.executions, 4u);
+  EXPECT_EQ(b2.executions, 6u);
+  EXPECT_TRUE(b0.exhausted);
+  EXPECT_GT(b0.stats.bound_pruned, 0u);
+  EXPECT_EQ(b2.stats.bound_pruned, 0u);
+  EXPECT_EQ(Explore(system, Sleep(1)).finals, b1.finals);
+}
+
+TEST(DfsStrategy, BoundCutIsReported) {
+  DfsStrategy dfs(Plain(0));
+  toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
+  EXPECT_TRUE(dfs.exhausted());
+  EXPECT_TRUE(dfs.bound_cut());
+  DfsStrategy unbounded(Plain(5));
+  toy::RunAll(toy::Writers(2, 2, SameObject), unbounded);
+  EXPECT_TRUE(unbounded.exhausted());
+  EXPECT_FALSE(unbounded.bound_cut());
+}
+
+TEST(DfsStrategy, IterativeBoundingRunsRoundsUntilNothingIsCut) {
+  DfsStrategy::Options options = Plain(5);
+  options.iterative_bounding = true;
+  DfsStrategy dfs(options);
+  std::vector<toy::Outcome> outcomes =
+      toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
+  // Rounds with bound 0, 1, 2 (2 + 4 + 6); bound 2 cuts nothing, so stop.
+  EXPECT_EQ(outcomes.size(), 12u);
+  EXPECT_EQ(dfs.stats().rounds, 3);
+  EXPECT_EQ(dfs.current_bound(), 2);
+  EXPECT_TRUE(dfs.exhausted());
+  EXPECT_FALSE(dfs.bound_cut());
+}
+
+TEST(DfsStrategy, NumbersAreBranchingPoints) {
+  System system;
+  system.threads.push_back({{Choose(1, 3), Choose(2, 2)}});
+  Exploration e = Explore(system, Sleep());
+  EXPECT_EQ(e.executions, 6u);
+  EXPECT_EQ(e.finals.size(), 6u);
+  // With a second thread touching neither object, sleep sets still keep all.
+  system.threads.push_back({{Write(3)}});
+  EXPECT_EQ(Explore(system, Sleep()).finals.size(), 6u);
+  EXPECT_EQ(Explore(system, Plain()).finals.size(), 6u);
+}
+
+TEST(DfsStrategy, BlockedActorsAreNotOffered) {
+  System system;
+  for (int t = 0; t < 2; ++t) {
+    system.threads.push_back({{Lock(9), Write(1), Unlock(9)}});
+  }
+  Exploration e = Explore(system, Plain());
+  EXPECT_EQ(e.executions, 2u);  // one critical section after the other
+  EXPECT_FALSE(e.deadlock_found);
+}
+
+TEST(DfsStrategy, FindsALockOrderDeadlockWithAndWithoutSleepSets) {
+  System system;
+  system.threads.push_back({{Lock(8), Lock(9), Unlock(9), Unlock(8)}});
+  system.threads.push_back({{Lock(9), Lock(8), Unlock(8), Unlock(9)}});
+  EXPECT_TRUE(Explore(system, Plain()).deadlock_found);
+  EXPECT_TRUE(Explore(system, Sleep()).deadlock_found);
+  EXPECT_TRUE(Explore(system, Sleep(1)).deadlock_found);
+}
+
+TEST(DfsStrategy, BudgetStopsWithoutExhausting) {
+  DfsStrategy::Options options = Plain();
+  options.max_executions = 4;
+  DfsStrategy dfs(options);
+  EXPECT_EQ(toy::RunAll(toy::Writers(2, 3, SameObject), dfs).size(), 4u);
+  EXPECT_FALSE(dfs.exhausted());
+}
+
+TEST(DfsStrategy, MaxDepthMakesTheSearchIncomplete) {
+  DfsStrategy::Options options = Plain();
+  options.max_depth = 2;
+  DfsStrategy dfs(options);
+  std::vector<toy::Outcome> outcomes =
+      toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
+  EXPECT_EQ(outcomes.size(), 4u);  // the first two choices: AA, AB, BA, BB
+  EXPECT_TRUE(dfs.exhausted());
+  EXPECT_TRUE(dfs.bound_cut());
+  EXPECT_GT(dfs.stats().depth_cut, 0u);
+}
+
+TEST(DfsStrategy, ReportsAnEngineThatIsNotDeterministic) {
+  DfsStrategy dfs(Plain());
+  const System two = toy::Writers(2, 2, SameObject);
+  const System three = toy::Writers(3, 2, SameObject);
+  ASSERT_TRUE(dfs.NewExecution());
+  toy::Run(two, dfs);
+  ASSERT_TRUE(dfs.NewExecution());
+  toy::Run(three, dfs);  // the "same" program now has another actor
+  EXPECT_FALSE(dfs.NewExecution());
+  EXPECT_FALSE(dfs.exhausted());
+  EXPECT_EQ(dfs.status().code(), absl::StatusCode::kInternal);
+  EXPECT_NE(dfs.status().message().find("execution 2 is not deterministic"),
+            std::string::npos)
+      << dfs.status();
+}
+
+TEST(DfsStrategy, ChoicesOfAnExecutionReplayIt) {
+  DfsStrategy dfs(Sleep());
+  const System system = toy::Writers(2, 2, SameObject);
+  std::vector<std::vector<std::uint64_t>> seen;
+  while (dfs.NewExecution()) {
+    toy::Outcome o = toy::Run(system, dfs);
+    EXPECT_EQ(dfs.choices(), o.choices);
+    seen.push_back(o.choices);
+  }
+  EXPECT_EQ(std::set<std::vector<std::uint64_t>>(seen.begin(), seen.end()).size(),
+            seen.size());
+}
+
+// Random small systems: reads, writes and mutex-guarded writes.
+rc::Gen<System> SmallSystems() {
+  return rc::gen::exec([] {
+    System system;
+    const int threads = *rc::gen::inRange(2, 4);
+    int budget = 10;  // total steps, to keep plain DFS cheap
+    for (int t = 0; t < threads; ++t) {
+      toy::Thread thread;
+      const int ops = *rc::gen::inRange(1, 4);
+      for (int i = 0; i < ops && budget > 0; ++i) {
+        const std::uint32_t object = *rc::gen::inRange(1, 4);
+        switch (*rc::gen::inRange(0, 3)) {
+          case 0:
+            thread.steps.push_back(Read(object));
+            --budget;
+            break;
+          case 1:
+            thread.steps.push_back(Write(object));
+            --budget;
+            break;
+          default:
+            if (budget < 3) break;
+            thread.steps.push_back(Lock(5));
+            thread.steps.push_back(Write(object));
+            thread.steps.push_back(Unlock(5));
+            budget -= 3;
+        }
+      }
+      if (thread.steps.empty()) thread.steps.push_back(Read(1));
+      system.threads.push_back(thread);
+    }
+    return system;
+  });
+}
+
+RC_GTEST_PROP(DfsStrategyProperty, SleepSetsReachEveryFinalStateOfPlainDfs,
+              ()) {
+  const System system = *SmallSystems();
+  const Exploration plain = Explore(system, Plain());
+  const Exploration sleep = Explore(system, Sleep());
+  RC_ASSERT(plain.exhausted && sleep.exhausted);
+  RC_ASSERT(sleep.finals == plain.finals);
+  RC_ASSERT(sleep.executions <= plain.executions);
+}
+
+RC_GTEST_PROP(DfsStrategyProperty, BoundedSleepSetsCoverBoundedPlainDfs, ()) {
+  const System system = *SmallSystems();
+  const int bound = *rc::gen::inRange(0, 3);
+  const Exploration plain = Explore(system, Plain(bound));
+  const Exploration sleep = Explore(system, Sleep(bound));
+  RC_ASSERT(sleep.exhausted);
+  for (std::uint64_t final_state : plain.finals) {
+    RC_ASSERT(sleep.finals.count(final_state) == 1u);
+  }
+  RC_ASSERT(sleep.executions <= plain.executions);
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
