@@ -107,7 +107,16 @@ CuResult CudaDevice::CtxCreate() {
   if (r != CUDA_SUCCESS) return R(r);
   report_host_ = static_cast<std::uint64_t*>(host);
   std::memset(report_host_, 0, kReportSlots * sizeof(std::uint64_t));
-  return R(api_.cuMemHostGetDevicePointer(&report_device_, host, 0));
+  r = api_.cuMemHostGetDevicePointer(&report_device_, host, 0);
+  if (r != CUDA_SUCCESS) return R(r);
+  // Before any measurement of free memory the testbed takes, so it is part of
+  // the baseline; deliberately outside the ledger.
+  if ((r = api_.cuMemAlloc(&warps_checked_, sizeof(std::uint64_t))) !=
+      CUDA_SUCCESS) {
+    return R(r);
+  }
+  const std::uint64_t zero = 0;
+  return R(api_.cuMemcpyHtoD(warps_checked_, &zero, sizeof(zero)));
 }
 
 CuResult CudaDevice::CtxDestroy() {
@@ -132,11 +141,13 @@ CuResult CudaDevice::CtxDestroy() {
   // The report dies with the context: keep its last contents for the
   // testbed. On a poisoned context freeing would fail; the process exits soon.
   report_at_destroy_ = ReadKernelReport();
-  if (report_host_ != nullptr && drained == CUDA_SUCCESS) {
-    api_.cuMemFreeHost(report_host_);
+  if (drained == CUDA_SUCCESS) {
+    if (report_host_ != nullptr) api_.cuMemFreeHost(report_host_);
+    if (warps_checked_ != 0) api_.cuMemFree(warps_checked_);
   }
   report_host_ = nullptr;
   report_device_ = 0;
+  warps_checked_ = 0;
   context_.store(nullptr, std::memory_order_release);
   current_on_thread = nullptr;
   const CUresult released = api_.cuDevicePrimaryCtxRelease(cu_device_);
@@ -308,7 +319,10 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
   unsigned int action = static_cast<unsigned int>(args.action);
   unsigned long long* report =
       reinterpret_cast<unsigned long long*>(report_device_);
-  void* params[] = {&stacks, &size, &tag, &duration, &action, &report};
+  unsigned long long* checked =
+      reinterpret_cast<unsigned long long*>(warps_checked_);
+  void* params[] = {&stacks, &size, &tag, &duration, &action, &report,
+                    &checked};
   return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
                                block.z, /*sharedMemBytes=*/0, s, params,
                                /*extra=*/nullptr));
@@ -478,14 +492,19 @@ DeviceLedger CudaDevice::Ledger() const {
   return ledger_;
 }
 
-KernelReport CudaDevice::ReadKernelReport() const {
+KernelReport CudaDevice::ReadKernelReport() {
   if (report_host_ == nullptr) return report_at_destroy_;
   KernelReport out;
   volatile std::uint64_t* r = report_host_;
   out.corruptions = r[kReportCorruptions];
   out.expected = r[kReportExpected];
   out.observed = r[kReportObserved];
-  out.warps_checked = r[kReportWarpsChecked];
+  if (!in_callback_context) {
+    Enter("cuMemcpyDtoH");
+    out.warps_checked_known =
+        api_.cuMemcpyDtoH(&out.warps_checked, warps_checked_,
+                          sizeof(out.warps_checked)) == CUDA_SUCCESS;
+  }
   return out;
 }
 
@@ -494,6 +513,9 @@ void CudaDevice::ResetKernelReport() {
   if (report_host_ == nullptr) return;
   volatile std::uint64_t* r = report_host_;
   for (int i = 0; i < kReportSlots; ++i) r[i] = 0;
+  Enter("cuMemcpyHtoD");
+  const std::uint64_t zero = 0;
+  api_.cuMemcpyHtoD(warps_checked_, &zero, sizeof(zero));
 }
 
 absl::StatusOr<DeviceProperties> CudaDevice::Properties() {

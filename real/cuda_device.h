@@ -56,7 +56,10 @@ struct KernelReport {
   std::uint64_t corruptions = 0;    // warps that found a stamp not theirs
   std::uint64_t expected = 0;       // first corrupted warp's own stamp
   std::uint64_t observed = 0;       // and what it found instead
-  std::uint64_t warps_checked = 0;  // warps that finished their final check
+  // Warps that finished their final check (read from device memory, so
+  // unknown once the context is poisoned).
+  std::uint64_t warps_checked = 0;
+  bool warps_checked_known = false;
 };
 
 struct DeviceProperties {
@@ -113,9 +116,10 @@ class CudaDevice final : public Device {
 
   // --- for the testbed, beyond core/device.h ---
   DeviceLedger Ledger() const;
-  // Reads the kernels' report (plain host reads: works when poisoned, and
-  // while kernels run). After CtxDestroy: its contents at that moment.
-  KernelReport ReadKernelReport() const;
+  // Reads the kernels' report (the corruption part is plain host reads, so it
+  // works when poisoned and while kernels run). After CtxDestroy: its
+  // contents at that moment.
+  KernelReport ReadKernelReport();
   void ResetKernelReport();
   // After Init.
   absl::StatusOr<DeviceProperties> Properties();
@@ -149,6 +153,7 @@ class CudaDevice final : public Device {
   // Host-mapped kernel report (cuMemHostAlloc, DEVICEMAP).
   std::uint64_t* report_host_ = nullptr;
   CUdeviceptr report_device_ = 0;
+  CUdeviceptr warps_checked_ = 0;  // 8 bytes of device memory, not in ledger
   KernelReport report_at_destroy_;  // what the report held at CtxDestroy
 
   mutable absl::Mutex mu_;

@@ -60,6 +60,7 @@ TEST_F(CudaDeviceTest, RegionKernelChecksItsSlotsAndFindsThemIntact) {
   ASSERT_EQ(device_->CtxSynchronize(), CuResult::kSuccess);
   KernelReport report = device_->ReadKernelReport();
   EXPECT_EQ(report.corruptions, 0u);
+  EXPECT_TRUE(report.warps_checked_known);
   EXPECT_EQ(report.warps_checked, 64u);
   EXPECT_EQ(device_->MemFree(block), CuResult::kSuccess);
 }

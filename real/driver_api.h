@@ -25,7 +25,8 @@ namespace stackcheck::real {
   X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)                   \
   X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemAllocAsync)               \
   X(cuMemFreeAsync) X(cuMemHostAlloc) X(cuMemFreeHost)                        \
-  X(cuMemHostGetDevicePointer) X(cuModuleLoadData) X(cuModuleUnload)          \
+  X(cuMemHostGetDevicePointer) X(cuMemcpyDtoH) X(cuMemcpyHtoD)               \
+  X(cuModuleLoadData) X(cuModuleUnload)          \
   X(cuModuleGetFunction) X(cuLaunchKernel)                                    \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate)            \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery)                  \

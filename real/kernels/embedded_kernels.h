@@ -12,13 +12,13 @@ namespace stackcheck::real {
 absl::optional<const char*> EmbeddedPtx(absl::string_view name);
 
 // Slots of the host-mapped report every kernel of the image writes; must match
-// stackcheck_kernels.cu's ReportSlot.
+// stackcheck_kernels.cu's ReportSlot. The kernels' last two parameters are
+// this report (host-mapped) and a device-memory counter of warps checked.
 enum KernelReportSlot : int {
   kReportCorruptions = 0,
   kReportExpected = 1,
   kReportObserved = 2,
-  kReportWarpsChecked = 3,
-  kReportSlots = 4,
+  kReportSlots = 3,
 };
 
 }  // namespace stackcheck::real
