@@ -1,0 +1,165 @@
+#include "core/runtime.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+
+namespace stackcheck {
+
+Runtime::Runtime(Device& device, Host& host, RuntimeObserver& observer,
+                 const PolicyInfo& policy, const RuntimeOptions& options)
+    : info_(policy),
+      ctx_(device, host, observer, options),
+      policy_(policy.make(ctx_)),
+      device_lock_(host.NewMutex("device lock")),
+      exit_handler_target_(std::make_shared<std::atomic<Runtime*>>(this)) {}
+
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(
+    Device& device, Host& host, RuntimeObserver& observer,
+    absl::string_view policy_name, const RuntimeOptions& options) {
+  const PolicyInfo* info = FindPolicy(policy_name);
+  if (info == nullptr) {
+    std::vector<absl::string_view> names;
+    for (const PolicyInfo& p : AllPolicies()) names.push_back(p.name);
+    return absl::NotFoundError(absl::StrCat("unknown policy '", policy_name,
+                                            "'; known: ",
+                                            absl::StrJoin(names, ", ")));
+  }
+  return std::make_unique<Runtime>(device, host, observer, *info, options);
+}
+
+Runtime::~Runtime() { exit_handler_target_->store(nullptr); }
+
+void Runtime::OpenDevice() {
+  device_lock_->Lock();
+  if (state_.load() != State::kNew) {
+    device_lock_->Unlock();
+    return;  // already open (or closed): like libgomp's one-time init
+  }
+  CuResult r = ctx_.device.Init();
+  if (r == CuResult::kSuccess) r = ctx_.device.CtxCreate();
+  if (r != CuResult::kSuccess) {
+    device_lock_->Unlock();  // libgomp releases its device lock before fatal
+    ctx_.FatalCall(kNoRegion, "cuInit/cuCtxCreate", r);
+  }
+  state_.store(State::kOpen);
+  std::shared_ptr<std::atomic<Runtime*>> target = exit_handler_target_;
+  ctx_.host.AtExit([target] {
+    if (Runtime* runtime = target->load()) runtime->CloseDevice();
+  });
+  device_lock_->Unlock();
+}
+
+void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
+  if (state_.load() != State::kOpen) {
+    ctx_.Fatal(kNoRegion, CuResult::kInvalidContext,
+               "load_image: the device is not open, or an image is already loaded");
+  }
+  CuResult r = ctx_.device.ModuleLoad(&module_, kKernelImage);
+  if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuModuleLoad", r);
+  r = ctx_.device.ModuleGetFunction(&ctx_.region_kernel, module_,
+                                    kRegionKernel);
+  if (r == CuResult::kSuccess && (device_constructors || device_destructors)) {
+    r = ctx_.device.ModuleGetFunction(&ctx_.ctor_dtor_kernel, module_,
+                                      kCtorDtorKernel);
+  }
+  if (r != CuResult::kSuccess) {
+    ctx_.FatalCall(kNoRegion, "cuModuleGetFunction", r);
+  }
+  ctx_.has_constructors = device_constructors;
+  ctx_.has_destructors = device_destructors;
+  // Loaded before the constructors run: if one fails, the exit path must
+  // still unload the image (and run the destructors) at close.
+  device_lock_->Lock();
+  state_.store(State::kLoaded);
+  device_lock_->Unlock();
+  policy_->OnImageLoad();
+}
+
+void Runtime::Run(const RegionSpec& region) {
+  if (state_.load() != State::kLoaded) {
+    ctx_.Fatal(region.id, CuResult::kInvalidContext,
+               absl::StrFormat("run of region %d: no image loaded on an open device",
+                               region.id));
+  }
+  ctx_.observer.RegionBegin(region.id);
+  const std::uint64_t need = region.StacksBytes();
+  {
+    std::lock_guard<std::mutex> lock(books_mu_);
+    running_needs_.push_back(need);
+  }
+  policy_->Run(region);
+  {
+    std::lock_guard<std::mutex> lock(books_mu_);
+    running_needs_.erase(
+        std::find(running_needs_.begin(), running_needs_.end(), need));
+  }
+  ctx_.observer.RegionEnd(region.id);
+}
+
+DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
+  State state = state_.load();
+  if (state != State::kOpen && state != State::kLoaded) {
+    ctx_.Fatal(kNoRegion, CuResult::kInvalidContext,
+               "device_alloc: the device is not open");
+  }
+  DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  {
+    std::lock_guard<std::mutex> lock(books_mu_);
+    user_allocations_[ptr] = bytes;
+  }
+  ctx_.observer.CacheHeld(policy_->CachedBytes(), LargestRunningNeed());
+  return ptr;
+}
+
+void Runtime::DeviceFree(DevicePtr ptr) {
+  if (ptr == 0) return;
+  bool known;
+  {
+    std::lock_guard<std::mutex> lock(books_mu_);
+    known = user_allocations_.erase(ptr) == 1;
+  }
+  if (!known) {
+    ctx_.Fatal(kNoRegion, CuResult::kInvalidValue,
+               absl::StrFormat("device_free: 0x%x is not a live device_alloc pointer",
+                               ptr));
+  }
+  policy_->DeviceFree(ptr);
+}
+
+void Runtime::CloseDevice() {
+  device_lock_->Lock();
+  const State state = state_.load();
+  if (state == State::kOpen || state == State::kLoaded) {
+    if (state == State::kLoaded) {
+      policy_->OnImageUnload();
+      CuResult r = ctx_.device.ModuleUnload(module_);
+      if (r != CuResult::kSuccess) ctx_.Error("cuModuleUnload", r);
+    }
+    policy_->Close();
+    CuResult r = ctx_.device.CtxDestroy();
+    if (r != CuResult::kSuccess) ctx_.Error("cuCtxDestroy", r);
+    state_.store(State::kClosed);
+  }
+  device_lock_->Unlock();
+}
+
+std::uint64_t Runtime::UserBytesLive() const {
+  std::lock_guard<std::mutex> lock(books_mu_);
+  std::uint64_t total = 0;
+  for (const auto& [ptr, bytes] : user_allocations_) total += bytes;
+  return total;
+}
+
+std::uint64_t Runtime::LargestRunningNeed() const {
+  std::lock_guard<std::mutex> lock(books_mu_);
+  std::uint64_t largest = 0;
+  for (std::uint64_t need : running_needs_) largest = std::max(largest, need);
+  return largest;
+}
+
+}  // namespace stackcheck

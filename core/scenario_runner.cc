@@ -1,0 +1,65 @@
+#include "core/scenario_runner.h"
+
+#include <cstddef>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/runtime.h"
+
+namespace stackcheck {
+namespace {
+
+void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
+  absl::flat_hash_map<std::uint32_t, DevicePtr> slots;
+  for (const HostOp& op : program.ops) {
+    switch (op.kind) {
+      case HostOp::Kind::kRun:
+        runtime.Run(op.region);
+        break;
+      case HostOp::Kind::kDeviceAlloc: {
+        DevicePtr& slot = slots[op.slot];
+        runtime.DeviceFree(slot);
+        slot = 0;
+        slot = runtime.DeviceAlloc(op.bytes);
+        break;
+      }
+      case HostOp::Kind::kDeviceFree: {
+        auto it = slots.find(op.slot);
+        if (it != slots.end()) {
+          DevicePtr ptr = it->second;
+          slots.erase(it);
+          runtime.DeviceFree(ptr);
+        }
+        break;
+      }
+    }
+  }
+  for (const auto& [slot, ptr] : slots) runtime.DeviceFree(ptr);
+}
+
+}  // namespace
+
+void RunScenario(const Scenario& scenario, Device& device, Host& host,
+                 RuntimeObserver& observer, const PolicyInfo& policy) {
+  RuntimeOptions options;
+  options.soft_limit = scenario.soft_limit;
+  Runtime runtime(device, host, observer, policy, options);
+  runtime.OpenDevice();
+  runtime.LoadImage(scenario.faults.device_constructors,
+                    scenario.faults.device_destructors);
+
+  std::vector<ThreadId> threads;
+  threads.reserve(scenario.threads.size());
+  for (std::size_t i = 0; i < scenario.threads.size(); ++i) {
+    const ThreadProgram* program = &scenario.threads[i];
+    threads.push_back(host.Spawn(absl::StrCat("host-", i), [program, &runtime] {
+      RunThreadProgram(*program, runtime);
+    }));
+  }
+  for (ThreadId thread : threads) host.Join(thread);
+
+  if (scenario.close_at_end) host.Exit(0);
+}
+
+}  // namespace stackcheck
