@@ -1,0 +1,59 @@
+#include "properties/catalogue.h"
+
+namespace stackcheck::properties {
+namespace {
+
+constexpr std::uint8_t kBoth = kSimBackend | kCudaBackend;
+
+// Hardware can observe what leaves a trace the real runner sees: stack-slot tag
+// checks in the PTX kernel (overlap, reuse), cuMemGetInfo at close (leak), a
+// timeout (deadlock, progress), the fatal message (attribution), the owner-aware
+// Mutex (discipline), the cache observer (bounded cache), the stream state when
+// run returns (sync completion). Whether a driver call came from the callback
+// thread, or a block was freed under a kernel without the kernel noticing, only
+// the simulator can tell.
+constexpr PropertyInfo kProperties[] = {
+    {"no-use-after-free",
+     "no kernel uses a stacks block after it was freed, and nothing frees a block an unfinished kernel uses",
+     Checker::kMonitor, "no-use-after-free", kSimBackend, false},
+    {"no-stack-overlap",
+     "no two kernels in flight at the same time use overlapping stack slots",
+     Checker::kMonitor, "no-stack-overlap", kBoth, false},
+    {"no-leak",
+     "every block allocated is freed by device close (blocks made unfreeable by a sticky error excepted)",
+     Checker::kMonitor, "no-leak", kBoth, false},
+    {"no-driver-call-in-callback",
+     "stream callbacks and host functions make no CUDA driver calls (SEM-09)",
+     Checker::kMonitor, "no-driver-call-in-callback", kSimBackend, false},
+    {"no-deadlock",
+     "some actor can always move until every host thread has finished (wait-for cycle reported)",
+     Checker::kEngine, "", kBoth, false},
+    {"mutex-discipline",
+     "a mutex is unlocked only by its owner, never relocked by it, never destroyed while held",
+     Checker::kMonitor, "mutex-discipline", kBoth, false},
+    {"abort-attribution",
+     "a device abort is reported, and against the region whose kernel aborted",
+     Checker::kMonitor, "abort-attribution", kBoth, false},
+    {"bounded-cache",
+     "after each device_alloc the cache holds <= max(soft limit, largest block a running region needs)",
+     Checker::kMonitor, "bounded-cache", kBoth, false},
+    {"progress",
+     "every execution finishes within the step bound (no livelock or endless polling)",
+     Checker::kEngine, "", kBoth, false},
+    {"sync-completion",
+     "a region's kernel has completed when run returns (deviation a policy may accept)",
+     Checker::kMonitor, "sync-completion", kBoth, true},
+};
+
+}  // namespace
+
+absl::Span<const PropertyInfo> AllProperties() { return kProperties; }
+
+const PropertyInfo* FindProperty(absl::string_view name) {
+  for (const PropertyInfo& p : kProperties) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace stackcheck::properties

@@ -1,0 +1,44 @@
+// What the testbed expects of each policy, property by property: the one table
+// that the property tests and `stackcheck` (exit code 0/1) both judge against.
+#ifndef STACKCHECK_PROPERTIES_EXPECTED_VERDICTS_H_
+#define STACKCHECK_PROPERTIES_EXPECTED_VERDICTS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace stackcheck::properties {
+
+enum class Expectation : std::uint8_t {
+  kHolds,              // no execution may violate it
+  kViolated,           // exploration must find a violation
+  kAcceptedDeviation,  // the policy declares it accepts this deviation:
+                       // found or not, the verdict matches
+};
+
+absl::string_view ExpectationName(Expectation e);  // "holds", "violated", ...
+
+// A row of the table: only pairs that differ from kHolds are listed.
+struct ExpectedRow {
+  absl::string_view policy;
+  absl::string_view property;
+  Expectation expectation;
+  absl::string_view why;  // the hazard, or how the testbed's verdict was settled
+};
+
+// The listed rows (for documentation and `--json`).
+const std::vector<ExpectedRow>& ExpectedRows();
+
+// The expectation for (policy, property); kHolds when the table lists nothing,
+// which is also what an unknown (new) policy is held to.
+Expectation ExpectedVerdict(absl::string_view policy, absl::string_view property);
+// The row's explanation, or "" when the pair is not listed.
+absl::string_view ExpectedWhy(absl::string_view policy, absl::string_view property);
+
+// Whether an observed verdict matches the expectation.
+bool VerdictMatches(Expectation expected, bool violated);
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_EXPECTED_VERDICTS_H_

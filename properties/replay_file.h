@@ -1,0 +1,68 @@
+// Replay files and replay tokens: a failure, stored so that it re-executes
+// exactly. A record holds the case (scenario, simulator modes, schedule), the
+// policy it ran, the property it violated, the tool version that wrote it and,
+// when known, the digest of the failing trace.
+//
+// The file is versioned, line-oriented text meant to be read and hand-edited:
+//
+//   stackcheck-replay 1
+//   tool 0.1.0
+//   policy v1b-callback-lock
+//   property no-deadlock
+//   modes free_waits_for_streams=1 serial_callback_thread=1 trap_code=719 ...
+//   device capacity=4194304 soft_limit=524288 close_at_end=1
+//   faults alloc_failure_at_call=0 device_constructors=0 device_destructors=0
+//   thread
+//   run id=1 teams=2 warps=1 stack_size_per_warp=131072 duration_ns=1000 aborts=0
+//   alloc slot=0 bytes=131072
+//   free slot=0
+//   schedule 0 1 0 2
+//   digest 5a1f...
+//   end
+//
+// '#' starts a comment line. The token is the same content in a compact binary
+// form, base64url-encoded after a "sc1." prefix, short enough for one line of a
+// failure message; `stackcheck replay` accepts either.
+#ifndef STACKCHECK_PROPERTIES_REPLAY_FILE_H_
+#define STACKCHECK_PROPERTIES_REPLAY_FILE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "properties/case.h"
+
+namespace stackcheck::properties {
+
+inline constexpr int kReplayFormatVersion = 1;
+inline constexpr absl::string_view kReplayTokenPrefix = "sc1.";
+
+struct ReplayRecord {
+  std::string tool_version;  // filled with core/version.h's kVersion on write
+  std::string policy;
+  std::string property;  // a catalogue name
+  Case test_case;
+  std::optional<std::uint64_t> digest;  // of the failing trace, if recorded
+};
+
+std::string FormatReplayFile(const ReplayRecord& record);
+// Errors name the line and the field. A different format or tool version, an
+// unknown property, a truncated file and out-of-range values are all errors.
+// (The policy is checked by whoever runs it, against the policy registry.)
+absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text);
+
+absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record);
+absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path);
+
+std::string EncodeReplayToken(const ReplayRecord& record);
+absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token);
+
+// `arg` is a token (starts with kReplayTokenPrefix) or a path to a replay file.
+absl::StatusOr<ReplayRecord> LoadReplay(absl::string_view arg);
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_REPLAY_FILE_H_

@@ -1,0 +1,164 @@
+// Replay files and tokens: every generated case round-trips exactly, and every
+// kind of bad input is an error that names what is wrong.
+#include "properties/replay_file.h"
+
+#include <string>
+
+#include "absl/strings/str_replace.h"
+#include "core/version.h"
+#include "gtest/gtest.h"
+#include "properties/generators.h"
+#include "rapidcheck/gtest.h"
+
+namespace stackcheck::properties {
+namespace {
+
+ReplayRecord Record(Case c) {
+  ReplayRecord r;
+  r.tool_version = kVersion;
+  r.policy = "v1b-callback-lock";
+  r.property = "no-deadlock";
+  r.test_case = std::move(c);
+  r.digest = 0x0123456789abcdefull;
+  return r;
+}
+
+RC_GTEST_PROP(ReplayFile, FileRoundTripsEveryCase, ()) {
+  const ReplayRecord r = Record(*GenCase());
+  absl::StatusOr<ReplayRecord> back = ParseReplayFile(FormatReplayFile(r));
+  RC_ASSERT(back.ok());
+  RC_ASSERT(back->test_case == r.test_case);
+  RC_ASSERT(back->policy == r.policy);
+  RC_ASSERT(back->property == r.property);
+  RC_ASSERT(back->digest == r.digest);
+}
+
+RC_GTEST_PROP(ReplayFile, TokenRoundTripsEveryCase, ()) {
+  ReplayRecord r = Record(*GenCase());
+  if (*rc::gen::arbitrary<bool>()) r.digest.reset();
+  const std::string token = EncodeReplayToken(r);
+  RC_ASSERT(token.find_first_of(" \n\t") == std::string::npos);
+  absl::StatusOr<ReplayRecord> back = DecodeReplayToken(token);
+  RC_ASSERT(back.ok());
+  RC_ASSERT(back->test_case == r.test_case);
+  RC_ASSERT(back->digest == r.digest);
+  RC_ASSERT(back->property == r.property);
+}
+
+// A small valid file to break in the tests below.
+std::string GoodFile() {
+  Case c;
+  c.scenario.threads.resize(1);
+  HostOp run;
+  run.kind = HostOp::Kind::kRun;
+  run.region.id = 1;
+  c.scenario.threads[0].ops.push_back(run);
+  c.schedule = {0, 1};
+  return FormatReplayFile(Record(c));
+}
+
+// Parses `text` and expects an error whose message contains `needle`.
+void ExpectError(const std::string& text, absl::string_view needle) {
+  absl::StatusOr<ReplayRecord> r = ParseReplayFile(text);
+  ASSERT_FALSE(r.ok()) << "accepted:\n" << text;
+  EXPECT_NE(r.status().message().find(std::string(needle)), absl::string_view::npos)
+      << "message: " << r.status().message();
+}
+
+TEST(ReplayFile, GoodFileParses) { ASSERT_TRUE(ParseReplayFile(GoodFile()).ok()); }
+
+TEST(ReplayFile, RejectsOtherFormatVersion) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 1", "stackcheck-replay 2"}}),
+              "version '2' is not supported");
+}
+
+TEST(ReplayFile, RejectsOtherToolVersion) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{std::string("tool ") + kVersion, "tool 9.9.9"}}),
+              "written by stackcheck 9.9.9");
+}
+
+TEST(ReplayFile, RejectsSomethingElse) {
+  ExpectError("hello world\n", "line 1: not a stackcheck replay file");
+  ExpectError("", "empty file");
+}
+
+TEST(ReplayFile, RejectsTruncatedFile) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"end\n", ""}}), "truncated");
+}
+
+TEST(ReplayFile, NamesLineAndField) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"teams=1", "teams=lots"}}),
+              "field 'teams': expected an unsigned integer, got 'lots'");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"teams=1 ", ""}}), "missing field 'teams'");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"aborts=0", "aborts=0 colour=blue"}}),
+              "unknown field 'colour'");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"aborts=0", "aborts=2"}}),
+              "field 'aborts': expected 0 or 1");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"schedule 0 1", "schedule 0 x"}}),
+              "schedule: expected an unsigned integer, got 'x'");
+  // The line number is the file's, comments included.
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"policy ", "polcy "}}), "line 4: unknown keyword");
+}
+
+TEST(ReplayFile, RejectsStructuralMistakes) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"thread\n", ""}}), "'run' before any 'thread'");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"policy ", "policy a\npolicy "}}),
+              "'policy' given twice");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"property no-deadlock\n", ""}}),
+              "missing 'property' line");
+  ExpectError(GoodFile() + "run id=2\n", "text after 'end'");
+}
+
+TEST(ReplayFile, RejectsBadValues) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"property no-deadlock", "property no-bugs"}}),
+              "unknown property 'no-bugs'");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"id=1", "id=0"}}), "ids must be >= 1");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"warps=1", "warps=0"}}), "geometry");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"trap_code=719", "trap_code=2"}}),
+              "not a sticky error");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"step_bound=20000", "step_bound=0"}}),
+              "step_bound");
+  std::string two_regions_same_id = absl::StrReplaceAll(
+      GoodFile(), {{"schedule", "thread\nrun id=1 teams=1 warps=1 stack_size_per_warp=1 "
+                                "duration_ns=1 aborts=0\nschedule"}});
+  ExpectError(two_regions_same_id, "unique");
+  std::string five_threads = GoodFile();
+  for (int i = 0; i < 4; ++i) {
+    five_threads = absl::StrReplaceAll(five_threads, {{"schedule", "thread\nschedule"}});
+  }
+  ExpectError(five_threads, "5 threads");
+}
+
+TEST(ReplayToken, RejectsGarbage) {
+  EXPECT_FALSE(DecodeReplayToken("hello").ok());
+  EXPECT_FALSE(DecodeReplayToken("sc1.!!!").ok());
+  EXPECT_FALSE(DecodeReplayToken("sc1.").ok());
+  absl::StatusOr<ReplayRecord> good = ParseReplayFile(GoodFile());
+  ASSERT_TRUE(good.ok());
+  const std::string token = EncodeReplayToken(*good);
+  // Every truncation is refused, none crashes.
+  for (size_t n = std::string(kReplayTokenPrefix).size(); n + 1 < token.size(); ++n) {
+    EXPECT_FALSE(DecodeReplayToken(token.substr(0, n)).ok()) << token.substr(0, n);
+  }
+  EXPECT_TRUE(DecodeReplayToken(token).ok());
+}
+
+TEST(ReplayFile, LoadReplayReadsFilesAndTokens) {
+  const std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") +
+                           "/x.replay";
+  absl::StatusOr<ReplayRecord> good = ParseReplayFile(GoodFile());
+  ASSERT_TRUE(good.ok());
+  ASSERT_TRUE(WriteReplayFile(path, *good).ok());
+  absl::StatusOr<ReplayRecord> from_file = LoadReplay(path);
+  ASSERT_TRUE(from_file.ok()) << from_file.status();
+  EXPECT_TRUE(from_file->test_case == good->test_case);
+  absl::StatusOr<ReplayRecord> from_token = LoadReplay(EncodeReplayToken(*good));
+  ASSERT_TRUE(from_token.ok());
+  EXPECT_TRUE(from_token->test_case == good->test_case);
+  absl::StatusOr<ReplayRecord> missing = LoadReplay("/no/such/file.replay");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("cannot open"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace stackcheck::properties
