@@ -3,15 +3,39 @@
 namespace stackcheck {
 
 // Each factory is defined in its policy's own file.
+std::unique_ptr<Policy> MakeV0NoCache(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeV1aCallbackUnlock(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeV1bCallbackLock(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeV2Gcc11(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeV3Trunk(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeEventFence(RuntimeContext& ctx);
 
 namespace {
 
 constexpr PolicyInfo kPolicies[] = {
+    {"v0-nocache",
+     "before caching (to 2020): alloc, launch, ctx sync, free on every region",
+     &MakeV0NoCache},
+    {"v1a-callback-unlock",
+     "seed patch, reading A: run keeps the lock while the kernel runs, a stream "
+     "callback unlocks it and reports aborts",
+     &MakeV1aCallbackUnlock, /*accepts_async_completion=*/true},
+    {"v1b-callback-lock",
+     "seed patch, reading B: run marks the block busy, a stream callback takes the "
+     "lock to mark it free; growth holds the lock",
+     &MakeV1bCallbackLock, /*accepts_async_completion=*/true},
     {"v2-gcc11",
      "GCC 11: lock held across launch and ctx sync, 128 MiB soft limit in device_alloc, "
      "free-and-retry on OOM, freed at close",
      &MakeV2Gcc11},
+    {"v3-trunk",
+     "trunk (2024-26): v2 plus ctor/dtor kernels that take the stacks lock; "
+     "fatal -> exit handlers -> close (B1)",
+     &MakeV3Trunk},
+    {"event-fence",
+     "ours: no callbacks; an event fence per launch, waited before the block is "
+     "reused, grown or freed; lock released before fatal",
+     &MakeEventFence, /*accepts_async_completion=*/true},
 };
 
 }  // namespace

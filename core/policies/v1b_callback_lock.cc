@@ -1,0 +1,91 @@
+// v1b-callback-lock: the seed's patch (October 2020), second reading.
+//
+// The block is cached (no soft limit, kept until close) and run no longer
+// synchronises. run takes the stacks lock only to pick the block, launch, mark
+// the block busy (one more kernel in flight) and register a stream callback;
+// the callback takes the lock to mark it free again, and reports a failed
+// kernel from the driver's thread, naming the last region launched (the
+// callback's only argument is the device).
+//
+// Hazards carried on purpose: a run that must grow the block does so holding
+// the lock - it synchronises the context while kernels are in flight and then
+// frees the old block - and both wait for the pending callback (SEM-11,
+// SEM-14), which waits for the lock: deadlock. close frees the block under the
+// lock, with the same wait. Aborts are reported by the callback, against the
+// last region launched rather than the one that failed. No soft limit.
+#include <cstdint>
+#include <memory>
+
+#include "core/policies/policy.h"
+#include "core/policies/stack_block.h"
+
+namespace stackcheck {
+namespace {
+
+class V1bCallbackLockPolicy : public Policy {
+ public:
+  explicit V1bCallbackLockPolicy(RuntimeContext& ctx)
+      : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
+
+  void Run(const RegionSpec& region) override {
+    lock_->Lock();
+    if (!block_.Fits(region.StacksBytes())) {
+      if (in_flight_ > 0) {
+        // Wait for the kernels still using the old block - with the lock held.
+        CuResult r = ctx_.device.CtxSynchronize();
+        if (r != CuResult::kSuccess) Fail(region.id, "cuCtxSynchronize", r);
+      }
+      CuResult r = block_.Free(ctx_.device);
+      if (r != CuResult::kSuccess) Fail(region.id, "cuMemFree", r);
+      r = block_.Allocate(ctx_.device, region.StacksBytes());
+      if (r != CuResult::kSuccess) Fail(region.id, "cuMemAlloc", r);
+    }
+    CuResult r = ctx_.LaunchRegion(region, block_.ptr());
+    if (r != CuResult::kSuccess) Fail(region.id, "cuLaunchKernel", r);
+    ++in_flight_;
+    last_region_ = region.id;
+    r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
+    if (r != CuResult::kSuccess) Fail(region.id, "cuStreamAddCallback", r);
+    lock_->Unlock();
+  }
+
+  void Close() override {
+    lock_->Lock();
+    CuResult r = block_.Free(ctx_.device);
+    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+    lock_->Unlock();
+  }
+
+  std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
+
+ private:
+  // This reading releases the lock before raising a fatal error in run.
+  [[noreturn]] void Fail(RegionId region, const char* call, CuResult r) {
+    lock_->Unlock();
+    ctx_.FatalCall(region, call, r);
+  }
+
+  static void Release(StreamHandle, CuResult status, void* data) {
+    auto* self = static_cast<V1bCallbackLockPolicy*>(data);
+    self->lock_->Lock();
+    --self->in_flight_;
+    const RegionId blamed = self->last_region_;
+    self->lock_->Unlock();
+    if (status != CuResult::kSuccess) {
+      self->ctx_.FatalCall(blamed, "stream callback", status);
+    }
+  }
+
+  std::unique_ptr<Mutex> lock_;
+  StackBlock block_;                  // guarded by *lock_
+  std::uint32_t in_flight_ = 0;       // kernels whose callback has not run
+  RegionId last_region_ = kNoRegion;  // guarded by *lock_
+};
+
+}  // namespace
+
+std::unique_ptr<Policy> MakeV1bCallbackLock(RuntimeContext& ctx) {
+  return std::make_unique<V1bCallbackLockPolicy>(ctx);
+}
+
+}  // namespace stackcheck
