@@ -1,0 +1,74 @@
+// Stacks for the simulator's fibers, and the sanitizer hooks a fiber switch
+// needs.
+//
+// Every host thread and callback of an execution runs as a
+// boost::context::fiber. Executions are short and there are millions of them,
+// so stacks are never returned to the system: a finished fiber's stack goes
+// back to a pool and the next fiber reuses it (no allocation per execution once
+// the pool is warm, which is what keeps memory flat over 1e6 executions).
+#ifndef STACKCHECK_SIM_FIBER_H_
+#define STACKCHECK_SIM_FIBER_H_
+
+#include <cstddef>
+#include <vector>
+
+#include <boost/context/stack_context.hpp>
+
+namespace stackcheck::sim {
+
+class StackPool {
+ public:
+  // Usable bytes per stack (a guard page below each is added).
+  explicit StackPool(std::size_t stack_bytes);
+  ~StackPool();
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  boost::context::stack_context Allocate();
+  void Deallocate(const boost::context::stack_context& stack);
+
+  std::size_t stack_bytes() const { return stack_bytes_; }
+  // Stacks ever mapped: bounded by the most fibers alive at once.
+  std::size_t stacks_mapped() const { return mapped_.size(); }
+  // The stack handed out by the latest Allocate (for sanitizer annotations).
+  const boost::context::stack_context& last_allocated() const { return last_; }
+
+ private:
+  std::size_t stack_bytes_;
+  std::size_t guard_bytes_;
+  std::vector<char*> free_;    // lowest usable address of each idle stack
+  std::vector<char*> mapped_;  // every mapping (guard page first)
+  boost::context::stack_context last_;
+};
+
+// The StackAllocator concept boost::context::fiber expects, over a pool.
+class PooledStack {
+ public:
+  explicit PooledStack(StackPool* pool) : pool_(pool) {}
+  boost::context::stack_context allocate() { return pool_->Allocate(); }
+  void deallocate(boost::context::stack_context& stack) {
+    pool_->Deallocate(stack);
+  }
+
+ private:
+  StackPool* pool_;
+};
+
+// Default stack size: runtime code, absl::StrFormat and gtest assertions in
+// test programs fit comfortably; sanitizers need more.
+#if defined(STACKCHECK_ASAN) || defined(STACKCHECK_TSAN)
+inline constexpr std::size_t kFiberStackBytes = 1024 * 1024;
+#else
+inline constexpr std::size_t kFiberStackBytes = 256 * 1024;
+#endif
+
+// AddressSanitizer must be told when the stack changes under it; these are
+// no-ops in other builds. `bottom`/`size` describe the stack being entered.
+void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
+                          std::size_t size);
+void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
+                           std::size_t* old_size);
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_FIBER_H_

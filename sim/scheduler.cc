@@ -1,0 +1,414 @@
+#include "sim/scheduler.h"
+
+#include <cstdio>
+#include <exception>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+
+namespace stackcheck::sim {
+namespace {
+
+// Incremental 64-bit FNV-1a over the event's fields, a word at a time, so two
+// traces hash equal exactly when their field values are equal.
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+
+inline std::uint64_t Mix(std::uint64_t h, std::uint64_t word) {
+  return (h ^ word) * kFnvPrime;
+}
+
+inline std::uint64_t DigestEvent(std::uint64_t h, const Event& e) {
+  h = Mix(h, e.time_ns);
+  h = Mix(h, static_cast<std::uint64_t>(e.actor) << 8 |
+                 static_cast<std::uint64_t>(e.kind));
+  h = Mix(h, static_cast<std::uint64_t>(e.a) << 32 | e.b);
+  h = Mix(h, static_cast<std::uint64_t>(e.c) << 32 | e.d);
+  h = Mix(h, e.x);
+  return Mix(h, e.y);
+}
+
+}  // namespace
+
+Scheduler::Scheduler() : stacks_(kFiberStackBytes) {}
+
+Scheduler::~Scheduler() {
+  // A Scheduler destroyed between executions holds no live fiber; make sure
+  // of it so no fiber outlives its stack pool.
+  if (actor_count_ > 0) Teardown();
+}
+
+void Scheduler::BeginExecution(Strategy* strategy) {
+  strategy_ = strategy;
+  for (std::size_t i = 0; i < actor_count_; ++i) actors_[i].body = nullptr;
+  actor_count_ = 0;
+  host_threads_ = 0;
+  callback_workers_ = 0;
+  mutexes_.clear();
+  trace_.clear();
+  choices_.clear();
+  violation_.reset();
+  digest_ = kFnvOffset;
+  steps_ = 0;
+  now_ = 0;
+  ++generation_;
+  current_ = kMainContext;
+  switcher_ = kMainContext;
+  acting_ = kNoActor;
+  last_chosen_ = kNoActor;
+  stopped_ = false;
+  tearing_down_ = false;
+  process_exited_ = false;
+  exit_status_ = 0;
+  for (auto& m : monitors_) m->Reset();
+}
+
+Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
+  if (actor_count_ == actors_.size()) actors_.emplace_back();
+  Actor& a = actors_[actor_count_++];
+  a.kind = kind;
+  a.state = ActorState::kRunnable;
+  a.wait = WaitReason{};
+  a.next = Footprint{};
+  a.stack_bottom = nullptr;
+  a.stack_size = 0;
+  return a;
+}
+
+ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
+                              const WaitReason& start_when) {
+  Actor& a = NewActor(kind);
+  const auto id = static_cast<ActorId>(actor_count_ - 1);
+  a.name.clear();
+  switch (kind) {
+    case ActorKind::kHostThread:
+      a.index = host_threads_++;
+      absl::StrAppend(&a.name, "T", a.index);
+      break;
+    case ActorKind::kCallbackThread:
+      a.index = 0;
+      a.name = "callback";
+      break;
+    case ActorKind::kCallbackWorker:
+      a.index = callback_workers_++;
+      absl::StrAppend(&a.name, "callback", a.index);
+      break;
+    case ActorKind::kGpuStream:
+      break;  // not a fiber
+  }
+  a.body = std::move(body);
+  // Its first step starts the thread: it touches only its own life.
+  a.next = Touches(ObjectId(ObjectKind::kThread, id), true);
+  a.cont = boost::context::fiber(
+      std::allocator_arg, PooledStack(&stacks_),
+      [this, id](boost::context::fiber&& caller) {
+        FiberEntry(id, std::move(caller));
+        return FiberExit(id);
+      });
+  if (start_when.kind != WaitKind::kNone) {
+    a.state = ActorState::kBlocked;
+    a.wait = start_when;
+  }
+  const auto& stack = stacks_.last_allocated();
+  a.stack_bottom = static_cast<const char*>(stack.sp) - stack.size;
+  a.stack_size = stack.size;
+  return id;
+}
+
+ActorId Scheduler::AddGpuActor(std::uint32_t stream) {
+  Actor& a = NewActor(ActorKind::kGpuStream);
+  a.index = stream;
+  a.name.clear();
+  absl::StrAppend(&a.name, "gpu:s", stream);
+  return static_cast<ActorId>(actor_count_ - 1);
+}
+
+absl::string_view Scheduler::ActorName(ActorId actor) const {
+  if (actor >= actor_count_) return "?";
+  return actors_[actor].name;
+}
+
+absl::string_view Scheduler::MutexName(std::uint32_t mutex) const {
+  if (mutex >= mutexes_.size()) return "?";
+  return mutexes_[mutex].name;
+}
+
+std::uint32_t Scheduler::NewMutex(absl::string_view name) {
+  mutexes_.emplace_back();
+  mutexes_.back().name.assign(name.data(), name.size());
+  return static_cast<std::uint32_t>(mutexes_.size() - 1);
+}
+
+void Scheduler::LogAs(ActorId actor, EventKind kind, std::uint32_t a,
+                      std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                      std::uint64_t x, std::uint64_t y) {
+  if (stopped_ || tearing_down_) return;
+  trace_.push_back(Event{now_, actor, kind, a, b, c, d, x, y});
+  digest_ = DigestEvent(digest_, trace_.back());
+  for (auto& monitor : monitors_) {
+    std::optional<Violation> v = monitor->OnEvent(trace_, *this);
+    if (v.has_value()) {
+      v->event_index = trace_.size() - 1;
+      violation_ = std::move(v);
+      stopped_ = true;
+      return;
+    }
+  }
+}
+
+void Scheduler::ReportViolation(std::string property, std::string message) {
+  if (violation_.has_value()) return;
+  violation_ = Violation{std::move(property), std::move(message),
+                         trace_.empty() ? 0 : trace_.size() - 1};
+  stopped_ = true;
+}
+
+void Scheduler::QuiescenceMonitors(bool all_finished) {
+  for (auto& monitor : monitors_) {
+    if (violation_.has_value()) return;
+    std::optional<Violation> v =
+        monitor->OnQuiescence(trace_, *this, all_finished);
+    if (v.has_value()) {
+      v->event_index = trace_.empty() ? 0 : trace_.size() - 1;
+      violation_ = std::move(v);
+    }
+  }
+}
+
+bool Scheduler::Ready(ActorId id, Footprint* next) {
+  Actor& a = actors_[id];
+  switch (a.state) {
+    case ActorState::kFinished:
+      return false;
+    case ActorState::kRunnable:
+      if (a.kind == ActorKind::kGpuStream) {
+        return gpu_->StreamStepReady(a.index, next);
+      }
+      *next = a.next;
+      return true;
+    case ActorState::kBlocked:
+      break;
+  }
+  switch (a.wait.kind) {
+    case WaitKind::kNone:
+      *next = a.next;
+      return true;
+    case WaitKind::kMutex:
+      *next = a.next;
+      return mutexes_[a.wait.object].owner == kNoActor;
+    case WaitKind::kJoin:
+      *next = a.next;
+      return actors_[a.wait.object].state == ActorState::kFinished;
+    case WaitKind::kCallbackWork:
+      return gpu_->CallbackWorkReady(next);
+    case WaitKind::kStreamIdle:
+    case WaitKind::kAllStreamsIdle:
+    case WaitKind::kEvent:
+      *next = a.next;
+      return gpu_->WaitSatisfied(a.wait);
+  }
+  return false;
+}
+
+ActorId Scheduler::Choose() {
+  for (;;) {
+    if (stopped_) return kMainContext;
+    if (steps_ >= step_bound_) {
+      ReportViolation("progress",
+                      absl::StrFormat("no end after %d scheduling steps: "
+                                      "livelock, spinning or unbounded work",
+                                      step_bound_));
+      return kMainContext;
+    }
+    ++steps_;
+    candidates_.clear();
+    int current_index = -1;
+    for (ActorId id = 0; id < actor_count_; ++id) {
+      Footprint next;
+      if (!Ready(id, &next)) continue;
+      if (id == last_chosen_) current_index = static_cast<int>(candidates_.size());
+      candidates_.push_back(Candidate{id, next});
+    }
+    if (candidates_.empty()) {
+      OnStuck();
+      return kMainContext;
+    }
+    std::size_t pick = 0;
+    if (candidates_.size() > 1) {
+      pick = strategy_->NextActor(SchedulingPoint{candidates_, current_index});
+      if (pick >= candidates_.size()) {
+        ReportViolation("invalid-schedule",
+                        absl::StrFormat("the strategy chose candidate %d of %d",
+                                        pick, candidates_.size()));
+        return kMainContext;
+      }
+      choices_.push_back(pick);
+    }
+    const ActorId id = candidates_[pick].actor;
+    last_chosen_ = id;
+    Actor& a = actors_[id];
+    if (a.state == ActorState::kBlocked) {
+      a.state = ActorState::kRunnable;
+      a.wait = WaitReason{};
+    }
+    if (a.kind != ActorKind::kGpuStream) return id;
+    const ActorId saved = acting_;
+    acting_ = id;
+    gpu_->StreamStep(a.index);
+    acting_ = saved;
+  }
+}
+
+void Scheduler::OnStuck() {
+  bool someone_waits = false;
+  for (ActorId id = 0; id < actor_count_; ++id) {
+    const Actor& a = actors_[id];
+    if (a.state == ActorState::kBlocked && a.wait.kind != WaitKind::kCallbackWork) {
+      someone_waits = true;
+      break;
+    }
+  }
+  if (someone_waits) {
+    ReportViolation("no-deadlock", DescribeDeadlock());
+  } else {
+    QuiescenceMonitors(/*all_finished=*/true);
+  }
+  stopped_ = true;
+}
+
+void Scheduler::Point(Footprint next, PointKind kind) {
+  if (tearing_down_) {
+    if (kind == PointKind::kMayUnwind && std::uncaught_exceptions() == 0) {
+      throw ExecutionAbandoned{};
+    }
+    return;
+  }
+  if (current_ == kMainContext) return;  // called outside any execution
+  Actor& a = actors_[current_];
+  a.next = next;
+  a.state = ActorState::kRunnable;
+  Reschedule(kind);
+}
+
+void Scheduler::Block(const WaitReason& reason, Footprint next) {
+  if (tearing_down_) {
+    if (std::uncaught_exceptions() == 0) throw ExecutionAbandoned{};
+    return;
+  }
+  if (current_ == kMainContext) {
+    std::fprintf(stderr,
+                 "stackcheck: a simulated Device/Host call blocked outside "
+                 "Simulator::Run\n");
+    std::abort();
+  }
+  Actor& a = actors_[current_];
+  a.state = ActorState::kBlocked;
+  a.wait = reason;
+  a.next = next;
+  Reschedule(PointKind::kMayUnwind);
+}
+
+void Scheduler::Reschedule(PointKind kind) {
+  const ActorId next = Choose();
+  if (next == current_) return;
+  SwitchTo(next);
+  // Resumed: either chosen, or being unwound at teardown.
+  if (tearing_down_ && kind == PointKind::kMayUnwind &&
+      std::uncaught_exceptions() == 0) {
+    throw ExecutionAbandoned{};
+  }
+}
+
+void Scheduler::EndProcess(int status) {
+  if (!tearing_down_ && !stopped_) {
+    process_exited_ = true;
+    exit_status_ = status;
+    Log(EventKind::kProcessExit, 0, 0, 0, 0, static_cast<std::uint64_t>(status));
+    QuiescenceMonitors(/*all_finished=*/true);
+  }
+  stopped_ = true;
+  if (!tearing_down_) SwitchTo(kMainContext);
+  // Only teardown resumes a fiber that ended the process.
+  if (std::uncaught_exceptions() == 0) throw ExecutionAbandoned{};
+  std::fprintf(stderr, "stackcheck: process exit while unwinding a fiber\n");
+  std::terminate();
+}
+
+void Scheduler::SwitchTo(ActorId to) {
+  switcher_ = current_;
+  current_ = to;
+  acting_ = to;
+  void* fake_stack = nullptr;
+  if (to == kMainContext) {
+    SanitizerStartSwitch(&fake_stack, main_stack_bottom_, main_stack_size_);
+  } else {
+    SanitizerStartSwitch(&fake_stack, actors_[to].stack_bottom,
+                         actors_[to].stack_size);
+  }
+  boost::context::fiber back = std::move(ContinuationOf(to)).resume();
+  SanitizerFinishSwitch(fake_stack, nullptr, nullptr);
+  // Whoever switched here set current_ to us and switcher_ to itself.
+  ContinuationOf(switcher_) = std::move(back);
+}
+
+void Scheduler::FiberEntry(ActorId id, boost::context::fiber&& caller) {
+  const void* from_bottom = nullptr;
+  std::size_t from_size = 0;
+  SanitizerFinishSwitch(nullptr, &from_bottom, &from_size);
+  if (switcher_ == kMainContext) {
+    main_stack_bottom_ = from_bottom;
+    main_stack_size_ = from_size;
+  }
+  ContinuationOf(switcher_) = std::move(caller);
+  if (tearing_down_) return;
+  try {
+    actors_[id].body();
+  } catch (const ExecutionAbandoned&) {
+    // The execution ended while this fiber was suspended; its stack has
+    // unwound and it finishes below.
+  } catch (const std::exception& e) {
+    ReportViolation("no-exception",
+                    absl::StrCat(ActorName(id), " threw: ", e.what()));
+  }
+}
+
+boost::context::fiber Scheduler::FiberExit(ActorId id) {
+  Actor& a = actors_[id];
+  ActorId next = kMainContext;
+  if (!tearing_down_) {
+    acting_ = id;
+    Log(EventKind::kThreadEnd);
+    a.state = ActorState::kFinished;
+    next = Choose();
+  }
+  a.state = ActorState::kFinished;
+  switcher_ = id;
+  current_ = next;
+  acting_ = next;
+  if (next == kMainContext) {
+    SanitizerStartSwitch(nullptr, main_stack_bottom_, main_stack_size_);
+  } else {
+    SanitizerStartSwitch(nullptr, actors_[next].stack_bottom,
+                         actors_[next].stack_size);
+  }
+  return std::move(ContinuationOf(next));
+}
+
+void Scheduler::RunExecution() {
+  const ActorId first = Choose();
+  if (first != kMainContext) SwitchTo(first);
+  Teardown();
+}
+
+void Scheduler::Teardown() {
+  tearing_down_ = true;
+  for (ActorId id = 0; id < actor_count_; ++id) {
+    // Each resumed fiber unwinds and switches back here from FiberExit.
+    while (actors_[id].cont) SwitchTo(id);
+  }
+  tearing_down_ = false;
+  current_ = kMainContext;
+}
+
+}  // namespace stackcheck::sim

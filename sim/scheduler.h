@@ -1,0 +1,292 @@
+// The simulator's engine: actors, scheduling points, the event log and the
+// virtual clock of one execution at a time.
+//
+// All actors run inside the one OS thread that calls RunExecution. Host threads
+// and callbacks are fibers; GPU streams are actors without a stack whose steps
+// (start a kernel, end it, dispatch a callback, complete an event...) the
+// scheduler executes itself, through GpuModel. At every scheduling point the
+// engine builds the set of actors that can move, each with the footprint of
+// its next step, and asks the Strategy which one moves; it switches fibers only
+// when another actor is chosen. An actor that waits records why (WaitReason)
+// and is runnable again once that condition holds, so "nobody can move but
+// somebody waits" is a deadlock, reported with its wait-for cycle.
+//
+// Ending an execution early (process exit, violation, deadlock, step bound)
+// leaves fibers suspended mid-call. Teardown resumes each one and throws
+// ExecutionAbandoned from its scheduling point, so its stack unwinds and every
+// destructor runs: no memory is lost across millions of executions. An Unlock
+// point (called from MutexLock's destructor, which must not throw) returns
+// normally instead, and the fiber is stopped at its next point.
+#ifndef STACKCHECK_SIM_SCHEDULER_H_
+#define STACKCHECK_SIM_SCHEDULER_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <boost/context/fiber.hpp>
+
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "sim/driver_api.h"
+#include "sim/event.h"
+#include "sim/fiber.h"
+#include "sim/monitor.h"
+#include "sim/strategy.h"
+
+namespace stackcheck::sim {
+
+enum class ActorKind : std::uint8_t {
+  kHostThread,      // a thread of the simulated process (T0 is main)
+  kCallbackThread,  // the driver's serial callback thread (SEM-07 default)
+  kCallbackWorker,  // one callback in concurrent/unordered mode
+  kGpuStream,       // the GPU's progress on one stream; no fiber
+};
+
+inline bool IsCallbackContext(ActorKind kind) {
+  return kind == ActorKind::kCallbackThread || kind == ActorKind::kCallbackWorker;
+}
+
+enum class ActorState : std::uint8_t { kRunnable, kBlocked, kFinished };
+
+// What a blocked actor waits for. The device kinds are judged by GpuModel.
+enum class WaitKind : std::uint8_t {
+  kNone,
+  kMutex,           // object: mutex id; until it has no owner
+  kJoin,            // object: actor id; until it finishes
+  kCallbackWork,    // the idle serial callback thread: until a callback is dispatched
+  kStreamIdle,      // object: stream index; until its queue is empty
+  kAllStreamsIdle,  // until every stream of the context is idle
+  kEvent,           // object: event record id; until that record completes
+};
+
+struct WaitReason {
+  WaitKind kind = WaitKind::kNone;
+  std::uint32_t object = 0;
+  DriverApi call = DriverApi::kInit;  // the driver call that waits, if any
+};
+
+// Footprint object kinds: object id = kind << 24 | index (see sim/strategy.h).
+enum class ObjectKind : std::uint32_t {
+  kMutex = 1,
+  kStream = 2,
+  kMemory = 3,        // the device-memory ledger
+  kThread = 4,        // an actor's life (spawn, finish, join)
+  kEvent = 5,
+  kCallbackThread = 6,
+  kContext = 7,       // modules, context lifetime
+  kStreamOrder = 8,   // the set of streams and the legacy barrier between them
+};
+
+inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
+  return static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
+}
+inline Footprint Touches(std::uint32_t object, bool write) {
+  Footprint f;
+  f.accesses[0] = {object, write};
+  f.count = 1;
+  return f;
+}
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
+  Footprint f;
+  f.accesses[0] = {o1, w1};
+  f.accesses[1] = {o2, w2};
+  f.count = 2;
+  return f;
+}
+
+// One edge of the wait-for graph, for deadlock reports.
+struct WaitEdge {
+  ActorId to = kNoActor;
+  std::string text;  // "T0 waits in cuMemFree for gpu:s0 to drain"
+};
+
+// The device model as the scheduler sees it (implemented by SimDevice).
+class GpuModel {
+ public:
+  virtual ~GpuModel() = default;
+  // Can the GPU make progress on `stream` now? If so, *next is the step's
+  // footprint.
+  virtual bool StreamStepReady(std::uint32_t stream, Footprint* next) = 0;
+  virtual void StreamStep(std::uint32_t stream) = 0;
+  // Device wait reasons (kStreamIdle, kAllStreamsIdle, kEvent).
+  virtual bool WaitSatisfied(const WaitReason& reason) = 0;
+  // Has the serial callback thread something to run? *next: its footprint.
+  virtual bool CallbackWorkReady(Footprint* next) = 0;
+  virtual bool sticky_error() const = 0;
+  // Wait-for edges leaving a fiber blocked in a device wait, or a GPU actor
+  // that cannot move.
+  virtual void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
+                               std::vector<WaitEdge>* out) = 0;
+  virtual void StreamWaitEdges(std::uint32_t stream,
+                               std::vector<WaitEdge>* out) = 0;
+};
+
+// Thrown from a scheduling point to unwind a fiber whose execution is over.
+// Never catch it in simulated code.
+struct ExecutionAbandoned {};
+
+// Whether a scheduling point may unwind its fiber at teardown.
+enum class PointKind : std::uint8_t {
+  kMayUnwind,  // every point, except:
+  kNoThrow,    // points reachable from destructors (Mutex::Unlock)
+};
+
+class Scheduler final : public SimView {
+ public:
+  Scheduler();
+  ~Scheduler() override;
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  void set_gpu(GpuModel* gpu) { gpu_ = gpu; }
+  void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
+  void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
+    monitors_ = std::move(monitors);
+  }
+
+  // --- one execution, driven from the OS thread ---
+  // Clears all per-execution state (keeps buffers) and resets the monitors.
+  void BeginExecution(Strategy* strategy);
+  // Runs actors until the execution ends, then unwinds every fiber left.
+  void RunExecution();
+
+  // --- actors ---
+  // A fiber actor; with `start_when`, it is created blocked and starts once
+  // that holds (the idle callback thread).
+  ActorId SpawnFiber(ActorKind kind, std::function<void()> body,
+                     const WaitReason& start_when = WaitReason{});
+  ActorId AddGpuActor(std::uint32_t stream);
+  ActorId current() const { return current_; }
+  ActorKind kind(ActorId actor) const { return actors_[actor].kind; }
+  ActorState state(ActorId actor) const { return actors_[actor].state; }
+  std::size_t actor_count() const { return actor_count_; }
+
+  // --- scheduling points, called on the acting fiber ---
+  // The current actor's next step touches `next`; lets the strategy choose.
+  void Point(Footprint next, PointKind kind = PointKind::kMayUnwind);
+  // The current actor cannot continue until `reason` holds. Returns once it
+  // holds and the actor has been chosen (callers re-check in a loop).
+  void Block(const WaitReason& reason, Footprint next);
+  // The simulated process ends (after exit handlers ran): no actor moves again.
+  [[noreturn]] void EndProcess(int status);
+  bool tearing_down() const { return tearing_down_; }
+
+  // --- mutexes (the host model's, kept here for the wait-for graph) ---
+  std::uint32_t NewMutex(absl::string_view name);
+  ActorId mutex_owner(std::uint32_t mutex) const { return mutexes_[mutex].owner; }
+  void set_mutex_owner(std::uint32_t mutex, ActorId owner) {
+    mutexes_[mutex].owner = owner;
+  }
+  std::uint64_t generation() const { return generation_; }
+
+  // --- events and time ---
+  // Appends an event by the actor taking the current step.
+  void Log(EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
+           std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0,
+           std::uint64_t y = 0) {
+    LogAs(acting_, kind, a, b, c, d, x, y);
+  }
+  void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0,
+             std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
+             std::uint64_t x = 0, std::uint64_t y = 0);
+  std::uint64_t now() const { return now_; }
+  void AdvanceTo(std::uint64_t t) {
+    if (t > now_) now_ = t;
+  }
+  // Stops the execution (the first violation wins).
+  void ReportViolation(std::string property, std::string message);
+
+  // --- results of the last execution ---
+  const std::optional<Violation>& violation() const { return violation_; }
+  const std::vector<Event>& trace() const { return trace_; }
+  const std::vector<std::uint64_t>& choices() const { return choices_; }
+  std::uint64_t digest() const { return digest_; }
+  std::uint64_t steps() const { return steps_; }
+  bool process_exited() const { return process_exited_; }
+  int exit_status() const { return exit_status_; }
+  std::size_t stacks_mapped() const { return stacks_.stacks_mapped(); }
+
+  // SimView
+  bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
+  absl::string_view ActorName(ActorId actor) const override;
+  absl::string_view MutexName(std::uint32_t mutex) const;
+
+ private:
+  struct Actor {
+    ActorKind kind = ActorKind::kHostThread;
+    ActorState state = ActorState::kRunnable;
+    std::uint32_t index = 0;  // thread ordinal, stream index or callback number
+    WaitReason wait;
+    Footprint next;
+    boost::context::fiber cont;  // where the fiber resumes, when suspended
+    std::function<void()> body;
+    std::string name;
+    const void* stack_bottom = nullptr;
+    std::size_t stack_size = 0;
+  };
+  struct MutexState {
+    std::string name;
+    ActorId owner = kNoActor;
+  };
+  static constexpr ActorId kMainContext = kNoActor;
+
+  Actor& NewActor(ActorKind kind);
+  // Picks the next fiber actor to run (executing GPU steps on the way), or
+  // kMainContext when the execution is over.
+  ActorId Choose();
+  bool Ready(ActorId id, Footprint* next);
+  void OnStuck();
+  void Reschedule(PointKind kind);
+  void SwitchTo(ActorId to);
+  boost::context::fiber& ContinuationOf(ActorId actor) {
+    return actor == kMainContext ? main_cont_ : actors_[actor].cont;
+  }
+  void FiberEntry(ActorId id, boost::context::fiber&& caller);
+  boost::context::fiber FiberExit(ActorId id);
+  void Teardown();
+  void QuiescenceMonitors(bool all_finished);
+  // Wait-for graph (wait_for.cc).
+  void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
+  std::string DescribeDeadlock();
+
+  GpuModel* gpu_ = nullptr;
+  Strategy* strategy_ = nullptr;
+  std::vector<std::unique_ptr<Monitor>> monitors_;
+  std::uint64_t step_bound_ = 100000;
+  StackPool stacks_;
+
+  // Per execution; vectors keep their capacity between executions.
+  std::vector<Actor> actors_;  // slots reused; actor_count_ live ones
+  std::size_t actor_count_ = 0;
+  std::uint32_t host_threads_ = 0;
+  std::uint32_t callback_workers_ = 0;
+  std::vector<MutexState> mutexes_;
+  std::vector<Candidate> candidates_;
+  std::vector<Event> trace_;
+  std::vector<std::uint64_t> choices_;
+  std::optional<Violation> violation_;
+  std::uint64_t digest_ = 0;
+  std::uint64_t steps_ = 0;
+  std::uint64_t now_ = 0;
+  std::uint64_t generation_ = 0;
+  ActorId current_ = kMainContext;   // the fiber running (or main)
+  ActorId switcher_ = kMainContext;  // who switched to current_
+  ActorId acting_ = kNoActor;        // who takes the step being executed
+  ActorId last_chosen_ = kNoActor;
+  bool stopped_ = false;
+  bool tearing_down_ = false;
+  bool process_exited_ = false;
+  int exit_status_ = 0;
+
+  boost::context::fiber main_cont_;
+  const void* main_stack_bottom_ = nullptr;
+  std::size_t main_stack_size_ = 0;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_SCHEDULER_H_

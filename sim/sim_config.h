@@ -1,0 +1,35 @@
+// The simulator's modes (where cuda-semantics.md says "may") and the device's
+// parameters. One value configures a Simulator; it may change between
+// executions.
+#ifndef STACKCHECK_SIM_SIM_CONFIG_H_
+#define STACKCHECK_SIM_SIM_CONFIG_H_
+
+#include <cstdint>
+
+#include "core/cu_result.h"
+#include "core/scenario.h"
+
+namespace stackcheck::sim {
+
+struct SimConfig {
+  std::uint64_t device_capacity = 1024 * kMiB;
+  // cuMemAlloc sizes round up to this (SEM-12); 0 or 1 = no rounding.
+  std::uint64_t alloc_granularity = 2 * kMiB;
+  // SEM-11: cuMemFree waits until every stream is idle (observed on H200), or
+  // frees at once (what the documentation also allows).
+  bool free_waits_for_streams = true;
+  // SEM-07: one driver thread runs every callback and host function in
+  // dispatch order (observed), or each runs on its own, concurrently.
+  bool serial_callback_thread = true;
+  // SEM-04: the sticky error a trapping kernel leaves.
+  CuResult trap_code = CuResult::kLaunchFailed;
+  // Fault plan: the k-th (1-based) cuMemAlloc fails with OUT_OF_MEMORY; 0 = never.
+  std::uint32_t alloc_failure_at_call = 0;
+  // Progress: an execution longer than this many scheduling steps is reported
+  // as a "progress" violation (livelock, spinning).
+  std::uint64_t step_bound = 100000;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_SIM_CONFIG_H_

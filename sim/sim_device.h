@@ -1,0 +1,184 @@
+// core/device.h as a deterministic fake GPU: the CUDA semantics SEM-01..16 of
+// cuda-semantics.md.
+//
+// Each stream is a FIFO of operations (kernels, callbacks, host functions,
+// event records, stream waits, stream-ordered frees) and a GPU actor of the
+// scheduler: its steps start and end kernels, hand callbacks to the callback
+// thread, complete records and frees. Host calls are scheduling points; calls
+// that wait (synchronise, cuMemFree in its waiting mode, cuCtxDestroy) block
+// their fiber with a wait reason the deadlock report can follow.
+//
+// Device addresses are never reused within an execution, so a stale pointer is
+// always recognisable. Allocation sizes round up to the configured granularity.
+#ifndef STACKCHECK_SIM_SIM_DEVICE_H_
+#define STACKCHECK_SIM_SIM_DEVICE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "core/device.h"
+#include "sim/driver_api.h"
+#include "sim/scheduler.h"
+#include "sim/sim_config.h"
+
+namespace stackcheck::sim {
+
+class SimDevice final : public Device, public GpuModel {
+ public:
+  explicit SimDevice(Scheduler* scheduler) : scheduler_(scheduler) {}
+
+  void set_config(const SimConfig& config) { config_ = config; }
+  // Resets the device and creates its actors: the serial callback thread (if
+  // that mode is on) and the legacy stream's GPU actor.
+  void BeginExecution();
+
+  CuResult sticky() const { return sticky_; }
+  std::uint64_t live_bytes() const { return live_bytes_; }
+
+  // Device
+  CuResult Init() override;
+  CuResult CtxCreate() override;
+  CuResult CtxDestroy() override;
+  CuResult CtxSynchronize() override;
+  CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
+  CuResult MemFree(DevicePtr ptr) override;
+  CuResult MemGetInfo(MemInfo* info) override;
+  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
+                         StreamHandle stream) override;
+  CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
+  CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
+  CuResult ModuleUnload(ModuleHandle module) override;
+  CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
+                             absl::string_view name) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
+                        const KernelArgs& args, StreamHandle stream) override;
+  CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
+  CuResult StreamDestroy(StreamHandle stream) override;
+  CuResult StreamSynchronize(StreamHandle stream) override;
+  CuResult StreamQuery(StreamHandle stream) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
+                             void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
+                          void* user_data) override;
+  CuResult EventCreate(EventHandle* event) override;
+  CuResult EventDestroy(EventHandle event) override;
+  CuResult EventRecord(EventHandle event, StreamHandle stream) override;
+  CuResult EventQuery(EventHandle event) override;
+  CuResult EventSynchronize(EventHandle event) override;
+  CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
+
+  // GpuModel
+  bool StreamStepReady(std::uint32_t stream, Footprint* next) override;
+  void StreamStep(std::uint32_t stream) override;
+  bool WaitSatisfied(const WaitReason& reason) override;
+  bool CallbackWorkReady(Footprint* next) override;
+  bool sticky_error() const override { return sticky_ != CuResult::kSuccess; }
+  void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
+                       std::vector<WaitEdge>* out) override;
+  void StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out) override;
+
+ private:
+  enum class OpKind : std::uint8_t {
+    kKernel, kCallback, kHostFn, kEventRecord, kWaitEvent, kAsyncFree,
+  };
+  enum class Phase : std::uint8_t {
+    kQueued,
+    kStarted,     // a kernel running; a callback handed to its thread
+    kRunning,     // a callback or host function executing on its thread
+  };
+  struct Op {
+    OpKind kind = OpKind::kKernel;
+    Phase phase = Phase::kQueued;
+    std::uint64_t seq = 0;   // global enqueue order (legacy barrier)
+    std::uint32_t id = 0;    // kernel / callback / host-fn id; record id
+    std::uint32_t event = 0; // kEventRecord: the event's index
+    std::uint32_t slots = 0; // kernel: warp slots
+    std::uint64_t start_ns = 0;
+    KernelArgs args;
+    StreamCallbackFn callback = nullptr;
+    HostFn host_fn = nullptr;
+    void* user_data = nullptr;
+    DevicePtr ptr = 0;       // kAsyncFree
+    ActorId runner = kNoActor;  // the callback's actor once handed over
+  };
+  struct Stream {
+    bool live = false;
+    bool legacy = false;
+    bool blocking = true;
+    ActorId actor = kNoActor;
+    std::vector<Op> ops;  // ops[head..] are pending; the rest is reusable
+    std::size_t head = 0;
+    bool empty() const { return head == ops.size(); }
+    Op& front() { return ops[head]; }
+    void pop() {
+      if (++head == ops.size()) ops.clear(), head = 0;
+    }
+  };
+  struct Block {
+    std::uint64_t bytes = 0;    // requested
+    std::uint64_t charged = 0;  // rounded to the granularity
+    bool async = false;         // cuMemAllocAsync: frees never synchronise
+    bool free_pending = false;  // a cuMemFreeAsync is queued
+  };
+  struct EventState {
+    bool live = false;
+    std::uint32_t record = 0;  // latest record id, 0 = never recorded
+  };
+  struct PendingCallback {
+    std::uint32_t stream;
+    std::uint64_t seq;
+  };
+  enum class Context : std::uint8_t { kNone, kLive, kDestroying, kDestroyed };
+  class Call;
+
+  // Checks, in the driver's order, whether a call may proceed.
+  CuResult Admit(DriverApi api, bool needs_context) const;
+  bool ValidStream(StreamHandle stream) const;
+  bool ValidEvent(EventHandle event) const;
+  Footprint EnqueueFootprint(std::uint32_t stream) const;
+  Op& Enqueue(std::uint32_t stream, OpKind kind);
+  bool BarrierClear(std::uint32_t stream, std::uint64_t seq) const;
+  bool AllIdle() const;
+  void WaitUntil(const Call& call, const WaitReason& reason, Footprint step);
+  void Poison(CuResult code);
+  void EndKernel(std::uint32_t stream);
+  void Dispatch(std::uint32_t stream);
+  void CallbackThreadBody();
+  void RunCallback(std::uint32_t stream, std::uint64_t seq);
+  std::uint32_t NewStream(bool legacy, bool blocking);
+  std::uint64_t Charge(std::uint64_t bytes) const;
+  CuResult Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async);
+  void ReleaseBlock(DevicePtr ptr);
+
+  Scheduler* const scheduler_;
+  SimConfig config_;
+
+  bool initialized_ = false;
+  Context context_ = Context::kNone;
+  ActorId destroyer_ = kNoActor;
+  CuResult sticky_ = CuResult::kSuccess;
+  std::vector<Stream> streams_;  // [0] is the legacy stream; slots reused
+  std::size_t stream_count_ = 0;
+  bool extra_blocking_streams_ = false;
+  std::vector<EventState> events_;
+  std::vector<std::uint8_t> record_done_;  // by record id
+  absl::flat_hash_map<DevicePtr, Block> blocks_;
+  absl::flat_hash_set<DevicePtr> stale_;  // blocks of a destroyed context
+  std::uint64_t live_bytes_ = 0;
+  DevicePtr next_address_ = 0;
+  std::uint32_t alloc_calls_ = 0;
+  std::uint32_t modules_loaded_ = 0;  // bit i: module handle i+1 loaded
+  std::uint32_t next_module_ = 0;
+  std::uint32_t next_kernel_ = 0;
+  std::uint32_t next_callback_ = 0;
+  std::uint64_t next_seq_ = 0;
+  ActorId callback_thread_ = kNoActor;
+  std::vector<PendingCallback> callback_queue_;  // serial mode
+  std::size_t callback_head_ = 0;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_SIM_DEVICE_H_

@@ -1,0 +1,329 @@
+// The GPU side of SimDevice: what each stream's actor can do next, the steps
+// themselves (SEM-01 FIFO order, SEM-02 legacy barrier, SEM-04 kernel
+// lifetime, SEM-06 poisoning, SEM-07/08 callbacks), and the wait-for edges a
+// deadlock report follows through streams and the callback thread.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "sim/sim_device.h"
+
+namespace stackcheck::sim {
+
+bool SimDevice::BarrierClear(std::uint32_t stream, std::uint64_t seq) const {
+  const Stream& s = streams_[stream];
+  if (!s.blocking) return true;
+  if (s.legacy) {
+    // Legacy work waits for all earlier work in every blocking stream.
+    for (std::size_t i = 1; i < stream_count_; ++i) {
+      const Stream& t = streams_[i];
+      if (t.blocking && !t.empty() && t.ops[t.head].seq < seq) return false;
+    }
+    return true;
+  }
+  // Blocking-stream work waits for earlier legacy work.
+  const Stream& legacy = streams_[0];
+  return legacy.empty() || legacy.ops[legacy.head].seq > seq;
+}
+
+bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
+  Stream& s = streams_[stream];
+  if (s.empty()) return false;
+  const Op& op = s.front();
+  const std::uint32_t obj = ObjectId(ObjectKind::kStream, stream);
+  const bool ordered = extra_blocking_streams_ && s.blocking;
+  switch (op.kind) {
+    case OpKind::kKernel:
+      if (op.phase == Phase::kQueued && !BarrierClear(stream, op.seq)) return false;
+      // A trapping kernel's end poisons the whole context.
+      if (ordered || (op.phase == Phase::kStarted && op.args.action == KernelAction::kTrap)) {
+        *next = Footprint::Global();
+      } else {
+        *next = Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
+      }
+      return true;
+    case OpKind::kCallback:
+    case OpKind::kHostFn:
+      // Once handed to its thread, the stream waits for the callback (SEM-08).
+      if (op.phase != Phase::kQueued || !BarrierClear(stream, op.seq)) return false;
+      *next = ordered ? Footprint::Global()
+                      : Touches(obj, true, ObjectId(ObjectKind::kCallbackThread, 0), true);
+      return true;
+    case OpKind::kEventRecord:
+      if (!BarrierClear(stream, op.seq)) return false;
+      *next = ordered ? Footprint::Global()
+                      : Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), true);
+      return true;
+    case OpKind::kWaitEvent:
+      if (!BarrierClear(stream, op.seq) || !record_done_[op.id]) return false;
+      *next = ordered ? Footprint::Global() : Touches(obj, true);
+      return true;
+    case OpKind::kAsyncFree:
+      if (!BarrierClear(stream, op.seq)) return false;
+      *next = ordered ? Footprint::Global()
+                      : Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
+      return true;
+  }
+  return false;
+}
+
+void SimDevice::StreamStep(std::uint32_t stream) {
+  Stream& s = streams_[stream];
+  Op& op = s.front();
+  switch (op.kind) {
+    case OpKind::kKernel:
+      if (op.phase == Phase::kQueued) {
+        // From here until its end the kernel's warps use their stack slots.
+        op.phase = Phase::kStarted;
+        op.start_ns = scheduler_->now();
+        scheduler_->Log(EventKind::kKernelStart, op.id, stream, op.args.region_tag,
+                        op.slots, op.args.stacks, op.args.stack_size_per_warp);
+      } else {
+        EndKernel(stream);
+      }
+      return;
+    case OpKind::kCallback:
+    case OpKind::kHostFn:
+      Dispatch(stream);
+      return;
+    case OpKind::kEventRecord: {
+      record_done_[op.id] = 1;
+      const std::uint32_t event = op.event;
+      s.pop();
+      scheduler_->Log(EventKind::kEventComplete, event, stream);
+      return;
+    }
+    case OpKind::kWaitEvent:
+      s.pop();
+      return;
+    case OpKind::kAsyncFree: {
+      const DevicePtr ptr = op.ptr;
+      s.pop();
+      auto it = blocks_.find(ptr);
+      if (it == blocks_.end()) return;  // the context was destroyed meanwhile
+      const std::uint64_t bytes = it->second.bytes;
+      ReleaseBlock(ptr);
+      scheduler_->Log(EventKind::kAsyncFreeComplete, 0, 0, 0, 0, ptr, bytes);
+      return;
+    }
+  }
+}
+
+void SimDevice::EndKernel(std::uint32_t stream) {
+  Stream& s = streams_[stream];
+  const Op op = s.front();
+  s.pop();
+  // SEM-04: the end comes no earlier than start + duration (virtual time).
+  scheduler_->AdvanceTo(op.start_ns + op.args.duration_ns);
+  CuResult result = CuResult::kSuccess;
+  if (op.args.action == KernelAction::kTrap) {
+    result = config_.trap_code;
+  } else if (sticky_ != CuResult::kSuccess) {
+    result = sticky_;  // ran on in a context another kernel poisoned
+  }
+  scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag,
+                  op.slots, static_cast<std::uint64_t>(result));
+  if (op.args.action == KernelAction::kTrap) Poison(config_.trap_code);
+}
+
+void SimDevice::Poison(CuResult code) {
+  if (sticky_ != CuResult::kSuccess) return;  // absorbing: the first error stays
+  sticky_ = code;
+  scheduler_->Log(EventKind::kStickyError, 0, 0, 0, 0, static_cast<std::uint64_t>(code));
+  // SEM-06, on every stream: callbacks not yet run stay (they will run with the
+  // error status), device work ahead of them is dropped, host functions not
+  // yet started are dropped. Kernels already running finish.
+  for (std::uint32_t i = 0; i < stream_count_; ++i) {
+    Stream& s = streams_[i];
+    std::size_t keep = s.head;
+    for (std::size_t j = s.head; j < s.ops.size(); ++j) {
+      Op& op = s.ops[j];
+      bool kept = false;
+      switch (op.kind) {
+        case OpKind::kKernel:
+          kept = op.phase != Phase::kQueued;
+          if (!kept) scheduler_->Log(EventKind::kKernelDropped, op.id, i, op.args.region_tag, op.slots);
+          break;
+        case OpKind::kCallback:
+          kept = true;
+          break;
+        case OpKind::kHostFn:
+          kept = op.phase == Phase::kRunning;
+          if (!kept) scheduler_->Log(EventKind::kHostFnDropped, i, op.id);
+          break;
+        case OpKind::kEventRecord:
+          record_done_[op.id] = 1;  // nothing will ever complete it otherwise
+          break;
+        case OpKind::kWaitEvent:
+        case OpKind::kAsyncFree:
+          break;  // dropped: the block is never freed (SEM-05)
+      }
+      if (kept) s.ops[keep++] = op;
+    }
+    s.ops.resize(keep);
+    if (s.head == s.ops.size()) s.ops.clear(), s.head = 0;
+  }
+  // The serial callback thread forgets host functions it had not started.
+  std::size_t keep = callback_head_;
+  for (std::size_t j = callback_head_; j < callback_queue_.size(); ++j) {
+    const PendingCallback& p = callback_queue_[j];
+    const Stream& s = streams_[p.stream];
+    if (!s.empty() && s.ops[s.head].seq == p.seq) callback_queue_[keep++] = p;
+  }
+  callback_queue_.resize(keep);
+}
+
+void SimDevice::Dispatch(std::uint32_t stream) {
+  Op& op = streams_[stream].front();
+  op.phase = Phase::kStarted;
+  const std::uint64_t seq = op.seq;
+  if (config_.serial_callback_thread) {
+    op.runner = callback_thread_;
+    callback_queue_.push_back(PendingCallback{stream, seq});
+  } else {
+    // Concurrent mode: each callback on a thread of its own, unordered.
+    op.runner = scheduler_->SpawnFiber(
+        ActorKind::kCallbackWorker, [this, stream, seq] { RunCallback(stream, seq); });
+  }
+}
+
+void SimDevice::CallbackThreadBody() {
+  // Created blocked on kCallbackWork: the first resume has work.
+  for (;;) {
+    while (callback_head_ == callback_queue_.size()) {
+      scheduler_->Block(WaitReason{WaitKind::kCallbackWork}, Footprint{});
+    }
+    const PendingCallback p = callback_queue_[callback_head_++];
+    if (callback_head_ == callback_queue_.size()) {
+      callback_queue_.clear();
+      callback_head_ = 0;
+    }
+    RunCallback(p.stream, p.seq);
+  }
+}
+
+void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
+  {
+    Stream& s = streams_[stream];
+    // Dropped after dispatch (a host function when the context was poisoned).
+    if (s.empty() || s.front().seq != seq) return;
+  }
+  Op& front = streams_[stream].front();
+  front.phase = Phase::kRunning;
+  const Op op = front;  // the stream's vector may grow while it runs
+  const Footprint step =
+      Touches(ObjectId(ObjectKind::kStream, stream), true,
+              ObjectId(ObjectKind::kCallbackThread, 0), true);
+  if (op.kind == OpKind::kCallback) {
+    // SEM-06: a poisoned context hands its error to every callback.
+    const CuResult status = sticky_;
+    scheduler_->Log(EventKind::kCallbackStart, stream, op.id, 0, 0,
+                    static_cast<std::uint64_t>(status));
+    op.callback(static_cast<StreamHandle>(stream), status, op.user_data);
+    scheduler_->Point(step);
+    scheduler_->Log(EventKind::kCallbackEnd, stream, op.id);
+  } else {
+    scheduler_->Log(EventKind::kHostFnStart, stream, op.id);
+    op.host_fn(op.user_data);
+    scheduler_->Point(step);
+    scheduler_->Log(EventKind::kHostFnEnd, stream, op.id);
+  }
+  // SEM-08: only now may later work in the stream start.
+  streams_[stream].pop();
+}
+
+bool SimDevice::CallbackWorkReady(Footprint* next) {
+  if (callback_head_ == callback_queue_.size()) return false;
+  *next = Touches(ObjectId(ObjectKind::kStream, callback_queue_[callback_head_].stream), true,
+                  ObjectId(ObjectKind::kCallbackThread, 0), true);
+  return true;
+}
+
+bool SimDevice::WaitSatisfied(const WaitReason& reason) {
+  switch (reason.kind) {
+    case WaitKind::kStreamIdle:
+      return streams_[reason.object].empty();
+    case WaitKind::kAllStreamsIdle:
+      return AllIdle();
+    case WaitKind::kEvent:
+      return record_done_[reason.object] != 0;
+    default:
+      return true;
+  }
+}
+
+// --- wait-for edges --------------------------------------------------------------
+
+void SimDevice::DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
+                                std::vector<WaitEdge>* out) {
+  const absl::string_view who = scheduler_->ActorName(waiter);
+  const absl::string_view call = DriverApiName(reason.call);
+  switch (reason.kind) {
+    case WaitKind::kStreamIdle:
+      out->push_back(WaitEdge{streams_[reason.object].actor,
+                              absl::StrCat(who, " waits in ", call, " for gpu:s",
+                                           reason.object, " to drain")});
+      return;
+    case WaitKind::kAllStreamsIdle:
+      for (std::uint32_t i = 0; i < stream_count_; ++i) {
+        if (streams_[i].empty()) continue;
+        out->push_back(WaitEdge{streams_[i].actor,
+                                absl::StrCat(who, " waits in ", call,
+                                             " for gpu:s", i, " to drain")});
+      }
+      return;
+    case WaitKind::kEvent:
+      for (std::uint32_t i = 0; i < stream_count_; ++i) {
+        const Stream& s = streams_[i];
+        for (std::size_t j = s.head; j < s.ops.size(); ++j) {
+          if (s.ops[j].kind == OpKind::kEventRecord && s.ops[j].id == reason.object) {
+            out->push_back(WaitEdge{s.actor, absl::StrCat(who, " waits in ", call,
+                                                          " for an event recorded on gpu:s", i)});
+          }
+        }
+      }
+      return;
+    default:
+      return;
+  }
+}
+
+void SimDevice::StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out) {
+  Stream& s = streams_[stream];
+  if (s.empty()) return;
+  const Op& op = s.front();
+  const std::string name = absl::StrCat("gpu:s", stream);
+  if ((op.kind == OpKind::kCallback || op.kind == OpKind::kHostFn) &&
+      op.phase != Phase::kQueued) {
+    const char* what = op.kind == OpKind::kCallback ? "callback" : "host function";
+    const absl::string_view runner = scheduler_->ActorName(op.runner);
+    if (op.phase == Phase::kRunning) {
+      out->push_back(WaitEdge{op.runner, absl::StrCat(name, " waits for ", what, " #",
+                                                      op.id, " running on ", runner)});
+    } else {
+      out->push_back(WaitEdge{op.runner, absl::StrCat(name, " waits for ", runner,
+                                                      " to run ", what, " #", op.id)});
+    }
+    return;
+  }
+  if (op.kind == OpKind::kWaitEvent && !record_done_[op.id]) {
+    for (std::uint32_t i = 0; i < stream_count_; ++i) {
+      const Stream& t = streams_[i];
+      for (std::size_t j = t.head; j < t.ops.size(); ++j) {
+        if (t.ops[j].kind == OpKind::kEventRecord && t.ops[j].id == op.id) {
+          out->push_back(WaitEdge{t.actor, absl::StrCat(name, " waits for an event recorded on gpu:s", i)});
+        }
+      }
+    }
+  }
+  if (op.phase == Phase::kQueued && !BarrierClear(stream, op.seq)) {
+    for (std::uint32_t i = 0; i < stream_count_; ++i) {
+      const Stream& t = streams_[i];
+      if (i == stream || !t.blocking || t.empty() || t.ops[t.head].seq > op.seq) continue;
+      if (!s.legacy && !t.legacy) continue;
+      out->push_back(WaitEdge{t.actor, absl::StrCat(name, " waits for gpu:s", i,
+                                                    " (legacy-stream barrier)")});
+    }
+  }
+}
+
+}  // namespace stackcheck::sim

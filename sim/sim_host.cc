@@ -1,0 +1,175 @@
+#include "sim/sim_host.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace stackcheck::sim {
+namespace {
+
+class SimMutex final : public Mutex {
+ public:
+  SimMutex(Scheduler* scheduler, std::uint32_t id)
+      : scheduler_(scheduler), id_(id), generation_(scheduler->generation()) {}
+
+  ~SimMutex() override {
+    if (!Live()) return;
+    scheduler_->Log(EventKind::kMutexDestroy, id_, scheduler_->mutex_owner(id_));
+  }
+
+  void Lock() override {
+    const Footprint step = Touches(object(), true);
+    scheduler_->Point(step);
+    if (!Live()) return;
+    const ActorId self = scheduler_->current();
+    while (scheduler_->mutex_owner(id_) != kNoActor) {
+      // A relock by the owner waits here forever: the deadlock report names it.
+      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
+      scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
+      if (!Live()) return;
+    }
+    scheduler_->set_mutex_owner(id_, self);
+    scheduler_->Log(EventKind::kMutexLock, id_);
+  }
+
+  void Unlock() override {
+    // Reached from MutexLock's destructor: this point must never throw.
+    scheduler_->Point(Touches(object(), true), PointKind::kNoThrow);
+    if (!Live()) return;
+    // Logged with the owner it had, so a monitor sees a non-owner unlock.
+    scheduler_->Log(EventKind::kMutexUnlock, id_, scheduler_->mutex_owner(id_));
+    scheduler_->set_mutex_owner(id_, kNoActor);
+  }
+
+  bool TryLock() override {
+    scheduler_->Point(Touches(object(), true));
+    if (!Live()) return false;
+    if (scheduler_->mutex_owner(id_) != kNoActor) {
+      scheduler_->Log(EventKind::kMutexTryLockFail, id_);
+      return false;
+    }
+    scheduler_->set_mutex_owner(id_, scheduler_->current());
+    scheduler_->Log(EventKind::kMutexLock, id_);
+    return true;
+  }
+
+  ThreadId Owner() const override {
+    if (generation_ != scheduler_->generation()) return kNoThread;
+    return SimHost::ToThreadId(scheduler_->mutex_owner(id_));
+  }
+
+ private:
+  // A mutex outliving its execution (or touched while fibers unwind) is inert.
+  bool Live() const {
+    return generation_ == scheduler_->generation() && !scheduler_->tearing_down();
+  }
+  std::uint32_t object() const { return ObjectId(ObjectKind::kMutex, id_); }
+
+  Scheduler* const scheduler_;
+  const std::uint32_t id_;
+  const std::uint64_t generation_;
+};
+
+}  // namespace
+
+std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
+  const std::uint32_t id = scheduler_->NewMutex(name);
+  scheduler_->Log(EventKind::kMutexCreate, id);
+  return std::make_unique<SimMutex>(scheduler_, id);
+}
+
+ThreadId SimHost::CurrentThread() { return ToThreadId(scheduler_->current()); }
+
+ThreadId SimHost::Spawn(absl::string_view name, std::function<void()> body) {
+  (void)name;  // actors are named by ordinal (T1, T2...) for stable reports
+  const auto child = static_cast<ActorId>(scheduler_->actor_count());
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kThread, child), true));
+  const ActorId parent = scheduler_->current();
+  const ActorId id = scheduler_->SpawnFiber(ActorKind::kHostThread, std::move(body));
+  scheduler_->LogAs(id, EventKind::kThreadStart, parent);
+  return ToThreadId(id);
+}
+
+void SimHost::Join(ThreadId thread) {
+  const ActorId target = ToActor(thread);
+  if (target >= scheduler_->actor_count() ||
+      scheduler_->kind(target) != ActorKind::kHostThread) {
+    scheduler_->ReportViolation(
+        "host-misuse", absl::StrCat(scheduler_->ActorName(scheduler_->current()),
+                                    " joins unknown thread ", thread));
+    scheduler_->Point(Footprint::Global());
+    return;
+  }
+  const Footprint step = Touches(ObjectId(ObjectKind::kThread, target), false);
+  scheduler_->Point(step);
+  while (scheduler_->state(target) != ActorState::kFinished) {
+    scheduler_->Block(WaitReason{WaitKind::kJoin, target}, step);
+  }
+  scheduler_->Log(EventKind::kJoin, target);
+}
+
+void SimHost::SleepFor(absl::Duration d) {
+  const auto ns = static_cast<std::uint64_t>(
+      std::max<std::int64_t>(0, absl::ToInt64Nanoseconds(d)));
+  const Footprint step =
+      Touches(ObjectId(ObjectKind::kThread, scheduler_->current()), true);
+  scheduler_->Point(step);
+  scheduler_->Log(EventKind::kSleep, 0, 0, 0, 0, ns);
+  const std::uint64_t wake = scheduler_->now() + ns;
+  // Others may move while this thread sleeps; waking is a step of its own.
+  scheduler_->Point(step);
+  scheduler_->AdvanceTo(wake);
+}
+
+void SimHost::Yield() {
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kThread, scheduler_->current()), true));
+}
+
+void SimHost::AtExit(std::function<void()> handler) {
+  exit_handlers_.push_back(std::move(handler));
+}
+
+void SimHost::Exit(int status) {
+  scheduler_->Point(Footprint::Global());
+  ExitProcess(status);
+}
+
+void SimHost::ExitProcess(int status) {
+  if (!exiting_) {
+    // exit() called again from a handler ends the process at once.
+    exiting_ = true;
+    while (!exit_handlers_.empty()) {
+      std::function<void()> handler = std::move(exit_handlers_.back());
+      exit_handlers_.pop_back();
+      handler();
+    }
+  }
+  scheduler_->EndProcess(status);
+}
+
+void SimHost::RegionBegin(RegionId region) {
+  scheduler_->Log(EventKind::kRegionBegin, 0, 0, region);
+}
+
+void SimHost::RegionEnd(RegionId region) {
+  scheduler_->Log(EventKind::kRegionEnd, 0, 0, region);
+}
+
+void SimHost::FatalReported(RegionId attributed, CuResult code,
+                            absl::string_view message) {
+  (void)message;  // the trace keeps the facts; the text is the runtime's
+  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed, 0,
+                  static_cast<std::uint64_t>(code));
+}
+
+void SimHost::CacheHeld(std::uint64_t held_bytes,
+                        std::uint64_t largest_needed_bytes) {
+  scheduler_->Log(EventKind::kCacheHeld, 0, 0, 0, 0, held_bytes,
+                  largest_needed_bytes);
+}
+
+void SimHost::Probe(absl::string_view probe) {
+  scheduler_->Log(EventKind::kProbe, probes_.Intern(probe));
+}
+
+}  // namespace stackcheck::sim

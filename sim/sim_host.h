@@ -1,0 +1,71 @@
+// core/host.h and core/observer.h on the simulator's fibers.
+//
+// Every Host and Mutex operation is a scheduling point. Mutexes know their
+// owner: an unlock by another thread releases the mutex (like a default
+// pthread mutex) and is logged with the owner it had, a relock by the owner
+// blocks forever (reported as a deadlock), destroying a locked mutex is logged.
+// Returning from the main thread is exit(0): the AtExit handlers run on it,
+// then the process ends and no other actor moves again.
+#ifndef STACKCHECK_SIM_SIM_HOST_H_
+#define STACKCHECK_SIM_SIM_HOST_H_
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "core/host.h"
+#include "core/observer.h"
+#include "sim/probe_registry.h"
+#include "sim/scheduler.h"
+
+namespace stackcheck::sim {
+
+class SimHost final : public Host, public RuntimeObserver {
+ public:
+  explicit SimHost(Scheduler* scheduler) : scheduler_(scheduler) {}
+
+  // Forgets the previous execution's exit handlers.
+  void BeginExecution() { exit_handlers_.clear(), exiting_ = false; }
+  // Runs the exit path on the calling fiber: what returning from main does.
+  [[noreturn]] void ExitProcess(int status);
+
+  const ProbeRegistry& probes() const { return probes_; }
+  ProbeRegistry& probes() { return probes_; }
+
+  // ThreadId <-> actor: ThreadIds are actor ids + 1 (0 is kNoThread).
+  static ThreadId ToThreadId(ActorId actor) {
+    return actor == kNoActor ? kNoThread : actor + 1;
+  }
+  static ActorId ToActor(ThreadId thread) {
+    return thread == kNoThread ? kNoActor : thread - 1;
+  }
+
+  // Host
+  std::unique_ptr<Mutex> NewMutex(absl::string_view name) override;
+  ThreadId CurrentThread() override;
+  ThreadId Spawn(absl::string_view name, std::function<void()> body) override;
+  void Join(ThreadId thread) override;
+  void SleepFor(absl::Duration d) override;
+  void Yield() override;
+  void AtExit(std::function<void()> handler) override;
+  [[noreturn]] void Exit(int status) override;
+
+  // RuntimeObserver
+  void RegionBegin(RegionId region) override;
+  void RegionEnd(RegionId region) override;
+  void FatalReported(RegionId attributed, CuResult code,
+                     absl::string_view message) override;
+  void CacheHeld(std::uint64_t held_bytes,
+                 std::uint64_t largest_needed_bytes) override;
+  void Probe(absl::string_view probe) override;
+
+ private:
+  Scheduler* scheduler_;
+  ProbeRegistry probes_;
+  std::vector<std::function<void()>> exit_handlers_;
+  bool exiting_ = false;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_SIM_HOST_H_

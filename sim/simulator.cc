@@ -1,0 +1,69 @@
+#include "sim/simulator.h"
+
+#include <utility>
+
+#include "sim/scheduler.h"
+#include "sim/sim_device.h"
+#include "sim/sim_host.h"
+
+namespace stackcheck::sim {
+
+Simulator::Simulator(SimConfig config,
+                     std::vector<std::unique_ptr<Monitor>> monitors)
+    : config_(config),
+      scheduler_(std::make_unique<Scheduler>()),
+      device_(std::make_unique<SimDevice>(scheduler_.get())),
+      host_(std::make_unique<SimHost>(scheduler_.get())) {
+  scheduler_->set_gpu(device_.get());
+  scheduler_->set_monitors(std::move(monitors));
+  set_config(config);
+}
+
+Simulator::~Simulator() = default;
+
+void Simulator::set_config(const SimConfig& config) {
+  config_ = config;
+  scheduler_->set_step_bound(config.step_bound);
+  device_->set_config(config);
+}
+
+const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread) {
+  scheduler_->BeginExecution(&strategy);
+  host_->BeginExecution();
+  // Actor ids: T0 first, then the device's (callback thread, gpu:s0).
+  SimDevice& device = *device_;
+  SimHost& host = *host_;
+  const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [&] {
+    main_thread(device, host, host);
+    host.ExitProcess(0);  // returning from main is exit(0)
+  });
+  scheduler_->LogAs(main, EventKind::kThreadStart, kNoActor);
+  device_->BeginExecution();
+  scheduler_->RunExecution();
+
+  result_.violation = scheduler_->violation();
+  const std::vector<Event>& trace = scheduler_->trace();
+  result_.trace.assign(trace.begin(), trace.end());
+  result_.choices.assign(scheduler_->choices().begin(), scheduler_->choices().end());
+  result_.digest = scheduler_->digest();
+  result_.steps = scheduler_->steps();
+  result_.process_exited = scheduler_->process_exited();
+  result_.exit_status = scheduler_->exit_status();
+  return result_;
+}
+
+absl::string_view Simulator::ActorName(ActorId actor) const {
+  return scheduler_->ActorName(actor);
+}
+
+const SimView& Simulator::view() const { return *scheduler_; }
+
+const ProbeRegistry& Simulator::probes() const { return host_->probes(); }
+
+absl::string_view Simulator::MutexName(std::uint32_t mutex) const {
+  return scheduler_->MutexName(mutex);
+}
+
+std::size_t Simulator::stacks_mapped() const { return scheduler_->stacks_mapped(); }
+
+}  // namespace stackcheck::sim
