@@ -1,16 +1,11 @@
-// Coverage probes: names of the rare situations a campaign should reach, and
-// the numbering the simulator uses for those the runtime reports itself.
+// Coverage probes: names of the rare situations a campaign should reach.
 //
 // The runtime calls RuntimeObserver::Probe(kProbeOomRetry) etc. when it takes
 // a rare path; the simulator records that as a kProbe event whose field `a` is
-// RuntimeProbeId(name). The other probes are recognised by the coverage
+// the name's id in its probe registry (sim/probe_registry.h). The other probes are recognised by the coverage
 // counter from the event stream alone (sim/monitors/coverage_probes.h).
 #ifndef STACKCHECK_CORE_PROBES_H_
 #define STACKCHECK_CORE_PROBES_H_
-
-#include <cstdint>
-#include <iterator>
-#include <optional>
 
 #include "absl/strings/string_view.h"
 
@@ -33,20 +28,18 @@ inline constexpr char kProbeAbortWhileOtherRegionInFlight[] =
 inline constexpr char kProbeFreeWaitsOnRunningCallback[] =
     "free-waits-on-running-callback";
 
-// The runtime-reported probes, in id order: kProbe's field `a` indexes this.
+// The probes the runtime reports itself, and every probe a campaign counts.
 inline constexpr absl::string_view kRuntimeProbes[] = {
     kProbeOomRetry,
     kProbeSoftLimitFree,
 };
-
-// The id the simulator stores in kProbe.a, or nullopt for an unknown name
-// (which the simulator should treat as a runtime bug, not drop silently).
-inline std::optional<std::uint32_t> RuntimeProbeId(absl::string_view name) {
-  for (std::uint32_t i = 0; i < std::size(kRuntimeProbes); ++i) {
-    if (kRuntimeProbes[i] == name) return i;
-  }
-  return std::nullopt;
-}
+inline constexpr absl::string_view kAllProbes[] = {
+    kProbeCallbackAfterRealloc,
+    kProbeAbortWhileOtherRegionInFlight,
+    kProbeOomRetry,
+    kProbeSoftLimitFree,
+    kProbeFreeWaitsOnRunningCallback,
+};
 
 }  // namespace stackcheck
 

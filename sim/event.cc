@@ -1,6 +1,5 @@
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -8,7 +7,6 @@
 #include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
 #include "core/cu_result.h"
-#include "core/probes.h"
 #include "sim/event.h"
 #include "sim/event_format.h"
 
@@ -176,9 +174,8 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " ", FormatBytes(e.x), " (largest need ",
                           FormatBytes(e.y), ")");
     case EventKind::kProbe:
-      return e.a < std::size(kRuntimeProbes)
-                 ? absl::StrCat(kind, " ", kRuntimeProbes[e.a])
-                 : absl::StrCat(kind, " ", e.a);
+      // Ids are the engine's probe registry's; names live there.
+      return absl::StrCat(kind, " #", e.a);
   }
   return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d,
                       " x=", e.x, " y=", e.y);

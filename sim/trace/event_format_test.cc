@@ -58,7 +58,7 @@ TEST(FormatEventTest, ResultsAndProbesByName) {
   Event probe;
   probe.kind = EventKind::kProbe;
   probe.a = 0;
-  EXPECT_EQ(FormatEvent(probe), "probe oom-retry");
+  EXPECT_EQ(FormatEvent(probe), "probe #0");
 }
 
 TEST(DescribeEventTest, IndexTimeActor) {

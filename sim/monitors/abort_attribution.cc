@@ -1,0 +1,101 @@
+#include "sim/monitors/abort_attribution.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/event_format.h"
+#include "sim/monitors/kernel_table.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+namespace {
+
+std::string RegionName(std::uint32_t region) {
+  return region == 0 ? std::string("no region")
+                     : absl::StrCat("region ", region);
+}
+
+}  // namespace
+
+void AbortAttributionMonitor::Reset() {
+  kernel_regions_.clear();
+  aborts_.clear();
+  reported_ = false;
+}
+
+std::optional<Violation> AbortAttributionMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  switch (e.kind) {
+    case EventKind::kKernelEnqueue:
+      kernel_regions_.emplace_back(e.a, e.c);
+      return std::nullopt;
+    case EventKind::kKernelEnd:
+    case EventKind::kKernelDropped: {
+      // Forget finished kernels so the table stays as small as the queues.
+      std::uint32_t region = 0;
+      for (std::size_t i = 0; i < kernel_regions_.size(); ++i) {
+        if (kernel_regions_[i].first != e.a) continue;
+        region = kernel_regions_[i].second;
+        kernel_regions_[i] = kernel_regions_.back();
+        kernel_regions_.pop_back();
+        break;
+      }
+      if (e.kind == EventKind::kKernelEnd && e.x != 0) {  // not kSuccess
+        aborts_.push_back(Abort{e.a, region, e.x, events.size() - 1});
+      }
+      return std::nullopt;
+    }
+    case EventKind::kFatalReported: {
+      if (aborts_.empty()) return std::nullopt;  // not about an abort
+      bool names_aborted_region = false;
+      bool carries_abort_code = false;
+      for (const Abort& a : aborts_) {
+        names_aborted_region |= a.region == e.c;
+        carries_abort_code |= a.code == e.x;
+      }
+      if (names_aborted_region) {
+        reported_ = true;
+        return std::nullopt;
+      }
+      // A fatal error with another code (say, out of memory) is about
+      // something else; the abort may still be reported later.
+      if (!carries_abort_code) return std::nullopt;
+      const Abort& first = aborts_.front();
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(Who(view, e.actor), " reported fatal error ",
+                       FormatResult(e.x), " against ", RegionName(e.c),
+                       ", but the kernel that aborted was ",
+                       KernelLabel(first.kernel, first.region), " at event ",
+                       first.index));
+    }
+    case EventKind::kProcessExit:
+      return Unreported(events);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Violation> AbortAttributionMonitor::OnQuiescence(
+    absl::Span<const Event> events, const SimView& view, bool all_finished) {
+  // A stuck execution is the engine's deadlock to report; the abort might
+  // still have been reported had it moved on.
+  if (!all_finished) return std::nullopt;
+  return Unreported(events);
+}
+
+std::optional<Violation> AbortAttributionMonitor::Unreported(
+    absl::Span<const Event> events) const {
+  if (aborts_.empty() || reported_) return std::nullopt;
+  const Abort& first = aborts_.front();
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat(KernelLabel(first.kernel, first.region),
+                   " aborted at event ", first.index, " with ",
+                   FormatResult(first.code),
+                   ", but the execution ended without a fatal error naming ",
+                   RegionName(first.region), " (the abort was lost)"));
+}
+
+}  // namespace stackcheck::sim

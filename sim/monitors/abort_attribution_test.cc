@@ -1,0 +1,81 @@
+#include "sim/monitors/abort_attribution.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/monitors/testing.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace ::stackcheck::sim::monitor_testing;
+
+constexpr std::uint64_t kLaunchFailed = 719;
+constexpr std::uint64_t kOutOfMemory = 2;
+
+// T1 runs region 1 whose kernel aborts; T2 runs region 2 alongside.
+Trace AbortInRegion1() {
+  Trace t;
+  t.Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
+      .Enqueue(kT2, 2, 0, 2, 0x200000, 1, 128 * kKiB)
+      .Start(1)
+      .End(1, 0, kLaunchFailed)
+      .Add(kGpu, EventKind::kStickyError, 0, 0, 0, 0, kLaunchFailed)
+      .Add(kGpu, EventKind::kKernelDropped, 2);
+  return t;
+}
+
+TEST(AbortAttributionTest, FatalAgainstTheAbortingRegionHolds) {
+  Trace t = AbortInRegion1();
+  t.Add(kT1, EventKind::kFatalReported, 0, 0, 1, 0, kLaunchFailed)
+      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
+}
+
+TEST(AbortAttributionTest, FatalAgainstAnotherRegion) {
+  Trace t = AbortInRegion1();
+  t.Add(kT2, EventKind::kFatalReported, 0, 0, 2, 0, kLaunchFailed);
+  AbortAttributionMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->property, "abort-attribution");
+  EXPECT_EQ(v->event_index, 6u);
+  EXPECT_EQ(v->message,
+            "T2 reported fatal error 719 LAUNCH_FAILED against region 2, but "
+            "the kernel that aborted was kernel 1 (region 1) at event 3");
+}
+
+TEST(AbortAttributionTest, AbortNeverReported) {
+  Trace t = AbortInRegion1();
+  AbortAttributionMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
+  // A stuck execution is the engine's to report.
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/false), std::nullopt);
+  auto v = Feed(m, t, FakeSimView{}, /*quiesce=*/true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("kernel 1 (region 1) aborted at event 3 "
+                                    "with 719 LAUNCH_FAILED"));
+  EXPECT_THAT(v->message, HasSubstr("lost"));
+}
+
+TEST(AbortAttributionTest, ProcessExitWithoutReport) {
+  Trace t = AbortInRegion1();
+  t.Add(kT2, EventKind::kFatalReported, 0, 0, 2, 0, kOutOfMemory)  // unrelated
+      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->event_index, 7u);
+}
+
+TEST(AbortAttributionTest, FatalsWithoutAnyAbortAreNotItsBusiness) {
+  Trace t;
+  t.Add(kT1, EventKind::kFatalReported, 0, 0, 3, 0, kOutOfMemory)
+      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
+}
+
+}  // namespace
+}  // namespace stackcheck::sim

@@ -1,0 +1,27 @@
+#include "sim/monitors/bounded_cache.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "sim/event_format.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+
+std::optional<Violation> BoundedCacheMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  if (e.kind != EventKind::kCacheHeld) return std::nullopt;
+  const std::uint64_t held = e.x;
+  const std::uint64_t needed = e.y;
+  if (held <= std::max(soft_limit_, needed)) return std::nullopt;
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat("after device_alloc on ", Who(view, e.actor),
+                   " the stacks cache holds ", FormatBytes(held),
+                   ", above both the soft limit ", FormatBytes(soft_limit_),
+                   " and the largest block a running region needs (",
+                   FormatBytes(needed), ")"));
+}
+
+}  // namespace stackcheck::sim

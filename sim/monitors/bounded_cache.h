@@ -1,0 +1,34 @@
+// bounded-cache: after each device_alloc the stacks cache holds no more than
+// max(soft limit, the largest block a running region needs). The runtime
+// reports both figures (RuntimeObserver::CacheHeld -> kCacheHeld); this is the
+// reviewer's first question on the V1 patch: a cache that keeps a large block
+// can starve the program's own allocations.
+#ifndef STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
+#define STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "sim/monitor.h"
+
+namespace stackcheck::sim {
+
+class BoundedCacheMonitor final : public Monitor {
+ public:
+  static constexpr absl::string_view kName = "bounded-cache";
+
+  explicit BoundedCacheMonitor(std::uint64_t soft_limit)
+      : soft_limit_(soft_limit) {}
+
+  absl::string_view property() const override { return kName; }
+  void Reset() override {}
+  std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                   const SimView& view) override;
+
+ private:
+  const std::uint64_t soft_limit_;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_

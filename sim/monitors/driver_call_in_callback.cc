@@ -1,0 +1,63 @@
+#include "sim/monitors/driver_call_in_callback.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/driver_api.h"
+#include "sim/event_format.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+
+void DriverCallInCallbackMonitor::Reset() {
+  for (CallbackContext& c : context_of_actor_) c = CallbackContext{};
+}
+
+std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  switch (e.kind) {
+    case EventKind::kCallbackStart:
+    case EventKind::kHostFnStart:
+      if (e.actor == kNoActor) return std::nullopt;
+      if (e.actor >= context_of_actor_.size()) {
+        context_of_actor_.resize(e.actor + 1);
+      }
+      context_of_actor_[e.actor] =
+          CallbackContext{true, e.kind == EventKind::kHostFnStart, e.a, e.b,
+                          events.size() - 1};
+      return std::nullopt;
+    case EventKind::kCallbackEnd:
+    case EventKind::kHostFnEnd:
+      if (e.actor < context_of_actor_.size()) {
+        context_of_actor_[e.actor].active = false;
+      }
+      return std::nullopt;
+    case EventKind::kDriverCall:
+    case EventKind::kDriverCallBlock: {
+      const bool bracketed = e.actor < context_of_actor_.size() &&
+                             context_of_actor_[e.actor].active;
+      const bool marked = (e.b & kCallFromCallback) != 0;
+      if (!bracketed && !marked) return std::nullopt;
+      std::string where = "a callback";
+      if (bracketed) {
+        const CallbackContext& c = context_of_actor_[e.actor];
+        where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id,
+                             " of stream ", c.stream, " (started at event ",
+                             c.start_index, ")");
+      }
+      const std::string call(DriverApiName(static_cast<DriverApi>(e.a)));
+      return ViolationAtLast(
+          kName, events,
+          e.kind == EventKind::kDriverCall
+              ? absl::StrCat(Who(view, e.actor), " called ", call, " from ",
+                             where, "; it returned ", FormatResult(e.x))
+              : absl::StrCat(Who(view, e.actor), " called ", call, " from ",
+                             where, " and the call blocked"));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace stackcheck::sim

@@ -1,0 +1,105 @@
+#include "sim/monitors/leak.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/event_format.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+namespace {
+
+// How many leaked blocks a message lists before summarising.
+constexpr int kBlocksNamed = 4;
+
+}  // namespace
+
+void LeakMonitor::Reset() {
+  ledger_.Reset();
+  runtime_blocks_.clear();
+  std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
+  sticky_seen_ = false;
+}
+
+bool LeakMonitor::IsRuntimeBlock(BlockSerial serial) const {
+  return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
+         runtime_blocks_.end();
+}
+
+void LeakMonitor::MarkRuntimeBlock(BlockSerial serial) {
+  if (serial != kNoBlock && !IsRuntimeBlock(serial)) {
+    runtime_blocks_.push_back(serial);
+  }
+}
+
+std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
+                                              const SimView& view) {
+  const Event& e = events.back();
+  const std::size_t index = events.size() - 1;
+  switch (e.kind) {
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+      if (e.actor == kNoActor) return std::nullopt;
+      if (e.actor >= region_of_actor_.size()) {
+        region_of_actor_.resize(e.actor + 1, 0);
+      }
+      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
+      return std::nullopt;
+    case EventKind::kAlloc: {
+      ledger_.Apply(e, index);
+      const bool in_run = e.actor < region_of_actor_.size() &&
+                          region_of_actor_[e.actor] != 0;
+      if (in_run) MarkRuntimeBlock(ledger_.live().back().serial);
+      return std::nullopt;
+    }
+    case EventKind::kKernelEnqueue: {
+      const LiveBlock* b = ledger_.Containing(e.x);
+      if (b != nullptr) MarkRuntimeBlock(b->serial);
+      return std::nullopt;
+    }
+    case EventKind::kFree:
+    case EventKind::kAsyncFreeComplete:
+      ledger_.Apply(e, index);
+      return std::nullopt;
+    case EventKind::kStickyError:
+      sticky_seen_ = true;
+      return std::nullopt;
+    case EventKind::kCtxDestroy: {
+      std::optional<Violation> found;
+      if (!sticky_seen_ && !view.sticky_error()) {
+        std::uint64_t leaked_bytes = 0;
+        int leaked_blocks = 0;
+        std::string named;
+        for (const LiveBlock& b : ledger_.live()) {
+          if (!IsRuntimeBlock(b.serial)) continue;
+          leaked_bytes += b.bytes;
+          if (++leaked_blocks <= kBlocksNamed) {
+            absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "",
+                            FormatBlock(b.ptr, b.bytes), " allocated by ",
+                            Who(view, b.allocated_by), " at event ",
+                            b.alloc_index);
+          }
+        }
+        if (leaked_blocks > kBlocksNamed) {
+          absl::StrAppend(&named, "; and ", leaked_blocks - kBlocksNamed,
+                          " more");
+        }
+        if (leaked_blocks > 0) {
+          found = ViolationAtLast(
+              kName, events,
+              absl::StrCat(Who(view, e.actor),
+                           " tore down the context with ",
+                           FormatBytes(leaked_bytes), " of runtime memory in ",
+                           leaked_blocks, " block(s) never freed: ", named));
+        }
+      }
+      ledger_.Apply(e, index);
+      return found;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace stackcheck::sim

@@ -1,0 +1,44 @@
+// no-leak: when the context is torn down, every block the runtime allocated for
+// itself has been freed. Blocks the user program allocated through
+// device_alloc are the program's business, not the runtime's: a block counts as
+// the runtime's when it was allocated by a thread inside run() or when a
+// kernel's stacks were placed in it. After a sticky error (SEM-05) frees no
+// longer work, so nothing is reported.
+//
+// Without a teardown (a scenario that does not close the device) the cache may
+// legitimately keep its block; how much it keeps is bounded-cache's concern.
+#ifndef STACKCHECK_SIM_MONITORS_LEAK_H_
+#define STACKCHECK_SIM_MONITORS_LEAK_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/monitor.h"
+#include "sim/monitors/block_ledger.h"
+
+namespace stackcheck::sim {
+
+class LeakMonitor final : public Monitor {
+ public:
+  static constexpr absl::string_view kName = "no-leak";
+
+  absl::string_view property() const override { return kName; }
+  void Reset() override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                   const SimView& view) override;
+
+ private:
+  bool IsRuntimeBlock(BlockSerial serial) const;
+  void MarkRuntimeBlock(BlockSerial serial);
+
+  BlockLedger ledger_;
+  std::vector<BlockSerial> runtime_blocks_;
+  // Open region per actor (0 = none), indexed by ActorId.
+  std::vector<std::uint32_t> region_of_actor_;
+  bool sticky_seen_ = false;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_LEAK_H_

@@ -1,0 +1,102 @@
+#include "sim/monitors/mutex_discipline.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+
+MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::StateOf(
+    std::uint32_t id) {
+  for (MutexState& m : mutexes_) {
+    if (m.id == id) return m;
+  }
+  MutexState fresh;
+  fresh.id = id;
+  mutexes_.push_back(fresh);
+  return mutexes_.back();
+}
+
+std::optional<Violation> MutexDisciplineMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  const std::size_t index = events.size() - 1;
+  switch (e.kind) {
+    case EventKind::kMutexCreate: {
+      MutexState& m = StateOf(e.a);
+      m = MutexState{};
+      m.id = e.a;
+      return std::nullopt;
+    }
+    case EventKind::kMutexLock:
+    case EventKind::kMutexBlock:
+    case EventKind::kMutexTryLockFail:
+    case EventKind::kMutexUnlock:
+    case EventKind::kMutexDestroy:
+      break;
+    default:
+      return std::nullopt;
+  }
+
+  MutexState& m = StateOf(e.a);
+  const std::string who = Who(view, e.actor);
+  if (m.destroyed) {
+    return ViolationAtLast(
+        kName, events,
+        absl::StrCat(who, " used mutex ", m.id, " (", EventKindName(e.kind),
+                     ") after ", Who(view, m.destroyed_by),
+                     " destroyed it at event ", m.destroyed_at));
+  }
+  switch (e.kind) {
+    case EventKind::kMutexLock:
+      m.owner = e.actor;
+      m.locked_at = index;
+      return std::nullopt;
+    case EventKind::kMutexBlock:
+      // Field b is the owner the engine saw; a holder waiting on itself will
+      // wait forever.
+      if (e.b != kNoActor && e.b == e.actor) {
+        return ViolationAtLast(
+            kName, events,
+            absl::StrCat(who, " locks mutex ", m.id,
+                         " again while holding it since event ", m.locked_at,
+                         " (relock by the owner: it waits for itself)"));
+      }
+      return std::nullopt;
+    case EventKind::kMutexTryLockFail:
+      return std::nullopt;
+    case EventKind::kMutexUnlock: {
+      const ActorId owner = e.b;
+      m.owner = kNoActor;
+      if (owner == e.actor) return std::nullopt;
+      if (owner == kNoActor) {
+        return ViolationAtLast(
+            kName, events,
+            absl::StrCat(who, " unlocked mutex ", m.id, ", which nobody held"));
+      }
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(who, " unlocked mutex ", m.id, ", held by ",
+                       Who(view, owner), " since event ", m.locked_at,
+                       " (unlock by a thread that does not own it)"));
+    }
+    case EventKind::kMutexDestroy: {
+      m.destroyed = true;
+      m.destroyed_by = e.actor;
+      m.destroyed_at = index;
+      if (e.b == kNoActor) return std::nullopt;
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(who, " destroyed mutex ", m.id, " while ",
+                       e.b == e.actor ? std::string("holding it")
+                                      : absl::StrCat(Who(view, e.b),
+                                                     " holds it"),
+                       " (locked at event ", m.locked_at, ")"));
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace stackcheck::sim

@@ -1,0 +1,43 @@
+// mutex-discipline: a mutex is unlocked only by the thread that holds it (the
+// V1a callback unlocking run()'s lock breaks this), never locked again by its
+// own holder (a self-deadlock, the B1 exit path), never destroyed while held,
+// and never used after it was destroyed.
+#ifndef STACKCHECK_SIM_MONITORS_MUTEX_DISCIPLINE_H_
+#define STACKCHECK_SIM_MONITORS_MUTEX_DISCIPLINE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/monitor.h"
+
+namespace stackcheck::sim {
+
+class MutexDisciplineMonitor final : public Monitor {
+ public:
+  static constexpr absl::string_view kName = "mutex-discipline";
+
+  absl::string_view property() const override { return kName; }
+  void Reset() override { mutexes_.clear(); }
+  std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                   const SimView& view) override;
+
+ private:
+  struct MutexState {
+    std::uint32_t id = 0;
+    ActorId owner = kNoActor;
+    std::size_t locked_at = 0;     // event index of the current owner's lock
+    bool destroyed = false;
+    ActorId destroyed_by = kNoActor;
+    std::size_t destroyed_at = 0;
+  };
+
+  MutexState& StateOf(std::uint32_t id);
+
+  std::vector<MutexState> mutexes_;  // few per execution: linear lookup
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_MUTEX_DISCIPLINE_H_

@@ -1,0 +1,82 @@
+#include "sim/monitors/mutex_discipline.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/monitors/testing.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace ::stackcheck::sim::monitor_testing;
+
+TEST(MutexDisciplineTest, OrdinaryLockingHolds) {
+  Trace t;
+  t.Add(kT0, EventKind::kMutexCreate, 0)
+      .Add(kT1, EventKind::kMutexLock, 0)
+      .Add(kT2, EventKind::kMutexBlock, 0, kT1)
+      .Add(kT2, EventKind::kMutexTryLockFail, 0)
+      .Add(kT1, EventKind::kMutexUnlock, 0, kT1)
+      .Add(kT2, EventKind::kMutexLock, 0)
+      .Add(kT2, EventKind::kMutexUnlock, 0, kT2)
+      .Add(kT0, EventKind::kMutexDestroy, 0, kNoActor);
+  MutexDisciplineMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
+}
+
+TEST(MutexDisciplineTest, CallbackUnlocksRunsLock) {  // V1a
+  Trace t;
+  t.Add(kT0, EventKind::kMutexCreate, 0)
+      .Add(kT1, EventKind::kMutexLock, 0)
+      .Add(kCb, EventKind::kMutexUnlock, 0, kT1);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->property, "mutex-discipline");
+  EXPECT_EQ(v->event_index, 2u);
+  EXPECT_EQ(v->message,
+            "CB unlocked mutex 0, held by T1 since event 1 (unlock by a thread "
+            "that does not own it)");
+}
+
+TEST(MutexDisciplineTest, UnlockOfAFreeMutex) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexUnlock, 4, kNoActor);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("which nobody held"));
+}
+
+TEST(MutexDisciplineTest, RelockByTheOwner) {  // B1's exit path
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 0).Add(kT1, EventKind::kMutexBlock, 0, kT1);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("T1 locks mutex 0 again while holding it "
+                                    "since event 0"));
+}
+
+TEST(MutexDisciplineTest, DestroyWhileLocked) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 0).Add(kT0, EventKind::kMutexDestroy, 0, kT1);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->message,
+            "T0 destroyed mutex 0 while T1 holds it (locked at event 0)");
+}
+
+TEST(MutexDisciplineTest, UseAfterDestroy) {
+  Trace t;
+  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor)
+      .Add(kT1, EventKind::kMutexLock, 0);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("after T0 destroyed it at event 0"));
+}
+
+}  // namespace
+}  // namespace stackcheck::sim

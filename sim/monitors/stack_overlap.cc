@@ -1,0 +1,76 @@
+#include "sim/monitors/stack_overlap.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/event_format.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+
+void StackOverlapMonitor::Reset() {
+  ledger_.Reset();
+  kernels_.Reset();
+}
+
+std::optional<Violation> StackOverlapMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  const std::size_t index = events.size() - 1;
+  switch (e.kind) {
+    case EventKind::kAlloc:
+    case EventKind::kFree:
+    case EventKind::kAsyncFreeComplete:
+    case EventKind::kCtxDestroy:
+      ledger_.Apply(e, index);
+      return std::nullopt;
+    case EventKind::kKernelEnqueue: {
+      const KernelInFlight& k = kernels_.Enqueue(e, index);
+      const LiveBlock* b = ledger_.Containing(k.stacks);
+      // A base outside every block is no-use-after-free's to report.
+      if (b == nullptr || k.stack_end() <= b->end()) return std::nullopt;
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(Who(view, e.actor), " enqueued ", KernelLabel(k),
+                       " needing ", FormatBytes(k.stack_bytes()),
+                       " of stacks (", k.slots, " warps x ",
+                       FormatBytes(k.per_warp), ") from 0x",
+                       absl::Hex(k.stacks), ", but block ",
+                       FormatBlock(b->ptr, b->bytes), " ends ",
+                       FormatBytes(k.stack_end() - b->end()),
+                       " short: its last warps write past the block"));
+    }
+    case EventKind::kKernelStart: {
+      KernelInFlight* k = kernels_.Find(e.a);
+      if (k == nullptr) return std::nullopt;
+      k->started = true;
+      k->start_index = index;
+      for (const KernelInFlight& other : kernels_.in_flight()) {
+        if (!other.started || other.id == k->id) continue;
+        const std::uint64_t lo = std::max(k->stacks, other.stacks);
+        const std::uint64_t hi = std::min(k->stack_end(), other.stack_end());
+        if (lo >= hi) continue;
+        return ViolationAtLast(
+            kName, events,
+            absl::StrCat(KernelLabel(*k), " started on stacks ",
+                         FormatBlock(k->stacks, k->stack_bytes()),
+                         " (stream ", k->stream, ") while ",
+                         KernelLabel(other), " still runs on ",
+                         FormatBlock(other.stacks, other.stack_bytes()),
+                         " (stream ", other.stream, ", started at event ",
+                         other.start_index, "): their warp slots share ",
+                         FormatBlock(lo, hi - lo)));
+      }
+      return std::nullopt;
+    }
+    case EventKind::kKernelEnd:
+    case EventKind::kKernelDropped:
+      kernels_.Remove(e.a);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace stackcheck::sim

@@ -1,0 +1,33 @@
+// no-stack-overlap: a kernel's warp slots lie inside one allocated block that
+// is large enough for teams x warps x per-warp stack (checked at enqueue, where
+// the arguments are copied), and no two running kernels' slots overlap
+// (checked when a kernel starts). Two kernels queued on the same block one
+// after the other are fine -- that is what the cache is for.
+#ifndef STACKCHECK_SIM_MONITORS_STACK_OVERLAP_H_
+#define STACKCHECK_SIM_MONITORS_STACK_OVERLAP_H_
+
+#include <optional>
+
+#include "sim/monitor.h"
+#include "sim/monitors/block_ledger.h"
+#include "sim/monitors/kernel_table.h"
+
+namespace stackcheck::sim {
+
+class StackOverlapMonitor final : public Monitor {
+ public:
+  static constexpr absl::string_view kName = "no-stack-overlap";
+
+  absl::string_view property() const override { return kName; }
+  void Reset() override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                   const SimView& view) override;
+
+ private:
+  BlockLedger ledger_;
+  KernelTable kernels_;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_STACK_OVERLAP_H_

@@ -1,0 +1,33 @@
+// sync-completion: when run(region) returns, the kernel it launched has
+// completed. V1's callback-based release returns while the kernel still runs;
+// that is a semantic deviation (an abort can no longer be reported by run, host
+// code may read results early) which a policy can declare it accepts.
+//
+// A kernel belongs to the run() call when the same thread enqueued it with the
+// region's tag; one dropped after a sticky error counts as finished.
+#ifndef STACKCHECK_SIM_MONITORS_SYNC_COMPLETION_H_
+#define STACKCHECK_SIM_MONITORS_SYNC_COMPLETION_H_
+
+#include <optional>
+
+#include "sim/monitor.h"
+#include "sim/monitors/kernel_table.h"
+
+namespace stackcheck::sim {
+
+class SyncCompletionMonitor final : public Monitor {
+ public:
+  static constexpr absl::string_view kName = "sync-completion";
+
+  absl::string_view property() const override { return kName; }
+  void Reset() override { kernels_.Reset(); }
+  std::optional<Violation> OnEvent(absl::Span<const Event> events,
+                                   const SimView& view) override;
+
+ private:
+  KernelTable kernels_;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_SYNC_COMPLETION_H_

@@ -1,0 +1,127 @@
+#include "sim/monitors/use_after_free.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "sim/event_format.h"
+#include "sim/monitors/violation_util.h"
+
+namespace stackcheck::sim {
+namespace {
+
+// "freed by T1 at event 41" / "invalidated by the context teardown at event 57".
+std::string HowGone(const SimView& view, const FreedBlock& f) {
+  return f.by_teardown
+             ? absl::StrCat("invalidated by the context teardown at event ",
+                            f.free_index)
+             : absl::StrCat("freed by ", Who(view, f.freed_by), " at event ",
+                            f.free_index);
+}
+
+}  // namespace
+
+void UseAfterFreeMonitor::Reset() {
+  ledger_.Reset();
+  kernels_.Reset();
+}
+
+std::optional<Violation> UseAfterFreeMonitor::OnEvent(
+    absl::Span<const Event> events, const SimView& view) {
+  const Event& e = events.back();
+  const std::size_t index = events.size() - 1;
+  switch (e.kind) {
+    case EventKind::kAlloc:
+      ledger_.Apply(e, index);
+      return std::nullopt;
+    case EventKind::kFree:
+    case EventKind::kAsyncFreeComplete: {
+      const FreedBlock* gone = ledger_.Apply(e, index);
+      if (gone == nullptr) return std::nullopt;
+      return CheckGone(events, view, *gone);
+    }
+    case EventKind::kCtxDestroy: {
+      // Teardown drains first (SEM-15), so a kernel still in flight here means
+      // its block vanished under it -- unless a sticky error already dropped
+      // the queue and nothing can be said about the poisoned context.
+      std::optional<Violation> found;
+      if (!view.sticky_error()) {
+        for (const KernelInFlight& k : kernels_.in_flight()) {
+          const LiveBlock* b = ledger_.Find(k.block);
+          if (b == nullptr) continue;
+          found = ViolationAtLast(
+              kName, events,
+              absl::StrCat("the context teardown by ", Who(view, e.actor),
+                           " invalidated block ", FormatBlock(b->ptr, b->bytes),
+                           " while ", KernelLabel(k), ", enqueued by ",
+                           Who(view, k.enqueued_by), " at event ",
+                           k.enqueue_index, ", ",
+                           k.started ? "was still running on it"
+                                     : "was still queued on it"));
+          break;
+        }
+      }
+      ledger_.Apply(e, index);
+      return found;
+    }
+    case EventKind::kKernelEnqueue: {
+      KernelInFlight& k = kernels_.Enqueue(e, index);
+      const LiveBlock* b = ledger_.Containing(k.stacks);
+      k.block = b == nullptr ? kNoBlock : b->serial;
+      return std::nullopt;
+    }
+    case EventKind::kKernelStart: {
+      KernelInFlight* k = kernels_.Find(e.a);
+      if (k == nullptr) return std::nullopt;
+      k->started = true;
+      k->start_index = index;
+      if (ledger_.IsLive(k->block)) return std::nullopt;
+      const std::string stacks = FormatBlock(k->stacks, k->stack_bytes());
+      const FreedBlock* f = k->block != kNoBlock
+                                ? ledger_.FindFreed(k->block)
+                                : ledger_.LastFreedContaining(k->stacks);
+      if (f == nullptr) {
+        return ViolationAtLast(
+            kName, events,
+            absl::StrCat(KernelLabel(*k), " started on stacks ", stacks,
+                         ", which no live block held when ",
+                         Who(view, k->enqueued_by),
+                         " enqueued it at event ", k->enqueue_index,
+                         " (never allocated)"));
+      }
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(KernelLabel(*k), " started on stacks ", stacks,
+                       " in block ", FormatBlock(f->ptr, f->bytes), " ",
+                       HowGone(view, *f), " (enqueued by ",
+                       Who(view, k->enqueued_by), " at event ",
+                       k->enqueue_index, ")"));
+    }
+    case EventKind::kKernelEnd:
+    case EventKind::kKernelDropped:
+      kernels_.Remove(e.a);
+      return std::nullopt;
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Violation> UseAfterFreeMonitor::CheckGone(
+    absl::Span<const Event> events, const SimView& view,
+    const FreedBlock& gone) {
+  for (const KernelInFlight& k : kernels_.in_flight()) {
+    if (k.block != gone.serial) continue;
+    return ViolationAtLast(
+        kName, events,
+        absl::StrCat("block ", FormatBlock(gone.ptr, gone.bytes), " ",
+                     HowGone(view, gone), " while ", KernelLabel(k),
+                     ", enqueued on stream ", k.stream, " by ",
+                     Who(view, k.enqueued_by), " at event ", k.enqueue_index,
+                     ", ",
+                     k.started ? absl::StrCat("is running on it since event ",
+                                              k.start_index)
+                               : std::string("is still queued to use it")));
+  }
+  return std::nullopt;
+}
+
+}  // namespace stackcheck::sim
