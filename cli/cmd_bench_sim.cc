@@ -1,0 +1,127 @@
+// `stackcheck bench sim`: how fast the simulator explores, and that its
+// memory stays flat. Two scenarios run through the real runtime under the
+// v2-gcc11 policy with random schedules, on one core:
+//   standard  2 host threads x 4 target regions, no faults
+//   peer      2 host threads x 2 regions whose blocks are 1 or 2 units, so
+//             the cached block grows
+// Prints, per scenario, `steps_per_s NAME N` and `executions_per_s NAME N`,
+// and peak RSS after a tenth of the executions and after all of them.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "cli/command.h"
+#include "core/policies/registry.h"
+#include "core/scenario.h"
+#include "core/scenario_runner.h"
+#include "sim/simulator.h"
+#include "sim/strategies/random_strategy.h"
+
+ABSL_FLAG(std::uint64_t, bench_executions, 1000000,
+          "bench sim: executions per scenario (RSS is also sampled at a tenth)");
+ABSL_FLAG(std::uint64_t, bench_seed, 1, "bench sim: seed of the random schedules");
+
+namespace stackcheck::cli {
+namespace {
+
+Scenario Standard() {
+  Scenario s;
+  RegionId next = 1;
+  for (int t = 0; t < 2; ++t) {
+    ThreadProgram program;
+    for (int r = 0; r < 4; ++r) {
+      HostOp op;
+      op.region.id = next++;
+      op.region.teams = 2;
+      op.region.warps = 2;
+      program.ops.push_back(op);
+    }
+    s.threads.push_back(program);
+  }
+  return s;
+}
+
+Scenario Peer() {
+  Scenario s;
+  RegionId next = 1;
+  for (int t = 0; t < 2; ++t) {
+    ThreadProgram program;
+    for (std::uint32_t units : {1u, 2u}) {
+      HostOp op;
+      op.region.id = next++;
+      op.region.teams = units;  // one unit = one warp's 128 KiB slot
+      op.region.warps = 1;
+      program.ops.push_back(op);
+    }
+    s.threads.push_back(program);
+  }
+  return s;
+}
+
+long PeakRssKib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+int Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
+          std::uint64_t executions, std::uint64_t seed) {
+  sim::Simulator simulator;
+  sim::RandomStrategy strategy(sim::RandomStrategy::Options{seed, 0, 0});
+  const std::uint64_t checkpoint = executions / 10;
+  std::uint64_t steps = 0, violations = 0;
+  long rss_checkpoint = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (std::uint64_t i = 1; i <= executions; ++i) {
+    strategy.NewExecution();
+    const sim::ExecutionResult& r = simulator.Run(
+        strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
+          RunScenario(scenario, device, host, observer, policy);
+        });
+    steps += r.steps;
+    violations += r.violation.has_value();
+    if (i == checkpoint) rss_checkpoint = PeakRssKib();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::PrintF("steps_per_s %s %.0f\n", name, steps / seconds);
+  absl::PrintF("executions_per_s %s %.0f\n", name, executions / seconds);
+  absl::PrintF("steps_per_execution %s %.1f\n", name,
+               static_cast<double>(steps) / executions);
+  absl::PrintF("violations %s %d\n", name, violations);
+  if (checkpoint > 0) {
+    absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, checkpoint,
+                 rss_checkpoint);
+  }
+  absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, executions,
+               PeakRssKib());
+  return violations == 0 ? kExitOk : kExitMismatch;
+}
+
+int RunBenchSim(const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0] != "sim") {
+    return UsageError("usage: bench sim [--bench_executions=N] [--bench_seed=S]");
+  }
+  const std::uint64_t executions = absl::GetFlag(FLAGS_bench_executions);
+  if (executions == 0) return UsageError("--bench_executions must be at least 1");
+  const PolicyInfo* policy = FindPolicy("v2-gcc11");
+  if (policy == nullptr) return UsageError("policy v2-gcc11 is not in this build");
+  const std::uint64_t seed = absl::GetFlag(FLAGS_bench_seed);
+  absl::PrintF("# one core, random schedules, policy %s, %d executions each\n",
+               policy->name, executions);
+  int rc = Bench("standard", Standard(), *policy, executions, seed);
+  const int peer = Bench("peer", Peer(), *policy, executions, seed);
+  return rc != kExitOk ? rc : peer;
+}
+
+const bool registered = RegisterCommand(
+    {"bench", "bench sim [--bench_executions=N]",
+     "simulator speed (steps/s, executions/s) and peak memory", &RunBenchSim});
+
+}  // namespace
+}  // namespace stackcheck::cli
