@@ -21,6 +21,7 @@ void AbortAttributionMonitor::Reset() {
   kernel_regions_.clear();
   aborts_.clear();
   reported_ = false;
+  poisoned_ = false;
 }
 
 std::optional<Violation> AbortAttributionMonitor::OnEvent(
@@ -41,11 +42,17 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
         kernel_regions_.pop_back();
         break;
       }
-      if (e.kind == EventKind::kKernelEnd && e.x != 0) {  // not kSuccess
+      // Only a kernel that fails in a healthy context aborted; kernels that
+      // were already running when the context was poisoned end with its error
+      // too, but did nothing wrong (SEM-05).
+      if (e.kind == EventKind::kKernelEnd && e.x != 0 && !poisoned_) {
         aborts_.push_back(Abort{e.a, region, e.x, events.size() - 1});
       }
       return std::nullopt;
     }
+    case EventKind::kStickyError:
+      poisoned_ = true;
+      return std::nullopt;
     case EventKind::kFatalReported: {
       if (aborts_.empty()) return std::nullopt;  // not about an abort
       bool names_aborted_region = false;

@@ -1,4 +1,5 @@
-// abort-attribution: when a kernel aborts (ends with a trap code, SEM-04), the
+// abort-attribution: when a kernel aborts (ends with an error code in a
+// healthy context, SEM-04, which then becomes sticky), the
 // runtime reports a fatal error against that kernel's region, and never blames
 // another region for it. A fatal error carrying the abort's code but naming a
 // region none of whose kernels aborted is reported at once; an abort for which
@@ -43,6 +44,7 @@ class AbortAttributionMonitor final : public Monitor {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> kernel_regions_;
   std::vector<Abort> aborts_;
   bool reported_ = false;  // a fatal error named an aborted region
+  bool poisoned_ = false;  // a kStickyError was seen
 };
 
 }  // namespace stackcheck::sim

@@ -46,6 +46,23 @@ TEST(AbortAttributionTest, FatalAgainstAnotherRegion) {
             "the kernel that aborted was kernel 1 (region 1) at event 3");
 }
 
+TEST(AbortAttributionTest, KernelsEndingInThePoisonedContextDidNotAbort) {
+  Trace t;
+  t.Enqueue(kT1, 1, 1, 1, 0x200000, 1, 128 * kKiB)
+      .Enqueue(kT2, 2, 2, 2, 0x400000, 1, 128 * kKiB)
+      .Start(1, 1)
+      .Start(2, 2)
+      .End(1, 1, kLaunchFailed)
+      .Add(kGpu, EventKind::kStickyError, 0, 0, 0, 0, kLaunchFailed)
+      .End(2, 2, kLaunchFailed)  // ran on in the poisoned context
+      .Add(kT2, EventKind::kFatalReported, 0, 0, 2, 0, kLaunchFailed);
+  AbortAttributionMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("against region 2, but the kernel that "
+                                    "aborted was kernel 1 (region 1)"));
+}
+
 TEST(AbortAttributionTest, AbortNeverReported) {
   Trace t = AbortInRegion1();
   AbortAttributionMonitor m;
