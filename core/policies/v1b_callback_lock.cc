@@ -10,9 +10,9 @@
 // Hazards carried on purpose: a run that must grow the block does so holding
 // the lock - it synchronises the context while kernels are in flight and then
 // frees the old block - and both wait for the pending callback (SEM-11,
-// SEM-14), which waits for the lock: deadlock. close frees the block under the
-// lock, with the same wait. Aborts are reported by the callback, against the
-// last region launched rather than the one that failed. No soft limit.
+// SEM-14), which waits for the lock: deadlock. Aborts are reported by the
+// callback, against the last region launched rather than the one that failed,
+// and from the driver's thread. No soft limit.
 #include <cstdint>
 #include <memory>
 
@@ -50,10 +50,10 @@ class V1bCallbackLockPolicy : public Policy {
   }
 
   void Close() override {
-    lock_->Lock();
+    // Like every libgomp close, without the stacks lock: cuMemFree may wait
+    // for a pending callback, which takes it.
     CuResult r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
-    lock_->Unlock();
   }
 
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }

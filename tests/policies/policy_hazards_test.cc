@@ -1,0 +1,242 @@
+// The hazards each version carries on purpose, shown sequentially on the fake
+// backend, and event-fence's answers to each of them. (The simulator explores
+// the interleavings; these pin down the logic.)
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "tests/policies/policy_test_util.h"
+
+namespace stackcheck::testing {
+namespace {
+
+bool Contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(V0NoCacheTest, AbortIsFatalInItsOwnRegion) {
+  Harness h("v0-nocache");
+  h.runtime->Run(Region(1, 2, 2));
+  EXPECT_THROW(h.runtime->Run(Region(2, 2, 2, /*aborts=*/true)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 2u);
+  EXPECT_EQ(h.observer.fatals[0].code, CuResult::kLaunchFailed);
+  EXPECT_TRUE(Contains(h.observer.fatals[0].message, "(perhaps abort was called)"));
+  EXPECT_EQ(h.host.exit_status(), 1);
+  EXPECT_TRUE(h.device.destroyed());  // the exit handler closed the device
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(V1aCallbackUnlockTest, TheCallbackUnlocksAMutexItDoesNotOwn) {
+  Harness h("v1a-callback-unlock");
+  h.runtime->Run(Region(1, 2, 2));
+  // The lock stays held after run: the kernel owns the block.
+  EXPECT_EQ(h.device.completed_regions().size(), 0u);
+  h.runtime->Run(Region(2, 2, 2));  // waits for the callback to unlock
+  EXPECT_TRUE(Contains(h.Violations(), "stacks lock unlocked by thread 999, owned by thread 1"))
+      << h.Violations();
+  h.ExitNormally();
+}
+
+TEST(V1aCallbackUnlockTest, AbortIsRaisedFromTheCallbackThread) {
+  Harness h("v1a-callback-unlock");
+  h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  EXPECT_TRUE(h.observer.fatals.empty()) << "run no longer sees the abort";
+  EXPECT_THROW(h.runtime->Run(Region(2, 2, 2)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 1u);
+  EXPECT_TRUE(Contains(h.observer.fatals[0].message, "stream callback error"));
+  // exit() on the driver's thread: the exit handler closes the device from
+  // callback context, where driver calls are forbidden (SEM-09).
+  EXPECT_TRUE(Contains(h.Violations(), "called from a stream callback")) << h.Violations();
+}
+
+TEST(V1aCallbackUnlockTest, CloseFreesUnderAQueuedKernelWhenFreeDoesNotWait) {
+  FakeDeviceOptions options;
+  options.free_waits = false;  // SEM-11's other mode
+  Harness h("v1a-callback-unlock", options);
+  h.runtime->Run(Region(4, 2, 2));
+  h.ExitNormally();  // close frees the block without any wait
+  EXPECT_TRUE(Contains(h.Violations(),
+                       "freed while the queued kernel of region 4 uses it"))
+      << h.Violations();
+}
+
+TEST(V1bCallbackLockTest, GrowingWhileAKernelIsInFlightDeadlocks) {
+  Harness h("v1b-callback-lock");
+  h.runtime->Run(Region(1, 2, 2));
+  // The growing run holds the lock in cuCtxSynchronize, which waits for the
+  // pending callback, which waits for the lock.
+  try {
+    h.runtime->Run(Region(2, 8, 8));
+    FAIL() << "growth with a pending callback completed";
+  } catch (const HostHang& hang) {
+    EXPECT_TRUE(Contains(hang.what(), "thread 999 waits for stacks lock, held by thread 1"))
+        << hang.what();
+  }
+}
+
+TEST(V1bCallbackLockTest, GrowingAfterTheCallbackRanIsFine) {
+  Harness h("v1b-callback-lock");
+  h.runtime->Run(Region(1, 2, 2));
+  h.runtime->DeviceFree(h.runtime->DeviceAlloc(kMiB));  // cuMemFree drains
+  h.runtime->Run(Region(2, 8, 8));
+  h.ExitNormally();
+  EXPECT_EQ(h.Violations(), "");
+  EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
+}
+
+TEST(V1bCallbackLockTest, AbortIsBlamedOnTheLastRegionLaunched) {
+  Harness h("v1b-callback-lock");
+  h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  h.runtime->Run(Region(2, 2, 2));  // fits: no wait, launched behind region 1
+  EXPECT_TRUE(h.observer.fatals.empty());
+  h.ExitNormally();  // close drains: region 1 traps, its callback runs
+  ASSERT_FALSE(h.observer.fatals.empty());
+  EXPECT_EQ(h.observer.fatals[0].region, 2u) << "the region that aborted was 1";
+  EXPECT_EQ(h.observer.fatals[0].code, CuResult::kLaunchFailed);
+}
+
+TEST(V2Gcc11Test, FatalUnderTheLockDestroysALockedMutexAtClose) {
+  Harness h("v2-gcc11");
+  EXPECT_THROW(h.runtime->Run(Region(1, 2, 2, /*aborts=*/true)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 1u);
+  EXPECT_EQ(h.observer.fatals[0].message,
+            absl::StrCat("cuCtxSynchronize error: ",
+                         CuResultDescription(CuResult::kLaunchFailed),
+                         " (perhaps abort was called)"));
+  EXPECT_TRUE(Contains(h.Violations(), "stacks lock destroyed while held by thread 1"))
+      << h.Violations();
+  // Freeing in the poisoned context fails; close reports it and goes on.
+  EXPECT_FALSE(h.runtime->errors().empty());
+  EXPECT_TRUE(h.device.destroyed());
+}
+
+TEST(V3TrunkTest, ConstructorAndDestructorKernelsRunUnderTheStacksLock) {
+  Harness h("v3-trunk", {}, /*ctors=*/true, /*dtors=*/true);
+  EXPECT_EQ(h.device.calls("cuLaunchKernel"), 1u);  // the constructors
+  h.runtime->Run(Region(1, 2, 2));
+  h.ExitNormally();
+  EXPECT_EQ(h.device.calls("cuLaunchKernel"), 3u);  // + region + destructors
+  EXPECT_EQ(h.device.calls("cuStreamSynchronize"), 2u);
+  EXPECT_EQ(h.Violations(), "");
+  EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
+}
+
+TEST(V3TrunkTest, B1AbortWithDestructorsHangsAtExit) {
+  Harness h("v3-trunk", {}, /*ctors=*/false, /*dtors=*/true);
+  try {
+    h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+    FAIL() << "the aborting region returned";
+  } catch (const HostHang& hang) {
+    EXPECT_TRUE(Contains(hang.what(), "stacks lock relocked by its owner, thread 1"))
+        << hang.what();
+  }
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 1u);
+}
+
+TEST(V3TrunkTest, AbortWithoutDestructorsExits) {
+  Harness h("v3-trunk");
+  EXPECT_THROW(h.runtime->Run(Region(1, 2, 2, /*aborts=*/true)), ProcessExited);
+  EXPECT_EQ(h.host.exit_status(), 1);
+}
+
+TEST(EventFenceTest, RunReturnsBeforeTheKernelCompletesWithoutCallbacks) {
+  Harness h("event-fence");
+  h.runtime->Run(Region(1, 2, 2));
+  h.runtime->Run(Region(2, 2, 2));
+  EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{1});
+  EXPECT_EQ(h.device.calls("cuStreamAddCallback"), 0u);
+  EXPECT_EQ(h.device.calls("cuCtxSynchronize"), 0u);
+  EXPECT_EQ(h.device.calls("cuEventRecord"), 2u);
+  EXPECT_EQ(h.device.calls("cuEventCreate"), 1u);
+  h.ExitNormally();
+  EXPECT_EQ(h.device.calls("cuEventDestroy"), 1u);
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(EventFenceTest, AbortIsBlamedOnTheRegionThatAborted) {
+  Harness h("event-fence");
+  h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  EXPECT_THROW(h.runtime->Run(Region(2, 2, 2)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 1u);
+  EXPECT_EQ(h.observer.fatals[0].code, CuResult::kLaunchFailed);
+  EXPECT_TRUE(Contains(h.observer.fatals[0].message, "(perhaps abort was called)"));
+  EXPECT_EQ(h.host.exit_status(), 1);
+  EXPECT_EQ(h.Violations(), "");  // the lock was released before exit
+}
+
+TEST(EventFenceTest, AbortSeenByAnotherThreadIsStillBlamedOnItsRegion) {
+  Harness h("event-fence");
+  h.host.Spawn("a", [&] { h.runtime->Run(Region(7, 2, 2, /*aborts=*/true)); });
+  EXPECT_THROW(h.host.Spawn("b", [&] { h.runtime->DeviceAlloc(kMiB); h.runtime->Run(Region(8, 64, 8)); }),
+               ProcessExited);
+  ASSERT_FALSE(h.observer.fatals.empty());
+  for (const auto& fatal : h.observer.fatals) EXPECT_EQ(fatal.region, 7u);
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(EventFenceTest, UserAllocationOnAPoisonedContextBlamesTheFencedRegion) {
+  Harness h("event-fence");
+  h.runtime->Run(Region(3, 2, 2, /*aborts=*/true));
+  h.device.CtxSynchronize();  // the trap happens before the next call
+  EXPECT_THROW(h.runtime->DeviceAlloc(kMiB), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 3u);
+}
+
+TEST(EventFenceTest, AbortWithDestructorsExitsWithoutHanging) {
+  Harness h("event-fence", {}, /*ctors=*/true, /*dtors=*/true);
+  h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  EXPECT_THROW(h.runtime->Run(Region(2, 2, 2)), ProcessExited);
+  EXPECT_TRUE(h.host.exited());
+  EXPECT_EQ(h.host.exit_status(), 1);
+  EXPECT_TRUE(h.device.destroyed());
+  ASSERT_EQ(h.observer.fatals.size(), 1u) << "reported once, not again at close";
+  EXPECT_EQ(h.observer.fatals[0].region, 1u);
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(EventFenceTest, AbortInTheLastRegionIsReportedAtClose) {
+  Harness h("event-fence");
+  h.runtime->Run(Region(1, 2, 2));
+  h.runtime->Run(Region(2, 2, 2, /*aborts=*/true));
+  h.ExitNormally();
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 2u);
+  EXPECT_TRUE(h.device.destroyed());
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(EventFenceTest, UserFreeWaitsForTheKernelInFlight) {
+  FakeDeviceOptions options;
+  options.free_waits = false;
+  Harness h("event-fence", options);
+  DevicePtr p = h.runtime->DeviceAlloc(kMiB);
+  h.runtime->Run(Region(1, 2, 2));
+  EXPECT_EQ(h.device.queued(), 2u);  // kernel + fence
+  h.runtime->DeviceFree(p);
+  EXPECT_EQ(h.device.queued(), 0u);
+  h.ExitNormally();
+}
+
+TEST(EventFenceTest, SeveralThreadsShareOneBlockSafely) {
+  FakeDeviceOptions options;
+  options.free_waits = false;
+  Harness h("event-fence", options);
+  for (RegionId id = 1; id <= 6; ++id) {
+    h.host.Spawn("t", [&, id] { h.runtime->Run(Region(id, id, 4)); });
+  }
+  h.ExitNormally();
+  EXPECT_EQ(h.device.completed_regions(),
+            (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(h.Violations(), "");
+  EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
+}
+
+}  // namespace
+}  // namespace stackcheck::testing
