@@ -126,8 +126,14 @@ CuResult CudaDevice::CtxDestroy() {
   // SEM-15: teardown drains first. A sticky error is reported but does not
   // stop the teardown.
   const CUresult drained = api_.cuCtxSynchronize();
+  std::size_t free_bytes = 0, total_bytes = 0;
+  const bool free_known =
+      api_.cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS;
   {
     absl::MutexLock lock(&mu_);
+    ++ledger_.destroys;
+    ledger_.free_at_destroy_known = free_known;
+    ledger_.free_at_destroy = free_bytes;
     ledger_.leaked_blocks_at_destroy = live_.size();
     ledger_.leaked_bytes_at_destroy = ledger_.live_bytes;
     live_.clear();
@@ -492,14 +498,14 @@ DeviceLedger CudaDevice::Ledger() const {
   return ledger_;
 }
 
-KernelReport CudaDevice::ReadKernelReport() {
+KernelReport CudaDevice::ReadKernelReport(bool device_counter) {
   if (report_host_ == nullptr) return report_at_destroy_;
   KernelReport out;
   volatile std::uint64_t* r = report_host_;
   out.corruptions = r[kReportCorruptions];
   out.expected = r[kReportExpected];
   out.observed = r[kReportObserved];
-  if (!in_callback_context) {
+  if (device_counter && !in_callback_context) {
     Enter("cuMemcpyDtoH");
     out.warps_checked_known =
         api_.cuMemcpyDtoH(&out.warps_checked, warps_checked_,

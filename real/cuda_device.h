@@ -40,6 +40,11 @@ struct DeviceLedger {
   // Blocks still live when CtxDestroy began: memory the runtime never freed.
   std::uint64_t leaked_blocks_at_destroy = 0;
   std::uint64_t leaked_bytes_at_destroy = 0;
+  std::uint64_t destroys = 0;
+  // cuMemGetInfo's free bytes just before the last CtxDestroy released the
+  // context (the driver-side view of what the runtime still held).
+  bool free_at_destroy_known = false;
+  std::uint64_t free_at_destroy = 0;
   // SEM-09: driver calls made from inside a callback or host function.
   std::uint64_t calls_from_callback = 0;
   std::string first_call_from_callback;
@@ -119,7 +124,9 @@ class CudaDevice final : public Device {
   // Reads the kernels' report (the corruption part is plain host reads, so it
   // works when poisoned and while kernels run). After CtxDestroy: its
   // contents at that moment.
-  KernelReport ReadKernelReport();
+  // `device_counter` = false reads host memory only: never blocks, for the
+  // watchdog (warps_checked is then unknown).
+  KernelReport ReadKernelReport(bool device_counter = true);
   void ResetKernelReport();
   // After Init.
   absl::StatusOr<DeviceProperties> Properties();

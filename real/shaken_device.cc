@@ -54,7 +54,10 @@ CuResult ShakenDevice::CtxSynchronize() {
   return Call("cuCtxSynchronize", [&] { return inner_.CtxSynchronize(); });
 }
 CuResult ShakenDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  return Call("cuMemAlloc", [&] { return inner_.MemAlloc(ptr, bytes); });
+  return Call("cuMemAlloc", [&] {
+    if (alloc_gate_ && alloc_gate_(bytes)) return CuResult::kOutOfMemory;
+    return inner_.MemAlloc(ptr, bytes);
+  });
 }
 CuResult ShakenDevice::MemFree(DevicePtr ptr) {
   return Call("cuMemFree", [&] { return inner_.MemFree(ptr); });

@@ -23,6 +23,11 @@ class ShakenDevice final : public Device {
   ShakenDevice(Device& inner, Jitter& jitter, ActivityLog& log)
       : inner_(inner), jitter_(jitter), log_(log) {}
   void set_launch_hook(LaunchHook hook) { launch_hook_ = std::move(hook); }
+  // Asked before every MemAlloc; returning true fails it with
+  // CUDA_ERROR_OUT_OF_MEMORY without calling the driver (fault injection,
+  // emulated capacity).
+  using AllocGate = std::function<bool(std::uint64_t bytes)>;
+  void set_alloc_gate(AllocGate gate) { alloc_gate_ = std::move(gate); }
 
   CuResult Init() override;
   CuResult CtxCreate() override;
@@ -66,6 +71,7 @@ class ShakenDevice final : public Device {
   Jitter& jitter_;
   ActivityLog& log_;
   LaunchHook launch_hook_;
+  AllocGate alloc_gate_;
 };
 
 }  // namespace stackcheck::real

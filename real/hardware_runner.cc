@@ -1,0 +1,467 @@
+#include "real/hardware_runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+#include <thread>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "core/scenario_runner.h"
+#include "properties/catalogue.h"
+#include "real/activity_log.h"
+#include "real/cuda_device.h"
+#include "real/os_host.h"
+#include "real/run_observer.h"
+#include "real/run_record.h"
+#include "real/shaken_device.h"
+#include "real/shaken_host.h"
+
+namespace stackcheck::real {
+namespace {
+
+// Exit codes the child uses for its own endings (the runtime uses 0 and 1).
+constexpr int kWatchdogExit = 86;
+constexpr int kSetupExit = 87;
+// The parent's backstop beyond the child's own watchdog.
+constexpr absl::Duration kKillGrace = absl::Seconds(10);
+
+void CopyText(char* dst, std::size_t size, absl::string_view text) {
+  const std::size_t n = std::min(size - 1, text.size());
+  std::memcpy(dst, text.data(), n);
+  dst[n] = '\0';
+}
+
+absl::Duration TotalKernelTime(const Scenario& s) {
+  std::uint64_t ns = 0;
+  for (const ThreadProgram& t : s.threads) {
+    for (const HostOp& op : t.ops) {
+      if (op.kind == HostOp::Kind::kRun) ns += op.region.duration_ns;
+    }
+  }
+  return absl::Nanoseconds(ns);
+}
+
+// Copies the device's view into the record. With `device_counter` false it
+// makes no driver call (the watchdog's case: the driver may be what hangs).
+void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
+                    std::uint64_t baseline_destroys) {
+  const KernelReport k = device.ReadKernelReport(device_counter);
+  const DeviceLedger l = device.Ledger();
+  rec.corruptions = k.corruptions;
+  rec.corrupt_expected = k.expected;
+  rec.corrupt_observed = k.observed;
+  rec.warps_checked = k.warps_checked;
+  rec.warps_checked_known = k.warps_checked_known;
+  rec.context_destroyed = l.destroys > baseline_destroys;
+  rec.leaked_blocks =
+      rec.context_destroyed ? l.leaked_blocks_at_destroy : l.live_blocks;
+  rec.leaked_bytes =
+      rec.context_destroyed ? l.leaked_bytes_at_destroy : l.live_bytes;
+  rec.free_at_close_known = rec.context_destroyed && l.free_at_destroy_known;
+  rec.free_at_close = l.free_at_destroy;
+  rec.calls_from_callback = l.calls_from_callback;
+  CopyText(rec.first_call_from_callback, sizeof(rec.first_call_from_callback),
+           l.first_call_from_callback);
+  rec.callbacks_run = l.callbacks_run;
+  rec.callbacks_run_with_error = l.callbacks_run_with_error;
+  rec.peak_bytes = l.peak_bytes;
+  rec.device_snapshot = true;
+}
+
+[[noreturn]] void SetupFailed(RunRecord& rec, absl::string_view why) {
+  CopyText(rec.setup_error, sizeof(rec.setup_error), why);
+  _exit(kSetupExit);
+}
+
+[[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario,
+                            const PolicyInfo& policy,
+                            const HardwareRunOptions& options) {
+  OsHost os;
+  ActivityLog log(&rec.activity);
+  log.NameThread("main");
+  absl::StatusOr<std::unique_ptr<CudaDevice>> created =
+      CudaDevice::Create(options.device_ordinal);
+  if (!created.ok()) SetupFailed(rec, created.status().message());
+  CudaDevice& cuda = **created;
+
+  // Baseline: free memory on a fresh context holding only the backend's own
+  // counter, as the runtime's context will at close if nothing leaked.
+  if (CuResult r = cuda.Init(); r != CuResult::kSuccess) {
+    SetupFailed(rec, absl::StrCat("cuInit: ", CuResultName(r)));
+  }
+  if (CuResult r = cuda.CtxCreate(); r != CuResult::kSuccess) {
+    SetupFailed(rec, absl::StrCat("context: ", CuResultName(r)));
+  }
+  MemInfo info;
+  if (cuda.MemGetInfo(&info) == CuResult::kSuccess) {
+    rec.free_at_start = info.free_bytes;
+    rec.baseline_known = true;
+  }
+  cuda.CtxDestroy();
+  const std::uint64_t baseline_destroys = cuda.Ledger().destroys;
+
+  Jitter jitter(options.jitter);
+  ShakenDevice device(cuda, jitter, log);
+  ShakenHost host(os, jitter, log);
+  RunObserver observer(rec, cuda, scenario.soft_limit);
+  device.set_launch_hook(
+      [&observer](const KernelArgs& args, StreamHandle stream, CuResult r) {
+        observer.KernelLaunched(args, stream, r);
+      });
+  std::atomic<std::uint32_t> allocs{0};
+  device.set_alloc_gate([&](std::uint64_t bytes) {
+    const std::uint32_t n = ++allocs;
+    if (scenario.faults.alloc_failure_at_call == n) {
+      ++rec.injected_alloc_failures;
+      return true;
+    }
+    return options.emulate_capacity &&
+           cuda.Ledger().live_bytes + bytes > scenario.device_capacity;
+  });
+  os.anomalies().SetHook([&rec, &os](const MutexAnomaly& a) {
+    if (rec.mutex_anomalies.fetch_add(1) != 0) return;
+    CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),
+             absl::StrFormat("%s of '%s' by %s (owner: %s)",
+                             MutexAnomalyName(a.kind), a.mutex,
+                             os.ThreadName(a.thread),
+                             a.owner == kNoThread ? std::string("none")
+                                                  : os.ThreadName(a.owner)));
+  });
+
+  const absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
+  std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
+    absl::SleepFor(limit);
+    rec.watchdog_at_ns = MonotonicNowNs();
+    rec.watchdog_fired = true;
+    SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
+    rec.jitter_delays = jitter.delays();
+    _exit(kWatchdogExit);
+  }).detach();
+
+  // Registered before the runtime's own handler, so it runs after the
+  // device is closed: the snapshot sees the close's leaks.
+  host.AtExit([&rec, &cuda, &jitter, baseline_destroys] {
+    SnapshotDevice(rec, cuda, /*device_counter=*/true, baseline_destroys);
+    rec.jitter_delays = jitter.delays();
+  });
+  RunScenario(scenario, device, host, observer, policy);
+  // Only without close_at_end: the device is still open.
+  SnapshotDevice(rec, cuda, /*device_counter=*/true, baseline_destroys);
+  rec.jitter_delays = jitter.delays();
+  std::fflush(nullptr);
+  _exit(0);
+}
+
+std::string Stamp(std::uint64_t stamp) {
+  return absl::StrFormat("region %d warp %d", stamp >> 32, stamp & 0xffffffff);
+}
+
+bool Hung(const HardwareRunResult& r) {
+  return r.ending == HardwareRunResult::Ending::kWatchdog ||
+         r.ending == HardwareRunResult::Ending::kKilled;
+}
+
+PropertyResult Judge(absl::string_view property, const RunRecord& rec,
+                     const Scenario& scenario, const HardwareRunResult& run) {
+  PropertyResult p{std::string(property), HwVerdict::kHolds, ""};
+  auto violated = [&p](std::string why) {
+    p.verdict = HwVerdict::kViolated;
+    p.evidence = std::move(why);
+    return p;
+  };
+  auto unobserved = [&p](std::string why) {
+    p.verdict = HwVerdict::kNotObserved;
+    p.evidence = std::move(why);
+    return p;
+  };
+  const bool sticky = IsStickyError(static_cast<CuResult>(rec.fatal_code)) ||
+                      rec.callbacks_run_with_error > 0;
+
+  if (property == "no-deadlock" || property == "progress") {
+    if (Hung(run)) {
+      return violated(absl::StrCat(
+          "watchdog: ",
+          run.hang_report.empty() ? "no thread activity recorded"
+                                  : absl::StrJoin(run.hang_report, "; ")));
+    }
+    return p;
+  }
+  if (property == "no-stack-overlap") {
+    if (!rec.device_snapshot) return unobserved("no device snapshot");
+    if (rec.corruptions > 0) {
+      return violated(absl::StrFormat(
+          "%d warp(s) found their slot overwritten (%s found %s's stamp)",
+          rec.corruptions, Stamp(rec.corrupt_expected),
+          Stamp(rec.corrupt_observed)));
+    }
+    return p;
+  }
+  if (property == "no-use-after-free") {
+    return unobserved(
+        "cuMemFree waits for the device (SEM-11); reuse shows as overlap");
+  }
+  if (property == "no-leak") {
+    if (!rec.device_snapshot || Hung(run)) return unobserved("run did not end");
+    if (!rec.context_destroyed) return unobserved("device never closed");
+    if (rec.leaked_bytes > 0 && !sticky) {
+      std::string driver_view;
+      if (rec.baseline_known && rec.free_at_close_known) {
+        driver_view = absl::StrFormat(
+            "; cuMemGetInfo: %.1f MiB less free than on a fresh context",
+            (static_cast<double>(rec.free_at_start) -
+             static_cast<double>(rec.free_at_close)) / kMiB);
+      }
+      return violated(absl::StrFormat(
+          "%d block(s), %.1f MiB still allocated at context destroy%s",
+          rec.leaked_blocks, static_cast<double>(rec.leaked_bytes) / kMiB,
+          driver_view));
+    }
+    return p;
+  }
+  if (property == "mutex-discipline") {
+    if (rec.mutex_anomalies > 0) {
+      return violated(absl::StrFormat("%d anomal%s, first: %s",
+                                      rec.mutex_anomalies.load(),
+                                      rec.mutex_anomalies > 1 ? "ies" : "y",
+                                      rec.first_mutex_anomaly));
+    }
+    return p;
+  }
+  if (property == "abort-attribution") {
+    std::vector<RegionId> aborting;
+    for (const ThreadProgram& t : scenario.threads) {
+      for (const HostOp& op : t.ops) {
+        if (op.kind == HostOp::Kind::kRun && op.region.aborts) {
+          aborting.push_back(op.region.id);
+        }
+      }
+    }
+    const bool reported = rec.fatals > 0;
+    const auto code = static_cast<CuResult>(rec.fatal_code);
+    if (aborting.empty()) {
+      if (reported && code == CuResult::kLaunchFailed) {
+        return violated(absl::StrFormat(
+            "an abort reported against region %d, but no region aborts",
+            rec.fatal_region));
+      }
+      return p;
+    }
+    if (!reported) {
+      if (Hung(run)) return unobserved("hung before any fatal report");
+      return violated(absl::StrFormat(
+          "abort lost: the process ended (status %d) without a fatal report",
+          run.exit_status));
+    }
+    if (code != CuResult::kLaunchFailed) {
+      return unobserved(absl::StrFormat("first fatal was %s, not the abort",
+                                        CuResultName(code)));
+    }
+    if (std::find(aborting.begin(), aborting.end(), rec.fatal_region) ==
+        aborting.end()) {
+      return violated(absl::StrFormat(
+          "abort reported against %s; aborting: region %s",
+          rec.fatal_region == kNoRegion
+              ? std::string("no region")
+              : absl::StrCat("region ", rec.fatal_region),
+          absl::StrJoin(aborting, ", ")));
+    }
+    return p;
+  }
+  if (property == "bounded-cache") {
+    if (rec.cache_over_bound > 0) {
+      return violated(absl::StrFormat(
+          "cache held %.1f MiB after device_alloc, bound %.1f MiB (%d time(s))",
+          static_cast<double>(rec.cache_worst_held) / kMiB,
+          static_cast<double>(rec.cache_worst_bound) / kMiB,
+          rec.cache_over_bound.load()));
+    }
+    return p;
+  }
+  if (property == "sync-completion") {
+    if (rec.returned_before_kernel_done > 0) {
+      return violated(absl::StrFormat(
+          "%d region(s) returned while their kernel was still running",
+          rec.returned_before_kernel_done.load()));
+    }
+    return p;
+  }
+  if (property == "no-driver-call-in-callback") {
+    if (!rec.device_snapshot) return unobserved("no device snapshot");
+    if (rec.calls_from_callback > 0) {
+      return violated(absl::StrFormat("%d driver call(s) from a callback, first %s",
+                                      rec.calls_from_callback,
+                                      rec.first_call_from_callback));
+    }
+    return p;
+  }
+  return unobserved("not observable on hardware");
+}
+
+std::vector<std::string> Facts(const RunRecord& rec) {
+  std::vector<std::string> f;
+  f.push_back(absl::StrFormat("regions begun %d, ended %d",
+                              rec.regions_begun.load(),
+                              rec.regions_ended.load()));
+  if (rec.fatals > 0) {
+    f.push_back(absl::StrFormat(
+        "fatal x%d, first: region %d, %s, \"%s\"", rec.fatals.load(),
+        rec.fatal_region, CuResultName(static_cast<CuResult>(rec.fatal_code)),
+        rec.fatal_message));
+  }
+  if (rec.device_snapshot) {
+    f.push_back(absl::StrFormat(
+        "kernels: %d corruption(s), %s warps checked; peak %.1f MiB allocated",
+        rec.corruptions,
+        rec.warps_checked_known ? absl::StrCat(rec.warps_checked) : "?",
+        static_cast<double>(rec.peak_bytes) / kMiB));
+    f.push_back(absl::StrFormat(
+        "close: context %s, %d block(s) / %.1f MiB left",
+        rec.context_destroyed ? "destroyed" : "not destroyed",
+        rec.leaked_blocks, static_cast<double>(rec.leaked_bytes) / kMiB));
+    if (rec.baseline_known && rec.free_at_close_known) {
+      f.push_back(absl::StrFormat(
+          "cuMemGetInfo free: %.1f MiB at start, %.1f MiB before destroy",
+          static_cast<double>(rec.free_at_start) / kMiB,
+          static_cast<double>(rec.free_at_close) / kMiB));
+    }
+    f.push_back(absl::StrFormat("callbacks run %d (with error status %d)",
+                                rec.callbacks_run,
+                                rec.callbacks_run_with_error));
+  }
+  if (rec.injected_alloc_failures > 0) {
+    f.push_back(absl::StrFormat("injected cuMemAlloc failures: %d",
+                                rec.injected_alloc_failures.load()));
+  }
+  f.push_back(absl::StrFormat("jitter delays: %d", rec.jitter_delays));
+  return f;
+}
+
+}  // namespace
+
+absl::string_view HwVerdictName(HwVerdict v) {
+  switch (v) {
+    case HwVerdict::kHolds:
+      return "holds";
+    case HwVerdict::kViolated:
+      return "VIOLATED";
+    case HwVerdict::kNotObserved:
+      return "-";
+  }
+  return "?";
+}
+
+const PropertyResult* HardwareRunResult::Find(absl::string_view name) const {
+  for (const PropertyResult& p : properties) {
+    if (p.property == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string HardwareRunResult::EndingText() const {
+  switch (ending) {
+    case Ending::kExited:
+      return absl::StrCat("exit ", exit_status);
+    case Ending::kWatchdog:
+      return "hang (watchdog)";
+    case Ending::kKilled:
+      return "hang (killed)";
+    case Ending::kCrashed:
+      return absl::StrCat("signal ", signal);
+    case Ending::kSetupFailed:
+      return absl::StrCat("setup failed: ", setup_error);
+  }
+  return "?";
+}
+
+absl::StatusOr<HardwareRunResult> RunOnHardware(
+    const Scenario& scenario, const PolicyInfo& policy,
+    const HardwareRunOptions& options) {
+  void* mem = mmap(nullptr, sizeof(RunRecord), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    return absl::InternalError(absl::StrCat("mmap: ", std::strerror(errno)));
+  }
+  RunRecord* rec = new (mem) RunRecord();
+  struct Unmap {
+    void* mem;
+    ~Unmap() { munmap(mem, sizeof(RunRecord)); }
+  } unmap{mem};
+
+  std::fflush(nullptr);  // nothing buffered may be written twice
+  const absl::Time start = absl::Now();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // The runtime's messages would interleave with the caller's report; the
+    // record carries what matters.
+    const int null_fd = open("/dev/null", O_WRONLY);
+    if (null_fd >= 0) {
+      dup2(null_fd, STDOUT_FILENO);
+      dup2(null_fd, STDERR_FILENO);
+    }
+    ChildMain(*rec, scenario, policy, options);
+  }
+
+  HardwareRunResult result;
+  const absl::Time hard_deadline =
+      start + options.watchdog + TotalKernelTime(scenario) + kKillGrace;
+  int status = 0;
+  bool killed = false;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (done < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+    }
+    if (absl::Now() > hard_deadline && !killed) {
+      kill(pid, SIGKILL);
+      killed = true;
+    }
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
+
+  if (killed) {
+    result.ending = HardwareRunResult::Ending::kKilled;
+    result.signal = SIGKILL;
+  } else if (WIFSIGNALED(status)) {
+    result.ending = HardwareRunResult::Ending::kCrashed;
+    result.signal = WTERMSIG(status);
+  } else if (WEXITSTATUS(status) == kSetupExit) {
+    result.ending = HardwareRunResult::Ending::kSetupFailed;
+    result.setup_error = rec->setup_error;
+    return result;
+  } else if (WEXITSTATUS(status) == kWatchdogExit && rec->watchdog_fired) {
+    result.ending = HardwareRunResult::Ending::kWatchdog;
+  } else {
+    result.ending = HardwareRunResult::Ending::kExited;
+    result.exit_status = WEXITSTATUS(status);
+  }
+  if (Hung(result)) {
+    const std::int64_t at =
+        rec->watchdog_fired ? rec->watchdog_at_ns : MonotonicNowNs();
+    result.hang_report = DescribeActivity(rec->activity, at);
+  }
+  for (const properties::PropertyInfo& info : properties::AllProperties()) {
+    result.properties.push_back(Judge(info.name, *rec, scenario, result));
+  }
+  result.facts = Facts(*rec);
+  return result;
+}
+
+}  // namespace stackcheck::real

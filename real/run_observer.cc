@@ -1,0 +1,71 @@
+#include "real/run_observer.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace stackcheck::real {
+
+void RunObserver::RegionBegin(RegionId) { ++record_.regions_begun; }
+
+void RunObserver::RegionEnd(RegionId region) {
+  ++record_.regions_ended;
+  EventHandle fence;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = fences_.find(region);
+    if (it == fences_.end()) return;
+    fence = it->second;
+  }
+  // NOT_READY: run() returned while its kernel was still running. A sticky
+  // error (the region aborted) says nothing about completion.
+  if (device_.EventQuery(fence) == CuResult::kNotReady) {
+    ++record_.returned_before_kernel_done;
+  }
+}
+
+void RunObserver::FatalReported(RegionId attributed, CuResult code,
+                                absl::string_view message) {
+  if (record_.fatals.fetch_add(1) != 0) return;  // keep the first
+  record_.fatal_region = attributed;
+  record_.fatal_code = static_cast<int>(code);
+  const std::size_t n =
+      std::min(sizeof(record_.fatal_message) - 1, message.size());
+  std::memcpy(record_.fatal_message, message.data(), n);
+  record_.fatal_message[n] = '\0';
+}
+
+void RunObserver::CacheHeld(std::uint64_t held_bytes,
+                            std::uint64_t largest_needed_bytes) {
+  const std::uint64_t bound = std::max(soft_limit_, largest_needed_bytes);
+  if (held_bytes <= bound) return;
+  absl::MutexLock lock(&mu_);
+  ++record_.cache_over_bound;
+  if (held_bytes - bound >
+      record_.cache_worst_held - record_.cache_worst_bound) {
+    record_.cache_worst_held = held_bytes;
+    record_.cache_worst_bound = bound;
+  }
+}
+
+void RunObserver::KernelLaunched(const KernelArgs& args, StreamHandle stream,
+                                 CuResult result) {
+  if (result != CuResult::kSuccess || args.region_tag == kNoRegion) return;
+  EventHandle fence{};
+  bool have = false;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = fences_.find(args.region_tag);
+    if (it != fences_.end()) {
+      fence = it->second;
+      have = true;
+    }
+  }
+  if (!have) {
+    if (device_.EventCreate(&fence) != CuResult::kSuccess) return;
+    absl::MutexLock lock(&mu_);
+    fences_[args.region_tag] = fence;
+  }
+  device_.EventRecord(fence, stream);
+}
+
+}  // namespace stackcheck::real

@@ -1,0 +1,45 @@
+// The RuntimeObserver of a hardware run: writes what the runtime reports into
+// the shared RunRecord, and checks sync-completion by recording an event
+// behind each region's launch and querying it when run() returns.
+#ifndef STACKCHECK_REAL_RUN_OBSERVER_H_
+#define STACKCHECK_REAL_RUN_OBSERVER_H_
+
+#include <cstdint>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "core/device.h"
+#include "core/observer.h"
+#include "real/run_record.h"
+
+namespace stackcheck::real {
+
+class RunObserver final : public RuntimeObserver {
+ public:
+  // `device` is the undecorated backend: the observer's own calls are not
+  // scheduling points and are not jittered.
+  RunObserver(RunRecord& record, Device& device, std::uint64_t soft_limit)
+      : record_(record), device_(device), soft_limit_(soft_limit) {}
+
+  void RegionBegin(RegionId region) override;
+  void RegionEnd(RegionId region) override;
+  void FatalReported(RegionId attributed, CuResult code,
+                     absl::string_view message) override;
+  void CacheHeld(std::uint64_t held_bytes,
+                 std::uint64_t largest_needed_bytes) override;
+
+  // For ShakenDevice's launch hook: called on the launching thread.
+  void KernelLaunched(const KernelArgs& args, StreamHandle stream,
+                      CuResult result);
+
+ private:
+  RunRecord& record_;
+  Device& device_;
+  const std::uint64_t soft_limit_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<RegionId, EventHandle> fences_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace stackcheck::real
+
+#endif  // STACKCHECK_REAL_RUN_OBSERVER_H_
