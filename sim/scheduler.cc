@@ -403,7 +403,9 @@ void Scheduler::RunExecution() {
 
 void Scheduler::Teardown() {
   tearing_down_ = true;
-  for (ActorId id = 0; id < actor_count_; ++id) {
+  // Newest first: a thread's stack may refer to objects on its parent's
+  // (captured by reference), never the other way round.
+  for (ActorId id = static_cast<ActorId>(actor_count_); id-- > 0;) {
     // Each resumed fiber unwinds and switches back here from FiberExit.
     while (actors_[id].cont) SwitchTo(id);
   }

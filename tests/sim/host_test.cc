@@ -1,0 +1,124 @@
+// SimHost: mutex ownership, threads, virtual time, the exit path, observer
+// events.
+#include <memory>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+#include "tests/sim/sim_test_util.h"
+#include "tests/sim/test_strategies.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using testing::Count;
+using testing::Find;
+
+TEST(SimHost, NonOwnerUnlockReleasesTheMutexAndIsLogged) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  ThreadId owner_seen = 1234;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> mu = h.NewMutex("m");
+    mu->Lock();
+    ThreadId t = h.Spawn("stranger", [&] { mu->Unlock(); });
+    h.Join(t);
+    owner_seen = mu->Owner();
+    EXPECT_TRUE(mu->TryLock());
+    mu->Unlock();
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(owner_seen, kNoThread);
+  const long unlock = Find(r.trace, EventKind::kMutexUnlock);
+  ASSERT_GE(unlock, 0);
+  EXPECT_EQ(sim.ActorName(r.trace[unlock].actor), "T1");
+  EXPECT_EQ(r.trace[unlock].b, 0u);  // the owner before: T0 (actor 0)
+}
+
+TEST(SimHost, DestroyingALockedMutexIsLoggedWithItsOwner) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> mu = h.NewMutex("m");
+    mu->Lock();
+    mu.reset();
+  });
+  const long destroy = Find(r.trace, EventKind::kMutexDestroy);
+  ASSERT_GE(destroy, 0);
+  EXPECT_EQ(r.trace[destroy].b, 0u);
+}
+
+TEST(SimHost, ExitRunsHandlersInReverseOnTheCallerAndStopsEveryone) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  std::vector<int> order;
+  bool other_ran_after_exit = false;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    h.AtExit([&] { order.push_back(1); });
+    h.AtExit([&] { order.push_back(2); });
+    std::unique_ptr<Mutex> mu = h.NewMutex("never");
+    mu->Lock();
+    h.Spawn("waiter", [&] {
+      mu->Lock();  // never granted: T0 exits holding it
+      other_ran_after_exit = true;
+    });
+    h.Yield();
+    h.Exit(3);
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(order, (std::vector<int>{2, 1}));
+  EXPECT_TRUE(r.process_exited);
+  EXPECT_EQ(r.exit_status, 3);
+  EXPECT_FALSE(other_ran_after_exit);
+  EXPECT_EQ(r.trace.back().kind, EventKind::kProcessExit);
+}
+
+TEST(SimHost, SleepAdvancesVirtualTimeNotWallTime) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    h.SleepFor(absl::Hours(2));
+    h.Yield();
+  });
+  ASSERT_FALSE(r.violation.has_value());
+  EXPECT_GE(r.trace.back().time_ns, 7200ull * 1000 * 1000 * 1000);
+}
+
+TEST(SimHost, ObserverCallsBecomeEventsAndProbesGetStableIds) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  for (int i = 0; i < 2; ++i) {
+    const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host&, RuntimeObserver& o) {
+      o.RegionBegin(4);
+      o.Probe("oom-retry");
+      o.Probe("grow");
+      o.CacheHeld(10, 20);
+      o.FatalReported(4, CuResult::kLaunchFailed, "boom");
+      o.RegionEnd(4);
+    });
+    EXPECT_EQ(Count(r.trace, EventKind::kProbe), 2);
+    const long probe = Find(r.trace, EventKind::kProbe);
+    EXPECT_EQ(sim.probes().Name(r.trace[probe].a), "oom-retry");
+    EXPECT_EQ(sim.probes().Find("grow"), 1);
+    const long fatal = Find(r.trace, EventKind::kFatalReported);
+    EXPECT_EQ(r.trace[fatal].c, 4u);
+    EXPECT_EQ(r.trace[fatal].x, 719u);
+  }
+  EXPECT_EQ(sim.probes().size(), 2u);
+}
+
+TEST(SimHost, ExceptionsInSimulatedCodeBecomeViolations) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    h.Yield();
+    throw std::runtime_error("bad");
+  });
+  ASSERT_TRUE(r.violation.has_value());
+  EXPECT_EQ(r.violation->property, "no-exception");
+  EXPECT_TRUE(absl::StrContains(r.violation->message, "T0 threw: bad"));
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
