@@ -1,6 +1,7 @@
 #include "core/runtime.h"
 
 #include <algorithm>
+#include <functional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -47,10 +48,21 @@ void Runtime::OpenDevice() {
     ctx_.FatalCall(kNoRegion, "cuInit/cuCtxCreate", r);
   }
   state_.store(State::kOpen);
-  std::shared_ptr<std::atomic<Runtime*>> target = exit_handler_target_;
-  ctx_.host.AtExit([target] {
-    if (Runtime* runtime = target->load()) runtime->CloseDevice();
-  });
+  // The handler must not outlive the runtime's memory, nor let it be freed
+  // under a close in progress. Shared-owned (RunScenario): it holds a weak
+  // reference and a strong one while it runs. Otherwise the destructor clears
+  // the cell it reads.
+  std::function<void()> close_handler;
+  if (std::shared_ptr<Runtime> self = weak_from_this().lock()) {
+    close_handler = [weak = std::weak_ptr<Runtime>(self)] {
+      if (std::shared_ptr<Runtime> runtime = weak.lock()) runtime->CloseDevice();
+    };
+  } else {
+    close_handler = [target = exit_handler_target_] {
+      if (Runtime* runtime = target->load()) runtime->CloseDevice();
+    };
+  }
+  ctx_.host.AtExit(std::move(close_handler));
   device_lock_->Unlock();
 }
 

@@ -8,6 +8,10 @@
 // of them, registered by OpenDevice, closes this device) and ends the
 // (simulated) process. Only construction problems are absl::Status.
 //
+// Ownership: hold it in a std::shared_ptr where other threads (or the
+// simulator's unwinding fibers) may still run its code when the owner's stack
+// goes away; the exit handler then keeps it alive while it closes the device.
+//
 // Thread safety: Run, DeviceAlloc and DeviceFree may be called from any host
 // threads at once, as libgomp's are; OpenDevice and LoadImage come first, on
 // one thread. CloseDevice is idempotent and safe to call from the exit handler.
@@ -33,7 +37,7 @@
 
 namespace stackcheck {
 
-class Runtime {
+class Runtime : public std::enable_shared_from_this<Runtime> {
  public:
   Runtime(Device& device, Host& host, RuntimeObserver& observer,
           const PolicyInfo& policy, const RuntimeOptions& options = {});
@@ -87,8 +91,9 @@ class Runtime {
   std::unique_ptr<Mutex> device_lock_;
   // Written under *device_lock_; read without it by Run and the allocators.
   std::atomic<State> state_{State::kNew};
-  // The exit handler reaches the runtime through this cell, which the
-  // destructor clears: a handler that outlives the runtime does nothing.
+  // When the runtime is not shared-owned, the exit handler reaches it through
+  // this cell, which the destructor clears: a handler that outlives the
+  // runtime does nothing.
   std::shared_ptr<std::atomic<Runtime*>> exit_handler_target_;
   ModuleHandle module_{};
 

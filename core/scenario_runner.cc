@@ -1,6 +1,7 @@
 #include "core/scenario_runner.h"
 
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -44,17 +45,22 @@ void RunScenario(const Scenario& scenario, Device& device, Host& host,
                  RuntimeObserver& observer, const PolicyInfo& policy) {
   RuntimeOptions options;
   options.soft_limit = scenario.soft_limit;
-  Runtime runtime(device, host, observer, policy, options);
-  runtime.OpenDevice();
-  runtime.LoadImage(scenario.faults.device_constructors,
-                    scenario.faults.device_destructors);
+  // Shared by the main thread and every program thread: in the simulator an
+  // ended process's fibers unwind one by one, and the runtime must outlive
+  // whichever of them still runs its code (e.g. an exit handler closing the
+  // device on one thread while the main thread's stack is unwound).
+  auto runtime =
+      std::make_shared<Runtime>(device, host, observer, policy, options);
+  runtime->OpenDevice();
+  runtime->LoadImage(scenario.faults.device_constructors,
+                     scenario.faults.device_destructors);
 
   std::vector<ThreadId> threads;
   threads.reserve(scenario.threads.size());
   for (std::size_t i = 0; i < scenario.threads.size(); ++i) {
     const ThreadProgram* program = &scenario.threads[i];
-    threads.push_back(host.Spawn(absl::StrCat("host-", i), [program, &runtime] {
-      RunThreadProgram(*program, runtime);
+    threads.push_back(host.Spawn(absl::StrCat("host-", i), [program, runtime] {
+      RunThreadProgram(*program, *runtime);
     }));
   }
   for (ThreadId thread : threads) host.Join(thread);
