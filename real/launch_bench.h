@@ -1,0 +1,91 @@
+// The launch-cost benchmark: microseconds per OpenMP-shaped kernel launch for
+// each stack-cache policy, next to the raw floors the driver allows (launch
+// alone, + event record, + stream callback, + host function, + context
+// synchronise, alloc+launch+synchronise+free). Same method as the reference
+// figures in cuda-semantics.md: back-to-back launches, one final context
+// synchronise, median over repetitions.
+#ifndef STACKCHECK_REAL_LAUNCH_BENCH_H_
+#define STACKCHECK_REAL_LAUNCH_BENCH_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/policies/registry.h"
+#include "real/cuda_device.h"
+#include "real/os_host.h"
+
+namespace stackcheck::real {
+
+struct BenchGeometry {
+  std::uint32_t teams = 8;
+  std::uint32_t warps = 8;
+  std::string Label() const;  // "8x8"
+};
+
+enum class Floor {
+  kLaunchOnly,
+  kLaunchEvent,
+  kLaunchCallback,
+  kLaunchHostFunc,
+  kLaunchCtxSync,
+  kAllocLaunchSyncFree,
+};
+inline constexpr Floor kAllFloors[] = {
+    Floor::kLaunchOnly,     Floor::kLaunchEvent,   Floor::kLaunchCallback,
+    Floor::kLaunchHostFunc, Floor::kLaunchCtxSync, Floor::kAllocLaunchSyncFree};
+absl::string_view FloorName(Floor f);  // "launch only", "launch + cuEventRecord"
+
+struct BenchOptions {
+  int launches = 1000;   // per repetition, at most
+  int repetitions = 5;
+  // A repetition stops early after this long (V0 at default geometry costs
+  // ~1.3 ms per launch); it still counts at least `min_launches`.
+  absl::Duration max_repetition = absl::Milliseconds(400);
+  int min_launches = 20;
+};
+
+struct BenchFigure {
+  double us_per_launch = 0;  // median over repetitions
+  double us_min = 0;         // fastest repetition
+  int launches = 0;          // per repetition (of the last one)
+};
+
+class LaunchBench {
+ public:
+  // Loads the driver, creates the context, loads the kernels. The error is
+  // the loader's one line when there is no driver.
+  static absl::StatusOr<std::unique_ptr<LaunchBench>> Open(int ordinal = 0);
+
+  const DeviceProperties& properties() const { return properties_; }
+  // libgomp's default team count: SMs x resident blocks of (32 x warps).
+  absl::StatusOr<std::uint32_t> DefaultTeams(std::uint32_t warps);
+
+  absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g,
+                                           std::uint64_t kernel_ns,
+                                           const BenchOptions& options);
+  absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy,
+                                            BenchGeometry g,
+                                            std::uint64_t kernel_ns,
+                                            const BenchOptions& options);
+
+ private:
+  LaunchBench(std::unique_ptr<CudaDevice> device) : device_(std::move(device)) {}
+  // Times `one_launch` back to back, ending each repetition with a context
+  // synchronise; `one_launch` returns false on a driver error.
+  template <typename F>
+  absl::StatusOr<BenchFigure> Time(const BenchOptions& options, F one_launch);
+
+  std::unique_ptr<CudaDevice> device_;
+  OsHost host_;
+  DeviceProperties properties_;
+  FunctionHandle region_{};
+  FunctionHandle ctor_dtor_{};
+};
+
+}  // namespace stackcheck::real
+
+#endif  // STACKCHECK_REAL_LAUNCH_BENCH_H_
