@@ -45,6 +45,10 @@ int Main(int argc, char** argv) {
     for (const char* name : kDefaultCommands) {
       if ((command = FindCommand(name)) != nullptr) break;
     }
+  } else if (args.size() >= 2 &&
+             (command = FindCommand(args[0] + " " + args[1])) != nullptr) {
+    // A two-word command ("bench launch") beside a one-word one ("bench").
+    args.erase(args.begin(), args.begin() + 2);
   } else {
     command = FindCommand(args.front());
     if (command == nullptr) {

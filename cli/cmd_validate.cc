@@ -1,0 +1,116 @@
+// `stackcheck validate --backend=cuda`: every policy x the standard hardware
+// scenarios on the GPU, beside the simulator's verdicts on the same scenarios,
+// as the campaign's verdict table with a "sim" and a "cuda" column, then per
+// scenario what each backend found. --backend=sim runs the simulator column
+// alone (anywhere). Exit 0 when every cell matches the expected verdicts, 1
+// when one does not or there is no GPU to run on.
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "cli/command.h"
+#include "core/policies/registry.h"
+#include "properties/verdict_table.h"
+#include "real/driver_api.h"
+#include "real/hardware_scenarios.h"
+#include "real/side_by_side.h"
+
+ABSL_FLAG(std::string, backend, "cuda",
+          "validate, bench launch: cuda (the GPU, via the driver) or sim "
+          "(validate: the simulator column alone)");
+ABSL_FLAG(std::string, validate_policies, "",
+          "validate: comma-separated policies (default: all)");
+ABSL_FLAG(std::string, validate_scenarios, "",
+          "validate: comma-separated hardware scenarios (default: all)");
+ABSL_FLAG(int, validate_repeat, 3,
+          "validate: hardware runs per policy and scenario (run 0 free, the "
+          "others with random delays)");
+ABSL_FLAG(double, validate_jitter, 0.3,
+          "validate: probability of a random delay at each scheduling point");
+ABSL_FLAG(int, validate_max_delay_us, 2000,
+          "validate: longest random delay, microseconds");
+ABSL_FLAG(double, validate_watchdog_s, 3,
+          "validate: seconds past a run's kernel time before it is a hang");
+ABSL_FLAG(int, validate_sim_executions, 100,
+          "validate: simulator executions per policy and scenario");
+ABSL_FLAG(bool, validate_details, false,
+          "validate: print every hardware run's raw observations");
+
+namespace stackcheck::cli {
+namespace {
+
+int RunValidate(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError("validate takes no arguments");
+  real::SideBySideOptions options;
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  if (backend != "cuda" && backend != "sim") {
+    return UsageError(absl::StrFormat("unknown backend '%s' (cuda or sim)", backend));
+  }
+  options.hardware = backend == "cuda";
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_validate_policies), ',', absl::SkipEmpty())) {
+    const PolicyInfo* p = FindPolicy(name);
+    if (p == nullptr) return UsageError(absl::StrFormat("unknown policy '%s'", name));
+    options.policies.push_back(p);
+  }
+  for (absl::string_view name :
+       absl::StrSplit(absl::GetFlag(FLAGS_validate_scenarios), ',', absl::SkipEmpty())) {
+    const real::NamedScenario* s = real::FindHardwareScenario(name);
+    if (s == nullptr) return UsageError(absl::StrFormat("unknown scenario '%s'", name));
+    options.scenarios.push_back(s);
+  }
+  options.hardware_repeat = absl::GetFlag(FLAGS_validate_repeat);
+  options.jitter_probability = absl::GetFlag(FLAGS_validate_jitter);
+  options.jitter_max_delay = absl::Microseconds(absl::GetFlag(FLAGS_validate_max_delay_us));
+  options.watchdog = absl::Seconds(absl::GetFlag(FLAGS_validate_watchdog_s));
+  options.sim_executions = absl::GetFlag(FLAGS_validate_sim_executions);
+  if (options.hardware_repeat < 1 || options.sim_executions < 1 ||
+      options.jitter_probability < 0 || options.jitter_probability > 1 ||
+      options.watchdog <= absl::ZeroDuration()) {
+    return UsageError("validate: repeat and sim executions must be >= 1, jitter in [0,1], "
+                      "watchdog > 0");
+  }
+  if (options.hardware) {
+    // Only dlopen here: the runs fork, and CUDA must not be initialised
+    // before a fork.
+    absl::StatusOr<const real::DriverApi*> driver = real::LoadDriver();
+    if (!driver.ok()) {
+      absl::FPrintF(stderr, "stackcheck: %s\n", driver.status().message());
+      return kExitMismatch;
+    }
+  }
+  options.progress = [](const std::string& line) {
+    absl::FPrintF(stderr, "validate: %s\n", line);
+  };
+  absl::StatusOr<real::SideBySideResult> result = real::RunSideBySide(options);
+  if (!result.ok()) {
+    absl::FPrintF(stderr, "stackcheck: %s\n", result.status().message());
+    return kExitMismatch;
+  }
+  absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
+               "(sim: %d executions per policy and scenario; cuda: %d runs each, "
+               "run 0 free, others with random delays p=%.2f up to %d us; watchdog %.1f s)\n\n",
+               options.policies.empty() ? AllPolicies().size() : options.policies.size(),
+               options.scenarios.empty() ? real::StandardHardwareScenarios().size()
+                                         : options.scenarios.size(),
+               options.hardware ? "sim | cuda" : "sim", options.sim_executions,
+               options.hardware_repeat, options.jitter_probability,
+               absl::GetFlag(FLAGS_validate_max_delay_us),
+               absl::ToDoubleSeconds(options.watchdog));
+  absl::PrintF("%s", properties::FormatVerdictTable(result->table));
+  absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
+               real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
+  return properties::AllMatch(result->table) ? kExitOk : kExitMismatch;
+}
+
+const bool registered = RegisterCommand(
+    {"validate",
+     "validate [--backend=cuda|sim] [--validate_policies=P,...] [--validate_repeat=N]",
+     "every policy x the hardware scenarios on the GPU, beside the simulator's verdicts",
+     &RunValidate});
+
+}  // namespace
+}  // namespace stackcheck::cli
