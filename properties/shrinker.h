@@ -1,0 +1,50 @@
+// Reduces a failing Case to a small one that still violates the same property:
+// fewer threads, regions and faults, default modes, fewer preemptions.
+//
+// Greedy and deterministic: candidates are tried in a fixed order, most
+// aggressive first (drop a thread, drop an op, drop a fault, simplify a region,
+// shorten and zero the schedule); the first that still fails becomes the new
+// case, with its schedule normalised to what the execution consumed. It stops
+// at a fixpoint or when the budget is spent. Used for failures found by random
+// and PCT exploration, whose schedules are not RapidCheck shrink trees.
+#ifndef STACKCHECK_PROPERTIES_SHRINKER_H_
+#define STACKCHECK_PROPERTIES_SHRINKER_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/policies/registry.h"
+#include "properties/case.h"
+#include "properties/catalogue.h"
+#include "properties/executor.h"
+
+namespace stackcheck::properties {
+
+struct ShrinkOptions {
+  int max_executions = 3000;
+  // Wall-clock cap; shrinking is deterministic only while within it.
+  absl::Duration time_limit = absl::Seconds(20);
+};
+
+struct ShrinkResult {
+  Case smallest;
+  Execution execution;  // of `smallest`, violating the property
+  int executions = 0;   // candidates tried
+  int accepted = 0;     // candidates that still failed
+  bool budget_spent = false;
+};
+
+// The candidates one shrink step tries for `c`, in order.
+std::vector<Case> ShrinkCandidates(const Case& c);
+
+// `failing` must violate `property` when replayed (its schedule through the
+// sequence strategy); otherwise FailedPrecondition.
+absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& policy,
+                                    const PropertyInfo& property,
+                                    const ShrinkOptions& options = {});
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_SHRINKER_H_
