@@ -16,6 +16,7 @@
 #include "properties/verdict_table.h"
 #include "real/driver_api.h"
 #include "real/hardware_scenarios.h"
+#include "real/sem_probes.h"
 #include "real/side_by_side.h"
 
 ABSL_FLAG(std::string, backend, "cuda",
@@ -36,6 +37,11 @@ ABSL_FLAG(double, validate_watchdog_s, 3,
           "validate: seconds past a run's kernel time before it is a hang");
 ABSL_FLAG(int, validate_sim_executions, 100,
           "validate: simulator executions per policy and scenario");
+ABSL_FLAG(bool, validate_sem_probes, true,
+          "validate --backend=cuda: also run one hardware probe per SEM rule");
+ABSL_FLAG(bool, validate_in_process, false,
+          "validate: run the one --validate_policies x --validate_scenarios pair in "
+          "this process and exit with the runtime's status (for compute-sanitizer)");
 ABSL_FLAG(bool, validate_details, false,
           "validate: print every hardware run's raw observations");
 
@@ -82,6 +88,20 @@ int RunValidate(const std::vector<std::string>& args) {
       return kExitMismatch;
     }
   }
+  if (absl::GetFlag(FLAGS_validate_in_process)) {
+    if (!options.hardware || options.policies.size() != 1 || options.scenarios.size() != 1) {
+      return UsageError("--validate_in_process needs --backend=cuda, one policy and one scenario");
+    }
+    real::HardwareRunOptions run;
+    run.in_process = true;
+    absl::PrintF("validate: %s / %s in this process; the exit status is the runtime's\n",
+                 options.policies[0]->name, options.scenarios[0]->name);
+    std::fflush(stdout);
+    absl::StatusOr<real::HardwareRunResult> r =
+        real::RunOnHardware(options.scenarios[0]->scenario, *options.policies[0], run);
+    absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());  // not reached
+    return kExitMismatch;
+  }
   options.progress = [](const std::string& line) {
     absl::FPrintF(stderr, "validate: %s\n", line);
   };
@@ -103,6 +123,12 @@ int RunValidate(const std::vector<std::string>& args) {
   absl::PrintF("%s", properties::FormatVerdictTable(result->table));
   absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
                real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
+  if (options.hardware && absl::GetFlag(FLAGS_validate_sem_probes)) {
+    absl::FPrintF(stderr, "validate: SEM probes\n");
+    absl::PrintF("\nSEM probes on the GPU (each in its own process), beside the "
+                 "simulator's test of the same rule:\n%s",
+                 real::FormatSemProbes(real::RunSemProbes()));
+  }
   return properties::AllMatch(result->table) ? kExitOk : kExitMismatch;
 }
 

@@ -142,14 +142,16 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
   });
 
   const absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
-  std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
-    absl::SleepFor(limit);
-    rec.watchdog_at_ns = MonotonicNowNs();
-    rec.watchdog_fired = true;
-    SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
-    rec.jitter_delays = jitter.delays();
-    _exit(kWatchdogExit);
-  }).detach();
+  if (!options.in_process) {
+    std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
+      absl::SleepFor(limit);
+      rec.watchdog_at_ns = MonotonicNowNs();
+      rec.watchdog_fired = true;
+      SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
+      rec.jitter_delays = jitter.delays();
+      _exit(kWatchdogExit);
+    }).detach();
+  }
 
   // Registered before the runtime's own handler, so it runs after the
   // device is closed: the snapshot sees the close's leaks.
@@ -395,6 +397,7 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
     return absl::InternalError(absl::StrCat("mmap: ", std::strerror(errno)));
   }
   RunRecord* rec = new (mem) RunRecord();
+  if (options.in_process) ChildMain(*rec, scenario, policy, options);
   struct Unmap {
     void* mem;
     ~Unmap() { munmap(mem, sizeof(RunRecord)); }

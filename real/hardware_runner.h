@@ -48,6 +48,10 @@ struct HardwareRunOptions {
   // allocation that would take the runtime's live bytes above it fails with
   // CUDA_ERROR_OUT_OF_MEMORY, as on the simulator's smaller device.
   bool emulate_capacity = true;
+  // Run in this process instead of a forked child, and end the process with
+  // the run (RunOnHardware never returns): for tools that follow one process,
+  // such as compute-sanitizer's leak check. No watchdog, no verdicts.
+  bool in_process = false;
 };
 
 enum class HwVerdict { kHolds, kViolated, kNotObserved };

@@ -84,6 +84,8 @@ absl::StatusOr<std::unique_ptr<LaunchBench>> LaunchBench::Open(int ordinal) {
   return bench;
 }
 
+LaunchBench::~LaunchBench() { device_->CtxDestroy(); }
+
 absl::StatusOr<std::uint32_t> LaunchBench::DefaultTeams(std::uint32_t warps) {
   absl::StatusOr<int> per_sm = device_->MaxActiveBlocksPerSm(region_, warps);
   if (!per_sm.ok()) return per_sm.status();

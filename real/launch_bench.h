@@ -59,6 +59,8 @@ class LaunchBench {
   // Loads the driver, creates the context, loads the kernels. The error is
   // the loader's one line when there is no driver.
   static absl::StatusOr<std::unique_ptr<LaunchBench>> Open(int ordinal = 0);
+  // Destroys the context, so a leak checker sees everything given back.
+  ~LaunchBench();
 
   const DeviceProperties& properties() const { return properties_; }
   // libgomp's default team count: SMs x resident blocks of (32 x warps).
