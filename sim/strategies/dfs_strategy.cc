@@ -35,6 +35,7 @@ bool SameCandidates(absl::Span<const Candidate> a,
 DfsStrategy::DfsStrategy(const Options& options)
     : options_(options), bound_(options.preemption_bound) {
   if (options_.iterative_bounding && options_.preemption_bound >= 0) bound_ = 0;
+  dpor_ = options_.dpor && options_.sleep_sets && options_.preemption_bound < 0;
   if (options_.max_depth == 0) options_.max_depth = 1;
 }
 
@@ -54,6 +55,9 @@ bool DfsStrategy::NewExecution() {
           position_, stack_.size()));
       return false;
     }
+    // Actors whose pending step never ran: check it against the steps
+    // taken since (at a sleep-blocked point this was done there).
+    if (dpor_ && !off_tree_) CheckPending();
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
@@ -68,8 +72,9 @@ bool DfsStrategy::NewExecution() {
       }
       node.any_cut |= node.child_cut;
       node.child_cut = false;
-      if (Advance(node, node.rank + 1)) {
+      if (Advance(node)) {
         advanced = true;
+        fresh_from_ = stack_.size() - 1;
         break;
       }
       const bool cut = node.cut_here || node.any_cut;
@@ -89,14 +94,19 @@ bool DfsStrategy::NewExecution() {
       }
       ++bound_;
       StartRound();
+      fresh_from_ = 0;
     }
   } else {
     started_ = true;
     StartRound();
+    fresh_from_ = 0;
   }
   ++stats_.executions;
   position_ = 0;
   have_actor_node_ = false;
+  happens_before_.Reset();
+  step_node_.clear();
+  pending_.clear();
   preemptions_ = 0;
   off_tree_ = false;
   choices_.clear();
@@ -119,28 +129,92 @@ bool DfsStrategy::Asleep(const Node& node, std::uint32_t index) const {
   return false;
 }
 
-bool DfsStrategy::Advance(Node& node, std::uint32_t rank) {
-  for (; rank < node.options; ++rank) {
+bool DfsStrategy::Advance(Node& node) {
+  for (std::uint32_t rank = 0; rank < node.options; ++rank) {
     const std::uint32_t option = OptionAt(node, rank);
+    std::uint8_t& flags = node.flags[option];
+    if (flags & kTried) continue;
     if (node.is_actor) {
+      if (dpor_ && !(flags & kBacktrack)) continue;
       const bool preempts = node.current >= 0 &&
                             option != static_cast<std::uint32_t>(node.current);
       if (bound_ >= 0 && preempts &&
           node.preemptions_before + 1 > static_cast<std::uint32_t>(bound_)) {
+        flags |= kTried;
         node.cut_here = true;
         ++stats_.bound_pruned;
         continue;
       }
       if (Asleep(node, option)) {
+        flags |= kTried;
         ++stats_.sleep_pruned;
         continue;
       }
     }
-    node.rank = rank;
+    flags |= kTried;
     node.chosen = option;
     return true;
   }
   return false;
+}
+
+void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
+                               const Footprint& next) {
+  Node& node = stack_[step_node_[step]];
+  auto index_of = [&](ActorId a) -> int {
+    for (std::size_t k = 0; k < node.runnable.size(); ++k) {
+      if (node.runnable[k].actor == a) return static_cast<int>(k);
+    }
+    return -1;
+  };
+  const auto initials = happens_before_.Initials(step, actor, next);
+  int runnable_initial = -1;
+  for (ActorId q : initials) {
+    const int k = index_of(q);
+    if (k < 0) continue;
+    if (node.flags[k] & kBacktrack) return;  // the reversal is scheduled
+    if (runnable_initial < 0 || (Asleep(node, runnable_initial) &&
+                                 !Asleep(node, static_cast<std::uint32_t>(k)))) {
+      runnable_initial = k;
+    }
+  }
+  if (runnable_initial >= 0) {
+    node.flags[runnable_initial] |= kBacktrack;
+    return;
+  }
+  // No initial was runnable there (the engine's blocking is finer than the
+  // footprints say): fall back to trying everything at that point.
+  for (std::uint8_t& flags : node.flags) flags |= kBacktrack;
+}
+
+void DfsStrategy::CheckRaces(ActorId actor, const Footprint& next) {
+  happens_before_.ForEachRace(actor, next, [&](std::size_t step) {
+    AddBacktrack(step, actor, next);
+    return true;  // every race, not only the latest: extra points are safe
+  });
+}
+
+void DfsStrategy::CheckPending() {
+  for (ActorId actor = 0; actor < pending_.size(); ++actor) {
+    if (pending_[actor].valid) CheckRaces(actor, pending_[actor].next);
+  }
+}
+
+void DfsStrategy::NoteRunnable(const SchedulingPoint& point) {
+  for (const Candidate& c : point.runnable) {
+    if (c.actor >= pending_.size()) pending_.resize(c.actor + 1);
+    pending_[c.actor] = {true, c.next};
+  }
+}
+
+void DfsStrategy::RecordStep(const Candidate& taken, std::size_t node_index) {
+  if (!dpor_) return;
+  // Races of steps before the latest branching point were analysed in an
+  // earlier execution with the very same prefix.
+  if (node_index >= fresh_from_) CheckRaces(taken.actor, taken.next);
+  happens_before_.Record(taken.actor, taken.next);
+  step_node_.push_back(static_cast<std::uint32_t>(node_index));
+  if (taken.actor < pending_.size()) pending_[taken.actor].valid = false;
 }
 
 DfsStrategy::Candidates DfsStrategy::SleepFor(
@@ -177,6 +251,11 @@ void DfsStrategy::MarkCutAbove() {
   }
 }
 
+const char* DfsStrategy::reduction() const {
+  if (dpor_) return "dpor + sleep sets";
+  return options_.sleep_sets ? "sleep sets" : "none";
+}
+
 void DfsStrategy::Diverged(const std::string& what) {
   if (!status_.ok()) return;
   status_ = absl::InternalError(absl::StrFormat(
@@ -200,6 +279,8 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
           position_));
     } else {
       answer = node.chosen;
+      if (dpor_) NoteRunnable(point);
+      RecordStep(node.runnable[node.chosen], position_);
       last_actor_node_ = position_;
       have_actor_node_ = true;
       ++position_;
@@ -216,8 +297,22 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     node.preemptions_before = preemptions_;
     node.runnable.assign(point.runnable.begin(), point.runnable.end());
     node.sleep = SleepFor(node.runnable);
-    if (Advance(node, 0)) {
+    node.flags.assign(node.options, dpor_ ? 0 : kBacktrack);
+    if (dpor_) {
+      NoteRunnable(point);
+      // Start with the first awake option in exploration order; races found
+      // later add the others.
+      for (std::uint32_t rank = 0; rank < node.options; ++rank) {
+        const std::uint32_t option = OptionAt(node, rank);
+        if (!Asleep(node, option)) {
+          node.flags[option] |= kBacktrack;
+          break;
+        }
+      }
+    }
+    if (Advance(node)) {
       answer = node.chosen;
+      RecordStep(node.runnable[node.chosen], position_);
       stack_.push_back(std::move(node));
       last_actor_node_ = position_;
       have_actor_node_ = true;
@@ -227,6 +322,7 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
       // equivalent to an explored execution (or excluded by the bound).
       ++stats_.sleep_blocked;
       if (node.cut_here) MarkCutAbove();
+      if (dpor_) CheckPending();
       off_tree_ = true;
     }
   }
@@ -261,8 +357,13 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
     off_tree_ = true;
   } else {
     Node node;
-    node.options = static_cast<std::uint32_t>(std::min<std::uint64_t>(n, UINT32_MAX));
-    Advance(node, 0);
+    // Wider data choices than this are not enumerable; explore the first
+    // values and count the rest as cut, so the search is not "exhausted".
+    constexpr std::uint64_t kMaxNumberOptions = 4096;
+    node.options = static_cast<std::uint32_t>(std::min(n, kMaxNumberOptions));
+    node.cut_here = n > kMaxNumberOptions;
+    node.flags.assign(node.options, kBacktrack);
+    Advance(node);
     stack_.push_back(std::move(node));
     ++position_;
   }

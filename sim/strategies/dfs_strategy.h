@@ -17,6 +17,15 @@
 //    equivalent to one already explored. An execution in which every runnable
 //    actor is asleep is redundant: it is finished with default answers and
 //    counted in sleep_blocked.
+//  - DPOR with source sets and sleep sets (Abdulla et al., POPL 2014),
+//    unbounded search only: a node explores just the options it is shown to
+//    need: its first one, plus, for every race found later between the step
+//    taken at the node and a step of another actor, one actor that starts the
+//    reversal (HappensBefore::Initials), unless one already is scheduled.
+//    Races are analysed for every new step as it is taken and, for actors
+//    still waiting to take their offered step, at the end of the execution.
+//    With a preemption bound DPOR is switched off (the combination is not
+//    sound without extra backtracking points) and sleep sets alone are used.
 //
 // What exhausted() means: NewExecution() returned false because the tree, not
 // the budget, ran out. Then every execution of the program whose preemptions
@@ -40,6 +49,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "sim/strategies/happens_before.h"
 #include "sim/strategy.h"
 
 namespace stackcheck::sim {
@@ -50,6 +60,7 @@ class DfsStrategy : public Strategy {
     int preemption_bound = -1;  // < 0: unbounded
     bool iterative_bounding = false;  // needs preemption_bound >= 0
     bool sleep_sets = true;           // false: plain DFS, for comparison
+    bool dpor = true;  // with sleep_sets and no preemption bound
     std::uint64_t max_executions = 0;  // 0: no budget
     // Choices per execution beyond which answers are defaults and not
     // branched on; reaching it makes the search not exhausted.
@@ -81,6 +92,8 @@ class DfsStrategy : public Strategy {
   int current_bound() const { return bound_; }
   const Stats& stats() const { return stats_; }
   std::uint64_t executions() const { return stats_.executions; }
+  // "dpor + sleep sets", "sleep sets" or "none".
+  const char* reduction() const;
   // An engine divergence (the same answers gave different scheduling points).
   const absl::Status& status() const { return status_; }
   // The answers given in the execution in progress (or just finished).
@@ -92,7 +105,6 @@ class DfsStrategy : public Strategy {
     bool is_actor = false;
     int current = -1;           // actor nodes: index of the current actor
     std::uint32_t options = 0;  // runnable actors or numbers
-    std::uint32_t rank = 0;     // position of `chosen` in exploration order
     std::uint32_t chosen = 0;
     std::uint32_t preemptions_before = 0;
     bool cut_here = false;   // an option here was excluded by the bound
@@ -101,12 +113,25 @@ class DfsStrategy : public Strategy {
     Candidates runnable;     // actor nodes
     Candidates sleep;        // asleep on entry (actor, its next step)
     Candidates done;         // finished options with uncut subtrees
+    // Per option: kTried (explored or ruled out), kBacktrack (to explore).
+    absl::InlinedVector<std::uint8_t, 8> flags;
   };
+  static constexpr std::uint8_t kTried = 1;
+  static constexpr std::uint8_t kBacktrack = 2;
 
   std::uint32_t OptionAt(const Node& node, std::uint32_t rank) const;
-  // Moves `node` to its first eligible option at or after `rank`; false if
-  // none is left.
-  bool Advance(Node& node, std::uint32_t rank);
+  // Moves `node` to its first untried eligible option in exploration order;
+  // false if none is left.
+  bool Advance(Node& node);
+  // DPOR: for a race between recorded step `step` and a step of `actor`
+  // touching `next`, makes sure the node of `step` will try an actor that
+  // reverses it.
+  void AddBacktrack(std::size_t step, ActorId actor, const Footprint& next);
+  void CheckRaces(ActorId actor, const Footprint& next);
+  // The pending steps of actors offered but not run since: at the end.
+  void CheckPending();
+  void NoteRunnable(const SchedulingPoint& point);
+  void RecordStep(const Candidate& taken, std::size_t node_index);
   bool Asleep(const Node& node, std::uint32_t index) const;
   Candidates SleepFor(const Candidates& runnable) const;
   // The answer when not branching (redundant tail, past max_depth).
@@ -129,6 +154,16 @@ class DfsStrategy : public Strategy {
   bool root_cut_ = false;
   absl::Status status_;
   std::vector<std::uint64_t> choices_;
+  // DPOR state of the execution in progress.
+  bool dpor_ = false;
+  HappensBefore happens_before_;
+  std::vector<std::uint32_t> step_node_;  // step index -> stack index
+  std::size_t fresh_from_ = 0;  // stack index of the latest branching
+  struct Pending {
+    bool valid = false;
+    Footprint next;
+  };
+  std::vector<Pending> pending_;  // by actor: runnable, not yet run since
 };
 
 }  // namespace stackcheck::sim

@@ -87,12 +87,13 @@ std::uint32_t OwnObject(int thread, int step) {
 }
 
 void BM_DfsExplore(benchmark::State& state) {
-  const bool sleep_sets = state.range(0) != 0;
+  const int mode = static_cast<int>(state.range(0));  // 0 plain, 1 sleep, 2 dpor
   const toy::System system = toy::Writers(3, 4, OwnObject);
   std::uint64_t executions = 0, blocked = 0, steps = 0;
   for (auto _ : state) {
     DfsStrategy::Options options;
-    options.sleep_sets = sleep_sets;
+    options.sleep_sets = mode >= 1;
+    options.dpor = mode == 2;
     DfsStrategy dfs(options);
     while (dfs.NewExecution()) steps += toy::Run(system, dfs).order.size();
     executions = dfs.executions();
@@ -101,9 +102,9 @@ void BM_DfsExplore(benchmark::State& state) {
   state.counters["executions"] = static_cast<double>(executions);
   state.counters["sleep_blocked"] = static_cast<double>(blocked);
   state.SetItemsProcessed(static_cast<std::int64_t>(steps));
-  state.SetLabel(sleep_sets ? "sleep sets" : "plain");
+  state.SetLabel(mode == 0 ? "plain" : mode == 1 ? "sleep sets" : "dpor");
 }
-BENCHMARK(BM_DfsExplore)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_DfsExplore)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace stackcheck::sim

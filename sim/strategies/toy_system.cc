@@ -50,6 +50,10 @@ Outcome Run(const System& system, Strategy& strategy) {
   out.registers.assign(n, 0);
   std::vector<std::size_t> pc(n, 0);
   std::vector<int> holder(max_object + 1, -1);  // mutex owner
+  // Like the engine's mutex: a lock is a scheduling point even when the
+  // mutex is held; taking that step finds it held and waits, and the thread
+  // is offered again (to retake the lock) once the mutex is free.
+  std::vector<bool> waiting(n, false);
   int last = -1;
   std::vector<Candidate> runnable;
   while (true) {
@@ -60,7 +64,7 @@ Outcome Run(const System& system, Strategy& strategy) {
       if (pc[t] >= system.threads[t].steps.size()) continue;
       unfinished = true;
       const Step& step = system.threads[t].steps[pc[t]];
-      if (step.kind == Step::Kind::kLock && holder[step.object] != -1) continue;
+      if (waiting[t] && holder[step.object] != -1) continue;
       if (static_cast<int>(t) == last) current = static_cast<int>(runnable.size());
       runnable.push_back({static_cast<ActorId>(t), FootprintOf(step)});
     }
@@ -87,6 +91,13 @@ Outcome Run(const System& system, Strategy& strategy) {
         object = Mix(object, (std::uint64_t{t} << 32) | pc[t]);
         break;
       case Step::Kind::kLock:
+        if (holder[step.object] != -1) {
+          waiting[t] = true;
+          out.order.push_back(t);
+          last = static_cast<int>(t);
+          continue;  // the lock step is still to come
+        }
+        waiting[t] = false;
         holder[step.object] = static_cast<int>(t);
         break;
       case Step::Kind::kUnlock:

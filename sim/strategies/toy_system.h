@@ -24,7 +24,8 @@ struct Step {
   enum class Kind : std::uint8_t {
     kRead,    // register ^= hash(objects[object])
     kWrite,   // objects[object] = hash(objects[object], thread, step)
-    kLock,    // acquire mutex `object` (blocks while held)
+    kLock,    // acquire mutex `object`; if held, this step only starts
+              // waiting and the thread retakes it once the mutex is free
     kUnlock,  // release mutex `object`
     kChoose,  // objects[object] = hash(objects[object], NextNumber(n))
   };
@@ -49,7 +50,8 @@ struct System {
 
 struct Outcome {
   std::vector<std::uint64_t> choices;   // every answer, in order
-  std::vector<ActorId> order;           // who took each step
+  std::vector<ActorId> order;           // who took each step (a lock that
+                                        // found its mutex held counts too)
   std::vector<std::uint64_t> objects;   // final object values
   std::vector<std::uint64_t> registers; // final per-thread registers
   bool deadlock = false;
