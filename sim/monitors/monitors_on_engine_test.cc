@@ -3,6 +3,8 @@
 // monitor of its known hazard within a few hundred random schedules. This is
 // what keeps the monitors honest about the event stream the engine actually
 // writes, not just the hand-written streams of the unit tests.
+#include <cstdlib>
+#include <iostream>
 #include <map>
 #include <set>
 #include <string>
@@ -17,8 +19,8 @@
 #include "sim/monitors/coverage_probes.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
+#include "sim/trace/digest.h"
 #include "sim/trace/timeline.h"
-#include <iostream>
 #include "sim/strategies/random_strategy.h"
 
 namespace stackcheck::sim {
@@ -49,6 +51,8 @@ Verdicts Explore(const char* policy_name, const Scenario& scenario,
                               RuntimeObserver& observer) {
           RunScenario(scenario, device, host, observer, *policy);
         });
+    // The engine's running digest and the trace writers' agree.
+    EXPECT_EQ(Digest(r.trace), r.digest);
     verdicts.coverage.Observe(r.trace, [&](std::uint32_t id) {
       return sim.probes().Name(id);
     });
