@@ -1,5 +1,6 @@
 #include "properties/executor.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -68,7 +69,16 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
     absl::string_view name = simulator.probes().Name(e.a);
     if (!name.empty()) out.probes.emplace_back(name);
   }
-  if (options.keep_trace) out.trace = r.trace;
+  if (options.keep_trace) {
+    out.trace = r.trace;
+    sim::ActorId max_actor = 0;
+    for (const sim::Event& e : r.trace) {
+      if (e.actor != sim::kNoActor) max_actor = std::max(max_actor, e.actor);
+    }
+    for (sim::ActorId a = 0; a <= max_actor && !r.trace.empty(); ++a) {
+      out.actor_names.emplace_back(simulator.ActorName(a));
+    }
+  }
   return out;
 }
 

@@ -28,6 +28,7 @@ struct Execution {
   bool process_exited = false;
   int exit_status = 0;
   std::vector<sim::Event> trace;    // only with keep_trace
+  std::vector<std::string> actor_names;  // indexed by ActorId; only with keep_trace
   std::vector<std::string> probes;  // coverage probes this execution hit
 };
 

@@ -1,0 +1,117 @@
+// `stackcheck replay FILE|TOKEN [--format text|chrome] [--out PATH]`:
+// re-executes a recorded failure exactly (same case, modes, schedule, policy)
+// and prints its timeline and the violated property, or writes its Chrome /
+// Perfetto trace. Exit 0 when the recorded property is violated again (and the
+// trace digest matches, when the file records one), 1 when not, 2 on bad input.
+#include <cstdint>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
+#include "cli/command.h"
+#include "cli/common_flags.h"
+#include "core/policies/registry.h"
+#include "properties/catalogue.h"
+#include "properties/executor.h"
+#include "properties/json_writer.h"
+#include "properties/replay_file.h"
+#include "sim/trace/chrome_trace.h"
+#include "sim/trace/timeline.h"
+
+ABSL_FLAG(std::string, format, "text", "replay: output format, text (timeline) or chrome (Perfetto JSON)");
+ABSL_FLAG(std::string, out, "", "replay: write the trace to this file instead of stdout");
+
+namespace stackcheck::cli {
+namespace {
+
+using properties::Execution;
+using properties::ReplayRecord;
+
+int RunReplay(const std::vector<std::string>& args) {
+  if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome] [--out PATH]");
+  const std::string format = absl::GetFlag(FLAGS_format);
+  if (format != "text" && format != "chrome") {
+    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'", format));
+  }
+  absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
+  if (!record.ok()) return UsageError(record.status().message());
+  const PolicyInfo* policy = FindPolicy(record->policy);
+  if (policy == nullptr) {
+    return UsageError(absl::StrFormat("unknown policy '%s' in the replay", record->policy));
+  }
+  const properties::PropertyInfo* property = properties::FindProperty(record->property);
+  // The same monitors the shrinker used: the recorded property's alone.
+  const properties::PropertyInfo* const checked[] = {property};
+  properties::ExecuteOptions options;
+  options.keep_trace = true;
+  absl::StatusOr<Execution> e = properties::Execute(record->test_case, *policy, checked,
+                                                    nullptr, options);
+  if (!e.ok()) {
+    absl::FPrintF(stderr, "stackcheck: replay failed: %s\n", e.status().ToString());
+    return kExitMismatch;
+  }
+  const bool recurred = e->violation.has_value() && e->violation->property == record->property;
+  const bool digest_ok = !record->digest.has_value() || *record->digest == e->digest;
+
+  std::string trace;
+  if (format == "chrome") {
+    trace = sim::ChromeTraceJson(e->trace, e->actor_names,
+                                 e->violation.has_value() ? &*e->violation : nullptr);
+  } else {
+    trace = sim::Timeline(e->trace, e->actor_names,
+                          e->violation.has_value() ? &*e->violation : nullptr);
+  }
+  const std::string out_path = absl::GetFlag(FLAGS_out);
+  if (!out_path.empty()) {
+    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
+    out << trace;
+    if (!out) return UsageError(absl::StrFormat("cannot write --out %s", out_path));
+  }
+
+  if (absl::GetFlag(FLAGS_json)) {
+    properties::JsonWriter json;
+    json.BeginObject();
+    json.Key("command").String("replay");
+    json.Key("policy").String(record->policy);
+    json.Key("property").String(record->property);
+    json.Key("recurred").Bool(recurred);
+    json.Key("digest_matches").Bool(digest_ok);
+    json.Key("digest").String(absl::StrFormat("%016x", e->digest));
+    json.Key("steps").Uint(e->steps);
+    if (e->violation.has_value()) {
+      json.Key("violation").BeginObject();
+      json.Key("property").String(e->violation->property);
+      json.Key("message").String(e->violation->message);
+      json.Key("event_index").Uint(e->violation->event_index);
+      json.EndObject();
+    }
+    if (!out_path.empty()) json.Key("trace_file").String(out_path);
+    json.EndObject();
+    absl::PrintF("%s\n", json.str());
+  } else {
+    if (out_path.empty()) absl::PrintF("%s", trace);
+    if (format == "text" || !out_path.empty()) {
+      absl::PrintF("\npolicy %s, property %s: %s\n", record->policy, record->property,
+                   recurred ? "VIOLATED again" : "did NOT recur");
+      if (e->violation.has_value()) {
+        absl::PrintF("violation: %s: %s\n", e->violation->property, e->violation->message);
+      }
+      if (!digest_ok) {
+        absl::PrintF("the trace differs from the recorded one (digest %016x, recorded %016x)\n",
+                     e->digest, *record->digest);
+      }
+      if (!out_path.empty()) absl::PrintF("trace written to %s\n", out_path);
+    }
+  }
+  return recurred && digest_ok ? kExitOk : kExitMismatch;
+}
+
+const bool registered = RegisterCommand(
+    {"replay", "replay FILE|TOKEN [--format text|chrome] [--out PATH]",
+     "re-execute a recorded failure: timeline (or Perfetto trace) and the violation",
+     &RunReplay});
+
+}  // namespace
+}  // namespace stackcheck::cli
