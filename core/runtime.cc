@@ -93,7 +93,15 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
 }
 
 void Runtime::Run(const RegionSpec& region) {
-  if (state_.load() != State::kLoaded) {
+  const State state = state_.load();
+  if (state == State::kClosed) {
+    // libgomp: a finalized device is not offloaded to; the region runs on the
+    // host (whose code this testbed does not model).
+    ctx_.observer.RegionBegin(region.id);
+    ctx_.observer.RegionEnd(region.id);
+    return;
+  }
+  if (state != State::kLoaded) {
     ctx_.Fatal(region.id, CuResult::kInvalidContext,
                absl::StrFormat("run of region %d: no image loaded on an open device",
                                region.id));
@@ -114,13 +122,14 @@ void Runtime::Run(const RegionSpec& region) {
 }
 
 DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
-  State state = state_.load();
+  const State state = state_.load();
+  if (state == State::kClosed) return 0;  // omp_target_alloc: NULL
   if (state != State::kOpen && state != State::kLoaded) {
     ctx_.Fatal(kNoRegion, CuResult::kInvalidContext,
                "device_alloc: the device is not open");
   }
   DevicePtr ptr = policy_->DeviceAlloc(bytes);
-  {
+  if (ptr != 0) {
     std::lock_guard<std::mutex> lock(books_mu_);
     user_allocations_[ptr] = bytes;
   }
@@ -135,6 +144,7 @@ void Runtime::DeviceFree(DevicePtr ptr) {
     std::lock_guard<std::mutex> lock(books_mu_);
     known = user_allocations_.erase(ptr) == 1;
   }
+  if (state_.load() == State::kClosed) return;  // reclaimed with the context
   if (!known) {
     ctx_.Fatal(kNoRegion, CuResult::kInvalidValue,
                absl::StrFormat("device_free: 0x%x is not a live device_alloc pointer",

@@ -58,13 +58,15 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // Loads the "stackcheck" image; with constructors/destructors, the policy
   // runs the constructor kernel now and the destructor kernel at close.
   void LoadImage(bool device_constructors, bool device_destructors);
-  // One target region (GOMP_OFFLOAD_run).
+  // One target region (GOMP_OFFLOAD_run). After CloseDevice, as libgomp does
+  // for a finalized device, the region falls back to the host (no launch).
   void Run(const RegionSpec& region);
   // User memory (GOMP_OFFLOAD_alloc / free). After each allocation the
   // observer hears CacheHeld(cache bytes, largest need of a running region).
+  // Returns 0 only after (or concurrently with) CloseDevice.
   DevicePtr DeviceAlloc(std::uint64_t bytes);
-  // Fatal for a pointer DeviceAlloc did not return (or already freed);
-  // DeviceFree(0) does nothing.
+  // Fatal for a pointer DeviceAlloc did not return (or already freed), while
+  // the device is open; DeviceFree(0), and any free after close, do nothing.
   void DeviceFree(DevicePtr ptr);
   // Unloads the image (destructor kernels), releases the policy's cache,
   // destroys the context. Idempotent; errors are reported, never fatal,

@@ -45,10 +45,11 @@ void RunScenario(const Scenario& scenario, Device& device, Host& host,
                  RuntimeObserver& observer, const PolicyInfo& policy) {
   RuntimeOptions options;
   options.soft_limit = scenario.soft_limit;
-  // Shared by the main thread and every program thread: in the simulator an
-  // ended process's fibers unwind one by one, and the runtime must outlive
-  // whichever of them still runs its code (e.g. an exit handler closing the
-  // device on one thread while the main thread's stack is unwound).
+  // Owned by the main thread; every program thread holds a strong reference
+  // on its own stack while it runs, and the exit handler one while it closes
+  // the device. In the simulator an ended process's fibers unwind one by one:
+  // the runtime must outlive whichever of them still runs its code, and must
+  // not outlive the execution (nothing but those stacks owns it).
   auto runtime =
       std::make_shared<Runtime>(device, host, observer, policy, options);
   runtime->OpenDevice();
@@ -59,8 +60,12 @@ void RunScenario(const Scenario& scenario, Device& device, Host& host,
   threads.reserve(scenario.threads.size());
   for (std::size_t i = 0; i < scenario.threads.size(); ++i) {
     const ThreadProgram* program = &scenario.threads[i];
-    threads.push_back(host.Spawn(absl::StrCat("host-", i), [program, runtime] {
-      RunThreadProgram(*program, *runtime);
+    std::weak_ptr<Runtime> weak = runtime;
+    threads.push_back(host.Spawn(absl::StrCat("host-", i), [program, weak] {
+      // The main thread is in Join, so the runtime is alive here.
+      if (std::shared_ptr<Runtime> strong = weak.lock()) {
+        RunThreadProgram(*program, *strong);
+      }
     }));
   }
   for (ThreadId thread : threads) host.Join(thread);

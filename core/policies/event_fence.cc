@@ -25,6 +25,12 @@
 //   failed, every later error blames that fence's region (the context is
 //   poisoned for good, SEM-05), so a second thread's failing launch or
 //   allocation is not blamed on its own region.
+// - Close marks the policy closed under the lock: a thread still on its way
+//   into run or device_alloc when the exit handlers close the device (after
+//   another thread's fatal error) then leaves the device alone - run falls
+//   back to the host, device_alloc returns 0 - as libgomp does for a
+//   finalized device, instead of allocating into a context being destroyed.
+// - device_alloc applies the soft limit before and after the allocation.
 //
 // Accepted deviation ("sync-completion"): run returns before its kernel
 // completes. Copies back are still ordered after it: libgomp copies with
@@ -53,6 +59,13 @@ class EventFencePolicy : public Policy {
 
   void Run(const RegionSpec& region) override {
     lock_->Lock();
+    if (closed_) {
+      // The exit path closed the device while this thread was on its way in:
+      // as libgomp does for a finalized device, the region falls back to the
+      // host; the device is not touched.
+      lock_->Unlock();
+      return;
+    }
     // The previous region's kernel must be done before its block is reused:
     // this is where its abort surfaces.
     CuResult r = WaitFenceLocked();
@@ -78,22 +91,26 @@ class EventFencePolicy : public Policy {
   }
 
   DevicePtr DeviceAlloc(std::uint64_t bytes) override {
-    lock_->Lock();
-    if (block_.size() > ctx_.options.soft_limit) {
-      ctx_.Probe(kProbeSoftLimitFree);
-      FreeBlockLocked();
-    }
-    lock_->Unlock();
+    // The soft limit is applied before the allocation (so the cache does not
+    // starve it) and again after it, so that a block a concurrent run grew
+    // meanwhile does not outlive this device_alloc either: when it returns,
+    // the cache is within the limit or a region is still using it.
+    if (!EnforceSoftLimit()) return 0;
     DevicePtr ptr = 0;
     CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
     if (r == CuResult::kOutOfMemory) {
       ctx_.Probe(kProbeOomRetry);
       lock_->Lock();
+      if (closed_) {
+        lock_->Unlock();
+        return 0;
+      }
       FreeBlockLocked();
       lock_->Unlock();
       r = ctx_.device.MemAlloc(&ptr, bytes);
     }
     if (r != CuResult::kSuccess) Fail(kNoRegion, "cuMemAlloc", r);
+    EnforceSoftLimit();
     return ptr;
   }
 
@@ -101,6 +118,10 @@ class EventFencePolicy : public Policy {
     // User data may be what the in-flight kernel works on; cuMemFree is not
     // guaranteed to wait for it (SEM-11), so the fence is waited first.
     lock_->Lock();
+    if (closed_) {
+      lock_->Unlock();  // the context's destruction reclaims it
+      return;
+    }
     CuResult r = WaitFenceLocked();
     if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuEventSynchronize", r);
     lock_->Unlock();
@@ -126,12 +147,29 @@ class EventFencePolicy : public Policy {
       if (r != CuResult::kSuccess) ctx_.Error("cuEventDestroy", r);
       fence_created_ = false;
     }
+    closed_ = true;
     lock_->Unlock();
   }
 
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
 
  private:
+  // Frees a cached block above the soft limit. False if the device was
+  // closed meanwhile (see Run).
+  bool EnforceSoftLimit() {
+    lock_->Lock();
+    if (closed_) {
+      lock_->Unlock();
+      return false;
+    }
+    if (block_.size() > ctx_.options.soft_limit) {
+      ctx_.Probe(kProbeSoftLimitFree);
+      FreeBlockLocked();
+    }
+    lock_->Unlock();
+    return true;
+  }
+
   // Waits for the last kernel launched, if it may still run. The fence is
   // consumed whatever the result: after a failure the context is poisoned and
   // the failure is remembered in poisoned_region_.
@@ -260,6 +298,9 @@ class EventFencePolicy : public Policy {
   RegionId poisoned_region_ = kNoRegion;
   CuResult poisoned_code_ = CuResult::kSuccess;
   bool abort_reported_ = false;  // the observer heard about the poisoning
+  // Close ran (on the exit path); a thread that arrives later must not use
+  // the device, whose context is being destroyed.
+  bool closed_ = false;
 };
 
 }  // namespace

@@ -102,9 +102,11 @@ class Policy {
   // once it is safely enqueued (those declaring accepts_async_completion).
   virtual void Run(const RegionSpec& region) = 0;
 
-  // A user allocation (omp_target_alloc / mapping). Never returns 0: failure
-  // after the policy's own recovery is fatal. The default is a plain
-  // cuMemAlloc, as before GCC 11 had a soft limit or a retry.
+  // A user allocation (omp_target_alloc / mapping). Failure after the
+  // policy's own recovery is fatal; 0 is returned only when the device was
+  // closed (by the exit path) while this call was on its way in, as
+  // omp_target_alloc returns NULL for a finalized device. The default is a
+  // plain cuMemAlloc, as before GCC 11 had a soft limit or a retry.
   virtual DevicePtr DeviceAlloc(std::uint64_t bytes);
   // Frees a user allocation; the default is a plain cuMemFree, fatal on error.
   virtual void DeviceFree(DevicePtr ptr);

@@ -36,11 +36,29 @@ TEST(RuntimeTest, DoubleFreeIsFatalAndFreeOfNullIsNot) {
   EXPECT_THROW(h.runtime->DeviceFree(p), ProcessExited);
 }
 
-TEST(RuntimeTest, RunAfterCloseIsFatalNotACrash) {
+TEST(RuntimeTest, AfterCloseRegionsFallBackToTheHostAndAllocReturnsNull) {
   Harness h("v2-gcc11");
+  DevicePtr p = h.runtime->DeviceAlloc(kMiB);
   h.runtime->CloseDevice();
-  EXPECT_THROW(h.runtime->Run(Region(1, 1, 1)), ProcessExited);
-  EXPECT_EQ(h.observer.fatals.size(), 1u);
+  const std::uint32_t launches = h.device.calls("cuLaunchKernel");
+  h.runtime->Run(Region(1, 1, 1));
+  EXPECT_EQ(h.device.calls("cuLaunchKernel"), launches);
+  EXPECT_EQ(h.observer.ended, std::vector<RegionId>{1});
+  EXPECT_EQ(h.runtime->DeviceAlloc(kMiB), 0u);
+  h.runtime->DeviceFree(p);  // reclaimed with the context: no driver call
+  EXPECT_EQ(h.device.calls("cuMemFree"), 0u);
+  EXPECT_TRUE(h.observer.fatals.empty());
+}
+
+TEST(RuntimeTest, RunBeforeLoadIsFatal) {
+  FakeHost host;
+  FakeDevice device(host);
+  RecordingObserver observer;
+  Runtime runtime(device, host, observer, *FindPolicy("v2-gcc11"));
+  runtime.OpenDevice();
+  EXPECT_THROW(runtime.Run(Region(1, 1, 1)), ProcessExited);
+  ASSERT_EQ(observer.fatals.size(), 1u);
+  EXPECT_EQ(observer.fatals[0].region, 1u);
 }
 
 TEST(RuntimeTest, BadGeometryIsFatalAgainstItsRegion) {
