@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -61,6 +62,8 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   tearing_down_ = false;
   process_exited_ = false;
   exit_status_ = 0;
+  exiting_actor_ = kNoActor;
+  stacks_intact_ = true;
   for (auto& m : monitors_) m->Reset();
 }
 
@@ -320,7 +323,11 @@ void Scheduler::Reschedule(PointKind kind) {
   }
 }
 
-void Scheduler::EndProcess(int status) {
+void Scheduler::EndProcess(int status, bool stacks_intact) {
+  if (!tearing_down_ && exiting_actor_ == kNoActor) {
+    exiting_actor_ = current_;
+    stacks_intact_ = stacks_intact;
+  }
   if (!tearing_down_ && !stopped_) {
     process_exited_ = true;
     exit_status_ = status;
@@ -404,13 +411,39 @@ void Scheduler::RunExecution() {
 void Scheduler::Teardown() {
   tearing_down_ = true;
   // Newest first: a thread's stack may refer to objects on its parent's
-  // (captured by reference), never the other way round.
+  // (captured by reference), never the other way round; the fiber that ended
+  // the process holds the runtime the others use, so it goes last.
   for (ActorId id = static_cast<ActorId>(actor_count_); id-- > 0;) {
-    // Each resumed fiber unwinds and switches back here from FiberExit.
-    while (actors_[id].cont) SwitchTo(id);
+    if (id == exiting_actor_ || !actors_[id].cont) continue;
+    if (stacks_intact_) {
+      Unwind(id);
+    } else {
+      Abandon(id);
+    }
   }
+  if (exiting_actor_ != kNoActor && actors_[exiting_actor_].cont) Unwind(exiting_actor_);
   tearing_down_ = false;
   current_ = kMainContext;
+  for (const Grave& g : graveyard_) g.free(g.object);
+  graveyard_.clear();
+}
+
+void Scheduler::Unwind(ActorId id) {
+  // The resumed fiber unwinds and switches back here from FiberExit.
+  while (actors_[id].cont) SwitchTo(id);
+}
+
+void Scheduler::Abandon(ActorId id) {
+  // Dropping a suspended boost fiber would unwind it; instead its handle is
+  // parked where no destructor runs, and its stack goes back to the pool. The
+  // fiber's control record lives on that stack and owns nothing.
+  alignas(boost::context::fiber) static unsigned char parked[sizeof(boost::context::fiber)];
+  new (parked) boost::context::fiber(std::move(actors_[id].cont));
+  boost::context::stack_context stack;
+  stack.size = actors_[id].stack_size;
+  stack.sp = const_cast<char*>(static_cast<const char*>(actors_[id].stack_bottom)) + stack.size;
+  stacks_.Deallocate(stack);
+  actors_[id].state = ActorState::kFinished;
 }
 
 }  // namespace stackcheck::sim

@@ -16,7 +16,12 @@
 // ExecutionAbandoned from its scheduling point, so its stack unwinds and every
 // destructor runs: no memory is lost across millions of executions. An Unlock
 // point (called from MutexLock's destructor, which must not throw) returns
-// normally instead, and the fiber is stopped at its next point.
+// normally instead, and the fiber is stopped at its next point. Fibers unwind
+// newest first and the one that ended the process last, because threads
+// refer to their parents' locals. When the process ended by returning from
+// main, main's locals are already gone, so the other fibers are abandoned
+// without running any of their code (a real process never runs it either);
+// whatever their frames owned on the heap is then lost.
 #ifndef STACKCHECK_SIM_SCHEDULER_H_
 #define STACKCHECK_SIM_SCHEDULER_H_
 
@@ -172,7 +177,11 @@ class Scheduler final : public SimView {
   // holds and the actor has been chosen (callers re-check in a loop).
   void Block(const WaitReason& reason, Footprint next);
   // The simulated process ends (after exit handlers ran): no actor moves again.
-  [[noreturn]] void EndProcess(int status);
+  // `stacks_intact` is false when main returned (its locals are destroyed).
+  [[noreturn]] void EndProcess(int status, bool stacks_intact = true);
+  // Memory the simulated program released that fiber code may still touch
+  // (a destroyed mutex): freed after teardown, when no fiber runs any more.
+  void Bury(void* object, void (*free)(void*)) { graveyard_.push_back({object, free}); }
   bool tearing_down() const { return tearing_down_; }
 
   // --- mutexes (the host model's, kept here for the wait-for graph) ---
@@ -248,6 +257,8 @@ class Scheduler final : public SimView {
   void FiberEntry(ActorId id, boost::context::fiber&& caller);
   boost::context::fiber FiberExit(ActorId id);
   void Teardown();
+  void Unwind(ActorId id);
+  void Abandon(ActorId id);
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
@@ -281,6 +292,13 @@ class Scheduler final : public SimView {
   bool tearing_down_ = false;
   bool process_exited_ = false;
   int exit_status_ = 0;
+  ActorId exiting_actor_ = kNoActor;
+  bool stacks_intact_ = true;
+  struct Grave {
+    void* object;
+    void (*free)(void*);
+  };
+  std::vector<Grave> graveyard_;
 
   boost::context::fiber main_cont_;
   const void* main_stack_bottom_ = nullptr;

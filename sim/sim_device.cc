@@ -116,6 +116,8 @@ std::uint32_t SimDevice::NewStream(bool legacy, bool blocking) {
 // --- admission ---------------------------------------------------------------
 
 CuResult SimDevice::Admit(DriverApi api, bool needs_context) const {
+  // A destructor calling the driver while its fiber unwinds: nothing happens.
+  if (scheduler_->tearing_down()) return CuResult::kDeinitialized;
   if (!initialized_ && api != DriverApi::kInit) return CuResult::kNotInitialized;
   if (api != DriverApi::kInit && sticky_ != CuResult::kSuccess) return sticky_;
   const ActorId self = scheduler_->current();
@@ -172,7 +174,7 @@ void SimDevice::WaitUntil(const Call& call, const WaitReason& reason,
                   call.flags());
   do {
     scheduler_->Block(reason, step);
-  } while (!WaitSatisfied(reason));
+  } while (!WaitSatisfied(reason) && !scheduler_->tearing_down());
 }
 
 // --- context -----------------------------------------------------------------

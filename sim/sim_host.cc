@@ -1,5 +1,6 @@
 #include "sim/sim_host.h"
 
+#include <new>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -7,14 +8,46 @@
 namespace stackcheck::sim {
 namespace {
 
+// Where a destroyed SimMutex hands its identity to its tombstone (see
+// operator delete below).
+struct Rebirth {
+  void* memory = nullptr;
+  Scheduler* scheduler = nullptr;
+  std::uint32_t id = 0;
+  std::uint64_t generation = 0;
+};
+thread_local Rebirth rebirth;
+
 class SimMutex final : public Mutex {
  public:
-  SimMutex(Scheduler* scheduler, std::uint32_t id)
-      : scheduler_(scheduler), id_(id), generation_(scheduler->generation()) {}
+  SimMutex(Scheduler* scheduler, std::uint32_t id, std::uint64_t generation,
+           bool tombstone = false)
+      : scheduler_(scheduler), id_(id), generation_(generation), tombstone_(tombstone) {}
 
   ~SimMutex() override {
-    if (!Live()) return;
-    scheduler_->Log(EventKind::kMutexDestroy, id_, scheduler_->mutex_owner(id_));
+    if (tombstone_ || generation_ != scheduler_->generation()) return;
+    if (!scheduler_->tearing_down()) {
+      scheduler_->Log(EventKind::kMutexDestroy, id_, scheduler_->mutex_owner(id_));
+    }
+    rebirth = Rebirth{this, scheduler_, id_, generation_};
+  }
+
+  // Simulated code may use a mutex after destroying it (a callback unlocking
+  // the lock the exit path destroyed: the V1a/B1 hazards). Rather than let
+  // that crash the simulator, the memory stays valid until the execution is
+  // over, holding a tombstone that behaves like the mutex and logs its uses.
+  static void operator delete(void* memory) {
+    if (memory != rebirth.memory) {
+      ::operator delete(memory);
+      return;
+    }
+    const Rebirth r = rebirth;
+    rebirth = Rebirth{};
+    auto* tombstone = new (memory) SimMutex(r.scheduler, r.id, r.generation, true);
+    r.scheduler->Bury(tombstone, [](void* object) {
+      static_cast<SimMutex*>(object)->~SimMutex();
+      ::operator delete(object);
+    });
   }
 
   void Lock() override {
@@ -68,6 +101,7 @@ class SimMutex final : public Mutex {
   Scheduler* const scheduler_;
   const std::uint32_t id_;
   const std::uint64_t generation_;
+  const bool tombstone_;
 };
 
 }  // namespace
@@ -75,7 +109,7 @@ class SimMutex final : public Mutex {
 std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
   const std::uint32_t id = scheduler_->NewMutex(name);
   scheduler_->Log(EventKind::kMutexCreate, id);
-  return std::make_unique<SimMutex>(scheduler_, id);
+  return std::make_unique<SimMutex>(scheduler_, id, scheduler_->generation());
 }
 
 ThreadId SimHost::CurrentThread() { return ToThreadId(scheduler_->current()); }
@@ -134,7 +168,7 @@ void SimHost::Exit(int status) {
   ExitProcess(status);
 }
 
-void SimHost::ExitProcess(int status) {
+void SimHost::ExitProcess(int status, bool from_main_return) {
   if (!exiting_) {
     // exit() called again from a handler ends the process at once.
     exiting_ = true;
@@ -144,7 +178,7 @@ void SimHost::ExitProcess(int status) {
       handler();
     }
   }
-  scheduler_->EndProcess(status);
+  scheduler_->EndProcess(status, /*stacks_intact=*/!from_main_return);
 }
 
 void SimHost::RegionBegin(RegionId region) {

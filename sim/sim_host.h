@@ -26,8 +26,9 @@ class SimHost final : public Host, public RuntimeObserver {
 
   // Forgets the previous execution's exit handlers.
   void BeginExecution() { exit_handlers_.clear(), exiting_ = false; }
-  // Runs the exit path on the calling fiber: what returning from main does.
-  [[noreturn]] void ExitProcess(int status);
+  // Runs the exit path on the calling fiber. `from_main_return`: main has
+  // returned (what returning from main does) and its locals are gone.
+  [[noreturn]] void ExitProcess(int status, bool from_main_return = false);
 
   const ProbeRegistry& probes() const { return probes_; }
   ProbeRegistry& probes() { return probes_; }

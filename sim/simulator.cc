@@ -35,7 +35,7 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   SimHost& host = *host_;
   const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [&] {
     main_thread(device, host, host);
-    host.ExitProcess(0);  // returning from main is exit(0)
+    host.ExitProcess(0, /*from_main_return=*/true);  // returning from main is exit(0)
   });
   scheduler_->LogAs(main, EventKind::kThreadStart, kNoActor);
   device_->BeginExecution();

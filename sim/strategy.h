@@ -66,6 +66,15 @@ class Strategy {
   // Returns a number in [0, n), n >= 1: data choices such as which pending
   // callbacks run concurrently, or which allocation an injected fault hits.
   virtual std::uint64_t NextNumber(std::uint64_t n) = 0;
+  // Whether the engine must also ask at points with a single runnable actor
+  // (the answer is then always 0, and is not part of the schedule: replay
+  // lists hold only answers at points with two or more candidates). Dynamic
+  // partial-order reduction needs every step, since a step nobody was asked
+  // about can still race with a later one; other strategies skip those
+  // points for speed. Added after the first version of this interface; an
+  // engine that ignores it makes DfsStrategy fall back to sleep sets only
+  // (see DfsStrategy::points_seen()).
+  virtual bool ObservesEveryStep() const { return false; }
 };
 
 }  // namespace stackcheck::sim

@@ -122,3 +122,38 @@ TEST(SimHost, ExceptionsInSimulatedCodeBecomeViolations) {
 
 }  // namespace
 }  // namespace stackcheck::sim
+
+namespace stackcheck::sim {
+namespace {
+
+struct Holder {
+  Mutex* mutex = nullptr;
+};
+
+TEST(SimHost, MutexUsedAfterDestroyIsLoggedNotACrash) {
+  Simulator sim;
+  // GPU and callback first, so the callback runs after T0 destroyed the lock.
+  testing::NonPreemptive strategy;
+  Holder holder;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+    testing::Open(d);
+    std::unique_ptr<Mutex> mu = h.NewMutex("stacks");
+    holder.mutex = mu.get();
+    mu->Lock();
+    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
+      static_cast<Holder*>(p)->mutex->Unlock();  // V1a: unlock from the callback
+    }, &holder);
+    mu.reset();  // destroyed while locked, before the callback ran
+    d.CtxSynchronize();
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  const long destroy = Find(r.trace, EventKind::kMutexDestroy);
+  const long unlock = Find(r.trace, EventKind::kMutexUnlock);
+  ASSERT_GE(destroy, 0);
+  EXPECT_LT(destroy, unlock);
+  EXPECT_EQ(r.trace[unlock].a, r.trace[destroy].a);
+  EXPECT_EQ(sim.ActorName(r.trace[unlock].actor), "callback");
+}
+
+}  // namespace
+}  // namespace stackcheck::sim

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <utility>
+#include <vector>
 
 #include "sim/strategy.h"
 
@@ -70,6 +71,29 @@ class SeededRandom : public Strategy {
     return z ^ (z >> 31);
   }
   std::uint64_t state_;
+};
+
+// Replays recorded NextActor answers; past their end, or where an answer does
+// not fit, it picks 0 and remembers the mismatch.
+class Replay : public Strategy {
+ public:
+  explicit Replay(std::vector<std::uint64_t> choices) : choices_(std::move(choices)) {}
+  bool NewExecution() override { return true; }
+  std::size_t NextActor(const SchedulingPoint& point) override {
+    if (next_ >= choices_.size() || choices_[next_] >= point.runnable.size()) {
+      mismatched_ = true;
+      ++next_;
+      return 0;
+    }
+    return static_cast<std::size_t>(choices_[next_++]);
+  }
+  std::uint64_t NextNumber(std::uint64_t) override { return 0; }
+  bool exact() const { return !mismatched_ && next_ == choices_.size(); }
+
+ private:
+  std::vector<std::uint64_t> choices_;
+  std::size_t next_ = 0;
+  bool mismatched_ = false;
 };
 
 }  // namespace stackcheck::sim::testing
