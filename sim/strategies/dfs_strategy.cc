@@ -110,6 +110,7 @@ bool DfsStrategy::NewExecution() {
   preemptions_ = 0;
   off_tree_ = false;
   choices_.clear();
+  points_seen_ = 0;
   return true;
 }
 
@@ -329,7 +330,8 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
   if (point.current >= 0 && answer != static_cast<std::uint64_t>(point.current)) {
     ++preemptions_;
   }
-  choices_.push_back(answer);
+  ++points_seen_;
+  if (point.runnable.size() > 1) choices_.push_back(answer);
   stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());
   return static_cast<std::size_t>(answer);
 }

@@ -82,6 +82,8 @@ class DfsStrategy : public Strategy {
   bool NewExecution() override;
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
+  // True with DPOR, which must see every step.
+  bool ObservesEveryStep() const override { return dpor_; }
 
   // True once NewExecution() returned false because nothing is left.
   bool exhausted() const { return exhausted_; }
@@ -96,8 +98,14 @@ class DfsStrategy : public Strategy {
   const char* reduction() const;
   // An engine divergence (the same answers gave different scheduling points).
   const absl::Status& status() const { return status_; }
-  // The answers given in the execution in progress (or just finished).
+  // The schedule of the execution in progress (or just finished): answers at
+  // points with two or more candidates, and numbers.
   const std::vector<std::uint64_t>& choices() const { return choices_; }
+  // Scheduling points seen in the execution in progress, single-candidate
+  // ones included. A caller can compare it with the engine's step count: an
+  // engine that does not honour ObservesEveryStep() makes DPOR unsound, and
+  // the caller must then use sleep sets alone (Options::dpor = false).
+  std::uint64_t points_seen() const { return points_seen_; }
 
  private:
   using Candidates = absl::InlinedVector<Candidate, 4>;
@@ -154,6 +162,7 @@ class DfsStrategy : public Strategy {
   bool root_cut_ = false;
   absl::Status status_;
   std::vector<std::uint64_t> choices_;
+  std::uint64_t points_seen_ = 0;
   // DPOR state of the execution in progress.
   bool dpor_ = false;
   HappensBefore happens_before_;

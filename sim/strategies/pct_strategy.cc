@@ -17,10 +17,10 @@ PctStrategy::PctStrategy(const Options& options)
 }
 
 bool PctStrategy::NewExecution() {
+  step_estimate_ = std::max(step_estimate_, steps_);
   if (options_.max_executions != 0 && started_ >= options_.max_executions) {
     return false;
   }
-  step_estimate_ = std::max(step_estimate_, steps_);
   rng_.Seed(ExecutionSeed(options_.seed, started_));
   ++started_;
   steps_ = 0;

@@ -1,5 +1,6 @@
 #include "sim/strategies/pct_strategy.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -102,7 +103,12 @@ TEST(PctStrategy, LearnsTheStepCountAndIsDeterministicPerSeed) {
   for (std::size_t i = 0; i < ra.size(); ++i) {
     EXPECT_EQ(ra[i].choices, rb[i].choices);
   }
-  EXPECT_EQ(a.step_estimate(), 40u);  // every execution takes 40 steps
+  // k = the most scheduling points any execution asked about (points with a
+  // single runnable actor are not asked).
+  std::uint64_t most = 4;
+  for (const toy::Outcome& o : ra) most = std::max<std::uint64_t>(most, o.choices.size());
+  EXPECT_EQ(a.step_estimate(), most);
+  EXPECT_GT(most, 4u);
   EXPECT_EQ(a.change_points().size(), 2u);
 }
 

@@ -72,9 +72,13 @@ Outcome Run(const System& system, Strategy& strategy) {
       out.deadlock = unfinished;
       return out;
     }
-    SchedulingPoint point{runnable, current};
-    const std::size_t index = strategy.NextActor(point);
-    out.choices.push_back(index);
+    // Like the engine: a single candidate is only asked about when the
+    // strategy wants every step, and that answer is not in the schedule.
+    std::size_t index = 0;
+    if (runnable.size() > 1 || strategy.ObservesEveryStep()) {
+      index = strategy.NextActor(SchedulingPoint{runnable, current});
+    }
+    if (runnable.size() > 1) out.choices.push_back(index);
     if (index >= runnable.size()) {
       out.error = absl::StrFormat("step %d: answer %d among %d runnable",
                                   out.order.size(), index, runnable.size());

@@ -1,8 +1,9 @@
 // A toy transition system for testing strategies without the engine: a few
 // threads, each a list of steps on shared objects, run by a loop that asks the
-// strategy at every step exactly as the simulator does (runnable candidates
-// sorted by actor id, each with its next step's footprint, and the index of
-// the actor that ran last).
+// strategy exactly as the simulator does: runnable candidates sorted by actor
+// id, each with its next step's footprint, and the index of the actor that
+// ran last; points with a single candidate are only asked about when the
+// strategy's ObservesEveryStep() says so.
 //
 // The final state is commutativity-sensitive: writes fold an order-dependent
 // hash into their object, reads fold the object's value into the reader's
@@ -49,7 +50,8 @@ struct System {
 };
 
 struct Outcome {
-  std::vector<std::uint64_t> choices;   // every answer, in order
+  std::vector<std::uint64_t> choices;   // the schedule: answers at points
+                                        // with 2+ candidates, and numbers
   std::vector<ActorId> order;           // who took each step (a lock that
                                         // found its mutex held counts too)
   std::vector<std::uint64_t> objects;   // final object values
