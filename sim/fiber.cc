@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #ifdef STACKCHECK_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -40,6 +41,11 @@ boost::context::stack_context StackPool::Allocate() {
     mapped_.push_back(static_cast<char*>(m));
     low = static_cast<char*>(m) + guard_bytes_;
   }
+#ifdef STACKCHECK_ASAN
+  // A reused stack still carries the redzones of the frames that lived on it
+  // (an abandoned fiber's in particular); the new fiber starts clean.
+  __asan_unpoison_memory_region(low, stack_bytes_);
+#endif
   boost::context::stack_context stack;
   stack.size = stack_bytes_;
   stack.sp = low + stack_bytes_;  // stacks grow down: sp is the top

@@ -381,15 +381,15 @@ void Scheduler::FiberEntry(ActorId id, boost::context::fiber&& caller) {
 }
 
 boost::context::fiber Scheduler::FiberExit(ActorId id) {
-  Actor& a = actors_[id];
+  // No reference into actors_ across Choose(): a GPU step may spawn a
+  // callback fiber and grow the vector.
   ActorId next = kMainContext;
+  actors_[id].state = ActorState::kFinished;
   if (!tearing_down_) {
     acting_ = id;
     Log(EventKind::kThreadEnd);
-    a.state = ActorState::kFinished;
     next = Choose();
   }
-  a.state = ActorState::kFinished;
   switcher_ = id;
   current_ = next;
   acting_ = next;
