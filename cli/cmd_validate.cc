@@ -9,6 +9,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
@@ -17,6 +18,7 @@
 #include "real/driver_api.h"
 #include "real/hardware_scenarios.h"
 #include "real/sem_probes.h"
+#include "real/steered_replay.h"
 #include "real/side_by_side.h"
 
 ABSL_FLAG(std::string, backend, "cuda",
@@ -42,6 +44,14 @@ ABSL_FLAG(bool, validate_sem_probes, true,
 ABSL_FLAG(bool, validate_in_process, false,
           "validate: run the one --validate_policies x --validate_scenarios pair in "
           "this process and exit with the runtime's status (for compute-sanitizer)");
+ABSL_FLAG(std::string, validate_replay, "",
+          "validate: instead of the campaign, run this simulator counterexample "
+          "(replay file or token) on the GPU --validate_repeat times");
+ABSL_FLAG(std::string, validate_spawn_delays_ms, "",
+          "validate --validate_replay: comma-separated start delays of the "
+          "scenario's threads, in ms (steering towards the counterexample)");
+ABSL_FLAG(int, validate_min_kernel_us, 0,
+          "validate --validate_replay: stretch every kernel to at least this long");
 ABSL_FLAG(bool, validate_details, false,
           "validate: print every hardware run's raw observations");
 
@@ -87,6 +97,30 @@ int RunValidate(const std::vector<std::string>& args) {
       absl::FPrintF(stderr, "stackcheck: %s\n", driver.status().message());
       return kExitMismatch;
     }
+  }
+  if (!absl::GetFlag(FLAGS_validate_replay).empty()) {
+    if (!options.hardware) return UsageError("--validate_replay needs --backend=cuda");
+    real::SteeredReplayOptions steer;
+    steer.runs = options.hardware_repeat;
+    steer.run.watchdog = options.watchdog;
+    steer.run.min_kernel_duration =
+        absl::Microseconds(absl::GetFlag(FLAGS_validate_min_kernel_us));
+    for (absl::string_view ms : absl::StrSplit(absl::GetFlag(FLAGS_validate_spawn_delays_ms),
+                                               ',', absl::SkipEmpty())) {
+      int value = 0;
+      if (!absl::SimpleAtoi(ms, &value) || value < 0) {
+        return UsageError(absl::StrFormat("bad delay '%s' in --validate_spawn_delays_ms", ms));
+      }
+      steer.run.spawn_delays.push_back(absl::Milliseconds(value));
+    }
+    absl::StatusOr<real::SteeredReplayResult> r =
+        real::ReplayOnHardware(absl::GetFlag(FLAGS_validate_replay), steer);
+    if (!r.ok()) {
+      absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());
+      return kExitMismatch;
+    }
+    absl::PrintF("%s", real::FormatSteeredReplay(*r, steer));
+    return r->reproduced > 0 ? kExitOk : kExitMismatch;
   }
   if (absl::GetFlag(FLAGS_validate_in_process)) {
     if (!options.hardware || options.policies.size() != 1 || options.scenarios.size() != 1) {

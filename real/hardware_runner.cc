@@ -116,6 +116,7 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
   Jitter jitter(options.jitter);
   ShakenDevice device(cuda, jitter, log);
   ShakenHost host(os, jitter, log);
+  host.set_spawn_delays(options.spawn_delays);
   RunObserver observer(rec, cuda, scenario.soft_limit);
   device.set_launch_hook(
       [&observer](const KernelArgs& args, StreamHandle stream, CuResult r) {
@@ -141,7 +142,8 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
                                                   : os.ThreadName(a.owner)));
   });
 
-  const absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
+  absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
+  for (absl::Duration d : options.spawn_delays) limit += d;
   if (!options.in_process) {
     std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
       absl::SleepFor(limit);
@@ -389,8 +391,16 @@ std::string HardwareRunResult::EndingText() const {
 }
 
 absl::StatusOr<HardwareRunResult> RunOnHardware(
-    const Scenario& scenario, const PolicyInfo& policy,
+    const Scenario& original, const PolicyInfo& policy,
     const HardwareRunOptions& options) {
+  Scenario scenario = original;
+  const std::uint64_t min_ns =
+      static_cast<std::uint64_t>(absl::ToInt64Nanoseconds(options.min_kernel_duration));
+  for (ThreadProgram& t : scenario.threads) {
+    for (HostOp& op : t.ops) {
+      op.region.duration_ns = std::max(op.region.duration_ns, min_ns);
+    }
+  }
   void* mem = mmap(nullptr, sizeof(RunRecord), PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
@@ -421,8 +431,10 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
   }
 
   HardwareRunResult result;
-  const absl::Time hard_deadline =
-      start + options.watchdog + TotalKernelTime(scenario) + kKillGrace;
+  absl::Duration steering = absl::ZeroDuration();
+  for (absl::Duration d : options.spawn_delays) steering += d;
+  const absl::Time hard_deadline = start + options.watchdog + steering +
+                                   TotalKernelTime(scenario) + kKillGrace;
   int status = 0;
   bool killed = false;
   for (;;) {

@@ -52,6 +52,13 @@ struct HardwareRunOptions {
   // the run (RunOnHardware never returns): for tools that follow one process,
   // such as compute-sanitizer's leak check. No watchdog, no verdicts.
   bool in_process = false;
+  // Steering a run towards a simulator counterexample's interleaving: the
+  // i-th host thread the scenario spawns waits spawn_delays[i] before its
+  // program starts, and every region's kernel runs at least
+  // min_kernel_duration (so that a callback the counterexample found pending
+  // is still pending on real hardware).
+  std::vector<absl::Duration> spawn_delays;
+  absl::Duration min_kernel_duration = absl::ZeroDuration();
 };
 
 enum class HwVerdict { kHolds, kViolated, kNotObserved };

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 
 namespace stackcheck::real {
 namespace {
@@ -52,9 +53,18 @@ std::unique_ptr<Mutex> ShakenHost::NewMutex(absl::string_view name) {
 
 ThreadId ShakenHost::Spawn(absl::string_view name, std::function<void()> body) {
   ActivityLog* log = &log_;
-  return inner_.Spawn(name, [log, name = std::string(name),
+  const std::size_t index = spawned_++;
+  const absl::Duration delay = index < spawn_delays_.size()
+                                   ? spawn_delays_[index]
+                                   : absl::ZeroDuration();
+  return inner_.Spawn(name, [log, delay, name = std::string(name),
                              body = std::move(body)] {
     log->NameThread(name);
+    if (delay > absl::ZeroDuration()) {
+      log->Begin("steering delay before the program starts");
+      absl::SleepFor(delay);
+      log->End();
+    }
     body();
   });
 }

@@ -6,6 +6,7 @@
 #define STACKCHECK_REAL_SHAKEN_HOST_H_
 
 #include <memory>
+#include <vector>
 
 #include "core/host.h"
 #include "real/activity_log.h"
@@ -17,6 +18,11 @@ class ShakenHost final : public Host {
  public:
   ShakenHost(Host& inner, Jitter& jitter, ActivityLog& log)
       : inner_(inner), jitter_(jitter), log_(log) {}
+  // The i-th thread spawned through this host sleeps delays[i] before its
+  // body runs: steering the start order a counterexample needs.
+  void set_spawn_delays(std::vector<absl::Duration> delays) {
+    spawn_delays_ = std::move(delays);
+  }
 
   std::unique_ptr<Mutex> NewMutex(absl::string_view name) override;
   ThreadId CurrentThread() override { return inner_.CurrentThread(); }
@@ -36,6 +42,8 @@ class ShakenHost final : public Host {
   Host& inner_;
   Jitter& jitter_;
   ActivityLog& log_;
+  std::vector<absl::Duration> spawn_delays_;
+  std::size_t spawned_ = 0;  // Spawn is called from the scenario's main thread
 };
 
 }  // namespace stackcheck::real
