@@ -13,19 +13,19 @@ namespace stackcheck {
 
 // Reported by the runtime through RuntimeObserver::Probe.
 // device_alloc's allocation failed and it retried after freeing the cache.
-inline constexpr char kProbeOomRetry[] = "oom-retry";
+inline constexpr absl::string_view kProbeOomRetry = "oom-retry";
 // device_alloc freed a cached block that was above the soft limit.
-inline constexpr char kProbeSoftLimitFree[] = "soft-limit-free";
+inline constexpr absl::string_view kProbeSoftLimitFree = "soft-limit-free";
 
 // Recognised from the event stream by the simulator's coverage counter.
 // A stream callback ran after the block its region's kernel used had been
 // freed and another block allocated since.
-inline constexpr char kProbeCallbackAfterRealloc[] = "callback-after-realloc";
+inline constexpr absl::string_view kProbeCallbackAfterRealloc = "callback-after-realloc";
 // A kernel aborted while another region was in flight.
-inline constexpr char kProbeAbortWhileOtherRegionInFlight[] =
+inline constexpr absl::string_view kProbeAbortWhileOtherRegionInFlight =
     "abort-while-other-region-in-flight";
 // cuMemFree started waiting while a callback or host function was running.
-inline constexpr char kProbeFreeWaitsOnRunningCallback[] =
+inline constexpr absl::string_view kProbeFreeWaitsOnRunningCallback =
     "free-waits-on-running-callback";
 
 // The probes the runtime reports itself, and every probe a campaign counts.
