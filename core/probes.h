@@ -20,7 +20,8 @@ inline constexpr absl::string_view kProbeSoftLimitFree = "soft-limit-free";
 // Recognised from the event stream by the simulator's coverage counter.
 // A stream callback ran after the block its region's kernel used had been
 // freed and another block allocated since.
-inline constexpr absl::string_view kProbeCallbackAfterRealloc = "callback-after-realloc";
+inline constexpr absl::string_view kProbeCallbackAfterRealloc =
+    "callback-after-realloc";
 // A kernel aborted while another region was in flight.
 inline constexpr absl::string_view kProbeAbortWhileOtherRegionInFlight =
     "abort-while-other-region-in-flight";
