@@ -124,7 +124,9 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
                                const std::vector<const PropertyInfo*>& available) {
   PlannedExecution plan;
   // The case depends on (seed, index) only, so every policy meets the same cases.
-  plan.test_case = CaseForSeed(gen, MixSeed(seed, index, 0));
+  // Sizes sweep 0..100 as in a RapidCheck run: small sizes give tight device
+  // capacities (OOM paths), large ones roomy devices and long schedules.
+  plan.test_case = CaseForSeed(gen, MixSeed(seed, index, 0), static_cast<int>((index / 3) % 101));
   plan.explorer = static_cast<Explorer>(index % 3);
   plan.strategy_seed = MixSeed(seed, index, 1);
   std::vector<const PropertyInfo*> monitors;

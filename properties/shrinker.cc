@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_format.h"
 #include "properties/generators.h"
+#include "sim/strategies/pct_strategy.h"
+#include "sim/strategies/random_strategy.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -141,8 +143,10 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
                                     const PropertyInfo& property,
                                     const ShrinkOptions& options) {
   const PropertyInfo* const checked[] = {&property};
-  auto still_fails = [&](const Case& k) -> absl::StatusOr<std::optional<Execution>> {
-    absl::StatusOr<Execution> e = Execute(k, policy, checked);
+  // `strategy` null: the case's own schedule.
+  auto still_fails = [&](const Case& k, sim::Strategy* strategy)
+      -> absl::StatusOr<std::optional<Execution>> {
+    absl::StatusOr<Execution> e = Execute(k, policy, checked, strategy);
     if (!e.ok()) return e.status();
     if (e->violation.has_value() && e->violation->property == property.name) {
       return std::optional<Execution>(*std::move(e));
@@ -150,7 +154,7 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
     return std::optional<Execution>();
   };
 
-  absl::StatusOr<std::optional<Execution>> first = still_fails(failing);
+  absl::StatusOr<std::optional<Execution>> first = still_fails(failing, nullptr);
   if (!first.ok()) return first.status();
   if (!first->has_value()) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -162,17 +166,47 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
   result.execution = **std::move(first);
   const absl::Time deadline = absl::Now() + options.time_limit;
 
+  auto out_of_budget = [&] {
+    if (result.executions < options.max_executions && absl::Now() <= deadline) return false;
+    result.budget_spent = true;
+    return true;
+  };
   bool progress = true;
   while (progress) {
     progress = false;
+    std::uint64_t candidate_number = 0;
     for (Case& candidate : ShrinkCandidates(result.smallest)) {
-      if (result.executions >= options.max_executions || absl::Now() > deadline) {
-        result.budget_spent = true;
-        return result;
-      }
+      ++candidate_number;
+      if (out_of_budget()) return result;
       ++result.executions;
-      absl::StatusOr<std::optional<Execution>> e = still_fails(candidate);
+      absl::StatusOr<std::optional<Execution>> e = still_fails(candidate, nullptr);
       if (!e.ok()) return e.status();
+      const bool structural = !SameScenario(candidate.scenario, result.smallest.scenario) ||
+                              !(candidate.modes == result.smallest.modes);
+      // A smaller scenario under the old schedule failed to reproduce: search
+      // a few schedules of its own (seeded by the candidate's position, so the
+      // result stays deterministic).
+      for (int attempt = 0; structural && !e->has_value() && attempt < options.research_attempts;
+           ++attempt) {
+        if (out_of_budget()) return result;
+        ++result.executions;
+        const std::uint64_t seed = candidate_number * 1000003u + attempt;
+        if (attempt % 2 == 0) {
+          sim::RandomStrategy::Options o;
+          o.seed = seed;
+          o.max_executions = 1;
+          sim::RandomStrategy random(o);
+          e = still_fails(candidate, &random);
+        } else {
+          sim::PctStrategy::Options o;
+          o.seed = seed;
+          o.depth = 3;
+          o.max_executions = 1;
+          sim::PctStrategy pct(o);
+          e = still_fails(candidate, &pct);
+        }
+        if (!e.ok()) return e.status();
+      }
       if (!e->has_value()) continue;
       ++result.accepted;
       candidate.schedule = (*e)->schedule;

@@ -26,6 +26,11 @@ struct ShrinkOptions {
   int max_executions = 3000;
   // Wall-clock cap; shrinking is deterministic only while within it.
   absl::Duration time_limit = absl::Seconds(20);
+  // Dropping a thread or an op renumbers actors and scheduling points, so the
+  // old schedule rarely fits the smaller scenario. When the old schedule does
+  // not reproduce the violation, this many seeded random / PCT schedules are
+  // tried on the smaller scenario before giving it up.
+  int research_attempts = 16;
 };
 
 struct ShrinkResult {
@@ -40,7 +45,8 @@ struct ShrinkResult {
 std::vector<Case> ShrinkCandidates(const Case& c);
 
 // `failing` must violate `property` when replayed (its schedule through the
-// sequence strategy); otherwise FailedPrecondition.
+// sequence strategy); otherwise FailedPrecondition. Deterministic: the same
+// input, options and engine give the same result (within the time limit).
 absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& policy,
                                     const PropertyInfo& property,
                                     const ShrinkOptions& options = {});

@@ -2,6 +2,7 @@
 #include "properties/catalogue.h"
 
 #include "absl/container/flat_hash_set.h"
+#include "core/policies/registry.h"
 #include "gtest/gtest.h"
 #include "properties/expected_verdicts.h"
 
@@ -43,6 +44,26 @@ TEST(ExpectedVerdicts, JudgesVerdicts) {
   EXPECT_FALSE(VerdictMatches(Expectation::kViolated, false));
   EXPECT_TRUE(VerdictMatches(Expectation::kAcceptedDeviation, true));
   EXPECT_TRUE(VerdictMatches(Expectation::kAcceptedDeviation, false));
+}
+
+}  // namespace
+}  // namespace stackcheck::properties
+
+namespace stackcheck::properties {
+namespace {
+
+TEST(ExpectedVerdicts, AgreeWithThePolicyRegistry) {
+  // A policy that declares it accepts asynchronous completion has the
+  // sync-completion deviation accepted, and no other policy does.
+  for (const PolicyInfo& policy : AllPolicies()) {
+    EXPECT_EQ(ExpectedVerdict(policy.name, "sync-completion") == Expectation::kAcceptedDeviation,
+              policy.accepts_async_completion)
+        << policy.name;
+  }
+  // Every row names a registered policy.
+  for (const ExpectedRow& row : ExpectedRows()) {
+    EXPECT_NE(FindPolicy(row.policy), nullptr) << row.policy;
+  }
 }
 
 }  // namespace
