@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/driver_api.h"
+#include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -50,7 +51,7 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
         break;
       case EventKind::kRegionBegin:
       case EventKind::kRegionEnd:
-        if (e.actor == kNoActor) break;
+        if (e.actor >= kMaxIndexedId) break;
         if (e.actor >= region_of_actor_.size()) {
           region_of_actor_.resize(e.actor + 1, 0);
         }
@@ -78,10 +79,12 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
           }
           if (other) Hit(kAbortWhileOther);
         }
-        if (k->stream >= last_block_of_stream_.size()) {
-          last_block_of_stream_.resize(k->stream + 1, kNoBlock);
+        if (k->stream < kMaxIndexedId) {
+          if (k->stream >= last_block_of_stream_.size()) {
+            last_block_of_stream_.resize(k->stream + 1, kNoBlock);
+          }
+          last_block_of_stream_[k->stream] = k->block;
         }
-        last_block_of_stream_[k->stream] = k->block;
         kernels_.Remove(e.a);
         break;
       }

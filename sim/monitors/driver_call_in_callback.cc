@@ -19,7 +19,7 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
   switch (e.kind) {
     case EventKind::kCallbackStart:
     case EventKind::kHostFnStart:
-      if (e.actor == kNoActor) return std::nullopt;
+      if (e.actor >= kMaxIndexedId) return std::nullopt;
       if (e.actor >= context_of_actor_.size()) {
         context_of_actor_.resize(e.actor + 1);
       }

@@ -40,7 +40,7 @@ std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
   switch (e.kind) {
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
-      if (e.actor == kNoActor) return std::nullopt;
+      if (e.actor >= kMaxIndexedId) return std::nullopt;
       if (e.actor >= region_of_actor_.size()) {
         region_of_actor_.resize(e.actor + 1, 0);
       }

@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "properties/catalogue.h"
+#include "sim/monitors/coverage_probes.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -41,6 +42,45 @@ TEST(MakeMonitorTest, UnknownNameIsAClearError) {
   EXPECT_THAT(std::string(m.status().message()), HasSubstr("no-leak"));
   // Deadlock and progress belong to the engine.
   EXPECT_FALSE(MakeMonitor("no-deadlock", MonitorParams{}).ok());
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
+
+namespace stackcheck::sim {
+namespace {
+
+class AnyNames : public SimView {
+ public:
+  bool sticky_error() const override { return false; }
+  absl::string_view ActorName(ActorId) const override { return "A"; }
+};
+
+// Events from a confused engine (huge or missing actor ids, ends without
+// starts) must not crash or grow a table by the id.
+TEST(MakeMonitorTest, StrangeEventsAreSurvived) {
+  std::vector<Event> events;
+  for (ActorId actor : {ActorId{4000000000u}, kNoActor, ActorId{3}}) {
+    for (int k = 0; k <= static_cast<int>(EventKind::kProbe); ++k) {
+      Event e;
+      e.actor = actor;
+      e.kind = static_cast<EventKind>(k);
+      e.a = e.b = e.c = e.d = 0xfffffff0u;
+      e.x = e.y = ~std::uint64_t{0};
+      events.push_back(e);
+    }
+  }
+  const AnyNames view;
+  for (auto& m : MakeAllMonitors(MonitorParams{})) {
+    m->Reset();
+    for (std::size_t n = 1; n <= events.size(); ++n) {
+      m->OnEvent(absl::MakeConstSpan(events).first(n), view);
+    }
+    m->OnQuiescence(events, view, true);
+  }
+  CoverageProbes coverage;
+  coverage.Observe(events, [](std::uint32_t) { return absl::string_view(); });
+  EXPECT_EQ(coverage.executions(), 1u);
 }
 
 }  // namespace

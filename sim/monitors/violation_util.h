@@ -2,6 +2,7 @@
 #ifndef STACKCHECK_SIM_MONITORS_VIOLATION_UTIL_H_
 #define STACKCHECK_SIM_MONITORS_VIOLATION_UTIL_H_
 
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,10 @@ inline Violation ViolationAtLast(absl::string_view property,
   v.event_index = events.empty() ? 0 : events.size() - 1;
   return v;
 }
+
+// Actor and stream ids are dense small numbers, so tables are indexed by them;
+// an id this large is treated as untracked rather than sizing a table by it.
+inline constexpr std::uint32_t kMaxIndexedId = 1u << 16;
 
 // The actor's name, or "nobody" for kNoActor.
 inline std::string Who(const SimView& view, ActorId actor) {
