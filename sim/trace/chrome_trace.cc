@@ -106,8 +106,10 @@ std::string Arg(absl::string_view key, absl::string_view value) {
   return absl::StrCat(JsonString(key), ":", JsonString(value));
 }
 
-std::string EventArgs(std::size_t index, const Event& e) {
-  return absl::StrCat("\"event\":", index, ",", Arg("what", FormatEventNamed(e)));
+std::string EventArgs(std::size_t index, const Event& e,
+                      absl::Span<const std::string> actor_names) {
+  return absl::StrCat("\"event\":", index, ",",
+                      Arg("what", FormatEventNamed(e, actor_names)));
 }
 
 // Something that began and has not ended yet.
@@ -174,7 +176,7 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
   for (std::size_t i = 0; i < events.size(); ++i) {
     const Event& e = events[i];
     const std::int64_t tid = tid_of(e);
-    const std::string args = EventArgs(i, e);
+    const std::string args = EventArgs(i, e, actor_names);
     switch (e.kind) {
       case EventKind::kKernelEnqueue:
         kernel_names[e.a] = absl::StrCat(

@@ -67,7 +67,7 @@ std::string Timeline(absl::Span<const Event> events,
     AppendCell(&out, absl::StrCat(marked ? "!!" : "", i), kIndexWidth);
     AppendCell(&out, FormatTime(e.time_ns), kTimeWidth);
     const std::size_t column = e.actor == kNoActor ? actors : e.actor;
-    const std::string text = FormatEventNamed(e);
+    const std::string text = FormatEventNamed(e, actor_names);
     for (std::size_t c = 0; c < columns; ++c) {
       out.append("| ");
       AppendCell(&out, c == column ? absl::string_view(text) : "", width);

@@ -103,6 +103,12 @@ TEST(NamedFormatTest, DriverCallsByName) {
   e.kind = EventKind::kDriverCallBlock;
   e.b = 0;
   EXPECT_EQ(FormatEventNamed(e), "driver-call-block cuMemFree");
+  Event block;
+  block.kind = EventKind::kMutexBlock;
+  block.a = 0;
+  block.b = kT1;
+  EXPECT_EQ(FormatEventNamed(block, kNames), "mutex-block m0 owner T1");
+  EXPECT_EQ(FormatEventNamed(block), "mutex-block m0 owner #1");
   e.kind = EventKind::kFree;
   e.x = 0x200000;
   e.y = 8 * kMiB;
