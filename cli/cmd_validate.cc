@@ -137,6 +137,7 @@ int RunValidate(const std::vector<std::string>& args) {
     return kExitMismatch;
   }
   options.progress = [](const std::string& line) {
+    if (line.rfind("sim: ", 0) == 0) return;  // fast; only the GPU's are news
     absl::FPrintF(stderr, "validate: %s\n", line);
   };
   absl::StatusOr<real::SideBySideResult> result = real::RunSideBySide(options);

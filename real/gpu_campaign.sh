@@ -35,7 +35,7 @@ part_tests() {
 }
 
 part_validate() {
-  run validate.txt timeout 540 "$SC" validate --backend=cuda --validate_details
+  run validate.txt timeout 330 "$SC" validate --backend=cuda --validate_repeat=2 --validate_details
 }
 
 part_steer() {

@@ -63,10 +63,19 @@ void RunHardware(ScenarioOutcome& out, const SideBySideOptions& options) {
       out.hardware_runs.push_back(std::move(failed));
       return;
     }
+    std::vector<std::string> violated;
     for (const PropertyResult& p : r->properties) {
       if (p.verdict == HwVerdict::kViolated) {
         out.hw_violations.emplace(p.property, p.evidence);
+        violated.push_back(p.property);
       }
+    }
+    if (options.progress) {
+      // A campaign cut short by a time limit still leaves these lines.
+      options.progress(absl::StrFormat(
+          "cuda: %s / %s run %d: %s in %.2f s; violated: %s", out.policy->name,
+          out.scenario->name, run, r->EndingText(), r->seconds,
+          violated.empty() ? "none" : absl::StrJoin(violated, ", ")));
     }
     const bool setup_failed =
         r->ending == HardwareRunResult::Ending::kSetupFailed;
@@ -166,13 +175,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
       ScenarioOutcome out;
       out.policy = policy;
       out.scenario = scenario;
-      if (options.hardware) {
-        if (options.progress) {
-          options.progress(absl::StrCat("cuda: ", policy->name, " / ",
-                                        scenario->name));
-        }
-        RunHardware(out, options);
-      }
+      if (options.hardware) RunHardware(out, options);
       result.outcomes.push_back(std::move(out));
     }
   }
