@@ -33,6 +33,8 @@ ABSL_FLAG(std::uint64_t, seed, 1, "campaign: seed of the explored cases and sche
 ABSL_FLAG(int, jobs, 0, "campaign: worker threads (0 = one per core)");
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");
+ABSL_FLAG(int, shrink_executions, 3000,
+          "campaign: executions each violation's shrinking may take");
 ABSL_FLAG(int, shard_index, 0, "campaign: this shard's index (see --shard_count)");
 ABSL_FLAG(int, shard_count, 1,
           "campaign: explore only executions i with i % shard_count == shard_index");
@@ -167,6 +169,8 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count) {
     return UsageError("--shard_index must be in [0, --shard_count)");
   }
+  o.shrink.max_executions = absl::GetFlag(FLAGS_shrink_executions);
+  if (o.shrink.max_executions < 0) return UsageError("--shrink_executions must be >= 0");
   o.replay_dir = absl::GetFlag(FLAGS_replay_dir);
   if (!o.replay_dir.empty()) {
     std::error_code ec;
