@@ -351,6 +351,34 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
   return result;
 }
 
+CampaignResult MergeShards(std::vector<CampaignResult> shards) {
+  CampaignResult merged;
+  for (CampaignResult& shard : shards) {
+    merged.executions += shard.executions;
+    merged.elapsed_s = std::max(merged.elapsed_s, shard.elapsed_s);
+    for (const auto& [probe, n] : shard.probes) merged.probes[probe] += n;
+    for (PolicyResult& pr : shard.policies) {
+      PolicyResult* into = nullptr;
+      for (PolicyResult& m : merged.policies) {
+        if (m.policy == pr.policy) into = &m;
+      }
+      if (into == nullptr) {
+        merged.policies.push_back(std::move(pr));
+        continue;
+      }
+      into->executions += pr.executions;
+      for (size_t k = 0; k < pr.verdicts.size() && k < into->verdicts.size(); ++k) {
+        PropertyVerdict& v = pr.verdicts[k];
+        PropertyVerdict& m = into->verdicts[k];
+        const std::uint64_t checked = m.checked + v.checked;
+        if (v.violated && (!m.violated || v.found_at < m.found_at)) m = std::move(v);
+        m.checked = checked;
+      }
+    }
+  }
+  return merged;
+}
+
 VerdictTable ToVerdictTable(const CampaignResult& result) {
   VerdictTable table;
   table.columns = {"sim"};

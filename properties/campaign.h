@@ -97,6 +97,11 @@ struct CampaignResult {
 
 absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options);
 
+// Merges the results of shards of one campaign (same seed and execution
+// count, shard_index 0..n-1): counts add up and each property keeps the
+// violation found at the smallest index, as a single unsharded run would.
+CampaignResult MergeShards(std::vector<CampaignResult> shards);
+
 // The campaign's verdicts as a table with one column, "sim".
 VerdictTable ToVerdictTable(const CampaignResult& result);
 
