@@ -38,6 +38,7 @@ class DeterminismCheck : public Strategy {
   bool NewExecution() override;
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
+  bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
 
   // Call once after every execution (first runs and re-runs alike).
   void ReportDigest(std::uint64_t digest);

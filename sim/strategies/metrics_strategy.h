@@ -31,6 +31,7 @@ class MetricsStrategy : public Strategy {
   bool NewExecution() override;
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
+  bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
 
   const StrategyMetrics& metrics() const { return metrics_; }
 

@@ -1,0 +1,370 @@
+// `stackcheck check --policy P --strategy dfs|plain-dfs|random|pct ...`:
+// explores one bounded scenario under one policy and says how much of its
+// schedule space was covered.
+//
+//   --scenario regions  --threads N host threads x --regions M regions each;
+//                       region sizes alternate 1 and 2 warp slots so the
+//                       cached block must grow; --abort makes thread 0's last
+//                       region abort (a trap).
+//   --scenario peer     2 threads x 2 regions of 1 then 2 slots (the scenario
+//                       of `bench sim`).
+//
+// Every simulator property is monitored, except deviations the policy
+// declares it accepts. Prints `executions N`, `exhausted yes|no` and the
+// first violation (with a replay token); for --strategy dfs it then runs a
+// plain DFS (no reduction) on a budget and prints its count and the
+// reduction. "exhausted yes" from dfs means: every schedule of this scenario
+// with at most --bound preemptions (all of them without a bound) is
+// equivalent, step dependencies respected, to an explored one, so the
+// verdict holds for all of them (see sim/strategies/dfs_strategy.h).
+//
+// Exit status: 0 when no property the policy is expected to keep was
+// violated, 1 otherwise, 2 on bad input.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/flags/declare.h"
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "cli/command.h"
+#include "core/policies/registry.h"
+#include "core/scenario.h"
+#include "core/scenario_runner.h"
+#include "properties/case.h"
+#include "properties/catalogue.h"
+#include "properties/expected_verdicts.h"
+#include "properties/replay_file.h"
+#include "sim/monitors/monitors.h"
+#include "sim/simulator.h"
+#include "sim/strategies/dfs_strategy.h"
+#include "sim/strategies/pct_strategy.h"
+#include "sim/strategies/random_strategy.h"
+
+// Shared with `campaign`, which defines them.
+ABSL_DECLARE_FLAG(std::string, policy);
+ABSL_DECLARE_FLAG(std::uint64_t, seed);
+
+ABSL_FLAG(std::string, strategy, "dfs",
+          "check: dfs (with DPOR or sleep sets), plain-dfs, random or pct");
+ABSL_FLAG(int, bound, -1, "check: preemption bound for dfs (-1 = none)");
+ABSL_FLAG(bool, iterative, false,
+          "check: dfs with bounds 0, 1, ... up to --bound (finds shallow bugs first)");
+ABSL_FLAG(std::string, scenario, "regions", "check: regions or peer");
+ABSL_FLAG(int, threads, 2, "check: host threads of the regions scenario (1-4)");
+ABSL_FLAG(int, regions, 3, "check: regions per thread of the regions scenario (1-8)");
+ABSL_FLAG(bool, abort, false, "check: thread 0's last region aborts");
+ABSL_FLAG(std::uint64_t, max_executions, 0,
+          "check: execution budget (0 = 10,000,000 for dfs, 10,000 for random/pct)");
+ABSL_FLAG(std::uint64_t, plain_budget, 0,
+          "check: budget of the plain-DFS comparison run (0 = 20x the dfs count, at "
+          "least 1,000)");
+ABSL_FLAG(bool, no_plain, false, "check: skip the plain-DFS comparison");
+ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
+
+namespace stackcheck::cli {
+namespace {
+
+using properties::Expectation;
+
+absl::StatusOr<Scenario> BuildScenario() {
+  const std::string name = absl::GetFlag(FLAGS_scenario);
+  Scenario s;
+  RegionId next = 1;
+  auto region = [&](std::uint32_t units) {
+    HostOp op;
+    op.region.id = next++;
+    op.region.teams = units;  // one unit = one warp's stack slot
+    op.region.warps = 1;
+    return op;
+  };
+  if (name == "peer") {
+    for (int t = 0; t < 2; ++t) {
+      ThreadProgram program;
+      for (std::uint32_t units : {1u, 2u}) program.ops.push_back(region(units));
+      s.threads.push_back(program);
+    }
+  } else if (name == "regions") {
+    const int threads = absl::GetFlag(FLAGS_threads);
+    const int regions = absl::GetFlag(FLAGS_regions);
+    if (threads < 1 || threads > 4) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--threads must be 1..4, not %d", threads));
+    }
+    if (regions < 1 || regions > 8) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--regions must be 1..8, not %d", regions));
+    }
+    for (int t = 0; t < threads; ++t) {
+      ThreadProgram program;
+      for (int r = 0; r < regions; ++r) program.ops.push_back(region(1 + (r + t) % 2));
+      s.threads.push_back(program);
+    }
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--scenario must be regions or peer, not '%s'", name));
+  }
+  if (absl::GetFlag(FLAGS_abort)) s.threads[0].ops.back().region.aborts = true;
+  return s;
+}
+
+// The simulator configuration a replay of the case gets (as
+// properties/executor.cc derives it), so the printed token reproduces.
+sim::SimConfig ConfigFor(const properties::Case& c) {
+  sim::SimConfig config;
+  config.device_capacity = c.scenario.device_capacity;
+  config.alloc_granularity = c.modes.alloc_granularity;
+  config.free_waits_for_streams = c.modes.free_waits_for_streams;
+  config.serial_callback_thread = c.modes.serial_callback_thread;
+  config.trap_code = c.modes.trap_code;
+  config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
+  config.step_bound = c.modes.step_bound;
+  return config;
+}
+
+// Passes answers through and keeps them as SequenceStrategy values (actor
+// choices relative to the current actor), the form a Case schedule takes.
+class SequenceRecorder : public sim::Strategy {
+ public:
+  explicit SequenceRecorder(sim::Strategy& inner) : inner_(inner) {}
+  bool NewExecution() override {
+    values_.clear();
+    return inner_.NewExecution();
+  }
+  std::size_t NextActor(const sim::SchedulingPoint& point) override {
+    const std::size_t chosen = inner_.NextActor(point);
+    const std::size_t n = point.runnable.size();
+    if (n > 1) {  // single-candidate points are not part of a schedule
+      const std::size_t base = point.current >= 0 ? point.current : 0;
+      values_.push_back((chosen + n - base) % n);
+    }
+    return chosen;
+  }
+  std::uint64_t NextNumber(std::uint64_t n) override {
+    const std::uint64_t chosen = inner_.NextNumber(n);
+    values_.push_back(chosen);
+    return chosen;
+  }
+  bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
+  std::vector<std::uint64_t> values() const {
+    std::vector<std::uint64_t> v = values_;
+    while (!v.empty() && v.back() == 0) v.pop_back();  // the defaults
+    return v;
+  }
+
+ private:
+  sim::Strategy& inner_;
+  std::vector<std::uint64_t> values_;
+};
+
+struct Outcome {
+  std::uint64_t executions = 0;
+  std::optional<sim::Violation> violation;
+  std::uint64_t violation_at = 0;  // 1-based execution
+  std::vector<std::uint64_t> schedule;
+  double seconds = 0;
+  bool engine_skips_points = false;  // DPOR only: see ObservesEveryStep
+};
+
+// Runs `strategy` until it has nothing left, the budget is spent or a
+// violation is found.
+Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
+                sim::Strategy& strategy, sim::DfsStrategy* dfs,
+                std::uint64_t budget) {
+  sim::MonitorParams params;
+  params.soft_limit = c.scenario.soft_limit;
+  std::vector<std::unique_ptr<sim::Monitor>> monitors;
+  for (const properties::PropertyInfo& p : properties::AllProperties()) {
+    if (!p.ObservableOn(properties::kSimBackend) ||
+        p.checker != properties::Checker::kMonitor ||
+        properties::ExpectedVerdict(policy.name, p.name) ==
+            Expectation::kAcceptedDeviation) {
+      continue;
+    }
+    absl::StatusOr<std::unique_ptr<sim::Monitor>> m =
+        sim::MakeMonitor(p.monitor_name, params);
+    if (m.ok()) monitors.push_back(*std::move(m));
+  }
+  sim::Simulator simulator(ConfigFor(c), std::move(monitors));
+  SequenceRecorder recorder(strategy);
+  Outcome out;
+  const auto start = std::chrono::steady_clock::now();
+  while (out.executions < budget && recorder.NewExecution()) {
+    ++out.executions;
+    const sim::ExecutionResult& r = simulator.Run(
+        recorder, [&](Device& device, Host& host, RuntimeObserver& observer) {
+          RunScenario(c.scenario, device, host, observer, policy);
+        });
+    // An engine that honours ObservesEveryStep asks at every point but the
+    // last (the one that finds nobody runnable).
+    if (dfs != nullptr && dfs->ObservesEveryStep() &&
+        r.steps > dfs->points_seen() + 1) {
+      out.engine_skips_points = true;
+      break;
+    }
+    if (r.violation) {
+      out.violation = r.violation;
+      out.violation_at = out.executions;
+      out.schedule = recorder.values();
+      break;
+    }
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              start)
+                    .count();
+  return out;
+}
+
+void PrintViolation(const Outcome& o, const properties::Case& c,
+                    const PolicyInfo& policy, const char* prefix) {
+  if (!o.violation) {
+    absl::PrintF("%sviolation none\n", prefix);
+    return;
+  }
+  properties::ReplayRecord record;
+  record.policy = policy.name;
+  record.property = o.violation->property;
+  record.test_case = c;
+  record.test_case.schedule = o.schedule;
+  absl::PrintF("%sviolation %s at execution %d: %s\n", prefix,
+               o.violation->property, o.violation_at, o.violation->message);
+  absl::PrintF("%sreplay %s\n", prefix, properties::EncodeReplayToken(record));
+}
+
+bool Unexpected(const Outcome& o, const PolicyInfo& policy) {
+  return o.violation && properties::ExpectedVerdict(policy.name, o.violation->property) ==
+                            Expectation::kHolds;
+}
+
+int RunCheck(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError("check takes no arguments (use --policy, --strategy, ...)");
+  const std::string policy_name = absl::GetFlag(FLAGS_policy);
+  if (policy_name.empty()) return UsageError("check needs --policy (see `stackcheck policies`)");
+  const PolicyInfo* policy = FindPolicy(policy_name);
+  if (policy == nullptr) {
+    std::vector<std::string> known;
+    for (const PolicyInfo& p : AllPolicies()) known.emplace_back(p.name);
+    return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)", policy_name,
+                                      absl::StrJoin(known, ", ")));
+  }
+  absl::StatusOr<Scenario> scenario = BuildScenario();
+  if (!scenario.ok()) return UsageError(scenario.status().message());
+  const std::string strategy_name = absl::GetFlag(FLAGS_strategy);
+  const int bound = absl::GetFlag(FLAGS_bound);
+  if (bound < -1) return UsageError("--bound must be -1 (none) or at least 0");
+  if (absl::GetFlag(FLAGS_iterative) && bound < 0) {
+    return UsageError("--iterative needs a --bound to stop at");
+  }
+  const bool is_dfs = strategy_name == "dfs" || strategy_name == "plain-dfs";
+  if (!is_dfs && strategy_name != "random" && strategy_name != "pct") {
+    return UsageError(absl::StrFormat(
+        "--strategy must be dfs, plain-dfs, random or pct, not '%s'", strategy_name));
+  }
+  const int depth = absl::GetFlag(FLAGS_depth);
+  if (depth < 1) return UsageError("--depth must be at least 1");
+  std::uint64_t budget = absl::GetFlag(FLAGS_max_executions);
+  if (budget == 0) budget = is_dfs ? 10000000 : 10000;
+
+  properties::Case c;
+  c.scenario = *scenario;
+  const properties::CaseSize size = properties::SizeOf(c);
+  absl::PrintF("check: policy %s, scenario %s (%d threads, %d regions%s), strategy %s",
+               policy->name, absl::GetFlag(FLAGS_scenario), size.threads, size.regions,
+               absl::GetFlag(FLAGS_abort) ? ", one aborts" : "", strategy_name);
+  if (is_dfs) {
+    absl::PrintF(", preemption bound %s%s",
+                 bound < 0 ? std::string("none") : absl::StrCat(bound),
+                 absl::GetFlag(FLAGS_iterative) ? " (iterative)" : "");
+  }
+  absl::PrintF("\n");
+
+  if (!is_dfs) {
+    const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
+    std::unique_ptr<sim::Strategy> strategy;
+    if (strategy_name == "random") {
+      strategy = std::make_unique<sim::RandomStrategy>(
+          sim::RandomStrategy::Options{seed, budget, 0});
+    } else {
+      sim::PctStrategy::Options options;
+      options.seed = seed;
+      options.depth = static_cast<std::uint32_t>(depth);
+      options.max_executions = budget;
+      strategy = std::make_unique<sim::PctStrategy>(options);
+    }
+    const Outcome o = Explore(c, *policy, *strategy, nullptr, budget);
+    absl::PrintF("executions %d\n", o.executions);
+    absl::PrintF("exhausted no\n");  // sampling never exhausts anything
+    absl::PrintF("time_s %.2f\n", o.seconds);
+    PrintViolation(o, c, *policy, "");
+    return Unexpected(o, *policy) ? kExitMismatch : kExitOk;
+  }
+
+  sim::DfsStrategy::Options options;
+  options.preemption_bound = bound;
+  options.iterative_bounding = absl::GetFlag(FLAGS_iterative);
+  options.sleep_sets = strategy_name == "dfs";
+  options.max_executions = budget;
+  auto dfs = std::make_unique<sim::DfsStrategy>(options);
+  Outcome o = Explore(c, *policy, *dfs, dfs.get(), budget);
+  if (o.engine_skips_points) {
+    options.dpor = false;
+    dfs = std::make_unique<sim::DfsStrategy>(options);
+    o = Explore(c, *policy, *dfs, dfs.get(), budget);
+    absl::PrintF("note: the engine does not ask at single-candidate points, so "
+                 "DPOR is off (sleep sets alone)\n");
+  }
+  if (!dfs->status().ok()) {
+    absl::FPrintF(stderr, "stackcheck: %s\n", dfs->status().message());
+    return kExitMismatch;
+  }
+  const bool exhausted = dfs->exhausted() && !o.violation;
+  absl::PrintF("reduction %s\n", dfs->reduction());
+  absl::PrintF("executions %d\n", o.executions);
+  absl::PrintF("exhausted %s\n", exhausted ? "yes" : "no");
+  if (exhausted && bound >= 0) {
+    absl::PrintF("bound_cut %s\n", dfs->bound_cut() ? "yes (exhausted within the bound)"
+                                                     : "no (complete without bound)");
+  }
+  const sim::DfsStrategy::Stats& stats = dfs->stats();
+  absl::PrintF("sleep_blocked %d\n", stats.sleep_blocked);
+  absl::PrintF("time_s %.2f\n", o.seconds);
+  PrintViolation(o, c, *policy, "");
+
+  if (strategy_name == "dfs" && !absl::GetFlag(FLAGS_no_plain)) {
+    std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
+    if (plain_budget == 0) plain_budget = std::max<std::uint64_t>(1000, 20 * o.executions);
+    sim::DfsStrategy::Options plain_options = options;
+    plain_options.sleep_sets = false;
+    plain_options.dpor = false;
+    plain_options.max_executions = plain_budget;
+    sim::DfsStrategy plain(plain_options);
+    const Outcome p = Explore(c, *policy, plain, &plain, plain_budget);
+    absl::PrintF("plain_dfs_executions %d\n", p.executions);
+    absl::PrintF("plain_dfs_exhausted %s\n", plain.exhausted() && !p.violation ? "yes" : "no");
+    absl::PrintF("plain_dfs_time_s %.2f\n", p.seconds);
+    PrintViolation(p, c, *policy, "plain_dfs_");
+    // Comparable only when both searches ran to the same end.
+    if (!o.violation && !p.violation && exhausted) {
+      const double ratio = static_cast<double>(p.executions) /
+                           static_cast<double>(std::max<std::uint64_t>(1, o.executions));
+      absl::PrintF("reduction_ratio %s%.1f\n", plain.exhausted() ? "" : ">= ", ratio);
+    }
+  }
+  return Unexpected(o, *policy) ? kExitMismatch : kExitOk;
+}
+
+const bool registered = RegisterCommand(
+    {"check",
+     "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
+     "[--scenario regions|peer] [--threads N] [--regions M] [--abort]",
+     "explore one bounded scenario exhaustively (or by sampling) and report coverage",
+     &RunCheck});
+
+}  // namespace
+}  // namespace stackcheck::cli
