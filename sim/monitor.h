@@ -6,6 +6,7 @@
 #define STACKCHECK_SIM_MONITOR_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,10 @@ class SimView {
   // The context is poisoned (SEM-05): blocks may be unfreeable from here on.
   virtual bool sticky_error() const = 0;
   virtual absl::string_view ActorName(ActorId actor) const = 0;
+  // The name the runtime gave a mutex (Host::NewMutex), e.g. "stacks lock",
+  // for messages; empty when unknown. (Added after the first version, with a
+  // default, so existing views need not change.)
+  virtual absl::string_view MutexName(std::uint32_t mutex) const { return {}; }
 };
 
 class Monitor {

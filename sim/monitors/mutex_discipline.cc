@@ -6,6 +6,16 @@
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
+namespace {
+
+// "mutex 'stacks lock'" when the engine knows its name, else "mutex 3".
+std::string MutexLabel(const SimView& view, std::uint32_t id) {
+  const absl::string_view name = view.MutexName(id);
+  return name.empty() ? absl::StrCat("mutex ", id)
+                      : absl::StrCat("mutex '", name, "'");
+}
+
+}  // namespace
 
 MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::StateOf(
     std::uint32_t id) {
@@ -41,10 +51,11 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
 
   MutexState& m = StateOf(e.a);
   const std::string who = Who(view, e.actor);
+  const std::string mutex = MutexLabel(view, m.id);
   if (m.destroyed) {
     return ViolationAtLast(
         kName, events,
-        absl::StrCat(who, " used mutex ", m.id, " (", EventKindName(e.kind),
+        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind),
                      ") after ", Who(view, m.destroyed_by),
                      " destroyed it at event ", m.destroyed_at));
   }
@@ -59,7 +70,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b != kNoActor && e.b == e.actor) {
         return ViolationAtLast(
             kName, events,
-            absl::StrCat(who, " locks mutex ", m.id,
+            absl::StrCat(who, " locks ", mutex,
                          " again while holding it since event ", m.locked_at,
                          " (relock by the owner: it waits for itself)"));
       }
@@ -73,11 +84,11 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (owner == kNoActor) {
         return ViolationAtLast(
             kName, events,
-            absl::StrCat(who, " unlocked mutex ", m.id, ", which nobody held"));
+            absl::StrCat(who, " unlocked ", mutex, ", which nobody held"));
       }
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " unlocked mutex ", m.id, ", held by ",
+          absl::StrCat(who, " unlocked ", mutex, ", held by ",
                        Who(view, owner), " since event ", m.locked_at,
                        " (unlock by a thread that does not own it)"));
     }
@@ -88,7 +99,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b == kNoActor) return std::nullopt;
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " destroyed mutex ", m.id, " while ",
+          absl::StrCat(who, " destroyed ", mutex, " while ",
                        e.b == e.actor ? std::string("holding it")
                                       : absl::StrCat(Who(view, e.b),
                                                      " holds it"),

@@ -68,6 +68,15 @@ TEST(MutexDisciplineTest, DestroyWhileLocked) {
             "T0 destroyed mutex 0 while T1 holds it (locked at event 0)");
 }
 
+TEST(MutexDisciplineTest, NamesTheMutexWhenTheEngineKnowsIt) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7).Add(kCb, EventKind::kMutexUnlock, 7, kT1);
+  MutexDisciplineMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("CB unlocked mutex 'stacks lock', held by T1"));
+}
+
 TEST(MutexDisciplineTest, UseAfterDestroy) {
   Trace t;
   t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor)

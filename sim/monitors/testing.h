@@ -24,6 +24,9 @@ class FakeSimView : public SimView {
     static const std::string kNames[] = {"T0", "T1", "T2", "CB", "GPU"};
     return actor < 5 ? absl::string_view(kNames[actor]) : "?";
   }
+  absl::string_view MutexName(std::uint32_t mutex) const override {
+    return mutex == 7 ? "stacks lock" : "";
+  }
   bool sticky = false;
 };
 
