@@ -209,8 +209,11 @@ class EventFencePolicy : public Policy {
   [[noreturn]] void FailLocked(RegionId own, const char* call, CuResult r)
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
     const RegionId blamed = BlameLocked(own, r);
-    const CuResult code = poisoned_ ? poisoned_code_ : r;
-    if (poisoned_) abort_reported_ = true;
+    // A sticky error is the poisoning, reported with the code that caused it;
+    // any other error (an out-of-memory, say) is this call's own.
+    const bool sticky = IsStickyError(r) && poisoned_;
+    const CuResult code = sticky ? poisoned_code_ : r;
+    if (sticky) abort_reported_ = true;
     lock_->Unlock();
     ctx_.FatalCall(blamed, call, code);
   }
