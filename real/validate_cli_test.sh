@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The GPU commands on a machine without a GPU driver: one clear line and exit
+# 1, never a crash; bad input exit 2; the simulator column still runs.
+set -u
+bin="cli/stackcheck"
+fail=0
+expect() {  # expect NAME WANT_RC CMD...
+  local name=$1 want=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $want ]]; then echo "FAIL $name: exit $rc, want $want; output: $out"; fail=1; fi
+}
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then
+  for cmd in "validate --backend=cuda" "bench launch --backend=cuda"; do
+    out=$($bin $cmd 2>&1); rc=$?
+    [[ $rc -eq 1 ]] || { echo "FAIL '$cmd': exit $rc, want 1"; fail=1; }
+    [[ $(printf '%s\n' "$out" | wc -l) -eq 1 && $out == "stackcheck: no CUDA driver: libcuda.so.1 not found ("* ]] ||
+      { echo "FAIL '$cmd' without a driver printed: $out"; fail=1; }
+  done
+fi
+expect bad_backend 2 $bin validate --backend=opencl
+expect bad_policy 2 $bin validate --backend=sim --validate_policies=v9
+expect bad_scenario 2 $bin validate --backend=sim --validate_scenarios=nope
+expect bench_wants_cuda 2 $bin bench launch --backend=sim
+expect in_process_needs_one_pair 2 $bin validate --backend=cuda --validate_in_process
+# The simulator column on the hardware scenarios: v2-gcc11 holds on them.
+out=$($bin validate --backend=sim --validate_policies=v2-gcc11 \
+      --validate_scenarios=one-region,two-threads --validate_sim_executions=20 2>&1); rc=$?
+[[ $rc -eq 0 ]] || { echo "FAIL sim column: exit $rc; $out"; fail=1; }
+grep -q "^v2-gcc11 *no-stack-overlap *holds *holds over 40 executions" <<<"$out" ||
+  { echo "FAIL sim column table: $out"; fail=1; }
+exit $fail
