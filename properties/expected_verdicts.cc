@@ -87,10 +87,6 @@ const std::vector<ExpectedRow>& ExpectedRows() {
       {"v3-trunk", "bounded-cache", Expectation::kViolated,
        "found: as V2, the soft limit is lazy under concurrent regions"},
       // The new policy fences each launch with an event instead of synchronising.
-      {"event-fence", "abort-attribution", Expectation::kViolatedRarely,
-       "found (~1 in 2x10^4 executions): as V0/V2, with several threads another "
-       "thread's device_alloc meets the sticky error first and reports it against "
-       "no region"},
       {"event-fence", "sync-completion", Expectation::kAcceptedDeviation,
        "run returns after recording the fence event, before the kernel completes"},
   };
