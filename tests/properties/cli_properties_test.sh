@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The property commands' command-line contract: campaign, replay and bench bugs
+# exit 0 when every verdict matches, 1 when one does not, 2 on bad input; write
+# replay files and traces; and speak JSON with --json.
+set -u
+bin="cli/stackcheck"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fail=0
+check() {  # check NAME WANT_RC CMD...
+  local name=$1 want=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $want ]]; then
+    echo "FAIL $name: exit $rc, want $want; output:"; echo "$out" | tail -20; fail=1
+  fi
+}
+contains() {  # contains NAME NEEDLE (in $out)
+  if ! grep -qF -- "$2" <<<"$out"; then echo "FAIL $1: output lacks '$2'"; echo "$out" | tail -20; fail=1; fi
+}
+
+# campaign: a small deterministic run of one buggy policy matches the table.
+check campaign_v1b 0 "$bin" campaign --policy=v1b-callback-lock --executions=300 --jobs=1 \
+  --replay_dir="$tmp/replays"
+contains campaign_v1b "no-deadlock"
+contains campaign_v1b "every verdict matches its expectation"
+contains campaign_v1b "deadlock: "
+[[ -f "$tmp/replays/v1b-callback-lock.no-deadlock.replay" ]] || { echo "FAIL: no replay file written"; fail=1; }
+token=$(grep -oE 'sc1\.[A-Za-z0-9_-]+' <<<"$out" | head -1)
+
+# A verdict that does not match (v3's B1 deadlock cannot show in 1 execution) exits 1.
+check campaign_mismatch 1 "$bin" campaign --policy=v3-trunk --executions=1 --replay_dir=
+contains campaign_mismatch "MISMATCH"
+
+check campaign_json 0 "$bin" campaign --policy=event-fence --executions=200 --replay_dir= --json
+contains campaign_json '"command":"campaign"'
+contains campaign_json '"all_match":true'
+[[ "$out" == "{"* ]] || { echo "FAIL campaign_json: not a JSON object"; fail=1; }
+
+check campaign_bad_policy 2 "$bin" campaign --policy=nope
+contains campaign_bad_policy "unknown policy 'nope'"
+check campaign_bad_jobs 2 "$bin" campaign --jobs=-1
+check campaign_bad_shard 2 "$bin" campaign --shard_index=2 --shard_count=2
+check campaign_args 2 "$bin" campaign extra
+
+# replay: a corpus file, the written file, the token; text and chrome.
+check replay_corpus 0 "$bin" replay tests/corpus/v1b-callback-lock.no-deadlock.replay
+contains replay_corpus "VIOLATED again"
+contains replay_corpus "!! violation of no-deadlock"
+check replay_written 0 "$bin" replay "$tmp/replays/v1b-callback-lock.no-deadlock.replay"
+if [[ -n "$token" ]]; then
+  check replay_token 0 "$bin" replay "$token"
+else
+  echo "FAIL: campaign printed no replay token"; fail=1
+fi
+check replay_chrome 0 "$bin" replay tests/corpus/v1b-callback-lock.no-deadlock.replay \
+  --format chrome --out "$tmp/trace.json"
+head -c 20 "$tmp/trace.json" | grep -q '{"traceEvents"' || { echo "FAIL: chrome trace"; fail=1; }
+check replay_json 0 "$bin" replay tests/corpus/v1b-callback-lock.no-deadlock.replay --json
+contains replay_json '"recurred":true'
+
+check replay_bad_format 2 "$bin" replay tests/corpus/v1b-callback-lock.no-deadlock.replay --format xml
+check replay_missing 2 "$bin" replay "$tmp/no-such.replay"
+check replay_no_args 2 "$bin" replay
+echo "not a replay" >"$tmp/bad.replay"
+check replay_garbage 2 "$bin" replay "$tmp/bad.replay"
+contains replay_garbage "line 1"
+sed 's/^policy .*/policy no-such-policy/' tests/corpus/v1b-callback-lock.no-deadlock.replay >"$tmp/p.replay"
+check replay_unknown_policy 2 "$bin" replay "$tmp/p.replay"
+contains replay_unknown_policy "unknown policy 'no-such-policy'"
+check replay_bad_token 2 "$bin" replay sc1.AAAA
+
+# bench bugs: the figures, per buggy policy.
+check bench_bugs 0 "$bin" bench bugs --bench_seeds=2
+contains bench_bugs "time_to_bug_s v1b-callback-lock"
+contains bench_bugs "shrunk_regions v1b-callback-lock"
+check bench_bugs_bad 2 "$bin" bench bugs --bench_seeds=0
+
+exit $fail
