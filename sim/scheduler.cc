@@ -20,14 +20,18 @@ inline std::uint64_t Mix(std::uint64_t h, std::uint64_t word) {
   return (h ^ word) * kFnvPrime;
 }
 
-inline std::uint64_t DigestEvent(std::uint64_t h, const Event& e) {
-  h = Mix(h, e.time_ns);
-  h = Mix(h, static_cast<std::uint64_t>(e.actor) << 8 |
-                 static_cast<std::uint64_t>(e.kind));
-  h = Mix(h, static_cast<std::uint64_t>(e.a) << 32 | e.b);
-  h = Mix(h, static_cast<std::uint64_t>(e.c) << 32 | e.d);
-  h = Mix(h, e.x);
-  return Mix(h, e.y);
+// Takes the fields as values (not the stored Event) so nothing waits on the
+// stores just made.
+inline std::uint64_t DigestEvent(std::uint64_t h, std::uint64_t time_ns,
+                                 ActorId actor, EventKind kind, std::uint32_t a,
+                                 std::uint32_t b, std::uint32_t c, std::uint32_t d,
+                                 std::uint64_t x, std::uint64_t y) {
+  h = Mix(h, time_ns);
+  h = Mix(h, static_cast<std::uint64_t>(actor) << 8 | static_cast<std::uint64_t>(kind));
+  h = Mix(h, static_cast<std::uint64_t>(a) << 32 | b);
+  h = Mix(h, static_cast<std::uint64_t>(c) << 32 | d);
+  h = Mix(h, x);
+  return Mix(h, y);
 }
 
 }  // namespace
@@ -76,6 +80,7 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.next = Footprint{};
   a.stack_bottom = nullptr;
   a.stack_size = 0;
+  a.started = false;
   return a;
 }
 
@@ -147,8 +152,18 @@ void Scheduler::LogAs(ActorId actor, EventKind kind, std::uint32_t a,
                       std::uint32_t b, std::uint32_t c, std::uint32_t d,
                       std::uint64_t x, std::uint64_t y) {
   if (stopped_ || tearing_down_) return;
-  trace_.push_back(Event{now_, actor, kind, a, b, c, d, x, y});
-  digest_ = DigestEvent(digest_, trace_.back());
+  Event& e = trace_.emplace_back();
+  e.time_ns = now_;
+  e.actor = actor;
+  e.kind = kind;
+  e.a = a;
+  e.b = b;
+  e.c = c;
+  e.d = d;
+  e.x = x;
+  e.y = y;
+  digest_ = DigestEvent(digest_, now_, actor, kind, a, b, c, d, x, y);
+  if (monitors_.empty()) return;
   for (auto& monitor : monitors_) {
     std::optional<Violation> v = monitor->OnEvent(trace_, *this);
     if (v.has_value()) {
@@ -179,7 +194,7 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
   }
 }
 
-bool Scheduler::Ready(ActorId id, Footprint* next) {
+inline bool Scheduler::Ready(ActorId id, Footprint* next) {
   Actor& a = actors_[id];
   switch (a.state) {
     case ActorState::kFinished:
@@ -225,30 +240,36 @@ ActorId Scheduler::Choose() {
       return kMainContext;
     }
     ++steps_;
-    candidates_.clear();
+    // Footprints are written straight into the candidate slots: copying them
+    // through a temporary stalls on store forwarding at every step.
+    if (candidates_.size() < actor_count_) candidates_.resize(actor_count_ * 2);
+    Candidate* const slots = candidates_.data();
+    std::size_t count = 0;
     int current_index = -1;
     for (ActorId id = 0; id < actor_count_; ++id) {
-      Footprint next;
-      if (!Ready(id, &next)) continue;
-      if (id == last_chosen_) current_index = static_cast<int>(candidates_.size());
-      candidates_.push_back(Candidate{id, next});
+      Candidate& c = slots[count];
+      if (!Ready(id, &c.next)) continue;
+      c.actor = id;
+      if (id == last_chosen_) current_index = static_cast<int>(count);
+      ++count;
     }
-    if (candidates_.empty()) {
+    if (count == 0) {
       OnStuck();
       return kMainContext;
     }
     std::size_t pick = 0;
-    if (candidates_.size() > 1) {
-      pick = strategy_->NextActor(SchedulingPoint{candidates_, current_index});
-      if (pick >= candidates_.size()) {
+    if (count > 1) {
+      pick = strategy_->NextActor(
+          SchedulingPoint{absl::MakeConstSpan(slots, count), current_index});
+      if (pick >= count) {
         ReportViolation("invalid-schedule",
                         absl::StrFormat("the strategy chose candidate %d of %d",
-                                        pick, candidates_.size()));
+                                        pick, count));
         return kMainContext;
       }
       choices_.push_back(pick);
     }
-    const ActorId id = candidates_[pick].actor;
+    const ActorId id = slots[pick].actor;
     last_chosen_ = id;
     Actor& a = actors_[id];
     if (a.state == ActorState::kBlocked) {
@@ -368,6 +389,7 @@ void Scheduler::FiberEntry(ActorId id, boost::context::fiber&& caller) {
     main_stack_size_ = from_size;
   }
   ContinuationOf(switcher_) = std::move(caller);
+  actors_[id].started = true;
   if (tearing_down_) return;
   try {
     actors_[id].body();
@@ -415,17 +437,34 @@ void Scheduler::Teardown() {
   // the process holds the runtime the others use, so it goes last.
   for (ActorId id = static_cast<ActorId>(actor_count_); id-- > 0;) {
     if (id == exiting_actor_ || !actors_[id].cont) continue;
-    if (stacks_intact_) {
+    if (stacks_intact_ && !OwnsNothing(id)) {
       Unwind(id);
     } else {
       Abandon(id);
     }
   }
-  if (exiting_actor_ != kNoActor && actors_[exiting_actor_].cont) Unwind(exiting_actor_);
+  if (exiting_actor_ != kNoActor && actors_[exiting_actor_].cont) {
+    // After main returned, its stack holds only the engine's exit path.
+    if (stacks_intact_) {
+      Unwind(exiting_actor_);
+    } else {
+      Abandon(exiting_actor_);
+    }
+  }
   tearing_down_ = false;
   current_ = kMainContext;
   for (const Grave& g : graveyard_) g.free(g.object);
   graveyard_.clear();
+}
+
+bool Scheduler::OwnsNothing(ActorId id) const {
+  // Unwinding costs a C++ throw (about a microsecond); skip it where the
+  // stack holds only engine frames without heap-owning locals: a fiber that
+  // never ran, and the serial callback thread waiting for work.
+  const Actor& a = actors_[id];
+  return !a.started || (a.kind == ActorKind::kCallbackThread &&
+                        a.state == ActorState::kBlocked &&
+                        a.wait.kind == WaitKind::kCallbackWork);
 }
 
 void Scheduler::Unwind(ActorId id) {

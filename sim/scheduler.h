@@ -213,6 +213,12 @@ class Scheduler final : public SimView {
   const std::optional<Violation>& violation() const { return violation_; }
   const std::vector<Event>& trace() const { return trace_; }
   const std::vector<std::uint64_t>& choices() const { return choices_; }
+  // Hands the last execution's buffers over by swapping (no copy); the
+  // engine reuses whatever capacity it gets back.
+  void SwapResults(std::vector<Event>* trace, std::vector<std::uint64_t>* choices) {
+    trace_.swap(*trace);
+    choices_.swap(*choices);
+  }
   std::uint64_t digest() const { return digest_; }
   std::uint64_t steps() const { return steps_; }
   bool process_exited() const { return process_exited_; }
@@ -236,6 +242,7 @@ class Scheduler final : public SimView {
     std::string name;
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
+    bool started = false;  // the fiber has run (its body began)
   };
   struct MutexState {
     std::string name;
@@ -257,6 +264,7 @@ class Scheduler final : public SimView {
   void FiberEntry(ActorId id, boost::context::fiber&& caller);
   boost::context::fiber FiberExit(ActorId id);
   void Teardown();
+  bool OwnsNothing(ActorId id) const;
   void Unwind(ActorId id);
   void Abandon(ActorId id);
   void QuiescenceMonitors(bool all_finished);

@@ -42,9 +42,7 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   scheduler_->RunExecution();
 
   result_.violation = scheduler_->violation();
-  const std::vector<Event>& trace = scheduler_->trace();
-  result_.trace.assign(trace.begin(), trace.end());
-  result_.choices.assign(scheduler_->choices().begin(), scheduler_->choices().end());
+  scheduler_->SwapResults(&result_.trace, &result_.choices);
   result_.digest = scheduler_->digest();
   result_.steps = scheduler_->steps();
   result_.process_exited = scheduler_->process_exited();
