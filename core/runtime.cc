@@ -129,7 +129,10 @@ DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
                "device_alloc: the device is not open");
   }
   DevicePtr ptr = policy_->DeviceAlloc(bytes);
-  if (ptr != 0) {
+  // 0: the device was given up meanwhile (the process is exiting) and
+  // nothing was allocated, so there is no allocation to report on either.
+  if (ptr == 0) return 0;
+  {
     std::lock_guard<std::mutex> lock(books_mu_);
     user_allocations_[ptr] = bytes;
   }

@@ -25,11 +25,14 @@
 //   failed, every later error blames that fence's region (the context is
 //   poisoned for good, SEM-05), so a second thread's failing launch or
 //   allocation is not blamed on its own region.
-// - Close marks the policy closed under the lock: a thread still on its way
-//   into run or device_alloc when the exit handlers close the device (after
-//   another thread's fatal error) then leaves the device alone - run falls
-//   back to the host, device_alloc returns 0 - as libgomp does for a
-//   finalized device, instead of allocating into a context being destroyed.
+// - A fatal error first settles the kernel in flight (an abort there is the
+//   root cause and is what gets reported), then retires the policy, as Close
+//   also does: a thread that enters later leaves the device alone - run falls
+//   back to the host, device_alloc returns 0, device_free is skipped - as
+//   libgomp does for a finalized device, instead of launching a kernel whose
+//   abort nobody would report, allocating into a context being destroyed, or
+//   raising a second fatal error that would end the process under the first
+//   one's exit handlers.
 // - device_alloc applies the soft limit before and after the allocation.
 //
 // Accepted deviation ("sync-completion"): run returns before its kernel
@@ -59,10 +62,10 @@ class EventFencePolicy : public Policy {
 
   void Run(const RegionSpec& region) override {
     lock_->Lock();
-    if (closed_) {
-      // The exit path closed the device while this thread was on its way in:
-      // as libgomp does for a finalized device, the region falls back to the
-      // host; the device is not touched.
+    if (retired_) {
+      // A fatal error was raised, or the exit path closed the device, while
+      // this thread was on its way in: as libgomp does for a finalized
+      // device, the region falls back to the host; the device is not touched.
       lock_->Unlock();
       return;
     }
@@ -101,7 +104,7 @@ class EventFencePolicy : public Policy {
     if (r == CuResult::kOutOfMemory) {
       ctx_.Probe(kProbeOomRetry);
       lock_->Lock();
-      if (closed_) {
+      if (retired_) {
         lock_->Unlock();
         return 0;
       }
@@ -109,8 +112,26 @@ class EventFencePolicy : public Policy {
       lock_->Unlock();
       r = ctx_.device.MemAlloc(&ptr, bytes);
     }
-    if (r != CuResult::kSuccess) Fail(kNoRegion, "cuMemAlloc", r);
-    EnforceSoftLimit();
+    if (r != CuResult::kSuccess) {
+      lock_->Lock();
+      if (retired_) {
+        lock_->Unlock();
+        return 0;
+      }
+      FailLocked(kNoRegion, "cuMemAlloc", r);
+    }
+    if (!EnforceSoftLimit()) {
+      // Retired while allocating: the process is exiting. The memory goes
+      // back (while the context can still take it) and, as for a finalized
+      // device, no allocation is reported.
+      lock_->Lock();
+      if (!closed_ && !poisoned_) {
+        r = ctx_.device.MemFree(ptr);
+        if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+      }
+      lock_->Unlock();
+      return 0;
+    }
     return ptr;
   }
 
@@ -118,7 +139,7 @@ class EventFencePolicy : public Policy {
     // User data may be what the in-flight kernel works on; cuMemFree is not
     // guaranteed to wait for it (SEM-11), so the fence is waited first.
     lock_->Lock();
-    if (closed_) {
+    if (retired_) {
       lock_->Unlock();  // the context's destruction reclaims it
       return;
     }
@@ -126,7 +147,14 @@ class EventFencePolicy : public Policy {
     if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuEventSynchronize", r);
     lock_->Unlock();
     r = ctx_.device.MemFree(ptr);
-    if (r != CuResult::kSuccess) Fail(kNoRegion, "cuMemFree", r);
+    if (r != CuResult::kSuccess) {
+      lock_->Lock();
+      if (retired_) {
+        lock_->Unlock();
+        return;
+      }
+      FailLocked(kNoRegion, "cuMemFree", r);
+    }
   }
 
   void OnImageLoad() override {
@@ -147,6 +175,7 @@ class EventFencePolicy : public Policy {
       if (r != CuResult::kSuccess) ctx_.Error("cuEventDestroy", r);
       fence_created_ = false;
     }
+    retired_ = true;
     closed_ = true;
     lock_->Unlock();
   }
@@ -154,20 +183,33 @@ class EventFencePolicy : public Policy {
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
 
  private:
-  // Frees a cached block above the soft limit. False if the device was
-  // closed meanwhile (see Run).
+  // Frees a cached block above the soft limit. False if the policy was
+  // retired meanwhile (see FailLocked).
+  //
+  // Once retired (another thread's fatal error, the process exiting) the
+  // limit is still applied while the device is open, but quietly: an error
+  // here must not raise a second fatal error.
   bool EnforceSoftLimit() {
     lock_->Lock();
-    if (closed_) {
-      lock_->Unlock();
-      return false;
-    }
-    if (block_.size() > ctx_.options.soft_limit) {
+    if (!closed_ && block_.size() > ctx_.options.soft_limit) {
       ctx_.Probe(kProbeSoftLimitFree);
-      FreeBlockLocked();
+      if (retired_) {
+        FreeBlockQuietlyLocked();
+      } else {
+        FreeBlockLocked();
+      }
     }
+    const bool usable = !retired_;
     lock_->Unlock();
-    return true;
+    return usable;
+  }
+
+  // FreeBlockLocked without the fatal path: errors are recorded only.
+  void FreeBlockQuietlyLocked() {
+    if (poisoned_) return;  // the block can never be freed (SEM-05)
+    CuResult r = WaitFenceLocked();
+    if (r == CuResult::kSuccess) r = block_.Free(ctx_.device);
+    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
   }
 
   // Waits for the last kernel launched, if it may still run. The fence is
@@ -189,39 +231,33 @@ class EventFencePolicy : public Policy {
     poisoned_code_ = r;
   }
 
-  // The region to blame for `r`, which a call made on behalf of `own` got. A
-  // sticky error comes from a kernel: the fenced one if it is still pending
-  // (at most one is), or the one whose fence already failed.
-  RegionId BlameLocked(RegionId own, CuResult r) {
-    if (!IsStickyError(r)) return own;
-    if (!poisoned_ && fence_pending_) {
-      // Let the fence confirm it; either way that kernel is the only suspect.
-      fence_pending_ = false;
-      CuResult fence = ctx_.device.EventSynchronize(fence_);
-      MarkPoisonedLocked(fence_region_, IsStickyError(fence) ? fence : r);
-    }
-    MarkPoisonedLocked(own, r);
-    return poisoned_region_;
-  }
-
-  // Releases the lock before raising, so that the exit handlers' close can
+  // Raises a fatal error for `r`, which a call made on behalf of region
+  // `own` got, releasing the lock first so that the exit handlers' close can
   // take it (the B1 hang of V3 cannot happen here).
+  //
+  // The kernel in flight, if any, is settled first: at most one is, so if it
+  // aborted, that abort is the root cause and the error names its region and
+  // code - whatever this call's own error was, and even if the call was made
+  // for another region. Otherwise the error is this call's own.
+  //
+  // The policy is then retired: a thread that enters it later leaves the
+  // device alone instead of launching a kernel whose abort no one would
+  // report, or raising a second fatal error that would end the process under
+  // the first one's exit handlers.
   [[noreturn]] void FailLocked(RegionId own, const char* call, CuResult r)
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    const RegionId blamed = BlameLocked(own, r);
-    // A sticky error is the poisoning, reported with the code that caused it;
-    // any other error (an out-of-memory, say) is this call's own.
-    const bool sticky = IsStickyError(r) && poisoned_;
-    const CuResult code = sticky ? poisoned_code_ : r;
-    if (sticky) abort_reported_ = true;
+    if (!poisoned_ && fence_pending_) {
+      fence_pending_ = false;
+      MarkPoisonedLocked(fence_region_, ctx_.device.EventSynchronize(fence_));
+    }
+    // A sticky error with no kernel of ours in flight to explain it.
+    MarkPoisonedLocked(own, r);
+    const RegionId blamed = poisoned_ ? poisoned_region_ : own;
+    const CuResult code = poisoned_ ? poisoned_code_ : r;
+    abort_reported_ = abort_reported_ || poisoned_;
+    retired_ = true;
     lock_->Unlock();
     ctx_.FatalCall(blamed, call, code);
-  }
-
-  [[noreturn]] void Fail(RegionId own, const char* call, CuResult r)
-      ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    lock_->Lock();
-    FailLocked(own, call, r);
   }
 
   // Frees the cached block once its last kernel is done.
@@ -301,9 +337,10 @@ class EventFencePolicy : public Policy {
   RegionId poisoned_region_ = kNoRegion;
   CuResult poisoned_code_ = CuResult::kSuccess;
   bool abort_reported_ = false;  // the observer heard about the poisoning
-  // Close ran (on the exit path); a thread that arrives later must not use
-  // the device, whose context is being destroyed.
-  bool closed_ = false;
+  // A fatal error was raised or Close ran: the process is exiting, and a
+  // thread that arrives later must not use the device (see FailLocked).
+  bool retired_ = false;
+  bool closed_ = false;  // Close ran: the context is being destroyed
 };
 
 }  // namespace

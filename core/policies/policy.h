@@ -104,8 +104,9 @@ class Policy {
 
   // A user allocation (omp_target_alloc / mapping). Failure after the
   // policy's own recovery is fatal; 0 is returned only when the device was
-  // closed (by the exit path) while this call was on its way in, as
-  // omp_target_alloc returns NULL for a finalized device. The default is a
+  // given up (closed by the exit path, or a fatal error raised on another
+  // thread) while this call was in progress, as omp_target_alloc returns NULL
+  // for a finalized device. The default is a
   // plain cuMemAlloc, as before GCC 11 had a soft limit or a retry.
   virtual DevicePtr DeviceAlloc(std::uint64_t bytes);
   // Frees a user allocation; the default is a plain cuMemFree, fatal on error.
