@@ -67,7 +67,15 @@ bool DfsStrategy::NewExecution() {
     bool advanced = false;
     while (!stack_.empty()) {
       Node& node = stack_.back();
-      if (node.is_actor && options_.sleep_sets && !node.child_cut) {
+      // A finished option may sleep in its later siblings' subtrees if the
+      // bound cut nothing below it, or if it was the current actor's step:
+      // moving a current actor's independent step to the front of an
+      // execution never adds a preemption (see the header), so its subtree
+      // holds the equivalent of anything the sleep prunes.
+      const bool current_option =
+          node.current >= 0 && node.chosen == static_cast<std::uint32_t>(node.current);
+      if (node.is_actor && options_.sleep_sets &&
+          (!node.child_cut || current_option)) {
         node.done.push_back(node.runnable[node.chosen]);
       }
       node.any_cut |= node.child_cut;
