@@ -41,6 +41,9 @@ ABSL_FLAG(double, validate_watchdog_s, 3,
           "validate: seconds past a run's kernel time before it is a hang");
 ABSL_FLAG(int, validate_sim_executions, 100,
           "validate: simulator executions per policy and scenario");
+ABSL_FLAG(bool, validate_campaign, true,
+          "validate: run the policy x scenario campaign (--novalidate_campaign: "
+          "only the SEM probes)");
 ABSL_FLAG(bool, validate_sem_probes, true,
           "validate --backend=cuda: also run one hardware probe per SEM rule");
 ABSL_FLAG(bool, validate_in_process, false,
@@ -144,6 +147,13 @@ int RunValidate(const std::vector<std::string>& args) {
     if (line.rfind("sim: ", 0) == 0) return;  // fast; only the GPU's are news
     absl::FPrintF(stderr, "validate: %s\n", line);
   };
+  if (!absl::GetFlag(FLAGS_validate_campaign)) {
+    if (!options.hardware) return UsageError("--novalidate_campaign needs --backend=cuda");
+    absl::PrintF("SEM probes on the GPU (each in its own process), beside the "
+                 "simulator's test of the same rule:\n%s",
+                 real::FormatSemProbes(real::RunSemProbes()));
+    return kExitOk;
+  }
   absl::StatusOr<real::SideBySideResult> result = real::RunSideBySide(options);
   if (!result.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", result.status().message());

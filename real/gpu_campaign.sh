@@ -4,8 +4,8 @@
 # to $OUT (the device tool brings it back). Usage: gpu_campaign.sh PART...
 #   env       machine, driver, binary facts
 #   tests     the real/ unit tests (GPU cases run there, skip elsewhere)
-#   validate  every policy x the hardware scenarios beside the simulator, and
-#             the SEM probes
+#   probes    one hardware probe per SEM rule
+#   validate  every policy x the hardware scenarios beside the simulator
 #   steer     simulator counterexamples replayed on the GPU, steered
 #   bench     the launch-cost benchmark
 #   sanitizer compute-sanitizer memcheck --leak-check full, correct policies
@@ -30,12 +30,17 @@ part_env() {
 
 part_tests() {
   for t in driver_api_test os_host_test shaken_host_test cuda_device_test hardware_runner_test; do
-    run tests.txt timeout 300 ".carry/bin/$t"
+    run tests.txt timeout 60 ".carry/bin/$t"
   done
 }
 
+part_probes() {
+  run probes.txt timeout 90 "$SC" validate --backend=cuda --novalidate_campaign
+}
+
 part_validate() {
-  run validate.txt timeout 330 "$SC" validate --backend=cuda --validate_repeat=2 --validate_details
+  run validate.txt timeout 240 "$SC" validate --backend=cuda --validate_repeat=2 \
+      --validate_watchdog_s=2 --novalidate_sem_probes --validate_details
 }
 
 part_steer() {
@@ -55,7 +60,7 @@ part_steer() {
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v1b_deadlock --validate_repeat=3
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v3_b1 --validate_repeat=3
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v0_misattributed \
-      --validate_spawn_delays_ms=0,1 --validate_repeat=10
+      --validate_spawn_delays_ms=0,1 --validate_repeat=6
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v1a_unlock --validate_repeat=3
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v1b_lost_abort --validate_repeat=3
   run steer.txt "$SC" validate --backend=cuda --validate_replay=$v1b_uaf \
@@ -63,19 +68,21 @@ part_steer() {
 }
 
 part_bench() {
-  run bench.txt timeout 500 "$SC" bench launch --backend=cuda
+  run bench.txt timeout 150 "$SC" bench launch --backend=cuda
 }
 
 part_sanitizer() {
   command -v compute-sanitizer >/dev/null || PATH=$PATH:/usr/local/cuda/bin
-  for policy in v0-nocache v2-gcc11 v3-trunk event-fence; do
-    for scenario in one-region two-threads grow-while-busy ctor-dtor alloc-after-big-region; do
-      run sanitizer.txt timeout 120 compute-sanitizer --tool memcheck --leak-check full \
+  for policy in v2-gcc11 event-fence v0-nocache v3-trunk; do
+    for scenario in two-threads alloc-after-big-region; do
+      run sanitizer.txt timeout 40 compute-sanitizer --tool memcheck --leak-check full \
           --error-exitcode 99 "$SC" validate --backend=cuda --validate_in_process \
           --validate_policies=$policy --validate_scenarios=$scenario
     done
   done
 }
+
+part_steer_timed() { timeout 110 bash "$0" steer; }
 
 for part in "$@"; do
   echo "=== $part $(date -u +%T)" >&2
