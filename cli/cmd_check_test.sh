@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `stackcheck check`: bad input exits 2 with one line; a small scenario is
+# explored exhaustively; a violation comes with a replay token that
+# `stackcheck replay` reproduces.
+set -u
+bin="cli/stackcheck"
+fail=0
+expect_rc() {  # expect_rc NAME WANT_RC CMD...
+  local name=$1 want=$2; shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [[ $rc -ne $want ]]; then echo "FAIL $name: exit $rc, want $want; output: $out"; fail=1; fi
+}
+expect_line() {  # expect_line NAME REGEX (in $out)
+  grep -Eq "$2" <<<"$out" || { echo "FAIL $1: no line matching '$2' in: $out"; fail=1; }
+}
+
+expect_rc no_policy 2 "$bin" check
+expect_line no_policy "needs --policy"
+expect_rc bad_policy 2 "$bin" check --policy=nope
+expect_line bad_policy "unknown policy 'nope'"
+expect_rc bad_strategy 2 "$bin" check --policy=v2-gcc11 --strategy=bfs
+expect_rc bad_threads 2 "$bin" check --policy=v2-gcc11 --threads=9
+expect_rc bad_bound 2 "$bin" check --policy=v2-gcc11 --bound=-3
+expect_rc iterative_without_bound 2 "$bin" check --policy=v2-gcc11 --iterative
+expect_rc bad_scenario 2 "$bin" check --policy=v2-gcc11 --scenario=nope
+[[ $("$bin" check --policy=nope 2>&1 | wc -l) -eq 1 ]] || { echo "FAIL: error is not one line"; fail=1; }
+
+# One thread, one region: small enough for plain DFS to finish too.
+expect_rc exhaustive 0 "$bin" check --policy=v2-gcc11 --threads=1 --regions=1
+expect_line exhaustive "^executions [1-9][0-9]*$"
+expect_line exhaustive "^exhausted yes$"
+expect_line exhaustive "^plain_dfs_exhausted yes$"
+expect_line exhaustive "^reduction_ratio [0-9.]+$"
+
+# A preemption bound: exhausted within it.
+expect_rc bounded 0 "$bin" check --policy=event-fence --threads=2 --regions=2 --bound=1 --no_plain
+expect_line bounded "^exhausted yes$"
+expect_line bounded "^bound_cut "
+
+# Sampling never claims exhaustion.
+expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
+expect_line random "^executions 20$"
+expect_line random "^exhausted no$"
+
+# v1b deadlocks on the peer scenario (an expected violation: exit 0), and the
+# token replays it.
+expect_rc peer 0 "$bin" check --policy=v1b-callback-lock --scenario=peer --no_plain
+expect_line peer "^violation no-deadlock at execution [0-9]+"
+token=$(grep '^replay ' <<<"$out" | cut -d' ' -f2)
+expect_rc replay 0 "$bin" replay "$token"
+expect_line replay "VIOLATED again"
+exit $fail
