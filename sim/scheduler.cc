@@ -7,32 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
 namespace {
-
-// Incremental 64-bit FNV-1a over the event's fields, a word at a time, so two
-// traces hash equal exactly when their field values are equal.
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
-
-inline std::uint64_t Mix(std::uint64_t h, std::uint64_t word) {
-  return (h ^ word) * kFnvPrime;
-}
-
-// Takes the fields as values (not the stored Event) so nothing waits on the
-// stores just made.
-inline std::uint64_t DigestEvent(std::uint64_t h, std::uint64_t time_ns,
-                                 ActorId actor, EventKind kind, std::uint32_t a,
-                                 std::uint32_t b, std::uint32_t c, std::uint32_t d,
-                                 std::uint64_t x, std::uint64_t y) {
-  h = Mix(h, time_ns);
-  h = Mix(h, static_cast<std::uint64_t>(actor) << 8 | static_cast<std::uint64_t>(kind));
-  h = Mix(h, static_cast<std::uint64_t>(a) << 32 | b);
-  h = Mix(h, static_cast<std::uint64_t>(c) << 32 | d);
-  h = Mix(h, x);
-  return Mix(h, y);
-}
 
 }  // namespace
 
@@ -54,7 +32,8 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   trace_.clear();
   choices_.clear();
   violation_.reset();
-  digest_ = kFnvOffset;
+  digest_ = EventDigest();
+  observes_every_step_ = strategy->ObservesEveryStep();
   steps_ = 0;
   now_ = 0;
   ++generation_;
@@ -152,17 +131,10 @@ void Scheduler::LogAs(ActorId actor, EventKind kind, std::uint32_t a,
                       std::uint32_t b, std::uint32_t c, std::uint32_t d,
                       std::uint64_t x, std::uint64_t y) {
   if (stopped_ || tearing_down_) return;
-  Event& e = trace_.emplace_back();
-  e.time_ns = now_;
-  e.actor = actor;
-  e.kind = kind;
-  e.a = a;
-  e.b = b;
-  e.c = c;
-  e.d = d;
-  e.x = x;
-  e.y = y;
-  digest_ = DigestEvent(digest_, now_, actor, kind, a, b, c, d, x, y);
+  // Hashed from a local the compiler keeps in registers, then stored.
+  const Event e{now_, actor, kind, a, b, c, d, x, y};
+  digest_.Add(e);
+  trace_.push_back(e);
   if (monitors_.empty()) return;
   for (auto& monitor : monitors_) {
     std::optional<Violation> v = monitor->OnEvent(trace_, *this);
@@ -258,7 +230,10 @@ ActorId Scheduler::Choose() {
       return kMainContext;
     }
     std::size_t pick = 0;
-    if (count > 1) {
+    if (count == 1 && observes_every_step_) {
+      // DPOR sees every step; the answer is 0 and not part of the schedule.
+      strategy_->NextActor(SchedulingPoint{absl::MakeConstSpan(slots, 1), current_index});
+    } else if (count > 1) {
       pick = strategy_->NextActor(
           SchedulingPoint{absl::MakeConstSpan(slots, count), current_index});
       if (pick >= count) {

@@ -41,6 +41,7 @@
 #include "sim/fiber.h"
 #include "sim/monitor.h"
 #include "sim/strategy.h"
+#include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
 
@@ -219,7 +220,7 @@ class Scheduler final : public SimView {
     trace_.swap(*trace);
     choices_.swap(*choices);
   }
-  std::uint64_t digest() const { return digest_; }
+  std::uint64_t digest() const { return digest_.value(); }
   std::uint64_t steps() const { return steps_; }
   bool process_exited() const { return process_exited_; }
   int exit_status() const { return exit_status_; }
@@ -228,7 +229,7 @@ class Scheduler final : public SimView {
   // SimView
   bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
   absl::string_view ActorName(ActorId actor) const override;
-  absl::string_view MutexName(std::uint32_t mutex) const;
+  absl::string_view MutexName(std::uint32_t mutex) const override;
 
  private:
   struct Actor {
@@ -288,7 +289,8 @@ class Scheduler final : public SimView {
   std::vector<Event> trace_;
   std::vector<std::uint64_t> choices_;
   std::optional<Violation> violation_;
-  std::uint64_t digest_ = 0;
+  EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
+  bool observes_every_step_ = false;
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;
