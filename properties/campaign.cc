@@ -45,7 +45,7 @@ struct PropertyStats {
 struct WorkerStats {
   std::vector<PropertyStats> properties;  // indexed like AllProperties()
   std::uint64_t executions = 0;
-  std::map<std::string, std::uint64_t> probes;
+  sim::CoverageProbes coverage;
   absl::Status error;
 };
 
@@ -57,8 +57,6 @@ size_t CatalogueIndex(const PropertyInfo* p) {
 void Account(const PlannedExecution& plan, std::uint64_t index, const Execution& e,
              WorkerStats& stats) {
   ++stats.executions;
-  absl::flat_hash_set<std::string> hit(e.probes.begin(), e.probes.end());
-  for (const std::string& probe : hit) ++stats.probes[probe];
   auto count = [&](const PropertyInfo* p) {
     PropertyStats& s = stats.properties[CatalogueIndex(p)];
     if (!e.violation.has_value()) {
@@ -115,7 +113,7 @@ std::vector<const PropertyInfo*> AvailableProperties(
 
 std::vector<std::string> KnownProbes() {
   std::vector<std::string> out;
-  for (absl::string_view p : kRuntimeProbes) out.emplace_back(p);
+  for (absl::string_view p : kAllProbes) out.emplace_back(p);
   return out;
 }
 
@@ -148,16 +146,19 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
   return plan;
 }
 
-absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy) {
+absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy,
+                                     sim::CoverageProbes* coverage) {
+  ExecuteOptions options;
+  options.coverage = coverage;
   switch (plan.explorer) {
     case Explorer::kGenerated:
-      return Execute(plan.test_case, policy, plan.checked);
+      return Execute(plan.test_case, policy, plan.checked, nullptr, options);
     case Explorer::kRandom: {
       sim::RandomStrategy::Options o;
       o.seed = plan.strategy_seed;
       o.max_executions = 1;
       sim::RandomStrategy random(o);
-      return Execute(plan.test_case, policy, plan.checked, &random);
+      return Execute(plan.test_case, policy, plan.checked, &random, options);
     }
     case Explorer::kPct: {
       sim::PctStrategy::Options o;
@@ -166,7 +167,7 @@ absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyI
       o.max_executions = 1;
       o.initial_step_estimate = 150;
       sim::PctStrategy pct(o);
-      return Execute(plan.test_case, policy, plan.checked, &pct);
+      return Execute(plan.test_case, policy, plan.checked, &pct, options);
     }
   }
   return absl::InternalError("unknown explorer");
@@ -241,7 +242,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
            options.executions == 0 || i < options.executions; i += stride) {
         if (absl::Now() >= explore_end) break;
         const PlannedExecution plan = PlanExecution(gen, options.seed, i, policy, available);
-        absl::StatusOr<Execution> e = RunPlanned(plan, policy);
+        absl::StatusOr<Execution> e = RunPlanned(plan, policy, &stats.coverage);
         if (!e.ok()) {
           stats.error = e.status();
           return;
@@ -280,7 +281,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
     for (WorkerStats& w : workers) {
       if (!w.error.ok()) return w.error;
       pr.executions += w.executions;
-      for (const auto& [probe, n] : w.probes) result.probes[probe] += n;
+      for (const std::string& probe : KnownProbes()) result.probes[probe] += w.coverage.hits(probe);
       for (size_t k = 0; k < w.properties.size(); ++k) {
         PropertyStats& s = w.properties[k];
         PropertyVerdict& v = pr.verdicts[k];

@@ -119,7 +119,8 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
                                const std::vector<const PropertyInfo*>& available);
 
 // Runs a planned execution; the returned Execution's schedule replays it.
-absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy);
+absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy,
+                                     sim::CoverageProbes* coverage = nullptr);
 
 // Explores indices 0, 1, 2, ... until some property in `targets` is violated
 // (or the budget is spent): the benchmark's time-to-bug and the buggy-policy

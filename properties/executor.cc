@@ -93,10 +93,10 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
   out.steps = r.steps;
   out.process_exited = r.process_exited;
   out.exit_status = r.exit_status;
-  for (const sim::Event& e : r.trace) {
-    if (e.kind != sim::EventKind::kProbe) continue;
-    absl::string_view name = simulator.probes().Name(e.a);
-    if (!name.empty()) out.probes.emplace_back(name);
+  if (options.coverage != nullptr) {
+    options.coverage->Observe(r.trace, [&simulator](std::uint32_t id) {
+      return simulator.probes().Name(id);
+    });
   }
   if (options.keep_trace) {
     out.trace = r.trace;

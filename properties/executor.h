@@ -15,6 +15,7 @@
 #include "properties/catalogue.h"
 #include "sim/event.h"
 #include "sim/monitor.h"
+#include "sim/monitors/coverage_probes.h"
 #include "sim/strategy.h"
 
 namespace stackcheck::properties {
@@ -29,11 +30,12 @@ struct Execution {
   int exit_status = 0;
   std::vector<sim::Event> trace;    // only with keep_trace
   std::vector<std::string> actor_names;  // indexed by ActorId; only with keep_trace
-  std::vector<std::string> probes;  // coverage probes this execution hit
 };
 
 struct ExecuteOptions {
   bool keep_trace = false;
+  // When set, the execution is counted there (which rare situations it hit).
+  sim::CoverageProbes* coverage = nullptr;
 };
 
 // Checks the monitor-backed properties in `monitored` (engine-checked ones,

@@ -14,8 +14,8 @@ absl::string_view ExpectationName(Expectation e) {
 
 const std::vector<ExpectedRow>& ExpectedRows() {
   // The issue expected v0-nocache, v2-gcc11 and event-fence to hold every
-  // safety property. Exploration says otherwise for v0 and v2, and the
-  // testbed's verdict stands; each such row says why ("found:").
+  // safety property. Exploration says otherwise, and the testbed's verdict
+  // stands; each such row says why ("found:").
   static const auto* const rows = new std::vector<ExpectedRow>{
       // V0: no cache, no lock, so regions of several threads overlap.
       {"v0-nocache", "no-leak", Expectation::kViolated,
