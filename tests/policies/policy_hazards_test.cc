@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <memory>
+
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "tests/policies/policy_test_util.h"
@@ -210,6 +212,35 @@ TEST(EventFenceTest, AbortInTheLastRegionIsReportedAtClose) {
   EXPECT_EQ(h.observer.fatals[0].region, 2u);
   EXPECT_TRUE(h.device.destroyed());
   EXPECT_EQ(h.Violations(), "");
+}
+
+// The policy alone, without the runtime's exit handler: what a thread that
+// enters it after another thread's fatal error (the process exiting, its
+// handlers not yet done) gets to do.
+TEST(EventFenceTest, AfterAFatalErrorLaterCallsLeaveTheDeviceAlone) {
+  FakeHost host;
+  FakeDeviceOptions options;
+  options.capacity = 8 * kMiB;
+  FakeDevice device(host, options);
+  RecordingObserver observer;
+  RuntimeContext ctx(device, host, observer, RuntimeOptions{});
+  std::unique_ptr<Policy> policy = FindPolicy("event-fence")->make(ctx);
+  policy->Run(Region(1, 2, 2, /*aborts=*/true));
+  // A genuine OOM: the fatal error it raises names the abort in flight, the
+  // root cause, rather than the allocation.
+  EXPECT_THROW(policy->DeviceAlloc(64 * kMiB), ProcessExited);
+  ASSERT_EQ(observer.fatals.size(), 1u);
+  EXPECT_EQ(observer.fatals[0].region, 1u);
+  EXPECT_EQ(observer.fatals[0].code, CuResult::kLaunchFailed);
+
+  const std::uint32_t launches = device.calls("cuLaunchKernel");
+  policy->Run(Region(2, 2, 2));  // falls back to the host
+  EXPECT_EQ(device.calls("cuLaunchKernel"), launches);
+  EXPECT_EQ(policy->DeviceAlloc(kMiB), 0u);
+  policy->DeviceFree(0x1234);  // skipped: no second fatal error
+  EXPECT_EQ(observer.fatals.size(), 1u);
+  policy->Close();  // the exit handler's close still works
+  EXPECT_EQ(host.violations(), std::vector<std::string>{});
 }
 
 TEST(EventFenceTest, UserFreeWaitsForTheKernelInFlight) {
