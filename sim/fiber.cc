@@ -6,6 +6,9 @@
 #include <cstdio>
 #include <cstdlib>
 
+#ifdef STACKCHECK_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
 #ifdef STACKCHECK_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -74,5 +77,19 @@ void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
   (void)fake_stack_save, (void)old_bottom, (void)old_size;
 #endif
 }
+
+#ifdef STACKCHECK_TSAN
+void* TsanCurrentFiber() { return __tsan_get_current_fiber(); }
+void* TsanCreateFiber() { return __tsan_create_fiber(0); }
+void TsanDestroyFiber(void* fiber) {
+  if (fiber != nullptr) __tsan_destroy_fiber(fiber);
+}
+void TsanSwitchTo(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+#else
+void* TsanCurrentFiber() { return nullptr; }
+void* TsanCreateFiber() { return nullptr; }
+void TsanDestroyFiber(void*) {}
+void TsanSwitchTo(void*) {}
+#endif
 
 }  // namespace stackcheck::sim

@@ -69,6 +69,13 @@ void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
 void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
                            std::size_t* old_size);
 
+// ThreadSanitizer keeps per-fiber state; these are no-ops in other builds.
+void* TsanCurrentFiber();
+void* TsanCreateFiber();
+void TsanDestroyFiber(void* fiber);
+// Immediately before a switch to `fiber`.
+void TsanSwitchTo(void* fiber);
+
 }  // namespace stackcheck::sim
 
 #endif  // STACKCHECK_SIM_FIBER_H_

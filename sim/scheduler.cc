@@ -20,11 +20,16 @@ Scheduler::~Scheduler() {
   // A Scheduler destroyed between executions holds no live fiber; make sure
   // of it so no fiber outlives its stack pool.
   if (actor_count_ > 0) Teardown();
+  for (std::size_t i = 0; i < actor_count_; ++i) TsanDestroyFiber(actors_[i].tsan_fiber);
 }
 
 void Scheduler::BeginExecution(Strategy* strategy) {
   strategy_ = strategy;
-  for (std::size_t i = 0; i < actor_count_; ++i) actors_[i].body = nullptr;
+  for (std::size_t i = 0; i < actor_count_; ++i) {
+    actors_[i].body = nullptr;
+    TsanDestroyFiber(actors_[i].tsan_fiber);
+    actors_[i].tsan_fiber = nullptr;
+  }
   actor_count_ = 0;
   host_threads_ = 0;
   callback_workers_ = 0;
@@ -97,6 +102,7 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
     a.state = ActorState::kBlocked;
     a.wait = start_when;
   }
+  a.tsan_fiber = TsanCreateFiber();
   const auto& stack = stacks_.last_allocated();
   a.stack_bottom = static_cast<const char*>(stack.sp) - stack.size;
   a.stack_size = stack.size;
@@ -345,9 +351,11 @@ void Scheduler::SwitchTo(ActorId to) {
   void* fake_stack = nullptr;
   if (to == kMainContext) {
     SanitizerStartSwitch(&fake_stack, main_stack_bottom_, main_stack_size_);
+    TsanSwitchTo(main_tsan_fiber_);
   } else {
     SanitizerStartSwitch(&fake_stack, actors_[to].stack_bottom,
                          actors_[to].stack_size);
+    TsanSwitchTo(actors_[to].tsan_fiber);
   }
   boost::context::fiber back = std::move(ContinuationOf(to)).resume();
   SanitizerFinishSwitch(fake_stack, nullptr, nullptr);
@@ -392,14 +400,17 @@ boost::context::fiber Scheduler::FiberExit(ActorId id) {
   acting_ = next;
   if (next == kMainContext) {
     SanitizerStartSwitch(nullptr, main_stack_bottom_, main_stack_size_);
+    TsanSwitchTo(main_tsan_fiber_);
   } else {
     SanitizerStartSwitch(nullptr, actors_[next].stack_bottom,
                          actors_[next].stack_size);
+    TsanSwitchTo(actors_[next].tsan_fiber);
   }
   return std::move(ContinuationOf(next));
 }
 
 void Scheduler::RunExecution() {
+  main_tsan_fiber_ = TsanCurrentFiber();
   const ActorId first = Choose();
   if (first != kMainContext) SwitchTo(first);
   Teardown();
@@ -451,7 +462,8 @@ void Scheduler::Abandon(ActorId id) {
   // Dropping a suspended boost fiber would unwind it; instead its handle is
   // parked where no destructor runs, and its stack goes back to the pool. The
   // fiber's control record lives on that stack and owns nothing.
-  alignas(boost::context::fiber) static unsigned char parked[sizeof(boost::context::fiber)];
+  alignas(boost::context::fiber) static thread_local unsigned char
+      parked[sizeof(boost::context::fiber)];
   new (parked) boost::context::fiber(std::move(actors_[id].cont));
   boost::context::stack_context stack;
   stack.size = actors_[id].stack_size;

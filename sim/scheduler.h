@@ -244,6 +244,7 @@ class Scheduler final : public SimView {
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     bool started = false;  // the fiber has run (its body began)
+    void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
   };
   struct MutexState {
     std::string name;
@@ -311,6 +312,7 @@ class Scheduler final : public SimView {
   std::vector<Grave> graveyard_;
 
   boost::context::fiber main_cont_;
+  void* main_tsan_fiber_ = nullptr;
   const void* main_stack_bottom_ = nullptr;
   std::size_t main_stack_size_ = 0;
 };
