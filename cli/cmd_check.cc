@@ -43,6 +43,7 @@
 #include "properties/replay_file.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
+#include "sim/strategies/determinism_check.h"
 #include "sim/strategies/dfs_strategy.h"
 #include "sim/strategies/pct_strategy.h"
 #include "sim/strategies/random_strategy.h"
@@ -67,6 +68,9 @@ ABSL_FLAG(std::uint64_t, plain_budget, 0,
           "least 1,000)");
 ABSL_FLAG(bool, no_plain, false, "check: skip the plain-DFS comparison");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
+ABSL_FLAG(std::uint64_t, determinism_every, 0,
+          "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
+          "compare trace digests (0 = off)");
 
 namespace stackcheck::cli {
 namespace {
@@ -170,6 +174,8 @@ struct Outcome {
   std::vector<std::uint64_t> schedule;
   double seconds = 0;
   bool engine_skips_points = false;  // DPOR only: see ObservesEveryStep
+  std::uint64_t reruns = 0;          // determinism re-runs (not counted above)
+  absl::Status determinism;          // not OK: a re-run diverged
 };
 
 // Runs `strategy` until it has nothing left, the budget is spent or a
@@ -192,15 +198,27 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
     if (m.ok()) monitors.push_back(*std::move(m));
   }
   sim::Simulator simulator(ConfigFor(c), std::move(monitors));
-  SequenceRecorder recorder(strategy);
+  // Re-runs come from the determinism check and never reach `strategy`.
+  sim::DeterminismCheck determinism(
+      strategy, {absl::GetFlag(FLAGS_determinism_every)});
+  SequenceRecorder recorder(determinism);
   Outcome out;
   const auto start = std::chrono::steady_clock::now();
   while (out.executions < budget && recorder.NewExecution()) {
-    ++out.executions;
     const sim::ExecutionResult& r = simulator.Run(
         recorder, [&](Device& device, Host& host, RuntimeObserver& observer) {
           RunScenario(c.scenario, device, host, observer, policy);
         });
+    determinism.ReportDigest(r.digest);
+    if (!determinism.status().ok()) {
+      out.determinism = determinism.status();
+      break;
+    }
+    if (determinism.is_rerun()) {
+      ++out.reruns;
+      continue;
+    }
+    ++out.executions;
     // An engine that honours ObservesEveryStep asks at every point but the
     // last (the one that finds nobody runnable).
     if (dfs != nullptr && dfs->ObservesEveryStep() &&
@@ -223,6 +241,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
 
 void PrintViolation(const Outcome& o, const properties::Case& c,
                     const PolicyInfo& policy, const char* prefix) {
+  if (o.reruns > 0) absl::PrintF("%sdeterminism_reruns %d\n", prefix, o.reruns);
   if (!o.violation) {
     absl::PrintF("%sviolation none\n", prefix);
     return;
@@ -238,6 +257,10 @@ void PrintViolation(const Outcome& o, const properties::Case& c,
 }
 
 bool Unexpected(const Outcome& o, const PolicyInfo& policy) {
+  if (!o.determinism.ok()) {
+    absl::FPrintF(stderr, "stackcheck: %s\n", o.determinism.message());
+    return true;
+  }
   return o.violation && properties::ExpectedVerdict(policy.name, o.violation->property) ==
                             Expectation::kHolds;
 }
@@ -323,7 +346,7 @@ int RunCheck(const std::vector<std::string>& args) {
     absl::FPrintF(stderr, "stackcheck: %s\n", dfs->status().message());
     return kExitMismatch;
   }
-  const bool exhausted = dfs->exhausted() && !o.violation;
+  const bool exhausted = dfs->exhausted() && !o.violation && o.determinism.ok();
   absl::PrintF("reduction %s\n", dfs->reduction());
   absl::PrintF("executions %d\n", o.executions);
   absl::PrintF("exhausted %s\n", exhausted ? "yes" : "no");

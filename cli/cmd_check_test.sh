@@ -37,6 +37,11 @@ expect_rc bounded 0 "$bin" check --policy=event-fence --threads=2 --regions=2 --
 expect_line bounded "^exhausted yes$"
 expect_line bounded "^bound_cut "
 
+# The determinism check re-runs some executions and finds them identical.
+expect_rc determinism 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --bound=1 --determinism_every=3 --no_plain
+expect_line determinism "^determinism_reruns [1-9][0-9]*$"
+expect_line determinism "^exhausted yes$"
+
 # Sampling never claims exhaustion.
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
 expect_line random "^executions 20$"
