@@ -4,7 +4,7 @@
 //
 // The caller's loop:
 //
-//   DeterminismCheck check(inner, {.check_every = 10});
+//   DeterminismCheck check(inner, {/*check_every=*/10});
 //   while (check.NewExecution()) {
 //     ExecutionResult r = simulator.Run(check, main_thread);
 //     check.ReportDigest(r.digest);
