@@ -17,6 +17,7 @@
 #include "core/probes.h"
 #include "sim/driver_api.h"
 #include "sim/monitors/coverage_probes.h"
+#include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/trace/digest.h"
 
@@ -156,6 +157,13 @@ void BM_AllMonitors(benchmark::State& state) {
   RunMonitors(state, MakeAllMonitors(MonitorParams{}));
 }
 BENCHMARK(BM_AllMonitors);
+
+void BM_MonitorSet(benchmark::State& state) {
+  std::vector<std::unique_ptr<Monitor>> set;
+  set.push_back(*MakeMonitorSet(MonitorNames(), MonitorParams{}));
+  RunMonitors(state, std::move(set));
+}
+BENCHMARK(BM_MonitorSet);
 
 void BM_CoverageProbes(benchmark::State& state) {
   const std::vector<Event> events = SyntheticExecution();

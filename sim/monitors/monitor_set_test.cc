@@ -1,0 +1,180 @@
+#include "sim/monitors/monitor_set.h"
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/policies/registry.h"
+#include "core/scenario.h"
+#include "core/scenario_runner.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+#include "sim/strategies/random_strategy.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using ::testing::HasSubstr;
+
+// Feeds a whole trace the way the engine does and returns the first violation.
+std::optional<Violation> Replay(Monitor& m, const std::vector<Event>& trace,
+                                const SimView& view) {
+  m.Reset();
+  const absl::Span<const Event> all(trace);
+  for (std::size_t n = 1; n <= all.size(); ++n) {
+    if (auto v = m.OnEvent(all.first(n), view)) return v;
+  }
+  return m.OnQuiescence(all, view, /*all_finished=*/true);
+}
+
+std::string Show(const std::optional<Violation>& v) {
+  return v.has_value() ? absl::StrCat(v->property, " @", v->event_index, ": ",
+                                      v->message)
+                       : std::string("none");
+}
+
+RegionSpec Region(RegionId id, std::uint32_t teams, bool aborts = false) {
+  RegionSpec r;
+  r.id = id;
+  r.teams = teams;
+  r.warps = 8;
+  r.aborts = aborts;
+  return r;
+}
+
+HostOp RunOp(const RegionSpec& region) {
+  HostOp op;
+  op.region = region;
+  return op;
+}
+
+// Every monitor inside a set must reach the verdict it reaches alone, on
+// real engine traces of every policy (with and without an abort, both free
+// modes) -- the check that each monitor's event-kind mask is complete.
+TEST(MonitorSetTest, SameVerdictsAsTheMonitorsAlone) {
+  Scenario s;
+  s.threads.resize(2);
+  s.threads[0].ops = {RunOp(Region(1, 8)), RunOp(Region(2, 16))};
+  s.threads[1].ops = {RunOp(Region(3, 4)), RunOp(Region(4, 32))};
+  HostOp alloc;
+  alloc.kind = HostOp::Kind::kDeviceAlloc;
+  alloc.bytes = 4 * kMiB;
+  s.threads[0].ops.insert(s.threads[0].ops.begin() + 1, alloc);
+
+  int compared = 0, violating = 0;
+  for (const PolicyInfo& policy : AllPolicies()) {
+    for (int variant = 0; variant < 4; ++variant) {
+      Scenario scenario = s;
+      scenario.threads[1].ops[0] = RunOp(Region(3, 4, /*aborts=*/variant & 1));
+      SimConfig config;
+      config.free_waits_for_streams = (variant & 2) == 0;
+      Simulator sim(config);  // no monitors: every trace runs to its end
+      RandomStrategy strategy(RandomStrategy::Options{/*seed=*/11, 40});
+      while (strategy.NewExecution()) {
+        const ExecutionResult& r =
+            sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver& o) {
+              RunScenario(scenario, d, h, o, policy);
+            });
+        for (absl::string_view name : MonitorNames()) {
+          auto alone = MakeMonitor(name, MonitorParams{});
+          auto set = MakeMonitorSet({name}, MonitorParams{});
+          ASSERT_TRUE(alone.ok() && set.ok());
+          const std::optional<Violation> a = Replay(**alone, r.trace, sim.view());
+          const std::optional<Violation> b = Replay(**set, r.trace, sim.view());
+          ASSERT_EQ(Show(a), Show(b)) << policy.name << " variant " << variant;
+          ++compared;
+          violating += a.has_value();
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+  // The comparison means something only if monitors do fire on these traces.
+  EXPECT_GT(violating, 50);
+}
+
+class FixedNames : public SimView {
+ public:
+  bool sticky_error() const override { return false; }
+  absl::string_view ActorName(ActorId) const override { return "T"; }
+};
+
+// Random streams over a tiny domain (few actors, kernels, mutexes, blocks),
+// so every kind meets every other in every order: a kind a monitor reads but
+// its mask omits shows up as a differing verdict.
+std::vector<Event> RandomStream(std::mt19937_64& rng, int length) {
+  const auto pick = [&](std::uint64_t n) { return rng() % n; };
+  std::vector<Event> trace;
+  for (int i = 0; i < length; ++i) {
+    Event e;
+    e.time_ns = i;
+    e.actor = static_cast<ActorId>(pick(4));
+    e.kind = static_cast<EventKind>(pick(static_cast<int>(EventKind::kProbe) + 1));
+    e.a = static_cast<std::uint32_t>(pick(3));
+    e.b = pick(5) == 0 ? kNoActor : static_cast<std::uint32_t>(pick(4));
+    e.c = static_cast<std::uint32_t>(pick(3));
+    e.d = static_cast<std::uint32_t>(1 + pick(4));
+    e.x = pick(4) * 0x1000 + (pick(4) == 0 ? 719 : 0);
+    e.y = 0x400 << pick(3);
+    if (e.kind == EventKind::kKernelEnd && pick(2) == 0) e.x = 0;
+    trace.push_back(e);
+  }
+  return trace;
+}
+
+TEST(MonitorSetTest, SameVerdictsOnRandomStreams) {
+  std::mt19937_64 rng(1234);
+  const FixedNames view;
+  int violating = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const std::vector<Event> trace = RandomStream(rng, 40);
+    for (absl::string_view name : MonitorNames()) {
+      auto alone = MakeMonitor(name, MonitorParams{});
+      auto set = MakeMonitorSet({name}, MonitorParams{});
+      const std::optional<Violation> a = Replay(**alone, trace, view);
+      const std::optional<Violation> b = Replay(**set, trace, view);
+      ASSERT_EQ(Show(a), Show(b)) << name << " round " << round;
+      violating += a.has_value();
+    }
+  }
+  EXPECT_GT(violating, 1000);
+}
+
+TEST(MonitorSetTest, FirstViolationInTheGivenOrder) {
+  // An event both monitors read; each would complain about it.
+  std::vector<Event> trace(2);
+  trace[0].kind = EventKind::kKernelEnqueue;  // stacks in no block at all
+  trace[0].a = 1;
+  trace[0].d = 1;
+  trace[0].y = 1024;
+  trace[1].kind = EventKind::kKernelStart;
+  trace[1].a = 1;
+  class Names : public SimView {
+    bool sticky_error() const override { return false; }
+    absl::string_view ActorName(ActorId) const override { return "T"; }
+  } view;
+  auto set = MakeMonitorSet({"no-stack-overlap", "no-use-after-free"}, {});
+  ASSERT_TRUE(set.ok());
+  EXPECT_EQ((*set)->property(), "monitor-set");
+  const std::optional<Violation> v = Replay(**set, trace, view);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->property, "no-use-after-free");
+  EXPECT_EQ(v->event_index, 1u);
+}
+
+TEST(MonitorSetTest, UnknownNameIsAnError) {
+  auto set = MakeMonitorSet({"no-leak", "no-such-property"}, {});
+  ASSERT_FALSE(set.ok());
+  EXPECT_THAT(std::string(set.status().message()),
+              HasSubstr("\"no-such-property\""));
+}
+
+TEST(MonitorSetTest, KindsOfUnknownMonitorsAreAll) {
+  EXPECT_EQ(EventKindsOf("made-up"), kAllEventKinds);
+  EXPECT_EQ(EventKindsOf("bounded-cache"), KindBit(EventKind::kCacheHeld));
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
