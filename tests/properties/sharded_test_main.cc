@@ -25,7 +25,7 @@ TestShard& MutableShard() {
 }
 
 // RapidCheck cases per property, over all shards together.
-constexpr int kTotalCases = 1200;
+constexpr int kTotalCases = 6000;
 
 }  // namespace
 
