@@ -62,7 +62,7 @@ class TraceWriter {
     absl::StrAppend(&out_, "{\"ph\":\"X\",\"pid\":", pid, ",\"tid\":", tid,
                     ",\"name\":", JsonString(name), ",\"cat\":",
                     JsonString(cat), ",\"ts\":", Micros(start_ns),
-                    ",\"dur\":", Micros(end_ns - start_ns), ",\"args\":{",
+                    ",\"dur\":", Micros(end_ns >= start_ns ? end_ns - start_ns : 0), ",\"args\":{",
                     args_json, "}}");
   }
   // scope: "t" thread, "p" process, "g" global.
