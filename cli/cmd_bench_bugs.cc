@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/time/time.h"
@@ -46,6 +48,30 @@ struct PolicyFigures {
   double executions = 0;
 };
 
+// Hunts f.targets over `seeds` seeds and fills f with the medians.
+absl::Status Measure(const PolicyInfo& policy, int seeds, double limit, PolicyFigures& f) {
+  std::vector<double> times, regions, executions;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    absl::StatusOr<properties::Hunt> hunt = properties::HuntViolation(
+        policy, f.targets, static_cast<std::uint64_t>(seed), UINT64_MAX,
+        absl::Seconds(limit));
+    if (!hunt.ok()) return hunt.status();
+    ++f.seeds;
+    if (!hunt->found) continue;
+    ++f.found;
+    times.push_back(hunt->seconds);
+    executions.push_back(static_cast<double>(hunt->executions));
+    absl::StatusOr<properties::ShrinkResult> shrunk = properties::Shrink(
+        hunt->found_case, policy, *properties::FindProperty(hunt->property));
+    const properties::Case& smallest = shrunk.ok() ? shrunk->smallest : hunt->found_case;
+    regions.push_back(properties::RegionCount(smallest.scenario));
+  }
+  f.time_to_bug_s = Median(times);
+  f.shrunk_regions = Median(regions);
+  f.executions = Median(executions);
+  return absl::OkStatus();
+}
+
 int RunBenchBugs(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
   const int seeds = absl::GetFlag(FLAGS_bench_seeds);
@@ -67,34 +93,35 @@ int RunBenchBugs(const std::vector<std::string>& args) {
       }
     }
     if (f.targets.empty()) continue;  // a correct policy has no bug to find
-    std::vector<double> times, regions, executions;
-    for (int seed = 1; seed <= seeds; ++seed) {
-      absl::StatusOr<properties::Hunt> hunt = properties::HuntViolation(
-          policy, f.targets, static_cast<std::uint64_t>(seed), UINT64_MAX,
-          absl::Seconds(limit));
-      if (!hunt.ok()) {
-        absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", hunt.status().ToString());
-        return kExitMismatch;
-      }
-      ++f.seeds;
-      if (!hunt->found) continue;
-      ++f.found;
-      times.push_back(hunt->seconds);
-      executions.push_back(static_cast<double>(hunt->executions));
-      absl::StatusOr<properties::ShrinkResult> shrunk = properties::Shrink(
-          hunt->found_case, policy, *properties::FindProperty(hunt->property));
-      const properties::Case& smallest = shrunk.ok() ? shrunk->smallest : hunt->found_case;
-      regions.push_back(properties::RegionCount(smallest.scenario));
+    if (absl::Status st = Measure(policy, seeds, limit, f); !st.ok()) {
+      absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
+      return kExitMismatch;
     }
     all_found &= f.found == f.seeds;
-    f.time_to_bug_s = Median(times);
-    f.shrunk_regions = Median(regions);
-    f.executions = Median(executions);
     if (!json) {
       absl::PrintF("# %s: hunting %s; found with %d/%d seeds, median %.0f executions\n",
                    f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds, f.executions);
       absl::PrintF("time_to_bug_s %s %.6f\n", f.policy, f.time_to_bug_s);
       absl::PrintF("shrunk_regions %s %.1f\n", f.policy, f.shrunk_regions);
+    }
+    // And each expected violation on its own, e.g. v1b's deadlock, V3's B1.
+    for (const std::string& target : std::vector<std::string>(f.targets)) {
+      PolicyFigures one;
+      one.policy = absl::StrCat(policy.name, ":", target);
+      one.targets = {target};
+      if (absl::Status st = Measure(policy, seeds, limit, one); !st.ok()) {
+        absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
+        return kExitMismatch;
+      }
+      all_found &= one.found == one.seeds;
+      if (!json) {
+        absl::PrintF("time_to_bug_s %s %.6f\n", one.policy, one.time_to_bug_s);
+        absl::PrintF("shrunk_regions %s %.1f\n", one.policy, one.shrunk_regions);
+        if (one.found != one.seeds) {
+          absl::PrintF("# %s: found with only %d/%d seeds\n", one.policy, one.found, one.seeds);
+        }
+      }
+      figures.push_back(std::move(one));
     }
     figures.push_back(std::move(f));
   }
