@@ -282,7 +282,7 @@ void Scheduler::OnStuck() {
   stopped_ = true;
 }
 
-void Scheduler::Point(Footprint next, PointKind kind) {
+void Scheduler::Point(const Footprint& next, PointKind kind) {
   if (tearing_down_) {
     if (kind == PointKind::kMayUnwind && std::uncaught_exceptions() == 0) {
       throw ExecutionAbandoned{};
@@ -296,7 +296,7 @@ void Scheduler::Point(Footprint next, PointKind kind) {
   Reschedule(kind);
 }
 
-void Scheduler::Block(const WaitReason& reason, Footprint next) {
+void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   if (tearing_down_) {
     if (std::uncaught_exceptions() == 0) throw ExecutionAbandoned{};
     return;

@@ -33,6 +33,9 @@
 #include <vector>
 
 #include <boost/context/fiber.hpp>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -90,18 +93,32 @@ enum class ObjectKind : std::uint32_t {
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
   return static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
 }
-inline Footprint Touches(std::uint32_t object, bool write) {
+// Footprints are built with one 16-byte store of both accesses: the engine
+// copies a footprint at every step, and a 16-byte load of a struct written
+// field by field cannot be store-forwarded (a stall of ~15 cycles per step).
+inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
+                               bool w2, std::uint8_t count) {
   Footprint f;
-  f.accesses[0] = {object, write};
-  f.count = 1;
-  return f;
-}
-inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
-  Footprint f;
+  static_assert(sizeof(f.accesses) == 16, "two 8-byte accesses");
+#if defined(__SSE2__)
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(f.accesses),
+                   _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2), w1 ? 1 : 0,
+                                 static_cast<int>(o1)));
+#else
   f.accesses[0] = {o1, w1};
   f.accesses[1] = {o2, w2};
-  f.count = 2;
+#endif
+  f.count = count;
   return f;
+}
+inline Footprint Touches(std::uint32_t object, bool write) {
+  return MakeFootprint(object, write, 0, false, 1);
+}
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
+  return MakeFootprint(o1, w1, o2, w2, 2);
+}
+inline Footprint GlobalFootprint() {
+  return MakeFootprint(kGlobalObject, true, 0, false, 1);
 }
 
 // One edge of the wait-for graph, for deadlock reports.
@@ -173,10 +190,10 @@ class Scheduler final : public SimView {
 
   // --- scheduling points, called on the acting fiber ---
   // The current actor's next step touches `next`; lets the strategy choose.
-  void Point(Footprint next, PointKind kind = PointKind::kMayUnwind);
+  void Point(const Footprint& next, PointKind kind = PointKind::kMayUnwind);
   // The current actor cannot continue until `reason` holds. Returns once it
   // holds and the actor has been chosen (callers re-check in a loop).
-  void Block(const WaitReason& reason, Footprint next);
+  void Block(const WaitReason& reason, const Footprint& next);
   // The simulated process ends (after exit handlers ran): no actor moves again.
   // `stacks_intact` is false when main returned (its locals are destroyed).
   [[noreturn]] void EndProcess(int status, bool stacks_intact = true);

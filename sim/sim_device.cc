@@ -180,13 +180,13 @@ void SimDevice::WaitUntil(const Call& call, const WaitReason& reason,
 // --- context -----------------------------------------------------------------
 
 CuResult SimDevice::Init() {
-  Call call(this, DriverApi::kInit, Footprint::Global());
+  Call call(this, DriverApi::kInit, GlobalFootprint());
   initialized_ = true;
   return call.Return(CuResult::kSuccess);
 }
 
 CuResult SimDevice::CtxCreate() {
-  Call call(this, DriverApi::kCtxCreate, Footprint::Global());
+  Call call(this, DriverApi::kCtxCreate, GlobalFootprint());
   if (CuResult r = Admit(call.api(), false); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -199,7 +199,7 @@ CuResult SimDevice::CtxCreate() {
 }
 
 CuResult SimDevice::CtxDestroy() {
-  const Footprint step = Footprint::Global();
+  const Footprint step = GlobalFootprint();
   Call call(this, DriverApi::kCtxDestroy, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -224,7 +224,7 @@ CuResult SimDevice::CtxDestroy() {
 }
 
 CuResult SimDevice::CtxSynchronize() {
-  const Footprint step = Footprint::Global();
+  const Footprint step = GlobalFootprint();
   Call call(this, DriverApi::kCtxSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -285,7 +285,7 @@ CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 
 CuResult SimDevice::MemFree(DevicePtr ptr) {
   const Footprint step = config_.free_waits_for_streams
-                             ? Footprint::Global()
+                             ? GlobalFootprint()
                              : Touches(ObjectId(ObjectKind::kMemory, 0), true);
   Call call(this, DriverApi::kMemFree, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {

@@ -36,7 +36,7 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
       if (op.phase == Phase::kQueued && !BarrierClear(stream, op.seq)) return false;
       // A trapping kernel's end poisons the whole context.
       if (ordered || (op.phase == Phase::kStarted && op.args.action == KernelAction::kTrap)) {
-        *next = Footprint::Global();
+        *next = GlobalFootprint();
       } else {
         *next = Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
       }
@@ -45,21 +45,21 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
     case OpKind::kHostFn:
       // Once handed to its thread, the stream waits for the callback (SEM-08).
       if (op.phase != Phase::kQueued || !BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? Footprint::Global()
+      *next = ordered ? GlobalFootprint()
                       : Touches(obj, true, ObjectId(ObjectKind::kCallbackThread, 0), true);
       return true;
     case OpKind::kEventRecord:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? Footprint::Global()
+      *next = ordered ? GlobalFootprint()
                       : Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), true);
       return true;
     case OpKind::kWaitEvent:
       if (!BarrierClear(stream, op.seq) || !record_done_[op.id]) return false;
-      *next = ordered ? Footprint::Global() : Touches(obj, true);
+      *next = ordered ? GlobalFootprint() : Touches(obj, true);
       return true;
     case OpKind::kAsyncFree:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? Footprint::Global()
+      *next = ordered ? GlobalFootprint()
                       : Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
       return true;
   }

@@ -131,7 +131,7 @@ void SimHost::Join(ThreadId thread) {
     scheduler_->ReportViolation(
         "host-misuse", absl::StrCat(scheduler_->ActorName(scheduler_->current()),
                                     " joins unknown thread ", thread));
-    scheduler_->Point(Footprint::Global());
+    scheduler_->Point(GlobalFootprint());
     return;
   }
   const Footprint step = Touches(ObjectId(ObjectKind::kThread, target), false);
@@ -164,7 +164,7 @@ void SimHost::AtExit(std::function<void()> handler) {
 }
 
 void SimHost::Exit(int status) {
-  scheduler_->Point(Footprint::Global());
+  scheduler_->Point(GlobalFootprint());
   ExitProcess(status);
 }
 
