@@ -160,15 +160,20 @@ int RunValidate(const std::vector<std::string>& args) {
     return kExitMismatch;
   }
   absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
-               "(sim: %d executions per policy and scenario; cuda: %d runs each, "
-               "run 0 free, others with random delays p=%.2f up to %d us; watchdog %.1f s)\n\n",
+               "(sim: %d executions per policy and scenario, the first unpreempted, the "
+               "others random schedules",
                options.policies.empty() ? AllPolicies().size() : options.policies.size(),
                options.scenarios.empty() ? real::StandardHardwareScenarios().size()
                                          : options.scenarios.size(),
-               options.hardware ? "sim | cuda" : "sim", options.sim_executions,
-               options.hardware_repeat, options.jitter_probability,
-               absl::GetFlag(FLAGS_validate_max_delay_us),
-               absl::ToDoubleSeconds(options.watchdog));
+               options.hardware ? "sim | cuda" : "sim", options.sim_executions);
+  if (options.hardware) {
+    absl::PrintF("; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
+                 "up to %d us; watchdog %.1f s past the kernels' time",
+                 options.hardware_repeat, options.jitter_probability,
+                 absl::GetFlag(FLAGS_validate_max_delay_us),
+                 absl::ToDoubleSeconds(options.watchdog));
+  }
+  absl::PrintF(")\n\n");
   absl::PrintF("%s", properties::FormatVerdictTable(result->table));
   absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
                real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
