@@ -145,6 +145,19 @@ TEST(MonitorsOnEngineTest, V2SoftLimitAndOomProbesAreReached) {
   EXPECT_GT(v.coverage.hits(kProbeOomRetry), 0u) << v.coverage.Report();
 }
 
+TEST(MonitorsOnEngineTest, V3RelocksTheStacksLockOnTheExitPath) {  // B1
+  // A region aborts; fatal -> exit -> close -> the destructor kernel takes the
+  // stacks lock the same thread still holds from inside run().
+  Scenario s;
+  s.threads.resize(1);
+  s.threads[0].ops = {RunOp(Region(1, 8, /*aborts=*/true))};
+  s.faults.device_destructors = true;
+  const Verdicts v = Explore("v3-trunk", s);
+  ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);
+  EXPECT_THAT(v.violated.at("mutex-discipline"),
+              ::testing::HasSubstr("again while holding it"));
+}
+
 TEST(MonitorsOnEngineTest, V1aUnlocksFromTheCallback) {
   const Verdicts v = Explore("v1a-callback-unlock", TwoThreads());
   ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);
