@@ -6,6 +6,9 @@
 //   (*m)->Reset();  // before each execution
 //   for each appended event: if (auto v = (*m)->OnEvent(events, view)) stop(*v);
 //   at quiescence / the end: (*m)->OnQuiescence(events, view, all_finished);
+//
+// For many monitors at once, MakeMonitorSet (monitor_set.h) is cheaper per
+// event than a vector of them. Coverage probes: coverage_probes.h.
 #ifndef STACKCHECK_SIM_MONITORS_MONITORS_H_
 #define STACKCHECK_SIM_MONITORS_MONITORS_H_
 
