@@ -118,7 +118,7 @@ class Fields {
   absl::Status Get(absl::string_view key, std::uint64_t* out) {
     auto it = values_.find(key);
     if (it == values_.end()) return Error(absl::StrFormat("missing field '%s'", key));
-    absl::string_view v = it->second;
+    const std::string v = std::move(it->second);  // erase frees the map's copy
     values_.erase(it);
     if (!absl::SimpleAtoi(v, out)) {
       return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key, v));
