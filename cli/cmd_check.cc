@@ -45,6 +45,7 @@
 #include "sim/simulator.h"
 #include "sim/strategies/determinism_check.h"
 #include "sim/strategies/dfs_strategy.h"
+#include "sim/strategies/metrics_strategy.h"
 #include "sim/strategies/pct_strategy.h"
 #include "sim/strategies/random_strategy.h"
 
@@ -175,6 +176,7 @@ struct Outcome {
   double seconds = 0;
   bool engine_skips_points = false;  // DPOR only: see ObservesEveryStep
   std::uint64_t reruns = 0;          // determinism re-runs (not counted above)
+  sim::StrategyMetrics metrics;
   absl::Status determinism;          // not OK: a re-run diverged
 };
 
@@ -199,8 +201,9 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
   }
   sim::Simulator simulator(ConfigFor(c), std::move(monitors));
   // Re-runs come from the determinism check and never reach `strategy`.
+  sim::MetricsStrategy metrics(strategy);
   sim::DeterminismCheck determinism(
-      strategy, {absl::GetFlag(FLAGS_determinism_every)});
+      metrics, {absl::GetFlag(FLAGS_determinism_every)});
   SequenceRecorder recorder(determinism);
   Outcome out;
   const auto start = std::chrono::steady_clock::now();
@@ -233,6 +236,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
       break;
     }
   }
+  out.metrics = metrics.metrics();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                               start)
                     .count();
@@ -241,6 +245,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
 
 void PrintViolation(const Outcome& o, const properties::Case& c,
                     const PolicyInfo& policy, const char* prefix) {
+  absl::PrintF("%smetrics %s\n", prefix, o.metrics.Summary());
   if (o.reruns > 0) absl::PrintF("%sdeterminism_reruns %d\n", prefix, o.reruns);
   if (!o.violation) {
     absl::PrintF("%sviolation none\n", prefix);
@@ -297,7 +302,7 @@ int RunCheck(const std::vector<std::string>& args) {
   properties::Case c;
   c.scenario = *scenario;
   const properties::CaseSize size = properties::SizeOf(c);
-  absl::PrintF("check: policy %s, scenario %s (%d threads, %d regions%s), strategy %s",
+  absl::PrintF("check: policy %s, scenario %s (%d threads, %d regions in all%s), strategy %s",
                policy->name, absl::GetFlag(FLAGS_scenario), size.threads, size.regions,
                absl::GetFlag(FLAGS_abort) ? ", one aborts" : "", strategy_name);
   if (is_dfs) {
@@ -356,6 +361,9 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   const sim::DfsStrategy::Stats& stats = dfs->stats();
   absl::PrintF("sleep_blocked %d\n", stats.sleep_blocked);
+  if (options.iterative_bounding) {
+    absl::PrintF("rounds %d (last bound %d)\n", stats.rounds, dfs->current_bound());
+  }
   absl::PrintF("time_s %.2f\n", o.seconds);
   PrintViolation(o, c, *policy, "");
 
