@@ -48,6 +48,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
+#include "core/policies/event_fence.h"
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
 #include "core/probes.h"
@@ -57,8 +58,10 @@ namespace {
 
 class EventFencePolicy : public Policy {
  public:
-  explicit EventFencePolicy(RuntimeContext& ctx)
-      : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
+  EventFencePolicy(RuntimeContext& ctx, bool wait_for_completion)
+      : Policy(ctx),
+        wait_for_completion_(wait_for_completion),
+        lock_(ctx.host.NewMutex("stacks lock")) {}
 
   void Run(const RegionSpec& region) override {
     lock_->Lock();
@@ -90,6 +93,11 @@ class EventFencePolicy : public Policy {
     if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventRecord", r);
     fence_pending_ = true;
     fence_region_ = region.id;
+    if (wait_for_completion_) {
+      // event-fence-sync: the region completes before run returns.
+      r = WaitFenceLocked();
+      if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventSynchronize", r);
+    }
     lock_->Unlock();
   }
 
@@ -326,6 +334,7 @@ class EventFencePolicy : public Policy {
     ctx_.Error(call, r);
   }
 
+  const bool wait_for_completion_;
   std::unique_ptr<Mutex> lock_;
   // All guarded by *lock_.
   StackBlock block_;
@@ -345,8 +354,13 @@ class EventFencePolicy : public Policy {
 
 }  // namespace
 
+std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx,
+                                             bool wait_for_completion) {
+  return std::make_unique<EventFencePolicy>(ctx, wait_for_completion);
+}
+
 std::unique_ptr<Policy> MakeEventFence(RuntimeContext& ctx) {
-  return std::make_unique<EventFencePolicy>(ctx);
+  return MakeEventFencePolicy(ctx, /*wait_for_completion=*/false);
 }
 
 }  // namespace stackcheck

@@ -9,6 +9,7 @@ std::unique_ptr<Policy> MakeV1bCallbackLock(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeV2Gcc11(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeV3Trunk(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeEventFence(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeEventFenceSync(RuntimeContext& ctx);
 
 namespace {
 
@@ -36,6 +37,10 @@ constexpr PolicyInfo kPolicies[] = {
      "ours: no callbacks; an event fence per launch, waited before the block is "
      "reused, grown or freed; lock released before fatal",
      &MakeEventFence, /*accepts_async_completion=*/true},
+    {"event-fence-sync",
+     "ours, synchronous: event-fence that also waits its own fence before run "
+     "returns (the region has completed)",
+     &MakeEventFenceSync},
 };
 
 }  // namespace

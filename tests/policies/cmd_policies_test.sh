@@ -5,11 +5,11 @@ set -u
 bin="cli/stackcheck"
 fail=0
 out=$("$bin" policies) || { echo "FAIL: policies exited $?"; fail=1; }
-for name in v0-nocache v1a-callback-unlock v1b-callback-lock v2-gcc11 v3-trunk event-fence; do
+for name in v0-nocache v1a-callback-unlock v1b-callback-lock v2-gcc11 v3-trunk event-fence event-fence-sync; do
   n=$(grep -c "^$name  *[a-zA-Z(]" <<<"$out")
   [[ $n -eq 1 ]] || { echo "FAIL: '$name' listed $n times in: $out"; fail=1; }
 done
-[[ $(wc -l <<<"$out") -eq 6 ]] || { echo "FAIL: want 6 lines, got: $out"; fail=1; }
+[[ $(wc -l <<<"$out") -eq 7 ]] || { echo "FAIL: want 7 lines, got: $out"; fail=1; }
 "$bin" policies extra >/dev/null 2>&1; rc=$?
 [[ $rc -eq 2 ]] || { echo "FAIL: 'policies extra' exited $rc, want 2"; fail=1; }
 "$bin" info | grep -q "^  event-fence " || { echo "FAIL: info does not list event-fence"; fail=1; }

@@ -30,6 +30,7 @@ constexpr Expected kExpected[] = {
     {"v2-gcc11", true, true, true, true},
     {"v3-trunk", true, true, true, true},
     {"event-fence", true, true, true, false},
+    {"event-fence-sync", true, true, true, true},
 };
 
 class PolicySequentialTest : public ::testing::TestWithParam<Expected> {};
