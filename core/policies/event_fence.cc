@@ -3,6 +3,14 @@
 // for V2's context synchronise and 28 us for V1's callback) without V1's
 // hazards.
 //
+// Measured through this runtime on an H200 (tests/policies/
+// policy_launch_bench, 528x8 warps, us per region): back to back it gains
+// little over v2-gcc11 (13.0 against 14.2 tiny kernels; 63.3 against 63.8 for
+// 50 us kernels), because each run waits for the previous region's kernel;
+// with host work between regions, which the kernel now overlaps, it gains
+// what V1 promised (50 us kernel + 50 us host work: 63.4 against 115.2; V1a
+// 145.3).
+//
 // Design:
 // - No stream callbacks at all, so no driver-thread code, no lock taken or
 //   released off the launching thread, no callback for cuMemFree to wait on.
@@ -41,9 +49,10 @@
 // (SEM-01/02), and a user free waits the fence first. What is lost is the
 // abort's timing: it is reported by the next operation on the device, or at
 // close - still against the region that aborted. Code that reads results
-// without going through the device (unified shared memory) would need run to
-// wait the fence before returning; no OpenMP feature this runtime supports
-// does.
+// without going through the device (unified shared memory), or must not run
+// past an abort, needs the region complete when run returns: that is
+// event-fence-sync (event_fence_sync.cc), the same design waiting its own
+// fence before returning.
 #include <cstdint>
 #include <memory>
 
