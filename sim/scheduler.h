@@ -183,6 +183,8 @@ class Scheduler final : public SimView {
   ActorId SpawnFiber(ActorKind kind, std::function<void()> body,
                      const WaitReason& start_when = WaitReason{});
   ActorId AddGpuActor(std::uint32_t stream);
+  // What a just-created fiber's first step touches (default: its own life).
+  void set_first_step(ActorId actor, const Footprint& next) { actors_[actor].next = next; }
   ActorId current() const { return current_; }
   ActorKind kind(ActorId actor) const { return actors_[actor].kind; }
   ActorState state(ActorId actor) const { return actors_[actor].state; }

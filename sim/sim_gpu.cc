@@ -180,9 +180,13 @@ void SimDevice::Dispatch(std::uint32_t stream) {
     op.runner = callback_thread_;
     callback_queue_.push_back(PendingCallback{stream, seq});
   } else {
-    // Concurrent mode: each callback on a thread of its own, unordered.
+    // Concurrent mode: each callback on a thread of its own, unordered. Its
+    // first step starts the callback: it touches the stream.
     op.runner = scheduler_->SpawnFiber(
         ActorKind::kCallbackWorker, [this, stream, seq] { RunCallback(stream, seq); });
+    scheduler_->set_first_step(
+        op.runner, Touches(ObjectId(ObjectKind::kStream, stream), true,
+                           ObjectId(ObjectKind::kCallbackThread, 0), true));
   }
 }
 
