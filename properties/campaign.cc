@@ -307,7 +307,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       for (size_t k = next++; k < to_shrink.size(); k = next++) {
         PropertyVerdict& v = *to_shrink[k];
         ShrinkOptions so = options.shrink;
-        so.time_limit = std::min(so.time_limit, std::max(absl::Seconds(1), policy_end - absl::Now()));
+        // At least a moment to shrink, even when exploration used the slice up.
+        so.time_limit =
+            std::min(so.time_limit, std::max(absl::Milliseconds(250), policy_end - absl::Now()));
         absl::StatusOr<ShrinkResult> s = Shrink(v.original, policy, *v.property, so);
         if (!s.ok() && s.status().code() == absl::StatusCode::kFailedPrecondition) {
           v.reproducible = false;
