@@ -18,6 +18,8 @@ using testing::Warps;
 
 struct Shared {
   Mutex* stacks = nullptr;
+  Device* device = nullptr;
+  StreamHandle stream{};
 };
 
 // The V1b hazard: T0 holds the stacks lock while cuMemFree waits for every
@@ -108,6 +110,53 @@ TEST(Deadlock, LockOrderInversionBetweenTwoThreads) {
     EXPECT_TRUE(absl::StrContains(m, "T1 waits for mutex 'a' held by T0")) << m;
   }
   EXPECT_TRUE(found) << "no schedule of 200 found the inversion";
+}
+
+TEST(Deadlock, MutexLeftLockedByAFinishedThreadIsReportedWithoutACycle) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> mu = h.NewMutex("m");
+    h.Join(h.Spawn("leaver", [&] { mu->Lock(); }));
+    mu->Lock();
+  });
+  ASSERT_TRUE(r.violation.has_value());
+  EXPECT_EQ(r.violation->property, "no-deadlock");
+  EXPECT_EQ(r.violation->message,
+            "deadlock (no cycle): T0 waits for mutex 'm' held by T1, which has finished");
+}
+
+TEST(Deadlock, ConcurrentCallbacksWaitingOnEachOtherThroughAStream) {
+  SimConfig config;
+  config.serial_callback_thread = false;
+  Simulator sim(config);
+  testing::NonPreemptive strategy;
+  Shared shared;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+    testing::Open(d);
+    shared.device = &d;
+    StreamHandle s{};
+    d.StreamCreate(&s, StreamFlags::kNonBlocking);
+    shared.stream = s;
+    // The callback on the legacy stream waits for stream s, whose head waits
+    // for an event recorded behind that same callback.
+    EventHandle e{};
+    d.EventCreate(&e);
+    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
+      auto* sh = static_cast<Shared*>(p);
+      sh->device->StreamSynchronize(sh->stream);
+    }, &shared);
+    d.EventRecord(e, kLegacyStream);
+    d.StreamWaitEvent(s, e);
+    d.StreamAddCallback(s, [](StreamHandle, CuResult, void*) {}, nullptr);
+    d.CtxSynchronize();
+  });
+  ASSERT_TRUE(r.violation.has_value());
+  EXPECT_EQ(r.violation->property, "no-deadlock");
+  const std::string& m = r.violation->message;
+  EXPECT_TRUE(absl::StrContains(m, "callback0 waits in cuStreamSynchronize for gpu:s1 to drain")) << m;
+  EXPECT_TRUE(absl::StrContains(m, "gpu:s1 waits for an event recorded on gpu:s0")) << m;
+  EXPECT_TRUE(absl::StrContains(m, "gpu:s0 waits for callback #0 running on callback0")) << m;
 }
 
 TEST(Progress, StepBoundCatchesSpinning) {
