@@ -172,7 +172,7 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
   }
 }
 
-inline bool Scheduler::Ready(ActorId id, Footprint* next) {
+bool Scheduler::Ready(ActorId id, Footprint* next) {
   Actor& a = actors_[id];
   switch (a.state) {
     case ActorState::kFinished:
@@ -226,7 +226,12 @@ ActorId Scheduler::Choose() {
     int current_index = -1;
     for (ActorId id = 0; id < actor_count_; ++id) {
       Candidate& c = slots[count];
-      if (!Ready(id, &c.next)) continue;
+      const Actor& a = actors_[id];
+      if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
+        c.next = a.next;  // the common case, without a call
+      } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
+        continue;
+      }
       c.actor = id;
       if (id == last_chosen_) current_index = static_cast<int>(count);
       ++count;
