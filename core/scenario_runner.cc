@@ -1,10 +1,10 @@
 #include "core/scenario_runner.h"
 
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "core/runtime.h"
 
@@ -12,7 +12,9 @@ namespace stackcheck {
 namespace {
 
 void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
-  absl::flat_hash_map<std::uint32_t, DevicePtr> slots;
+  // Ordered, so leftovers are freed in slot order: a hash map's iteration
+  // order varies between processes and would make replays diverge.
+  std::map<std::uint32_t, DevicePtr> slots;
   for (const HostOp& op : program.ops) {
     switch (op.kind) {
       case HostOp::Kind::kRun:
