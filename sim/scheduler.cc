@@ -2,6 +2,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <cstring>
+#include <unwind.h>
 #include <new>
 #include <utility>
 
@@ -289,9 +291,7 @@ void Scheduler::OnStuck() {
 
 void Scheduler::Point(const Footprint& next, PointKind kind) {
   if (tearing_down_) {
-    if (kind == PointKind::kMayUnwind && std::uncaught_exceptions() == 0) {
-      throw ExecutionAbandoned{};
-    }
+    if (kind == PointKind::kMayUnwind && MayUnwindHere()) UnwindHere();
     return;
   }
   if (current_ == kMainContext) return;  // called outside any execution
@@ -303,7 +303,7 @@ void Scheduler::Point(const Footprint& next, PointKind kind) {
 
 void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   if (tearing_down_) {
-    if (std::uncaught_exceptions() == 0) throw ExecutionAbandoned{};
+    if (MayUnwindHere()) UnwindHere();
     return;
   }
   if (current_ == kMainContext) {
@@ -324,9 +324,8 @@ void Scheduler::Reschedule(PointKind kind) {
   if (next == current_) return;
   SwitchTo(next);
   // Resumed: either chosen, or being unwound at teardown.
-  if (tearing_down_ && kind == PointKind::kMayUnwind &&
-      std::uncaught_exceptions() == 0) {
-    throw ExecutionAbandoned{};
+  if (tearing_down_ && kind == PointKind::kMayUnwind && MayUnwindHere()) {
+    UnwindHere();
   }
 }
 
@@ -344,7 +343,7 @@ void Scheduler::EndProcess(int status, bool stacks_intact) {
   stopped_ = true;
   if (!tearing_down_) SwitchTo(kMainContext);
   // Only teardown resumes a fiber that ended the process.
-  if (std::uncaught_exceptions() == 0) throw ExecutionAbandoned{};
+  if (MayUnwindHere()) UnwindHere();
   std::fprintf(stderr, "stackcheck: process exit while unwinding a fiber\n");
   std::terminate();
 }
@@ -379,11 +378,12 @@ void Scheduler::FiberEntry(ActorId id, boost::context::fiber&& caller) {
   ContinuationOf(switcher_) = std::move(caller);
   actors_[id].started = true;
   if (tearing_down_) return;
+  // Frames above this one (the body's) unwind at teardown; this one is where
+  // the unwind stops.
+  volatile char marker = 0;
+  actors_[id].entry_marker = const_cast<const char*>(&marker);
   try {
     actors_[id].body();
-  } catch (const ExecutionAbandoned&) {
-    // The execution ended while this fiber was suspended; its stack has
-    // unwound and it finishes below.
   } catch (const std::exception& e) {
     ReportViolation("no-exception",
                     absl::StrCat(ActorName(id), " threw: ", e.what()));
@@ -459,8 +459,61 @@ bool Scheduler::OwnsNothing(ActorId id) const {
 }
 
 void Scheduler::Unwind(ActorId id) {
-  // The resumed fiber unwinds and switches back here from FiberExit.
-  while (actors_[id].cont) SwitchTo(id);
+  // The resumed fiber unwinds from its scheduling point and switches back
+  // here (from FinishUnwind), or runs to its end (from FiberExit).
+  unwound_ = false;
+  while (actors_[id].cont && !unwound_) SwitchTo(id);
+  // Its handle now points into the unwinder's frames: never resume it.
+  if (unwound_) Abandon(id);
+  unwound_ = false;
+}
+
+bool Scheduler::MayUnwindHere() const {
+  return !forced_unwinding_ && std::uncaught_exceptions() == 0;
+}
+
+// The unwinder's view of the scheduler: stops at the fiber's entry frame.
+struct ForcedUnwindAccess {
+  static _Unwind_Reason_Code Stop(int, _Unwind_Action actions,
+                                  _Unwind_Exception_Class, _Unwind_Exception*,
+                                  _Unwind_Context* context, void* parameter) {
+    auto* s = static_cast<Scheduler*>(parameter);
+    const auto marker =
+        reinterpret_cast<_Unwind_Word>(s->actors_[s->current_].entry_marker);
+    // Frames called from FiberEntry have their CFA at or below its locals.
+    if ((actions & _UA_END_OF_STACK) != 0 || _Unwind_GetCFA(context) > marker) {
+      s->FinishUnwind();
+    }
+    return _URC_NO_REASON;
+  }
+};
+
+void Scheduler::UnwindHere() {
+  // A forced unwind runs only the cleanup phase (a C++ throw would search the
+  // stack first, then clean up: twice the cost, at every execution's end).
+  static thread_local _Unwind_Exception exception;
+  std::memset(&exception, 0, sizeof exception);
+  exception.exception_class = 0x53544b4353494d00ull;  // "STKCSIM\0"
+  forced_unwinding_ = true;
+  _Unwind_ForcedUnwind(&exception, &ForcedUnwindAccess::Stop, this);
+  std::fprintf(stderr, "stackcheck: cannot unwind an abandoned fiber\n");
+  std::terminate();
+}
+
+void Scheduler::FinishUnwind() {
+  // Every frame above FiberEntry has run its cleanups. Leave this stack for
+  // good; Unwind() abandons the handle and the pool takes the stack back.
+  const ActorId id = current_;
+  forced_unwinding_ = false;
+  unwound_ = true;
+  actors_[id].state = ActorState::kFinished;
+  switcher_ = id;
+  current_ = kMainContext;
+  acting_ = kMainContext;
+  SanitizerStartSwitch(nullptr, main_stack_bottom_, main_stack_size_);
+  TsanSwitchTo(main_tsan_fiber_);
+  boost::context::fiber never = std::move(main_cont_).resume();
+  std::terminate();
 }
 
 void Scheduler::Abandon(ActorId id) {

@@ -148,9 +148,12 @@ class GpuModel {
                                std::vector<WaitEdge>* out) = 0;
 };
 
-// Thrown from a scheduling point to unwind a fiber whose execution is over.
-// Never catch it in simulated code.
+// Reserved: a fiber whose execution is over is unwound from its scheduling
+// point by a forced unwind (the mechanism pthread_cancel uses), which runs
+// destructors and `catch (...)` blocks (which must rethrow), but no typed
+// handler. Simulated code must never swallow it.
 struct ExecutionAbandoned {};
+struct ForcedUnwindAccess;
 
 // Whether a scheduling point may unwind its fiber at teardown.
 enum class PointKind : std::uint8_t {
@@ -263,6 +266,7 @@ class Scheduler final : public SimView {
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     bool started = false;  // the fiber has run (its body began)
+    const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
   };
   struct MutexState {
@@ -285,6 +289,14 @@ class Scheduler final : public SimView {
   void FiberEntry(ActorId id, boost::context::fiber&& caller);
   boost::context::fiber FiberExit(ActorId id);
   void Teardown();
+  friend struct ForcedUnwindAccess;
+  // At teardown: whether this scheduling point may start unwinding its fiber
+  // (not while a destructor runs during an unwind).
+  bool MayUnwindHere() const;
+  // Unwinds the current fiber's stack down to FiberEntry, then leaves it for
+  // good; never returns.
+  [[noreturn]] void UnwindHere();
+  [[noreturn]] void FinishUnwind();
   bool OwnsNothing(ActorId id) const;
   void Unwind(ActorId id);
   void Abandon(ActorId id);
@@ -320,6 +332,8 @@ class Scheduler final : public SimView {
   ActorId last_chosen_ = kNoActor;
   bool stopped_ = false;
   bool tearing_down_ = false;
+  bool forced_unwinding_ = false;  // a fiber's stack is being unwound
+  bool unwound_ = false;           // ...and it has reached FiberEntry
   bool process_exited_ = false;
   int exit_status_ = 0;
   ActorId exiting_actor_ = kNoActor;
