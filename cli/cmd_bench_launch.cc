@@ -63,17 +63,21 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     return kExitMismatch;
   }
   const real::DeviceProperties& props = (*bench)->properties();
-  absl::StatusOr<std::uint32_t> teams = (*bench)->DefaultTeams(8);
-  if (!teams.ok()) {
-    absl::FPrintF(stderr, "stackcheck: %s\n", teams.status().message());
+  absl::StatusOr<std::uint32_t> occupancy = (*bench)->DefaultTeams(8);
+  if (!occupancy.ok()) {
+    absl::FPrintF(stderr, "stackcheck: %s\n", occupancy.status().message());
     return kExitMismatch;
   }
+  // libgomp's default on an H200 is 132 SMs x 4 = 528 teams (the reference
+  // figures' geometry); the occupancy API alone would allow more.
+  const absl::StatusOr<std::uint32_t> teams =
+      static_cast<std::uint32_t>(props.sm_count * 4);
   absl::PrintF("stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d\n",
                props.name, props.sm_count, props.cc_major, props.cc_minor,
                props.driver_version);
-  absl::PrintF("default geometry: %d teams x 8 warps (%d SMs x %d resident blocks), "
-               "128 KiB stack per warp\n",
-               *teams, props.sm_count, *teams / std::max(props.sm_count, 1));
+  absl::PrintF("default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
+               "occupancy API allows %d resident blocks), 128 KiB stack per warp\n",
+               *teams, props.sm_count, *occupancy);
   absl::PrintF("us per launch: median of %d repetitions of up to %d back-to-back launches "
                "(a repetition stops after 400 ms), one cuCtxSynchronize per repetition\n\n",
                options.repetitions, options.launches);

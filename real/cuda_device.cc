@@ -145,12 +145,11 @@ CuResult CudaDevice::CtxDestroy() {
     functions_.clear();
   }
   // The report dies with the context: keep its last contents for the
-  // testbed. On a poisoned context freeing would fail; the process exits soon.
+  // testbed.
   report_at_destroy_ = ReadKernelReport();
-  if (drained == CUDA_SUCCESS) {
-    if (report_host_ != nullptr) api_.cuMemFreeHost(report_host_);
-    if (warps_checked_ != 0) api_.cuMemFree(warps_checked_);
-  }
+  // On a poisoned context these fail and the release reclaims them.
+  if (report_host_ != nullptr) api_.cuMemFreeHost(report_host_);
+  if (warps_checked_ != 0) api_.cuMemFree(warps_checked_);
   report_host_ = nullptr;
   report_device_ = 0;
   warps_checked_ = 0;

@@ -19,10 +19,21 @@ using GetProcAddressFn = CUresult (*)(const char* symbol, void** pfn,
                                       CUdriverProcAddressQueryResult* status);
 constexpr const char kGetProcAddressSymbol[] = "cuGetProcAddress_v2";
 
+// cuGetProcAddress returns the newest ABI of a function at the version asked
+// for, but cuda.h keeps declaring the old one for a few functions whose ABI
+// changed: asking for those at CUDA_VERSION would hand us a function with a
+// different signature from the one we call. CUDA 13 changed cuCtxSynchronize
+// to take a context (PFN_cuCtxSynchronize_v13000); the header's is the 2.0
+// one. Seen on the H200: called without the argument it returned 709.
+int AbiVersionOf(absl::string_view name) {
+  if (name == "cuCtxSynchronize") return 12000;
+  return CUDA_VERSION;
+}
+
 absl::Status Resolve(GetProcAddressFn get_proc, const char* name, void** slot) {
   CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  const CUresult r =
-      get_proc(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+  const CUresult r = get_proc(name, slot, AbiVersionOf(name),
+                              CU_GET_PROC_ADDRESS_DEFAULT, &found);
   if (r == CUDA_SUCCESS && found == CU_GET_PROC_ADDRESS_SUCCESS && *slot) {
     return absl::OkStatus();
   }
