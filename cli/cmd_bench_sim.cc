@@ -126,8 +126,9 @@ int Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
 }
 
 int RunBenchSim(const std::vector<std::string>& args) {
-  if (args.size() != 1 || args[0] != "sim") {
-    return UsageError("usage: bench sim [--bench_executions=N] [--bench_seed=S]");
+  if (!args.empty()) {
+    return UsageError("bench sim takes no arguments (flags: --bench_executions, "
+                      "--bench_seed, --bench_only)");
   }
   const std::uint64_t executions = absl::GetFlag(FLAGS_bench_executions);
   if (executions == 0) return UsageError("--bench_executions must be at least 1");
@@ -159,7 +160,7 @@ int RunBenchSim(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"bench", "bench sim [--bench_executions=N]",
+    {"bench sim", "bench sim [--bench_executions=N] [--bench_only=NAME]",
      "simulator speed (steps/s, executions/s) and peak memory", &RunBenchSim});
 
 }  // namespace
