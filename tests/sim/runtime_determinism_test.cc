@@ -2,12 +2,10 @@
 // registered policy and every simulator mode replay to the same digest on a
 // reused and on a fresh simulator. This drives the engine's hardest paths:
 // exits from any thread (fatal errors), deadlocking policies, callbacks that
-// unlock or take the stacks lock, destroyed mutexes.
-//
-// Each thread program uses a single allocation slot: core/scenario_runner.cc
-// frees leftover slots by iterating an absl::flat_hash_map, whose order absl
-// deliberately randomises in builds without NDEBUG, so two or more slots would
-// make the runtime itself non-deterministic (reported to its owner).
+// unlock or take the stacks lock, destroyed mutexes. Programs use two
+// allocation slots, so leftover blocks are freed in the runner's slot order
+// (it once iterated an absl::flat_hash_map, whose order absl randomises in
+// builds without NDEBUG; replaying found it).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -59,7 +57,7 @@ Scenario RandomScenario(CaseRng& rng) {
           op.region.duration_ns = 100 + rng.Below(10000);
           op.region.aborts = rng.Below(10) == 0;
       }
-      op.slot = 0;
+      op.slot = static_cast<std::uint32_t>(rng.Below(2));
       program.ops.push_back(op);
     }
     s.threads.push_back(program);
