@@ -70,14 +70,13 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   }
   // libgomp's default on an H200 is 132 SMs x 4 = 528 teams (the reference
   // figures' geometry); the occupancy API alone would allow more.
-  const absl::StatusOr<std::uint32_t> teams =
-      static_cast<std::uint32_t>(props.sm_count * 4);
+  const std::uint32_t teams = static_cast<std::uint32_t>(props.sm_count * 4);
   absl::PrintF("stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d\n",
                props.name, props.sm_count, props.cc_major, props.cc_minor,
                props.driver_version);
   absl::PrintF("default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
                "occupancy API allows %d resident blocks), 128 KiB stack per warp\n",
-               *teams, props.sm_count, *occupancy);
+               teams, props.sm_count, *occupancy);
   absl::PrintF("us per launch: median of %d repetitions of up to %d back-to-back launches "
                "(a repetition stops after 400 ms), one cuCtxSynchronize per repetition\n\n",
                options.repetitions, options.launches);
@@ -85,9 +84,9 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   const std::vector<Column> columns = {
       {{8, 8}, 0, "8x8 tiny"},
       {{8, 8}, static_cast<std::uint64_t>(long_us) * 1000, absl::StrCat("8x8 ", long_us, "us")},
-      {{*teams, 8}, 0, absl::StrCat(*teams, "x8 tiny")},
-      {{*teams, 8}, static_cast<std::uint64_t>(long_us) * 1000,
-       absl::StrCat(*teams, "x8 ", long_us, "us")},
+      {{teams, 8}, 0, absl::StrCat(teams, "x8 tiny")},
+      {{teams, 8}, static_cast<std::uint64_t>(long_us) * 1000,
+       absl::StrCat(teams, "x8 ", long_us, "us")},
   };
   absl::PrintF("%-34s", "");
   for (const Column& c : columns) absl::PrintF("%14s", c.label);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
+#include "properties/catalogue.h"
 #include "properties/case.h"
 #include "properties/executor.h"
 
@@ -37,8 +38,17 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
     result.runs.push_back(*std::move(run));
     if (setup_failed) break;
   }
-  absl::StatusOr<properties::Execution> sim = properties::Execute(
-      record->test_case, *policy, properties::AvailableProperties());
+  // Only the recorded property (the engine's always-on ones aside): another
+  // monitor firing first, e.g. an accepted deviation, would stop the replay
+  // before the recorded violation.
+  std::vector<const properties::PropertyInfo*> checked;
+  if (const properties::PropertyInfo* p =
+          properties::FindProperty(record->property);
+      p != nullptr && p->checker == properties::Checker::kMonitor) {
+    checked.push_back(p);
+  }
+  absl::StatusOr<properties::Execution> sim =
+      properties::Execute(record->test_case, *policy, checked);
   if (!sim.ok()) return sim.status();
   if (sim->violation.has_value()) {
     result.sim_violated = sim->violation->property == record->property;
