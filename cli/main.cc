@@ -1,5 +1,8 @@
 // stackcheck: simulation and model checking for GPU offload runtimes.
+#include <unistd.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,12 @@ void PrintHelp() {
 }
 
 int Main(int argc, char** argv) {
+  // Under `bazel run` the binary starts in its runfiles tree; relative paths
+  // on the command line (replay files, --out, --replay_dir) mean the user's
+  // directory.
+  if (const char* dir = std::getenv("BUILD_WORKING_DIRECTORY"); dir != nullptr && *dir) {
+    if (chdir(dir) != 0) return UsageError(absl::StrFormat("cannot enter %s", dir));
+  }
   absl::StatusOr<ParsedCommandLine> parsed = ParseFlags(argc, argv);
   if (!parsed.ok()) return UsageError(parsed.status().message());
   if (parsed->help) {
