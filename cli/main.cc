@@ -25,7 +25,12 @@ void PrintHelp() {
       "commands:\n",
       kVersion);
   for (const Command& c : AllCommands()) {
-    absl::PrintF("  %-44s %s\n", c.usage, c.summary);
+    // Long usages get their own line so the summaries stay in one column.
+    if (absl::string_view(c.usage).size() > 44) {
+      absl::PrintF("  %s\n  %-44s %s\n", c.usage, "", c.summary);
+    } else {
+      absl::PrintF("  %-44s %s\n", c.usage, c.summary);
+    }
   }
   absl::PrintF(
       "\nWith no command, runs '%s'. Flags: --name=value or --name value;\n"
