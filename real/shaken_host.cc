@@ -1,5 +1,7 @@
 #include "real/shaken_host.h"
 
+#include <cstdlib>
+
 #include <string>
 #include <utility>
 
@@ -79,6 +81,8 @@ void ShakenHost::Join(ThreadId thread) {
 void ShakenHost::Exit(int status) {
   log_.Begin(absl::StrCat("exit(", status, ") handlers"));
   inner_.Exit(status);
+  // Host::Exit never returns; GCC cannot see that through the virtual call.
+  std::abort();
 }
 
 }  // namespace stackcheck::real
