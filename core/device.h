@@ -29,6 +29,7 @@ enum class StreamHandle : std::uint32_t {};
 enum class EventHandle : std::uint32_t {};
 enum class ModuleHandle : std::uint32_t {};
 enum class FunctionHandle : std::uint32_t {};
+enum class HostWordHandle : std::uint32_t {};
 
 inline constexpr StreamHandle kLegacyStream{0};
 
@@ -119,6 +120,21 @@ class Device {
   virtual CuResult EventQuery(EventHandle event) = 0;
   virtual CuResult EventSynchronize(EventHandle event) = 0;
   virtual CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) = 0;
+
+  // --- stream-ordered writes to host memory (EXT-01, sim/README.md) ---
+  // A 32-bit word of pinned, device-mapped host memory (cuMemHostAlloc with
+  // CU_MEMHOSTALLOC_DEVICEMAP), initially 0, that a stream can write in
+  // stream order (cuStreamWriteValue32). The host reads it with a plain load,
+  // not a driver call, so it can still be read after a sticky error (SEM-05):
+  // it then holds the last value written before the fault, which is what lets
+  // a runtime tell which of several queued kernels aborted.
+  virtual CuResult HostWordAlloc(HostWordHandle* word) = 0;
+  virtual CuResult HostWordFree(HostWordHandle word) = 0;
+  virtual CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                                      std::uint32_t value) = 0;
+  // The word's value as the host sees it now. Never fails; 0 for a handle
+  // that is not live.
+  virtual std::uint32_t HostWordLoad(HostWordHandle word) = 0;
 };
 
 // Names of the kernels in the image every backend provides ("stackcheck").

@@ -81,6 +81,12 @@ bool CudaDevice::LookupEvent(EventHandle h, CUevent* out) const {
   return Lookup(events_, h, out);
 }
 
+std::uint32_t* CudaDevice::LookupHostWord(HostWordHandle h) const {
+  absl::MutexLock lock(&mu_);
+  std::uint32_t* word = nullptr;
+  return Lookup(host_words_, h, &word) ? word : nullptr;
+}
+
 // --- context ---
 
 CuResult CudaDevice::Init() {
@@ -143,6 +149,12 @@ CuResult CudaDevice::CtxDestroy() {
     events_.clear();
     modules_.clear();
     functions_.clear();
+    // Pinned host memory is the context's too: freed here (on a poisoned
+    // context the calls fail and the release reclaims it).
+    for (std::uint32_t* word : host_words_) {
+      if (word != nullptr) api_.cuMemFreeHost(word);
+    }
+    host_words_.clear();
   }
   // The report dies with the context: keep its last contents for the
   // testbed.
@@ -488,6 +500,69 @@ CuResult CudaDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
     return CuResult::kInvalidHandle;
   }
   return R(api_.cuStreamWaitEvent(s, e, 0));
+}
+
+// --- stream-ordered writes to host memory (EXT-01) ---
+
+CuResult CudaDevice::HostWordAlloc(HostWordHandle* word) {
+  Enter("cuMemHostAlloc");
+  if (word == nullptr) return CuResult::kInvalidValue;
+  void* host = nullptr;
+  const CUresult r = api_.cuMemHostAlloc(
+      &host, sizeof(std::uint32_t),
+      CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  if (r != CUDA_SUCCESS) return R(r);
+  // StreamWriteValue32 writes through the host address, which unified
+  // addressing (every 64-bit platform the driver supports) makes the device
+  // address too; checked here rather than assumed.
+  CUdeviceptr device_address = 0;
+  if (api_.cuMemHostGetDevicePointer(&device_address, host, 0) !=
+          CUDA_SUCCESS ||
+      device_address != reinterpret_cast<CUdeviceptr>(host)) {
+    api_.cuMemFreeHost(host);
+    return CuResult::kNotSupported;
+  }
+  auto* w = static_cast<std::uint32_t*>(host);
+  __atomic_store_n(w, 0u, __ATOMIC_RELEASE);
+  absl::MutexLock lock(&mu_);
+  host_words_.push_back(w);
+  *word = HandleFor<HostWordHandle>(host_words_.size() - 1);
+  return CuResult::kSuccess;
+}
+
+CuResult CudaDevice::HostWordFree(HostWordHandle word) {
+  Enter("cuMemFreeHost");
+  std::uint32_t* w = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (!Lookup(host_words_, word, &w)) return CuResult::kInvalidValue;
+    host_words_[static_cast<std::uint32_t>(word) - 1] = nullptr;
+  }
+  return R(api_.cuMemFreeHost(w));
+}
+
+CuResult CudaDevice::StreamWriteValue32(StreamHandle stream,
+                                        HostWordHandle word,
+                                        std::uint32_t value) {
+  Enter("cuStreamWriteValue32");
+  CUstream s;
+  if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
+  std::uint32_t* w = LookupHostWord(word);
+  if (w == nullptr) return CuResult::kInvalidValue;
+  // The mapped host address is the device address (checked at allocation).
+  const auto address = reinterpret_cast<CUdeviceptr>(w);
+  if (!write_value_unsupported_.load(std::memory_order_relaxed)) {
+    const CUresult r = api_.cuStreamWriteValue32(s, address, value,
+                                                 CU_STREAM_WRITE_VALUE_DEFAULT);
+    if (r != CUDA_ERROR_NOT_SUPPORTED) return R(r);
+    write_value_unsupported_.store(true, std::memory_order_relaxed);
+  }
+  return R(api_.cuMemsetD32Async(address, value, 1, s));
+}
+
+std::uint32_t CudaDevice::HostWordLoad(HostWordHandle word) {
+  std::uint32_t* w = LookupHostWord(word);
+  return w == nullptr ? 0 : __atomic_load_n(w, __ATOMIC_ACQUIRE);
 }
 
 // --- testbed extras ---

@@ -119,6 +119,12 @@ class CudaDevice final : public Device {
   CuResult EventSynchronize(EventHandle event) override;
   CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
 
+  CuResult HostWordAlloc(HostWordHandle* word) override;
+  CuResult HostWordFree(HostWordHandle word) override;
+  CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                              std::uint32_t value) override;
+  std::uint32_t HostWordLoad(HostWordHandle word) override;
+
   // --- for the testbed, beyond core/device.h ---
   DeviceLedger Ledger() const;
   // Reads the kernels' report (the corruption part is plain host reads, so it
@@ -152,6 +158,8 @@ class CudaDevice final : public Device {
 
   bool LookupStream(StreamHandle h, CUstream* out) const;
   bool LookupEvent(EventHandle h, CUevent* out) const;
+  // A host word's pinned host address; null if the handle is not live.
+  std::uint32_t* LookupHostWord(HostWordHandle h) const;
 
   const DriverApi& api_;
   const int ordinal_;
@@ -168,6 +176,11 @@ class CudaDevice final : public Device {
   std::vector<CUevent> events_ ABSL_GUARDED_BY(mu_);
   std::vector<CUmodule> modules_ ABSL_GUARDED_BY(mu_);
   std::vector<CUfunction> functions_ ABSL_GUARDED_BY(mu_);
+  // cuMemHostAlloc'ed words (handle n -> [n-1]); null once freed.
+  std::vector<std::uint32_t*> host_words_ ABSL_GUARDED_BY(mu_);
+  // cuStreamWriteValue32 said NOT_SUPPORTED once: the writes are made with
+  // cuMemsetD32Async instead, which is stream-ordered device work as well.
+  std::atomic<bool> write_value_unsupported_{false};
   absl::flat_hash_map<DevicePtr, std::uint64_t> live_ ABSL_GUARDED_BY(mu_);
   DeviceLedger ledger_ ABSL_GUARDED_BY(mu_);
 };

@@ -32,7 +32,8 @@ namespace stackcheck::real {
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery)                  \
   X(cuStreamAddCallback) X(cuLaunchHostFunc) X(cuStreamWaitEvent)             \
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)         \
-  X(cuEventSynchronize) X(cuEventElapsedTime)
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamWriteValue32)         \
+  X(cuMemsetD32Async)
 
 struct DriverApi {
 #define STACKCHECK_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;

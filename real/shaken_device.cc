@@ -154,5 +154,20 @@ CuResult ShakenDevice::StreamWaitEvent(StreamHandle stream,
   return Call("cuStreamWaitEvent",
               [&] { return inner_.StreamWaitEvent(stream, event); });
 }
+CuResult ShakenDevice::HostWordAlloc(HostWordHandle* word) {
+  return Call("cuMemHostAlloc", [&] { return inner_.HostWordAlloc(word); });
+}
+CuResult ShakenDevice::HostWordFree(HostWordHandle word) {
+  return Call("cuMemFreeHost", [&] { return inner_.HostWordFree(word); });
+}
+CuResult ShakenDevice::StreamWriteValue32(StreamHandle stream,
+                                          HostWordHandle word,
+                                          std::uint32_t value) {
+  return Call("cuStreamWriteValue32",
+              [&] { return inner_.StreamWriteValue32(stream, word, value); });
+}
+std::uint32_t ShakenDevice::HostWordLoad(HostWordHandle word) {
+  return inner_.HostWordLoad(word);
+}
 
 }  // namespace stackcheck::real

@@ -59,6 +59,12 @@ class ShakenDevice final : public Device {
   CuResult EventQuery(EventHandle event) override;
   CuResult EventSynchronize(EventHandle event) override;
   CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
+  CuResult HostWordAlloc(HostWordHandle* word) override;
+  CuResult HostWordFree(HostWordHandle word) override;
+  CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                              std::uint32_t value) override;
+  // A plain load: no delay is injected before it (it is not a driver call).
+  std::uint32_t HostWordLoad(HostWordHandle word) override;
 
  private:
   struct Wrapped;

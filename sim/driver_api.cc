@@ -12,7 +12,8 @@ absl::string_view DriverApiName(DriverApi api) {
       "cuStreamSynchronize", "cuStreamQuery",    "cuStreamAddCallback",
       "cuLaunchHostFunc", "cuEventCreate",       "cuEventDestroy",
       "cuEventRecord",    "cuEventQuery",        "cuEventSynchronize",
-      "cuStreamWaitEvent",
+      "cuStreamWaitEvent", "cuMemHostAlloc",     "cuMemFreeHost",
+      "cuStreamWriteValue32",
   };
   const auto index = static_cast<int>(api);
   if (index < 0 || index >= kDriverApiCount) return "cu<unknown>";

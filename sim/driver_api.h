@@ -36,8 +36,13 @@ enum class DriverApi : std::uint8_t {
   kEventQuery,
   kEventSynchronize,
   kStreamWaitEvent,
+  // Appended, not in header order, so that the trace digests of executions
+  // that do not use them stay what they were.
+  kMemHostAlloc,
+  kMemFreeHost,
+  kStreamWriteValue32,
 };
-inline constexpr int kDriverApiCount = 25;
+inline constexpr int kDriverApiCount = 28;
 
 // Bits of a kDriverCall / kDriverCallBlock event's field `b`.
 inline constexpr std::uint32_t kCallFromCallback = 1;  // SEM-09: made on the callback thread

@@ -49,6 +49,7 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kFatalReported: return "fatal-reported";
     case EventKind::kCacheHeld: return "cache-held";
     case EventKind::kProbe: return "probe";
+    case EventKind::kHostWordWrite: return "host-word-write";
   }
   return "unknown-event";
 }
@@ -165,6 +166,8 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " e", e.a, " s", e.b);
     case EventKind::kEventComplete:
       return absl::StrCat(kind, " e", e.a);
+    case EventKind::kHostWordWrite:
+      return absl::StrCat(kind, " w", e.a, " s", e.b, " = ", e.x);
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
       return absl::StrCat(kind, " region ", e.c);

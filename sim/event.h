@@ -58,6 +58,8 @@ enum class EventKind : std::uint8_t {
   kFatalReported,    // c: attributed region, x: CuResult
   kCacheHeld,        // x: held bytes, y: largest needed bytes
   kProbe,            // a: probe id (see probes in properties/)
+  // --- appended (digests of earlier kinds unchanged) ---
+  kHostWordWrite,    // a: host word, b: stream, x: value (EXT-01)
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -88,6 +88,7 @@ enum class ObjectKind : std::uint32_t {
   kCallbackThread = 6,
   kContext = 7,       // modules, context lifetime
   kStreamOrder = 8,   // the set of streams and the legacy barrier between them
+  kHostWord = 9,      // a device-mapped host word (EXT-01)
 };
 
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {

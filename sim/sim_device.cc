@@ -77,6 +77,7 @@ void SimDevice::BeginExecution() {
   stream_count_ = 0;
   extra_blocking_streams_ = false;
   events_.clear();
+  host_words_.clear();
   record_done_.assign(1, 1);  // record id 0: "never recorded", complete
   blocks_.clear();
   stale_.clear();
@@ -135,6 +136,11 @@ CuResult SimDevice::Admit(DriverApi api, bool needs_context) const {
 bool SimDevice::ValidStream(StreamHandle stream) const {
   const std::uint32_t i = StreamIndex(stream);
   return i < stream_count_ && streams_[i].live;
+}
+
+bool SimDevice::ValidHostWord(HostWordHandle word) const {
+  const auto i = static_cast<std::uint32_t>(word);
+  return i >= 1 && i <= host_words_.size() && host_words_[i - 1].live;
 }
 
 bool SimDevice::ValidEvent(EventHandle event) const {
@@ -216,6 +222,8 @@ CuResult SimDevice::CtxDestroy() {
   for (std::size_t i = 1; i < stream_count_; ++i) streams_[i].live = false;
   streams_[0].live = false;
   for (EventState& e : events_) e.live = false;
+  // Pinned host memory belongs to the context too.
+  for (HostWord& w : host_words_) w.live = false;
   modules_loaded_ = 0;
   context_ = Context::kDestroyed;
   destroyer_ = kNoActor;
@@ -610,6 +618,56 @@ CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
   const std::uint32_t record = events_[e - 1].record;
   if (!record_done_[record]) Enqueue(s, OpKind::kWaitEvent).id = record;
   return call.Return(CuResult::kSuccess);
+}
+
+// --- stream-ordered writes to host memory (EXT-01) -----------------------------
+
+CuResult SimDevice::HostWordAlloc(HostWordHandle* word) {
+  const auto w = static_cast<std::uint32_t>(host_words_.size() + 1);
+  Call call(this, DriverApi::kMemHostAlloc, Touches(ObjectId(ObjectKind::kHostWord, w), true));
+  if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
+    return call.Return(r);
+  }
+  if (word == nullptr) return call.Return(CuResult::kInvalidValue);
+  host_words_.push_back(HostWord{true, 0});
+  *word = static_cast<HostWordHandle>(w);
+  return call.Return(CuResult::kSuccess);
+}
+
+CuResult SimDevice::HostWordFree(HostWordHandle word) {
+  const auto w = static_cast<std::uint32_t>(word);
+  Call call(this, DriverApi::kMemFreeHost, Touches(ObjectId(ObjectKind::kHostWord, w), true));
+  if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
+    return call.Return(r);
+  }
+  if (!ValidHostWord(word)) return call.Return(CuResult::kInvalidValue);
+  host_words_[w - 1].live = false;
+  return call.Return(CuResult::kSuccess);
+}
+
+CuResult SimDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                                       std::uint32_t value) {
+  const std::uint32_t s = StreamIndex(stream);
+  Call call(this, DriverApi::kStreamWriteValue32, EnqueueFootprint(s));
+  if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
+    return call.Return(r);
+  }
+  if (!ValidStream(stream)) return call.Return(CuResult::kInvalidHandle);
+  if (!ValidHostWord(word)) return call.Return(CuResult::kInvalidValue);
+  Op& op = Enqueue(s, OpKind::kWriteValue);
+  op.event = static_cast<std::uint32_t>(word);
+  op.ptr = value;
+  return call.Return(CuResult::kSuccess);
+}
+
+std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
+  // A plain load, not a driver call: it works in any context state, from any
+  // thread, after a sticky error too. It is still a scheduling point, since
+  // the GPU's write may come before or after it.
+  const auto w = static_cast<std::uint32_t>(word);
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kHostWord, w), false));
+  if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
+  return host_words_[w - 1].value;
 }
 
 }  // namespace stackcheck::sim

@@ -68,6 +68,11 @@ class SimDevice final : public Device, public GpuModel {
   CuResult EventQuery(EventHandle event) override;
   CuResult EventSynchronize(EventHandle event) override;
   CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
+  CuResult HostWordAlloc(HostWordHandle* word) override;
+  CuResult HostWordFree(HostWordHandle word) override;
+  CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                              std::uint32_t value) override;
+  std::uint32_t HostWordLoad(HostWordHandle word) override;
 
   // GpuModel
   bool StreamStepReady(std::uint32_t stream, Footprint* next) override;
@@ -82,6 +87,7 @@ class SimDevice final : public Device, public GpuModel {
  private:
   enum class OpKind : std::uint8_t {
     kKernel, kCallback, kHostFn, kEventRecord, kWaitEvent, kAsyncFree,
+    kWriteValue,
   };
   enum class Phase : std::uint8_t {
     kQueued,
@@ -93,14 +99,14 @@ class SimDevice final : public Device, public GpuModel {
     Phase phase = Phase::kQueued;
     std::uint64_t seq = 0;   // global enqueue order (legacy barrier)
     std::uint32_t id = 0;    // kernel / callback / host-fn id; record id
-    std::uint32_t event = 0; // kEventRecord: the event's index
+    std::uint32_t event = 0; // kEventRecord: the event's index; kWriteValue: the word's
     std::uint32_t slots = 0; // kernel: warp slots
     std::uint64_t start_ns = 0;
     KernelArgs args;
     StreamCallbackFn callback = nullptr;
     HostFn host_fn = nullptr;
     void* user_data = nullptr;
-    DevicePtr ptr = 0;       // kAsyncFree
+    DevicePtr ptr = 0;       // kAsyncFree; kWriteValue: the value
     ActorId runner = kNoActor;  // the callback's actor once handed over
   };
   struct Stream {
@@ -126,6 +132,10 @@ class SimDevice final : public Device, public GpuModel {
     bool live = false;
     std::uint32_t record = 0;  // latest record id, 0 = never recorded
   };
+  struct HostWord {
+    bool live = false;
+    std::uint32_t value = 0;
+  };
   struct PendingCallback {
     std::uint32_t stream;
     std::uint64_t seq;
@@ -137,6 +147,7 @@ class SimDevice final : public Device, public GpuModel {
   CuResult Admit(DriverApi api, bool needs_context) const;
   bool ValidStream(StreamHandle stream) const;
   bool ValidEvent(EventHandle event) const;
+  bool ValidHostWord(HostWordHandle word) const;
   Footprint EnqueueFootprint(std::uint32_t stream) const;
   Op& Enqueue(std::uint32_t stream, OpKind kind);
   bool BarrierClear(std::uint32_t stream, std::uint64_t seq) const;
@@ -164,6 +175,7 @@ class SimDevice final : public Device, public GpuModel {
   bool extra_blocking_streams_ = false;
   std::vector<EventState> events_;
   std::vector<std::uint8_t> record_done_;  // by record id
+  std::vector<HostWord> host_words_;       // handle i+1 is host_words_[i]
   absl::flat_hash_map<DevicePtr, Block> blocks_;
   absl::flat_hash_set<DevicePtr> stale_;  // blocks of a destroyed context
   std::uint64_t live_bytes_ = 0;

@@ -62,6 +62,11 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
       *next = ordered ? GlobalFootprint()
                       : Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
       return true;
+    case OpKind::kWriteValue:
+      if (!BarrierClear(stream, op.seq)) return false;
+      *next = ordered ? GlobalFootprint()
+                      : Touches(obj, true, ObjectId(ObjectKind::kHostWord, op.event), true);
+      return true;
   }
   return false;
 }
@@ -95,6 +100,19 @@ void SimDevice::StreamStep(std::uint32_t stream) {
     case OpKind::kWaitEvent:
       s.pop();
       return;
+    case OpKind::kWriteValue: {
+      const std::uint32_t word = op.event;
+      const auto value = static_cast<std::uint32_t>(op.ptr);
+      s.pop();
+      // The word may have been freed after the write was queued: on hardware
+      // that is a fault; here the write is simply lost (a runtime must not do
+      // it, and none of ours does).
+      if (word >= 1 && word <= host_words_.size() && host_words_[word - 1].live) {
+        host_words_[word - 1].value = value;
+      }
+      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0, value);
+      return;
+    }
     case OpKind::kAsyncFree: {
       const DevicePtr ptr = op.ptr;
       s.pop();
@@ -156,6 +174,8 @@ void SimDevice::Poison(CuResult code) {
         case OpKind::kWaitEvent:
         case OpKind::kAsyncFree:
           break;  // dropped: the block is never freed (SEM-05)
+        case OpKind::kWriteValue:
+          break;  // dropped: the word keeps the last value written (EXT-01)
       }
       if (kept) s.ops[keep++] = op;
     }

@@ -1,60 +1,60 @@
-// event-fence: our policy. V1's speed (run returns once the kernel is
-// enqueued; an event record per launch costs 5.1 us on an H200, against 11.5 us
-// for V2's context synchronise and 28 us for V1's callback) without V1's
-// hazards.
-//
-// Measured through this runtime on an H200 (tests/policies/
-// policy_launch_bench, 528x8 warps, us per region): back to back it gains
-// little over v2-gcc11 (13.0 against 14.2 tiny kernels; 63.3 against 63.8 for
-// 50 us kernels), because each run waits for the previous region's kernel;
-// with host work between regions, which the kernel now overlaps, it gains
-// what V1 promised (50 us kernel + 50 us host work: 63.4 against 115.2; V1a
-// 145.3).
+// event-fence: our policy. V1's speed - run returns once the kernel is
+// enqueued - without V1's hazards, and without waiting for anything on the
+// launch path.
 //
 // Design:
 // - No stream callbacks at all, so no driver-thread code, no lock taken or
 //   released off the launching thread, no callback for cuMemFree to wait on.
-// - After each launch, run records a fence event on the NULL stream behind the
-//   kernel and returns. The stacks lock guards only bookkeeping: the block, the
-//   fence and which region the fence follows.
-// - Before the cached block is reused, grown or freed (next run, soft limit,
-//   out-of-memory retry, user free, destructor kernel, close) the previous
-//   fence is waited (cuEventSynchronize). So at most one of our kernels is in
-//   flight per device, nothing frees or reuses a block an unfinished kernel
-//   uses - whether or not cuMemFree waits (SEM-11, both modes) - and a trap
-//   surfaces as the fence's sticky error, attributed to the fence's region:
-//   exactly the region that aborted, since it is the only one in flight.
-// - The wait happens with the lock held, but it waits only for work already
-//   enqueued on the GPU, which needs no lock, no callback and no host thread:
-//   it cannot be part of a wait-for cycle. The lock is never held across the
-//   completion of the kernel the current run launched.
-// - A fatal error releases the lock before raising it, so the exit handler's
-//   close (and a destructor kernel) can take it: no B1 hang. Once a fence has
-//   failed, every later error blames that fence's region (the context is
-//   poisoned for good, SEM-05), so a second thread's failing launch or
-//   allocation is not blamed on its own region.
-// - A fatal error first settles the kernel in flight (an abort there is the
-//   root cause and is what gets reported), then retires the policy, as Close
-//   also does: a thread that enters later leaves the device alone - run falls
-//   back to the host, device_alloc returns 0, device_free is skipped - as
-//   libgomp does for a finalized device, instead of launching a kernel whose
-//   abort nobody would report, allocating into a context being destroyed, or
-//   raising a second fatal error that would end the process under the first
-//   one's exit handlers.
+// - Every kernel goes to the legacy NULL stream, so our kernels run one after
+//   another in launch order (SEM-01/02) and the next launch may reuse the
+//   cached block at once: the stream, not the host, orders the reuse.
+// - Behind each kernel, run queues a stream-ordered write of the region's
+//   sequence number into a word of pinned host memory (cuStreamWriteValue32,
+//   EXT-01): a completion ledger that the GPU keeps in launch order. The
+//   launch path is lock, launch, write, unlock - nothing waits.
+// - Before the cached block is freed or grown (soft limit, out-of-memory
+//   retry, a larger region, close) and before a user free, the policy waits
+//   for its kernels (cuStreamSynchronize on the legacy stream) - unless the
+//   ledger already shows them all complete. So nothing frees a block an
+//   unfinished kernel uses, whether or not cuMemFree waits (SEM-11, both
+//   modes).
+// - Exact abort attribution with several kernels in flight: after a sticky
+//   error every driver call fails (SEM-05), but the ledger is host memory and
+//   still readable, and the writes queued behind the faulting kernel never
+//   happen. The region that aborted is the first one the ledger does not
+//   show complete - whichever call, on whichever thread, surfaced the error.
+// - The stacks lock guards bookkeeping only. The waits above happen with it
+//   held, but they wait for work already enqueued on the GPU, which needs no
+//   lock, no callback and no host thread: they cannot be part of a wait-for
+//   cycle.
+// - A fatal error first settles the kernels in flight (an abort there is the
+//   root cause and is what gets reported), releases the lock, so that the
+//   exit handlers' close (and a destructor kernel) can take it - no B1 hang -
+//   and retires the policy, as Close also does: a thread that enters later
+//   leaves the device alone - run falls back to the host, device_alloc
+//   returns 0, device_free is skipped - as libgomp does for a finalized
+//   device, instead of launching a kernel whose abort nobody would report,
+//   or raising a second fatal error under the first one's exit handlers.
 // - device_alloc applies the soft limit before and after the allocation.
 //
 // Accepted deviation ("sync-completion"): run returns before its kernel
 // completes. Copies back are still ordered after it: libgomp copies with
 // synchronous cuMemcpy on the legacy NULL stream, which waits for the kernel
-// (SEM-01/02), and a user free waits the fence first. What is lost is the
-// abort's timing: it is reported by the next operation on the device, or at
-// close - still against the region that aborted. Code that reads results
-// without going through the device (unified shared memory), or must not run
-// past an abort, needs the region complete when run returns: that is
-// event-fence-sync (event_fence_sync.cc), the same design waiting its own
-// fence before returning.
+// (SEM-01/02), and a user free waits first. What is lost is the abort's
+// timing: it is reported by the next operation on the device, or at close -
+// still against the region that aborted. Code that reads results without
+// going through the device (unified shared memory), or must not run past an
+// abort, needs the region complete when run returns: that is
+// event-fence-sync (event_fence_sync.cc), the same design waiting for its
+// own kernel before returning.
+//
+// The name is historical: the first version fenced each kernel with an event
+// and waited for it before the next launch, which cost 12.4 us per region on
+// an H200 against 3.6-4.1 for a bare launch (real/VALIDATION.md).
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <optional>
 
 #include "absl/base/thread_annotations.h"
 #include "core/policies/event_fence.h"
@@ -64,6 +64,17 @@
 
 namespace stackcheck {
 namespace {
+
+// The ledger is read on the launch path only when this many launches are
+// unconfirmed, to bound the bookkeeping; a read is a plain load on hardware
+// but a scheduling point in the simulator.
+constexpr std::size_t kSettleAt = 16;
+
+// Sequence numbers wrap; `a` is later than `b` if it is less than half the
+// range ahead.
+bool After(std::uint32_t a, std::uint32_t b) {
+  return static_cast<std::int32_t>(a - b) > 0;
+}
 
 class EventFencePolicy : public Policy {
  public:
@@ -81,16 +92,18 @@ class EventFencePolicy : public Policy {
       lock_->Unlock();
       return;
     }
-    // The previous region's kernel must be done before its block is reused:
-    // this is where its abort surfaces.
-    CuResult r = WaitFenceLocked();
-    if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventSynchronize", r);
-    if (!fence_created_) {
-      r = ctx_.device.EventCreate(&fence_);
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventCreate", r);
-      fence_created_ = true;
+    if (poisoned_) FailLocked(region.id, "cuLaunchKernel", poisoned_code_);
+    CuResult r = CuResult::kSuccess;
+    if (!ledger_created_) {
+      r = ctx_.device.HostWordAlloc(&ledger_);
+      if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemHostAlloc", r);
+      ledger_created_ = true;
     }
+    if (in_flight_.size() >= kSettleAt) SettleLocked();
     if (!block_.Fits(region.StacksBytes())) {
+      // The old block may still be in use: free it only once idle.
+      r = WaitIdleLocked();
+      if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamSynchronize", r);
       r = block_.Free(ctx_.device);
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemFree", r);
       r = block_.Allocate(ctx_.device, region.StacksBytes());
@@ -98,14 +111,16 @@ class EventFencePolicy : public Policy {
     }
     r = ctx_.LaunchRegion(region, block_.ptr());
     if (r != CuResult::kSuccess) FailLocked(region.id, "cuLaunchKernel", r);
-    r = ctx_.device.EventRecord(fence_, kLegacyStream);
-    if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventRecord", r);
-    fence_pending_ = true;
-    fence_region_ = region.id;
+    // Enqueued: from here on this region is one the ledger may not confirm.
+    const std::uint32_t seq = launched_seq_ + 1;
+    launched_seq_ = seq;
+    in_flight_.push_back({seq, region.id});
+    r = ctx_.device.StreamWriteValue32(kLegacyStream, ledger_, seq);
+    if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamWriteValue32", r);
     if (wait_for_completion_) {
       // event-fence-sync: the region completes before run returns.
-      r = WaitFenceLocked();
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuEventSynchronize", r);
+      r = WaitIdleLocked();
+      if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamSynchronize", r);
     }
     lock_->Unlock();
   }
@@ -153,15 +168,15 @@ class EventFencePolicy : public Policy {
   }
 
   void DeviceFree(DevicePtr ptr) override {
-    // User data may be what the in-flight kernel works on; cuMemFree is not
-    // guaranteed to wait for it (SEM-11), so the fence is waited first.
+    // User data may be what a kernel in flight works on; cuMemFree is not
+    // guaranteed to wait for it (SEM-11), so our kernels are waited first.
     lock_->Lock();
     if (retired_) {
       lock_->Unlock();  // the context's destruction reclaims it
       return;
     }
-    CuResult r = WaitFenceLocked();
-    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuEventSynchronize", r);
+    CuResult r = WaitIdleLocked();
+    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuStreamSynchronize", r);
     lock_->Unlock();
     r = ctx_.device.MemFree(ptr);
     if (r != CuResult::kSuccess) {
@@ -183,15 +198,17 @@ class EventFencePolicy : public Policy {
 
   void Close() override {
     lock_->Lock();
-    CuResult r = WaitFenceLocked();
-    if (r != CuResult::kSuccess) ReportAtCloseLocked("cuEventSynchronize", r);
+    CuResult r = WaitIdleLocked();
+    if (r != CuResult::kSuccess) ReportAtCloseLocked("cuStreamSynchronize", r);
     r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
-    if (fence_created_) {
-      r = ctx_.device.EventDestroy(fence_);
-      if (r != CuResult::kSuccess) ctx_.Error("cuEventDestroy", r);
-      fence_created_ = false;
+    if (ledger_created_ && !poisoned_) {
+      // On a poisoned context the call would fail; the context's release
+      // reclaims the word.
+      r = ctx_.device.HostWordFree(ledger_);
+      if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r);
     }
+    ledger_created_ = false;
     retired_ = true;
     closed_ = true;
     lock_->Unlock();
@@ -200,6 +217,11 @@ class EventFencePolicy : public Policy {
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
 
  private:
+  struct Launch {
+    std::uint32_t seq;
+    RegionId region;
+  };
+
   // Frees a cached block above the soft limit. False if the policy was
   // retired meanwhile (see FailLocked).
   //
@@ -224,38 +246,64 @@ class EventFencePolicy : public Policy {
   // FreeBlockLocked without the fatal path: errors are recorded only.
   void FreeBlockQuietlyLocked() {
     if (poisoned_) return;  // the block can never be freed (SEM-05)
-    CuResult r = WaitFenceLocked();
+    CuResult r = WaitIdleLocked();
     if (r == CuResult::kSuccess) r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
   }
 
-  // Waits for the last kernel launched, if it may still run. The fence is
-  // consumed whatever the result: after a failure the context is poisoned and
-  // the failure is remembered in poisoned_region_.
-  CuResult WaitFenceLocked() {
+  // Drops the launches the ledger shows complete.
+  void SettleLocked() {
+    if (in_flight_.empty()) return;
+    const std::uint32_t done = ctx_.device.HostWordLoad(ledger_);
+    while (!in_flight_.empty() && !After(in_flight_.front().seq, done)) {
+      in_flight_.pop_front();
+    }
+  }
+
+  // Waits until none of our kernels may still run. After a failure the
+  // context is poisoned for good, and the region that aborted is remembered
+  // in poisoned_region_.
+  CuResult WaitIdleLocked() {
     if (poisoned_) return poisoned_code_;
-    if (!fence_pending_) return CuResult::kSuccess;
-    fence_pending_ = false;
-    CuResult r = ctx_.device.EventSynchronize(fence_);
-    if (r != CuResult::kSuccess) MarkPoisonedLocked(fence_region_, r);
+    SettleLocked();
+    if (in_flight_.empty()) return CuResult::kSuccess;
+    const CuResult r = ctx_.device.StreamSynchronize(kLegacyStream);
+    if (r != CuResult::kSuccess) {
+      MarkPoisonedLocked(kNoRegion, r);
+      return r;
+    }
+    in_flight_.clear();
     return r;
   }
 
-  void MarkPoisonedLocked(RegionId region, CuResult r) {
+  // The region whose kernel aborted, if one of ours did: the oldest launch
+  // the ledger does not show complete, since the writes queued behind a
+  // faulting kernel never happen. Only meaningful once the context is
+  // poisoned.
+  std::optional<RegionId> AbortedRegionLocked() {
+    SettleLocked();
+    if (in_flight_.empty()) return std::nullopt;
+    return in_flight_.front().region;
+  }
+
+  // Records a sticky error: blamed on the region whose kernel aborted, or on
+  // `otherwise` when none of ours was in flight to explain it.
+  void MarkPoisonedLocked(RegionId otherwise, CuResult r) {
     if (poisoned_ || !IsStickyError(r)) return;
     poisoned_ = true;
-    poisoned_region_ = region;
+    poisoned_region_ = AbortedRegionLocked().value_or(otherwise);
     poisoned_code_ = r;
+    in_flight_.clear();
   }
 
   // Raises a fatal error for `r`, which a call made on behalf of region
   // `own` got, releasing the lock first so that the exit handlers' close can
   // take it (the B1 hang of V3 cannot happen here).
   //
-  // The kernel in flight, if any, is settled first: at most one is, so if it
-  // aborted, that abort is the root cause and the error names its region and
-  // code - whatever this call's own error was, and even if the call was made
-  // for another region. Otherwise the error is this call's own.
+  // The kernels in flight are settled first: if one of them aborted, that
+  // abort is the root cause and the error names its region and code -
+  // whatever this call's own error was, and even if the call was made for
+  // another region. Otherwise the error is this call's own.
   //
   // The policy is then retired: a thread that enters it later leaves the
   // device alone instead of launching a kernel whose abort no one would
@@ -263,12 +311,13 @@ class EventFencePolicy : public Policy {
   // the first one's exit handlers.
   [[noreturn]] void FailLocked(RegionId own, const char* call, CuResult r)
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (!poisoned_ && fence_pending_) {
-      fence_pending_ = false;
-      MarkPoisonedLocked(fence_region_, ctx_.device.EventSynchronize(fence_));
+    if (!poisoned_) {
+      if (IsStickyError(r)) {
+        MarkPoisonedLocked(own, r);
+      } else {
+        WaitIdleLocked();
+      }
     }
-    // A sticky error with no kernel of ours in flight to explain it.
-    MarkPoisonedLocked(own, r);
     const RegionId blamed = poisoned_ ? poisoned_region_ : own;
     const CuResult code = poisoned_ ? poisoned_code_ : r;
     abort_reported_ = abort_reported_ || poisoned_;
@@ -280,8 +329,8 @@ class EventFencePolicy : public Policy {
   // Frees the cached block once its last kernel is done.
   void FreeBlockLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (block_.empty()) return;
-    CuResult r = WaitFenceLocked();
-    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuEventSynchronize", r);
+    CuResult r = WaitIdleLocked();
+    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuStreamSynchronize", r);
     r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuMemFree", r);
   }
@@ -289,22 +338,18 @@ class EventFencePolicy : public Policy {
   // Constructors at load (errors fatal) and destructors at close (inside the
   // exit handlers: errors reported, the unload goes on). Synchronous: they are
   // rare, and a failing constructor must be reported before any region runs.
+  // They start from an idle device, so a fault while one runs is its own.
   void RunCtorDtor(bool at_close) {
     lock_->Lock();
-    CuResult r = WaitFenceLocked();
+    CuResult r = WaitIdleLocked();
     if (r != CuResult::kSuccess) {
-      if (!at_close) FailLocked(kNoRegion, "cuEventSynchronize", r);
-      ReportAtCloseLocked("cuEventSynchronize", r);
+      if (!at_close) FailLocked(kNoRegion, "cuStreamSynchronize", r);
+      ReportAtCloseLocked("cuStreamSynchronize", r);
       lock_->Unlock();
       return;  // the context is poisoned: no destructor can run
     }
-    const char* call = "cuEventCreate";
-    if (!fence_created_) {
-      r = ctx_.device.EventCreate(&fence_);
-      fence_created_ = r == CuResult::kSuccess;
-    }
-    if (r == CuResult::kSuccess && !block_.Fits(kDefaultStackSizePerWarp)) {
-      call = "cuMemAlloc";
+    const char* call = "cuMemAlloc";
+    if (!block_.Fits(kDefaultStackSizePerWarp)) {
       r = block_.Free(ctx_.device);
       if (r == CuResult::kSuccess) {
         r = block_.Allocate(ctx_.device, kDefaultStackSizePerWarp);
@@ -315,12 +360,8 @@ class EventFencePolicy : public Policy {
       r = ctx_.LaunchCtorDtor(block_.ptr());
     }
     if (r == CuResult::kSuccess) {
-      call = "cuEventRecord";
-      r = ctx_.device.EventRecord(fence_, kLegacyStream);
-    }
-    if (r == CuResult::kSuccess) {
-      call = "cuEventSynchronize";
-      r = ctx_.device.EventSynchronize(fence_);
+      call = "cuStreamSynchronize";
+      r = ctx_.device.StreamSynchronize(kLegacyStream);
     }
     if (r != CuResult::kSuccess) {
       MarkPoisonedLocked(kNoRegion, r);
@@ -347,10 +388,10 @@ class EventFencePolicy : public Policy {
   std::unique_ptr<Mutex> lock_;
   // All guarded by *lock_.
   StackBlock block_;
-  EventHandle fence_{};
-  bool fence_created_ = false;
-  bool fence_pending_ = false;  // a kernel was launched since the last wait
-  RegionId fence_region_ = kNoRegion;
+  HostWordHandle ledger_{};  // the GPU writes each completed launch's seq
+  bool ledger_created_ = false;
+  std::uint32_t launched_seq_ = 0;  // the last launch's sequence number
+  std::deque<Launch> in_flight_;    // launches not known complete, oldest first
   bool poisoned_ = false;  // a sticky error was seen; never cleared
   RegionId poisoned_region_ = kNoRegion;
   CuResult poisoned_code_ = CuResult::kSuccess;

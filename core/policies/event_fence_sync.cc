@@ -12,10 +12,8 @@
 // fatal error is raised (no mutex destroyed while held, no B1 hang with
 // destructor kernels), an abort is attributed to its region whichever thread
 // surfaces it, and a fatal error retires the policy so no second one cuts the
-// exit handlers short. It waits on one event instead of the whole context:
-// on an H200 (policy_launch_bench, 528x8, tiny kernels) 11.5 us per region
-// against v2-gcc11's 13.4; with host work between regions it costs what
-// v2-gcc11 does (114.5 against 114.4 us), since nothing overlaps.
+// exit handlers short. It waits on the legacy stream rather than the whole
+// context (non-blocking streams are not waited for).
 // No hazard carried on purpose.
 #include <memory>
 

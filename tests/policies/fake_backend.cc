@@ -149,6 +149,10 @@ void FakeDevice::Drain() {
       }
       case Op::Kind::kEvent:
         break;
+      case Op::Kind::kWriteValue:
+        if (sticky_ != CuResult::kSuccess) break;  // dropped, as device work
+        host_words_[op.event - 1] = op.value;
+        break;
     }
   }
 }
@@ -330,6 +334,34 @@ CuResult FakeDevice::EventSynchronize(EventHandle) {
 
 CuResult FakeDevice::StreamWaitEvent(StreamHandle, EventHandle) {
   return Call("cuStreamWaitEvent");
+}
+
+CuResult FakeDevice::HostWordAlloc(HostWordHandle* word) {
+  if (CuResult r = Call("cuMemHostAlloc"); r != CuResult::kSuccess) return r;
+  host_words_.push_back(0);
+  *word = static_cast<HostWordHandle>(host_words_.size());
+  return CuResult::kSuccess;
+}
+
+CuResult FakeDevice::HostWordFree(HostWordHandle) {
+  return Call("cuMemFreeHost");
+}
+
+CuResult FakeDevice::StreamWriteValue32(StreamHandle, HostWordHandle word,
+                                        std::uint32_t value) {
+  if (CuResult r = Call("cuStreamWriteValue32"); r != CuResult::kSuccess) return r;
+  const auto w = static_cast<std::uint32_t>(word);
+  if (w == 0 || w > host_words_.size()) return CuResult::kInvalidValue;
+  Op op{Op::Kind::kWriteValue};
+  op.event = w;
+  op.value = value;
+  queue_.push_back(op);
+  return CuResult::kSuccess;
+}
+
+std::uint32_t FakeDevice::HostWordLoad(HostWordHandle word) {
+  const auto w = static_cast<std::uint32_t>(word);
+  return w == 0 || w > host_words_.size() ? 0 : host_words_[w - 1];
 }
 
 std::uint64_t FakeDevice::live_bytes() const {

@@ -134,6 +134,11 @@ class FakeDevice : public Device {
   CuResult EventQuery(EventHandle event) override;
   CuResult EventSynchronize(EventHandle event) override;
   CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) override;
+  CuResult HostWordAlloc(HostWordHandle* word) override;
+  CuResult HostWordFree(HostWordHandle word) override;
+  CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,
+                              std::uint32_t value) override;
+  std::uint32_t HostWordLoad(HostWordHandle word) override;
 
   // Lets time pass: the GPU finishes everything queued and the callback
   // thread runs every pending callback, as happens between two host calls
@@ -157,12 +162,13 @@ class FakeDevice : public Device {
 
  private:
   struct Op {
-    enum class Kind { kKernel, kCallback, kEvent } kind;
+    enum class Kind { kKernel, kCallback, kEvent, kWriteValue } kind;
     KernelArgs args;
     std::uint64_t stack_bytes = 0;
     StreamCallbackFn callback = nullptr;
     void* user_data = nullptr;
-    std::uint32_t event = 0;
+    std::uint32_t event = 0;  // kWriteValue: the word
+    std::uint32_t value = 0;  // kWriteValue
   };
 
   // Counts the call; from callback context it is a violation (SEM-09) and
@@ -183,6 +189,7 @@ class FakeDevice : public Device {
   bool destroyed_ = false;
   std::size_t leaked_at_destroy_ = 0;
   std::uint32_t next_event_ = 1;
+  std::vector<std::uint32_t> host_words_;  // handle i+1; no liveness tracked
   std::map<std::string, std::uint32_t, std::less<>> calls_;
   std::vector<std::uint32_t> completed_regions_;
 };

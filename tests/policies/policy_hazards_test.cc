@@ -150,19 +150,25 @@ TEST(EventFenceTest, RunReturnsBeforeTheKernelCompletesWithoutCallbacks) {
   Harness h("event-fence");
   h.runtime->Run(Region(1, 2, 2));
   h.runtime->Run(Region(2, 2, 2));
-  EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{1});
+  // Nothing on the launch path waits: both kernels are still queued.
+  EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{});
+  EXPECT_EQ(h.device.queued(), 4u) << "two kernels, two ledger writes";
   EXPECT_EQ(h.device.calls("cuStreamAddCallback"), 0u);
   EXPECT_EQ(h.device.calls("cuCtxSynchronize"), 0u);
-  EXPECT_EQ(h.device.calls("cuEventRecord"), 2u);
-  EXPECT_EQ(h.device.calls("cuEventCreate"), 1u);
+  EXPECT_EQ(h.device.calls("cuStreamSynchronize"), 0u);
+  EXPECT_EQ(h.device.calls("cuEventSynchronize"), 0u);
+  EXPECT_EQ(h.device.calls("cuStreamWriteValue32"), 2u);
+  EXPECT_EQ(h.device.calls("cuMemHostAlloc"), 1u);
   h.ExitNormally();
-  EXPECT_EQ(h.device.calls("cuEventDestroy"), 1u);
+  EXPECT_EQ(h.device.completed_regions(), (std::vector<std::uint32_t>{1, 2}));
+  EXPECT_EQ(h.device.calls("cuMemFreeHost"), 1u);
   EXPECT_EQ(h.Violations(), "");
 }
 
 TEST(EventFenceTest, AbortIsBlamedOnTheRegionThatAborted) {
   Harness h("event-fence");
   h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  h.device.Settle();  // the trap happens before the next call
   EXPECT_THROW(h.runtime->Run(Region(2, 2, 2)), ProcessExited);
   ASSERT_EQ(h.observer.fatals.size(), 1u);
   EXPECT_EQ(h.observer.fatals[0].region, 1u);
@@ -170,6 +176,35 @@ TEST(EventFenceTest, AbortIsBlamedOnTheRegionThatAborted) {
   EXPECT_TRUE(Contains(h.observer.fatals[0].message, "(perhaps abort was called)"));
   EXPECT_EQ(h.host.exit_status(), 1);
   EXPECT_EQ(h.Violations(), "");  // the lock was released before exit
+}
+
+TEST(EventFenceTest, AbortAmongSeveralKernelsInFlightIsBlamedOnItsRegion) {
+  // Regions 1 to 3 are all queued when region 2's kernel traps: the ledger
+  // shows 1 complete and nothing later, so 2 is blamed, not 1 or 3 and not
+  // region 4, whose launch is the call that sees the error.
+  Harness h("event-fence");
+  h.runtime->Run(Region(1, 2, 2));
+  h.runtime->Run(Region(2, 2, 2, /*aborts=*/true));
+  h.runtime->Run(Region(3, 2, 2));
+  EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{});
+  h.device.Settle();
+  EXPECT_THROW(h.runtime->Run(Region(4, 2, 2)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 2u);
+  EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{1});
+  EXPECT_EQ(h.Violations(), "");
+}
+
+TEST(EventFenceTest, AbortInFlightIsFoundWhenTheBlockMustGrow) {
+  // Growing the block waits for the kernels in flight first; the abort
+  // surfaces there and is blamed on its region.
+  Harness h("event-fence");
+  h.runtime->Run(Region(1, 2, 2));
+  h.runtime->Run(Region(2, 2, 2, /*aborts=*/true));
+  EXPECT_THROW(h.runtime->Run(Region(3, 64, 8)), ProcessExited);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].region, 2u);
+  EXPECT_EQ(h.Violations(), "");
 }
 
 TEST(EventFenceTest, AbortSeenByAnotherThreadIsStillBlamedOnItsRegion) {
@@ -194,6 +229,7 @@ TEST(EventFenceTest, UserAllocationOnAPoisonedContextBlamesTheFencedRegion) {
 TEST(EventFenceTest, AbortWithDestructorsExitsWithoutHanging) {
   Harness h("event-fence", {}, /*ctors=*/true, /*dtors=*/true);
   h.runtime->Run(Region(1, 2, 2, /*aborts=*/true));
+  h.device.Settle();
   EXPECT_THROW(h.runtime->Run(Region(2, 2, 2)), ProcessExited);
   EXPECT_TRUE(h.host.exited());
   EXPECT_EQ(h.host.exit_status(), 1);
