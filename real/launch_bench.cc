@@ -41,6 +41,8 @@ absl::string_view FloorName(Floor f) {
       return "launch only";
     case Floor::kLaunchEvent:
       return "launch + cuEventRecord";
+    case Floor::kLaunchWriteValue:
+      return "launch + cuStreamWriteValue32";
     case Floor::kLaunchCallback:
       return "launch + cuStreamAddCallback";
     case Floor::kLaunchHostFunc:
@@ -140,6 +142,13 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
       return DriverError("cuEventCreate", r);
     }
   }
+  HostWordHandle word{};
+  if (floor == Floor::kLaunchWriteValue) {
+    if (CuResult r = d.HostWordAlloc(&word); r != CuResult::kSuccess) {
+      return DriverError("cuMemHostAlloc", r);
+    }
+  }
+  std::uint32_t writes = 0;
   const Dim3 grid{g.teams, 1, 1};
   const Dim3 blk{32, g.warps, 1};
   auto launch = [&](DevicePtr stacks) {
@@ -153,6 +162,10 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
       case Floor::kLaunchEvent:
         return launch(block) &&
                d.EventRecord(event, kLegacyStream) == CuResult::kSuccess;
+      case Floor::kLaunchWriteValue:
+        return launch(block) &&
+               d.StreamWriteValue32(kLegacyStream, word, ++writes) ==
+                   CuResult::kSuccess;
       case Floor::kLaunchCallback:
         return launch(block) &&
                d.StreamAddCallback(kLegacyStream, &NoOpCallback, nullptr) ==
@@ -173,6 +186,7 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
     return false;
   });
   if (floor == Floor::kLaunchEvent) d.EventDestroy(event);
+  if (floor == Floor::kLaunchWriteValue) d.HostWordFree(word);
   if (block != 0) d.MemFree(block);
   return figure;
 }

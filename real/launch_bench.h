@@ -29,14 +29,16 @@ struct BenchGeometry {
 enum class Floor {
   kLaunchOnly,
   kLaunchEvent,
+  kLaunchWriteValue,  // event-fence's ledger write (EXT-01)
   kLaunchCallback,
   kLaunchHostFunc,
   kLaunchCtxSync,
   kAllocLaunchSyncFree,
 };
 inline constexpr Floor kAllFloors[] = {
-    Floor::kLaunchOnly,     Floor::kLaunchEvent,   Floor::kLaunchCallback,
-    Floor::kLaunchHostFunc, Floor::kLaunchCtxSync, Floor::kAllocLaunchSyncFree};
+    Floor::kLaunchOnly,     Floor::kLaunchEvent,   Floor::kLaunchWriteValue,
+    Floor::kLaunchCallback, Floor::kLaunchHostFunc, Floor::kLaunchCtxSync,
+    Floor::kAllocLaunchSyncFree};
 absl::string_view FloorName(Floor f);  // "launch only", "launch + cuEventRecord"
 
 struct BenchOptions {

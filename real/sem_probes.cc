@@ -418,6 +418,32 @@ Outcome Sem16(Bench& b) {
                           failures.load(), l.live_blocks)};
 }
 
+// EXT-01 (sim/README.md): a stream-ordered write to a mapped host word lands
+// after the kernel before it, and a write queued behind a trapping kernel
+// never lands, while the word stays readable.
+Outcome Ext01(Bench& b) {
+  HostWordHandle word{};
+  if (CuResult r = b.d.HostWordAlloc(&word); r != CuResult::kSuccess) {
+    return {false, "cuMemHostAlloc: " + N(r)};
+  }
+  b.Busy(50);
+  const CuResult w1 = b.d.StreamWriteValue32(kLegacyStream, word, 1);
+  const std::uint32_t during = b.d.HostWordLoad(word);
+  const CuResult s1 = b.d.StreamSynchronize(kLegacyStream);
+  const std::uint32_t after = b.d.HostWordLoad(word);
+  b.Trap();
+  const CuResult w2 = b.d.StreamWriteValue32(kLegacyStream, word, 2);
+  const CuResult s2 = b.d.StreamSynchronize(kLegacyStream);
+  const std::uint32_t after_trap = b.d.HostWordLoad(word);
+  const bool ok = w1 == CuResult::kSuccess && s1 == CuResult::kSuccess &&
+                  during == 0 && after == 1 && w2 == CuResult::kSuccess &&
+                  s2 == CuResult::kLaunchFailed && after_trap == 1;
+  return {ok, absl::StrFormat(
+                  "write behind 50 ms kernel: %s, word %u during, %u after "
+                  "sync; write behind trap: %s, sync %s, word %u",
+                  N(w1), during, after, N(w2), N(s2), after_trap)};
+}
+
 struct ProbeSpec {
   const char* id;
   const char* spec;
@@ -467,6 +493,9 @@ constexpr ProbeSpec kProbes[] = {
     {"SEM-16", "driver calls from several threads are safe",
      "SemSync.SEM16_CallsFromSeveralThreadsAreAtomicAndOrderTheirStream",
      &Sem16},
+    {"EXT-01", "stream write to a host word: in order, dropped behind a fault",
+     "ExtHostWord.EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault",
+     &Ext01},
 };
 
 // Child: set up, run the probe, write "1|observed" or "0|observed".
