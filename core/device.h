@@ -29,7 +29,7 @@ enum class StreamHandle : std::uint32_t {};
 enum class EventHandle : std::uint32_t {};
 enum class ModuleHandle : std::uint32_t {};
 enum class FunctionHandle : std::uint32_t {};
-enum class HostWordHandle : std::uint32_t {};
+enum class HostWordHandle : std::uint32_t {};  // 0: none
 
 inline constexpr StreamHandle kLegacyStream{0};
 
@@ -58,6 +58,14 @@ struct KernelArgs {
   std::uint32_t region_tag = 0;           // written into the slot ends
   std::uint64_t duration_ns = 0;          // how long each warp works
   KernelAction action = KernelAction::kRun;
+  // If set, the kernel's device-side epilogue (the last block to finish)
+  // writes completion_value into this host word; a kernel that traps or is
+  // dropped never does (EXT-02). libgomp's device-side entry code is the
+  // runtime's own, so a runtime can do this at no host cost. Kernels that
+  // carry a completion word must not run concurrently with one another (put
+  // them on one stream): they share the backend's block counter.
+  HostWordHandle completion_word{};
+  std::uint32_t completion_value = 0;
 };
 
 // Callbacks run on the driver's callback thread (SEM-07), never on the thread
@@ -121,13 +129,15 @@ class Device {
   virtual CuResult EventSynchronize(EventHandle event) = 0;
   virtual CuResult StreamWaitEvent(StreamHandle stream, EventHandle event) = 0;
 
-  // --- stream-ordered writes to host memory (EXT-01, sim/README.md) ---
+  // --- host words: device-written host memory (EXT-01/02, sim/README.md) ---
   // A 32-bit word of pinned, device-mapped host memory (cuMemHostAlloc with
   // CU_MEMHOSTALLOC_DEVICEMAP), initially 0, that a stream can write in
-  // stream order (cuStreamWriteValue32). The host reads it with a plain load,
-  // not a driver call, so it can still be read after a sticky error (SEM-05):
-  // it then holds the last value written before the fault, which is what lets
-  // a runtime tell which of several queued kernels aborted.
+  // stream order (cuStreamWriteValue32, EXT-01) and a kernel can write as it
+  // completes (KernelArgs::completion_word, EXT-02). The host reads it with a
+  // plain load, not a driver call, so it can still be read after a sticky
+  // error (SEM-05): it then holds the last value written before the fault,
+  // which is what lets a runtime tell which of several queued kernels
+  // aborted.
   virtual CuResult HostWordAlloc(HostWordHandle* word) = 0;
   virtual CuResult HostWordFree(HostWordHandle word) = 0;
   virtual CuResult StreamWriteValue32(StreamHandle stream, HostWordHandle word,

@@ -17,6 +17,9 @@ thread_local CUcontext current_on_thread = nullptr;
 
 CuResult R(CUresult r) { return static_cast<CuResult>(r); }
 
+// Where the completion block counter sits in the warps_checked_ allocation.
+constexpr CUdeviceptr kCompletionBlocksOffset = sizeof(std::uint64_t);
+
 template <typename Handle>
 Handle HandleFor(std::size_t index) {
   return static_cast<Handle>(static_cast<std::uint32_t>(index + 1));
@@ -117,12 +120,13 @@ CuResult CudaDevice::CtxCreate() {
   if (r != CUDA_SUCCESS) return R(r);
   // Before any measurement of free memory the testbed takes, so it is part of
   // the baseline; deliberately outside the ledger.
-  if ((r = api_.cuMemAlloc(&warps_checked_, sizeof(std::uint64_t))) !=
+  // Its second 8 bytes hold the kernels' completion block counter (EXT-02).
+  if ((r = api_.cuMemAlloc(&warps_checked_, 2 * sizeof(std::uint64_t))) !=
       CUDA_SUCCESS) {
     return R(r);
   }
-  const std::uint64_t zero = 0;
-  return R(api_.cuMemcpyHtoD(warps_checked_, &zero, sizeof(zero)));
+  const std::uint64_t zero[2] = {0, 0};
+  return R(api_.cuMemcpyHtoD(warps_checked_, zero, sizeof(zero)));
 }
 
 CuResult CudaDevice::CtxDestroy() {
@@ -338,8 +342,18 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
       reinterpret_cast<unsigned long long*>(report_device_);
   unsigned long long* checked =
       reinterpret_cast<unsigned long long*>(warps_checked_);
-  void* params[] = {&stacks, &size, &tag, &duration, &action, &report,
-                    &checked};
+  unsigned int* completion = nullptr;
+  if (args.completion_word != HostWordHandle{}) {
+    completion = LookupHostWord(args.completion_word);
+    if (completion == nullptr) return CuResult::kInvalidValue;
+  }
+  unsigned int completion_value = args.completion_value;
+  unsigned int* completion_blocks = reinterpret_cast<unsigned int*>(
+      warps_checked_ + kCompletionBlocksOffset);
+  void* params[] = {&stacks,     &size,   &tag,
+                    &duration,   &action, &report,
+                    &checked,    &completion, &completion_value,
+                    &completion_blocks};
   return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
                                block.z, /*sharedMemBytes=*/0, s, params,
                                /*extra=*/nullptr));

@@ -168,7 +168,9 @@ class CudaDevice final : public Device {
   // Host-mapped kernel report (cuMemHostAlloc, DEVICEMAP).
   std::uint64_t* report_host_ = nullptr;
   CUdeviceptr report_device_ = 0;
-  CUdeviceptr warps_checked_ = 0;  // 8 bytes of device memory, not in ledger
+  // 16 bytes of device memory, not in the ledger: the warps-checked count and
+  // the completion block counter (EXT-02).
+  CUdeviceptr warps_checked_ = 0;
   KernelReport report_at_destroy_;  // what the report held at CtxDestroy
 
   mutable absl::Mutex mu_;

@@ -444,6 +444,46 @@ Outcome Ext01(Bench& b) {
                   N(w1), during, after, N(w2), N(s2), after_trap)};
 }
 
+// EXT-02 (sim/README.md): a kernel given a completion word writes it as its
+// last block finishes, across a full grid; a trapping kernel never does.
+Outcome Ext02(Bench& b) {
+  HostWordHandle word{};
+  if (CuResult r = b.d.HostWordAlloc(&word); r != CuResult::kSuccess) {
+    return {false, "cuMemHostAlloc: " + N(r)};
+  }
+  KernelArgs a;
+  a.duration_ns = 50 * kMsNs;
+  a.completion_word = word;
+  a.completion_value = 1;
+  const CuResult l1 = b.d.LaunchKernel(b.kernel, {528}, {32, 8}, a, kLegacyStream);
+  const std::uint32_t during = b.d.HostWordLoad(word);
+  const CuResult s1 = b.d.StreamSynchronize(kLegacyStream);
+  const std::uint32_t after = b.d.HostWordLoad(word);
+  a.duration_ns = 0;
+  a.completion_value = 2;  // 1000 back-to-back kernels: the counter wraps each time
+  CuResult l2 = CuResult::kSuccess;
+  for (int i = 0; i < 1000 && l2 == CuResult::kSuccess; ++i) {
+    a.completion_value = 2 + i;
+    l2 = b.d.LaunchKernel(b.kernel, {528}, {32, 8}, a, kLegacyStream);
+  }
+  b.d.StreamSynchronize(kLegacyStream);
+  const std::uint32_t after_many = b.d.HostWordLoad(word);
+  a.action = KernelAction::kTrap;
+  a.completion_value = 5000;
+  b.d.LaunchKernel(b.kernel, {528}, {32, 8}, a, kLegacyStream);
+  const CuResult s2 = b.d.StreamSynchronize(kLegacyStream);
+  const std::uint32_t after_trap = b.d.HostWordLoad(word);
+  const bool ok = l1 == CuResult::kSuccess && s1 == CuResult::kSuccess &&
+                  during == 0 && after == 1 && l2 == CuResult::kSuccess &&
+                  after_many == 1001 && s2 == CuResult::kLaunchFailed &&
+                  after_trap == 1001;
+  return {ok, absl::StrFormat(
+                  "528x8 kernel of 50 ms: launch %s, word %u during, %u after "
+                  "sync; after 1000 more: %u (expect 1001); trapping kernel: "
+                  "sync %s, word %u",
+                  N(l1), during, after, after_many, N(s2), after_trap)};
+}
+
 struct ProbeSpec {
   const char* id;
   const char* spec;
@@ -496,6 +536,8 @@ constexpr ProbeSpec kProbes[] = {
     {"EXT-01", "stream write to a host word: in order, dropped behind a fault",
      "ExtHostWord.EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault",
      &Ext01},
+    {"EXT-02", "kernel completion word: written by the last block, not on trap",
+     "ExtHostWord.EXT02_KernelWritesItsCompletionWordUnlessItTraps", &Ext02},
 };
 
 // Child: set up, run the probe, write "1|observed" or "0|observed".

@@ -140,7 +140,17 @@ void SimDevice::EndKernel(std::uint32_t stream) {
   }
   scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag,
                   op.slots, static_cast<std::uint64_t>(result));
-  if (op.args.action == KernelAction::kTrap) Poison(config_.trap_code);
+  if (op.args.action == KernelAction::kTrap) {
+    Poison(config_.trap_code);
+  } else if (result == CuResult::kSuccess) {
+    // EXT-02: the last block's epilogue writes the completion word.
+    const auto word = static_cast<std::uint32_t>(op.args.completion_word);
+    if (word >= 1 && word <= host_words_.size() && host_words_[word - 1].live) {
+      host_words_[word - 1].value = op.args.completion_value;
+      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0,
+                      op.args.completion_value);
+    }
+  }
 }
 
 void SimDevice::Poison(CuResult code) {

@@ -8,10 +8,13 @@
 // - Every kernel goes to the legacy NULL stream, so our kernels run one after
 //   another in launch order (SEM-01/02) and the next launch may reuse the
 //   cached block at once: the stream, not the host, orders the reuse.
-// - Behind each kernel, run queues a stream-ordered write of the region's
-//   sequence number into a word of pinned host memory (cuStreamWriteValue32,
-//   EXT-01): a completion ledger that the GPU keeps in launch order. The
-//   launch path is lock, launch, write, unlock - nothing waits.
+// - Each kernel, as its last block finishes, writes the region's sequence
+//   number into a word of pinned host memory (KernelArgs::completion_word,
+//   EXT-02: device-side entry code is the runtime's own in libgomp): a
+//   completion ledger the GPU keeps in launch order, at no host cost. The
+//   launch path is lock, launch, unlock - nothing waits, nothing else is
+//   enqueued. (A host-side cuStreamWriteValue32 behind each kernel, EXT-01,
+//   does the same but costs about 1 us per launch on an H200: bench launch.)
 // - Before the cached block is freed or grown (soft limit, out-of-memory
 //   retry, a larger region, close) and before a user free, the policy waits
 //   for its kernels (cuStreamSynchronize on the legacy stream) - unless the
@@ -20,8 +23,8 @@
 //   modes).
 // - Exact abort attribution with several kernels in flight: after a sticky
 //   error every driver call fails (SEM-05), but the ledger is host memory and
-//   still readable, and the writes queued behind the faulting kernel never
-//   happen. The region that aborted is the first one the ledger does not
+//   still readable, and neither the faulting kernel nor any kernel after it
+//   writes it. The region that aborted is the first one the ledger does not
 //   show complete - whichever call, on whichever thread, surfaced the error.
 // - The stacks lock guards bookkeeping only. The waits above happen with it
 //   held, but they wait for work already enqueued on the GPU, which needs no
@@ -109,14 +112,12 @@ class EventFencePolicy : public Policy {
       r = block_.Allocate(ctx_.device, region.StacksBytes());
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemAlloc", r);
     }
-    r = ctx_.LaunchRegion(region, block_.ptr());
+    const std::uint32_t seq = launched_seq_ + 1;
+    r = ctx_.LaunchRegion(region, block_.ptr(), ledger_, seq);
     if (r != CuResult::kSuccess) FailLocked(region.id, "cuLaunchKernel", r);
     // Enqueued: from here on this region is one the ledger may not confirm.
-    const std::uint32_t seq = launched_seq_ + 1;
     launched_seq_ = seq;
     in_flight_.push_back({seq, region.id});
-    r = ctx_.device.StreamWriteValue32(kLegacyStream, ledger_, seq);
-    if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamWriteValue32", r);
     if (wait_for_completion_) {
       // event-fence-sync: the region completes before run returns.
       r = WaitIdleLocked();
@@ -277,8 +278,8 @@ class EventFencePolicy : public Policy {
   }
 
   // The region whose kernel aborted, if one of ours did: the oldest launch
-  // the ledger does not show complete, since the writes queued behind a
-  // faulting kernel never happen. Only meaningful once the context is
+  // the ledger does not show complete, since neither a faulting kernel nor
+  // the kernels dropped behind it write it. Only meaningful once the context is
   // poisoned.
   std::optional<RegionId> AbortedRegionLocked() {
     SettleLocked();

@@ -56,7 +56,11 @@ class RuntimeContext {
   // Launches the OpenMP region kernel on the legacy NULL stream with libgomp's
   // geometry: grid (teams, 1, 1), block (32, warps, 1); every warp uses its
   // slot of `stacks`. An aborting region launches with KernelAction::kTrap.
-  CuResult LaunchRegion(const RegionSpec& region, DevicePtr stacks);
+  // With `completion`, the kernel writes `completion_value` into that host
+  // word as it completes (KernelArgs::completion_word).
+  CuResult LaunchRegion(const RegionSpec& region, DevicePtr stacks,
+                        HostWordHandle completion = {},
+                        std::uint32_t completion_value = 0);
   // Launches the one-warp constructor/destructor kernel on the NULL stream.
   CuResult LaunchCtorDtor(DevicePtr stacks);
 

@@ -12,8 +12,12 @@ RuntimeContext::RuntimeContext(Device& device, Host& host,
     : device(device), host(host), observer(observer), options(options) {}
 
 CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
-                                      DevicePtr stacks) {
+                                      DevicePtr stacks,
+                                      HostWordHandle completion,
+                                      std::uint32_t completion_value) {
   KernelArgs args;
+  args.completion_word = completion;
+  args.completion_value = completion_value;
   args.stacks = stacks;
   args.stack_size_per_warp = region.stack_size_per_warp;
   args.region_tag = region.id;

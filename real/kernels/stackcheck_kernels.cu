@@ -14,6 +14,11 @@
 // in, so the count costs next to nothing in the launch-cost benchmark's tiny
 // kernel.
 //
+// With a completion word (EXT-02), the last block to finish writes the
+// completion value into that host-mapped word: a block counter in device
+// memory, bumped once per block after all its warps are done, names the last
+// one. A trapping block never counts, so a kernel that traps never writes.
+//
 // ctor_dtor stands for device global constructors/destructors: the same body,
 // launched by the runtime with one warp.
 #include <cstdint>
@@ -50,7 +55,10 @@ __device__ void RegionBody(unsigned long long stacks,
                            unsigned int region_tag,
                            unsigned long long duration_ns, unsigned int action,
                            unsigned long long* report,
-                           unsigned long long* warps_checked) {
+                           unsigned long long* warps_checked,
+                           unsigned int* completion_word,
+                           unsigned int completion_value,
+                           unsigned int* completion_blocks) {
   const unsigned int warp = blockIdx.x * blockDim.y + threadIdx.y;
   const bool leader = threadIdx.x == 0;
   const bool has_slot = stacks != 0 && stack_size_per_warp >= 16;
@@ -106,6 +114,18 @@ __device__ void RegionBody(unsigned long long stacks,
   if (block_leader && warps_checked != nullptr) {
     atomicAdd(warps_checked, checked_in_block);
   }
+  if (block_leader && completion_word != nullptr) {
+    // Kernels carrying a completion word run one at a time (core/device.h),
+    // so one counter serves them all; atomicInc wraps it back to 0 for the
+    // next kernel as the last block takes it.
+    const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
+    __threadfence();
+    if (atomicInc(completion_blocks, blocks - 1) == blocks - 1) {
+      __threadfence_system();
+      *reinterpret_cast<volatile unsigned int*>(completion_word) =
+          completion_value;
+    }
+  }
 }
 
 }  // namespace
@@ -116,9 +136,13 @@ extern "C" __global__ void omp_region(unsigned long long stacks,
                                       unsigned long long duration_ns,
                                       unsigned int action,
                                       unsigned long long* report,
-                                      unsigned long long* warps_checked) {
+                                      unsigned long long* warps_checked,
+                                      unsigned int* completion_word,
+                                      unsigned int completion_value,
+                                      unsigned int* completion_blocks) {
   RegionBody(stacks, stack_size_per_warp, region_tag, duration_ns, action,
-             report, warps_checked);
+             report, warps_checked, completion_word, completion_value,
+             completion_blocks);
 }
 
 extern "C" __global__ void ctor_dtor(unsigned long long stacks,
@@ -127,7 +151,11 @@ extern "C" __global__ void ctor_dtor(unsigned long long stacks,
                                      unsigned long long duration_ns,
                                      unsigned int action,
                                      unsigned long long* report,
-                                     unsigned long long* warps_checked) {
+                                     unsigned long long* warps_checked,
+                                     unsigned int* completion_word,
+                                     unsigned int completion_value,
+                                     unsigned int* completion_blocks) {
   RegionBody(stacks, stack_size_per_warp, region_tag, duration_ns, action,
-             report, warps_checked);
+             report, warps_checked, completion_word, completion_value,
+             completion_blocks);
 }

@@ -139,6 +139,10 @@ void FakeDevice::Drain() {
           sticky_ = CuResult::kLaunchFailed;
         } else {
           completed_regions_.push_back(op.args.region_tag);
+          const auto w = static_cast<std::uint32_t>(op.args.completion_word);
+          if (w >= 1 && w <= host_words_.size()) {
+            host_words_[w - 1] = op.args.completion_value;  // EXT-02
+          }
         }
         break;
       case Op::Kind::kCallback: {

@@ -1,6 +1,7 @@
-// EXT-01, our one rule beyond cuda-semantics.md: a stream-ordered write to a
-// device-mapped host word (cuStreamWriteValue32). event-fence's completion
-// ledger rests on it; real/sem_probes.cc checks the same on hardware.
+// EXT-01 and EXT-02, our rules beyond cuda-semantics.md: a stream-ordered
+// write to a device-mapped host word (cuStreamWriteValue32), and a kernel's
+// completion write to one. event-fence's completion ledger rests on EXT-02;
+// real/sem_probes.cc checks both on hardware.
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -79,6 +80,45 @@ TEST(ExtHostWord, EXT01_BadHandlesAreRefusedAndTheContextOwnsItsWords) {
                          CuResult::kSuccess, CuResult::kSuccess}));
   EXPECT_EQ(after_destroy, 0u) << "freed with the context";
   EXPECT_EQ(Count(r.trace, EventKind::kHostWordWrite), 1) << "drained at destroy";
+}
+
+TEST(ExtHostWord, EXT02_KernelWritesItsCompletionWordUnlessItTraps) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  std::vector<std::uint32_t> seen;
+  CuResult synced = CuResult::kSuccess;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
+    const testing::Opened o = testing::Open(d);
+    DevicePtr block = 0;
+    ASSERT_EQ(d.MemAlloc(&block, kMiB), CuResult::kSuccess);
+    HostWordHandle word{};
+    ASSERT_EQ(d.HostWordAlloc(&word), CuResult::kSuccess);
+    KernelArgs a = Args(block, 1, 1000000);
+    a.completion_word = word;
+    a.completion_value = 1;
+    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream),
+              CuResult::kSuccess);
+    a = Args(block, 2, 10);
+    a.completion_word = word;
+    a.completion_value = 2;
+    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream),
+              CuResult::kSuccess);
+    a = Args(block, 3, 10, KernelAction::kTrap);
+    a.completion_word = word;
+    a.completion_value = 3;
+    d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream);
+    a = Args(block, 4, 10);
+    a.completion_word = word;
+    a.completion_value = 4;
+    d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream);  // dropped
+    seen.push_back(d.HostWordLoad(word));  // nothing has run yet
+    synced = d.StreamSynchronize(kLegacyStream);
+    seen.push_back(d.HostWordLoad(word));  // 2: the last kernel that completed
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(synced, CuResult::kLaunchFailed);
+  EXPECT_EQ(seen, (std::vector<std::uint32_t>{0, 2}));
+  EXPECT_EQ(Count(r.trace, EventKind::kHostWordWrite), 2);
 }
 
 }  // namespace
