@@ -34,11 +34,11 @@ constexpr PolicyInfo kPolicies[] = {
      "fatal -> exit handlers -> close (B1)",
      &MakeV3Trunk},
     {"event-fence",
-     "ours: no callbacks; an event fence per launch, waited before the block is "
-     "reused, grown or freed; lock released before fatal",
+     "ours: no callbacks, no wait on launch; each kernel writes its completion "
+     "to a host ledger that attributes aborts; waits only to grow or free",
      &MakeEventFence, /*accepts_async_completion=*/true},
     {"event-fence-sync",
-     "ours, synchronous: event-fence that also waits its own fence before run "
+     "ours, synchronous: event-fence that also waits for its kernel before run "
      "returns (the region has completed)",
      &MakeEventFenceSync},
 };
