@@ -663,9 +663,13 @@ CuResult SimDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
 std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
   // A plain load, not a driver call: it works in any context state, from any
   // thread, after a sticky error too. It is still a scheduling point, since
-  // the GPU's write may come before or after it.
+  // the GPU's write may come before or after it. Its footprint is global:
+  // the word is written by kernel ends (EXT-02), whose footprints name the
+  // stream and the block but have no room for the word, so only a global
+  // load is sure to be ordered against them by the reduction. Loads are rare
+  // (event-fence reads the ledger when it waits or after a fault).
   const auto w = static_cast<std::uint32_t>(word);
-  scheduler_->Point(Touches(ObjectId(ObjectKind::kHostWord, w), false));
+  scheduler_->Point(GlobalFootprint());
   if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
   return host_words_[w - 1].value;
 }
