@@ -20,19 +20,6 @@ CuResult R(CUresult r) { return static_cast<CuResult>(r); }
 // Where the completion block counter sits in the warps_checked_ allocation.
 constexpr CUdeviceptr kCompletionBlocksOffset = sizeof(std::uint64_t);
 
-template <typename Handle>
-Handle HandleFor(std::size_t index) {
-  return static_cast<Handle>(static_cast<std::uint32_t>(index + 1));
-}
-
-template <typename Handle, typename T>
-bool Lookup(const std::vector<T>& table, Handle h, T* out) {
-  const auto n = static_cast<std::uint32_t>(h);
-  if (n == 0 || n > table.size() || table[n - 1] == nullptr) return false;
-  *out = table[n - 1];
-  return true;
-}
-
 }  // namespace
 
 struct CudaDevice::CallbackThunk {
@@ -76,18 +63,18 @@ bool CudaDevice::LookupStream(StreamHandle h, CUstream* out) const {
     return true;
   }
   absl::MutexLock lock(&mu_);
-  return Lookup(streams_, h, out);
+  return streams_.Find(h, out);
 }
 
 bool CudaDevice::LookupEvent(EventHandle h, CUevent* out) const {
   absl::MutexLock lock(&mu_);
-  return Lookup(events_, h, out);
+  return events_.Find(h, out);
 }
 
 std::uint32_t* CudaDevice::LookupHostWord(HostWordHandle h) const {
   absl::MutexLock lock(&mu_);
   std::uint32_t* word = nullptr;
-  return Lookup(host_words_, h, &word) ? word : nullptr;
+  return host_words_.Find(h, &word) ? word : nullptr;
 }
 
 // --- context ---
@@ -149,16 +136,15 @@ CuResult CudaDevice::CtxDestroy() {
     live_.clear();
     ledger_.live_blocks = 0;
     ledger_.live_bytes = 0;
-    streams_.clear();
-    events_.clear();
-    modules_.clear();
-    functions_.clear();
+    streams_.Clear();
+    events_.Clear();
+    modules_.Clear();
+    functions_.Clear();
     // Pinned host memory is the context's too: freed here (on a poisoned
     // context the calls fail and the release reclaims it).
-    for (std::uint32_t* word : host_words_) {
-      if (word != nullptr) api_.cuMemFreeHost(word);
-    }
-    host_words_.clear();
+    host_words_.ForEachLive(
+        [this](std::uint32_t* word) { api_.cuMemFreeHost(word); });
+    host_words_.Clear();
   }
   // The report dies with the context: keep its last contents for the
   // testbed.
@@ -285,8 +271,7 @@ CuResult CudaDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
   const CUresult r = api_.cuModuleLoadData(&m, *ptx);
   if (r != CUDA_SUCCESS) return R(r);
   absl::MutexLock lock(&mu_);
-  modules_.push_back(m);
-  *module = HandleFor<ModuleHandle>(modules_.size() - 1);
+  *module = modules_.Add(m);
   return CuResult::kSuccess;
 }
 
@@ -295,8 +280,7 @@ CuResult CudaDevice::ModuleUnload(ModuleHandle module) {
   CUmodule m = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(modules_, module, &m)) return CuResult::kInvalidHandle;
-    modules_[static_cast<std::uint32_t>(module) - 1] = nullptr;
+    if (!modules_.Take(module, &m)) return CuResult::kInvalidHandle;
   }
   return R(api_.cuModuleUnload(m));
 }
@@ -308,15 +292,14 @@ CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
   CUmodule m = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(modules_, module, &m)) return CuResult::kInvalidHandle;
+    if (!modules_.Find(module, &m)) return CuResult::kInvalidHandle;
   }
   CUfunction f = nullptr;
   const std::string name_z(name);
   const CUresult r = api_.cuModuleGetFunction(&f, m, name_z.c_str());
   if (r != CUDA_SUCCESS) return R(r);
   absl::MutexLock lock(&mu_);
-  functions_.push_back(f);
-  *function = HandleFor<FunctionHandle>(functions_.size() - 1);
+  *function = functions_.Add(f);
   return CuResult::kSuccess;
 }
 
@@ -327,7 +310,7 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
   CUfunction f = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(functions_, function, &f)) return CuResult::kInvalidHandle;
+    if (!functions_.Find(function, &f)) return CuResult::kInvalidHandle;
   }
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
@@ -369,8 +352,7 @@ CuResult CudaDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
                                              : CU_STREAM_DEFAULT);
   if (r != CUDA_SUCCESS) return R(r);
   absl::MutexLock lock(&mu_);
-  streams_.push_back(s);
-  *stream = HandleFor<StreamHandle>(streams_.size() - 1);
+  *stream = streams_.Add(s);
   return CuResult::kSuccess;
 }
 
@@ -379,8 +361,7 @@ CuResult CudaDevice::StreamDestroy(StreamHandle stream) {
   CUstream s = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(streams_, stream, &s)) return CuResult::kInvalidHandle;
-    streams_[static_cast<std::uint32_t>(stream) - 1] = nullptr;
+    if (!streams_.Take(stream, &s)) return CuResult::kInvalidHandle;
   }
   return R(api_.cuStreamDestroy(s));
 }
@@ -466,8 +447,7 @@ CuResult CudaDevice::EventCreate(EventHandle* event) {
   const CUresult r = api_.cuEventCreate(&e, CU_EVENT_DISABLE_TIMING);
   if (r != CUDA_SUCCESS) return R(r);
   absl::MutexLock lock(&mu_);
-  events_.push_back(e);
-  *event = HandleFor<EventHandle>(events_.size() - 1);
+  *event = events_.Add(e);
   return CuResult::kSuccess;
 }
 
@@ -476,8 +456,7 @@ CuResult CudaDevice::EventDestroy(EventHandle event) {
   CUevent e = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(events_, event, &e)) return CuResult::kInvalidHandle;
-    events_[static_cast<std::uint32_t>(event) - 1] = nullptr;
+    if (!events_.Take(event, &e)) return CuResult::kInvalidHandle;
   }
   return R(api_.cuEventDestroy(e));
 }
@@ -539,8 +518,7 @@ CuResult CudaDevice::HostWordAlloc(HostWordHandle* word) {
   auto* w = static_cast<std::uint32_t*>(host);
   __atomic_store_n(w, 0u, __ATOMIC_RELEASE);
   absl::MutexLock lock(&mu_);
-  host_words_.push_back(w);
-  *word = HandleFor<HostWordHandle>(host_words_.size() - 1);
+  *word = host_words_.Add(w);
   return CuResult::kSuccess;
 }
 
@@ -549,8 +527,7 @@ CuResult CudaDevice::HostWordFree(HostWordHandle word) {
   std::uint32_t* w = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(host_words_, word, &w)) return CuResult::kInvalidValue;
-    host_words_[static_cast<std::uint32_t>(word) - 1] = nullptr;
+    if (!host_words_.Take(word, &w)) return CuResult::kInvalidValue;
   }
   return R(api_.cuMemFreeHost(w));
 }
@@ -645,7 +622,7 @@ absl::StatusOr<int> CudaDevice::MaxActiveBlocksPerSm(FunctionHandle function,
   CUfunction f = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!Lookup(functions_, function, &f)) {
+    if (!functions_.Find(function, &f)) {
       return absl::InvalidArgumentError("unknown function handle");
     }
   }

@@ -23,6 +23,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/device.h"
 #include "real/driver_api.h"
+#include "real/handle_table.h"
 
 namespace stackcheck::real {
 
@@ -174,12 +175,12 @@ class CudaDevice final : public Device {
   KernelReport report_at_destroy_;  // what the report held at CtxDestroy
 
   mutable absl::Mutex mu_;
-  std::vector<CUstream> streams_ ABSL_GUARDED_BY(mu_);  // handle n -> [n-1]
-  std::vector<CUevent> events_ ABSL_GUARDED_BY(mu_);
-  std::vector<CUmodule> modules_ ABSL_GUARDED_BY(mu_);
-  std::vector<CUfunction> functions_ ABSL_GUARDED_BY(mu_);
-  // cuMemHostAlloc'ed words (handle n -> [n-1]); null once freed.
-  std::vector<std::uint32_t*> host_words_ ABSL_GUARDED_BY(mu_);
+  HandleTable<StreamHandle, CUstream> streams_ ABSL_GUARDED_BY(mu_);
+  HandleTable<EventHandle, CUevent> events_ ABSL_GUARDED_BY(mu_);
+  HandleTable<ModuleHandle, CUmodule> modules_ ABSL_GUARDED_BY(mu_);
+  HandleTable<FunctionHandle, CUfunction> functions_ ABSL_GUARDED_BY(mu_);
+  // cuMemHostAlloc'ed words.
+  HandleTable<HostWordHandle, std::uint32_t*> host_words_ ABSL_GUARDED_BY(mu_);
   // cuStreamWriteValue32 said NOT_SUPPORTED once: the writes are made with
   // cuMemsetD32Async instead, which is stream-ordered device work as well.
   std::atomic<bool> write_value_unsupported_{false};
