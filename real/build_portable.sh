@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 readonly TARGETS=(//cli:stackcheck //real:cuda_device_test //real:hardware_runner_test
-                  //real:os_host_test //real:shaken_host_test //real:driver_api_test)
+                  //real:os_host_test //real:shaken_host_test //real:driver_api_test
+                  //tests/policies:policy_launch_bench)
 ./bazelw build --config=portable "${TARGETS[@]}"
 # bazel-bin follows whichever config ran last in this shared tree; ask Bazel.
 bin=$(./bazelw info --config=portable bazel-bin 2>/dev/null)

@@ -8,6 +8,8 @@
 #   validate  every policy x the hardware scenarios beside the simulator
 #   steer     simulator counterexamples replayed on the GPU, steered
 #   bench     the launch-cost benchmark
+#   overlap   us per region through the runtime, back to back and with host
+#             work between regions (which a policy that returns early overlaps)
 #   sanitizer compute-sanitizer memcheck --leak-check full, correct policies
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -71,9 +73,17 @@ part_bench() {
   run bench.txt timeout 150 "$SC" bench launch --backend=cuda
 }
 
+part_overlap() {
+  local b=.carry/bin/policy_launch_bench
+  for policy in v2-gcc11 event-fence event-fence-sync; do
+    run overlap.txt timeout 60 "$b" --policy=$policy --regions=2000
+    run overlap.txt timeout 60 "$b" --policy=$policy --regions=2000 --kernel_ns=50000 --host_work_ns=50000
+  done
+}
+
 part_sanitizer() {
   command -v compute-sanitizer >/dev/null || PATH=$PATH:/usr/local/cuda/bin
-  for policy in v2-gcc11 event-fence v0-nocache v3-trunk; do
+  for policy in v2-gcc11 event-fence event-fence-sync v0-nocache v3-trunk; do
     for scenario in two-threads alloc-after-big-region; do
       run sanitizer.txt timeout 40 compute-sanitizer --tool memcheck --leak-check full \
           --error-exitcode 99 "$SC" validate --backend=cuda --validate_in_process \
