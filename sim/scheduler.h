@@ -88,6 +88,10 @@ enum class ObjectKind : std::uint32_t {
   kCallbackThread = 6,
   kContext = 7,       // modules, context lifetime
   kStreamOrder = 8,   // the set of streams and the legacy barrier between them
+  kBlock = 9,         // one device-memory block (index: a hash of its base)
+  kProcess = 10,      // exit() and its handlers' order
+  kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
+  kEventTable = 12,   // the event handles (creation)
 };
 
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {

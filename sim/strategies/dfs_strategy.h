@@ -26,6 +26,11 @@
 //    still waiting to take their offered step, at the end of the execution.
 //    With a preemption bound DPOR is switched off (the combination is not
 //    sound without extra backtracking points) and sleep sets alone are used.
+//    The last step of an execution counts as global: it may have ended the
+//    process (or hit a violation), which stops every other actor, and the
+//    engine cannot say so in advance; so it races with every step of another
+//    actor it does not already follow, and with every step still pending,
+//    and DPOR also explores the executions where those run before it.
 //
 // What exhausted() means: NewExecution() returned false because the tree, not
 // the budget, ran out. Then every execution of the program whose preemptions
@@ -141,10 +146,14 @@ class DfsStrategy : public Strategy {
   // DPOR: for a race between recorded step `step` and a step of `actor`
   // touching `next`, makes sure the node of `step` will try an actor that
   // reverses it.
-  void AddBacktrack(std::size_t step, ActorId actor, const Footprint& next);
+  // `end`: see HappensBefore::Initials.
+  void AddBacktrack(std::size_t step, ActorId actor, const Footprint& next,
+                    std::size_t end = SIZE_MAX);
   void CheckRaces(ActorId actor, const Footprint& next);
   // The pending steps of actors offered but not run since: at the end.
   void CheckPending();
+  // At the end: the last step counts as global (see the header comment).
+  void CheckLastStep();
   void NoteRunnable(const SchedulingPoint& point);
   void RecordStep(const Candidate& taken, std::size_t node_index);
   bool Asleep(const Node& node, std::uint32_t index) const;

@@ -74,7 +74,8 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
 }
 
 absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
-    std::size_t i, ActorId actor, const Footprint& step) const {
+    std::size_t i, ActorId actor, const Footprint& step, std::size_t end) const {
+  end = std::min(end, steps_.size());
   const ActorId racer = steps_[i].actor;
   // first_in_v[r]: 1 + index of actor r's first step in v, 0 if none yet.
   std::vector<std::uint32_t> first_in_v;
@@ -85,7 +86,7 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
     return false;
   };
   absl::InlinedVector<ActorId, 4> initials;
-  for (std::size_t j = i + 1; j < steps_.size(); ++j) {
+  for (std::size_t j = i + 1; j < end; ++j) {
     const Step& s = steps_[j];
     if (Knows(s.clock, racer, i)) continue;  // happens after i: not in v
     if (s.actor < first_in_v.size() && first_in_v[s.actor] != 0) continue;
@@ -99,6 +100,16 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
     initials.push_back(actor);
   }
   return initials;
+}
+
+void HappensBefore::ForEachRaceOfLastAsGlobal(
+    absl::FunctionRef<void(std::size_t)> visit) const {
+  if (steps_.empty()) return;
+  const Step& last = steps_.back();
+  for (std::size_t i = 0; i + 1 < steps_.size(); ++i) {
+    const ActorId owner = steps_[i].actor;
+    if (owner != last.actor && !Knows(last.clock, owner, i)) visit(i);
+  }
 }
 
 bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
