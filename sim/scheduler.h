@@ -92,6 +92,8 @@ enum class ObjectKind : std::uint32_t {
   kProcess = 10,      // exit() and its handlers' order
   kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
   kEventTable = 12,   // the event handles (creation)
+  kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is
+                      // whether its records completed
 };
 
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {

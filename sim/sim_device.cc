@@ -34,6 +34,12 @@ std::uint32_t StreamIndex(StreamHandle s) { return static_cast<std::uint32_t>(s)
 
 std::uint32_t MemoryObject() { return ObjectId(ObjectKind::kMemory, 0); }
 std::uint32_t LegacyStreamObject() { return ObjectId(ObjectKind::kStream, 0); }
+// An event's two halves: which record it stands for (host records move it)
+// and whether records completed (the GPU completes them).
+std::uint32_t EventPointerObject(std::uint32_t e) {
+  return ObjectId(ObjectKind::kEventPointer, e);
+}
+std::uint32_t EventDoneObject(std::uint32_t e) { return ObjectId(ObjectKind::kEvent, e); }
 
 // A block's footprint object: its base address hashed to the 24 bits an
 // object index has. Two blocks sharing an index only add a dependency.
@@ -579,7 +585,8 @@ CuResult SimDevice::EventCreate(EventHandle* event) {
 
 CuResult SimDevice::EventDestroy(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventDestroy, Touches(ObjectId(ObjectKind::kEvent, e), true));
+  // Every event call checks the handle is live through the pointer.
+  Call call(this, DriverApi::kEventDestroy, Touches(EventPointerObject(e), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -593,8 +600,7 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
   const auto e = static_cast<std::uint32_t>(event);
   // SEM-14: it also re-points the event, which queries and waits read.
   Call call(this, DriverApi::kEventRecord,
-            OnStream(s, Touches(LegacyStreamObject(), true,
-                                ObjectId(ObjectKind::kEvent, e), true)));
+            OnStream(s, Touches(LegacyStreamObject(), true, EventPointerObject(e), true)));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -614,7 +620,8 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
 
 CuResult SimDevice::EventQuery(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventQuery, Touches(ObjectId(ObjectKind::kEvent, e), false));
+  Call call(this, DriverApi::kEventQuery,
+            Touches(EventPointerObject(e), false, EventDoneObject(e), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -625,23 +632,29 @@ CuResult SimDevice::EventQuery(EventHandle event) {
 
 CuResult SimDevice::EventSynchronize(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  const Footprint step = Touches(ObjectId(ObjectKind::kEvent, e), false);
-  Call call(this, DriverApi::kEventSynchronize, step);
+  // The first step fixes which record to wait for (the pointer). If that
+  // record is still pending it only blocks, which no other actor can see,
+  // and the wait's effect is the resume step's, which reads completion; if
+  // not, it returns at once, in the state the resume would have reached.
+  // Either way the execution equals one where the first step ran after the
+  // completion, so it need not conflict with it: executions that differ only
+  // in whether the wait blocked first count as one.
+  Call call(this, DriverApi::kEventSynchronize, Touches(EventPointerObject(e), false));
+  const Footprint resume = Touches(EventDoneObject(e), false);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
   if (!ValidEvent(event)) return call.Return(CuResult::kInvalidHandle);
   WaitUntil(call, WaitReason{WaitKind::kEvent, events_[e - 1].record, call.api()},
-            step);
+            resume);
   return call.Return(sticky_);
 }
 
 CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
   const std::uint32_t s = StreamIndex(stream);
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kStreamWaitEvent,
-            OnStream(s, Touches(LegacyStreamObject(), true,
-                                ObjectId(ObjectKind::kEvent, e), false)));
+  // The stream, the event's pointer and its completion: global.
+  Call call(this, DriverApi::kStreamWaitEvent, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
