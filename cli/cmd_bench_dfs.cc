@@ -10,7 +10,7 @@
 //   plain_dfs_executions POLICY SCENARIO N  plain_dfs_exhausted ... yes|no
 //   dfs_reduction POLICY SCENARIO [>=]X     (plain / dfs executions; ">="
 //                                            when plain DFS hit its cap)
-//   dfs_seconds, dfs_executions_per_s, dfs_violations
+//   dfs_seconds, dfs_executions_per_s, dfs_violations, plain_dfs_seconds
 // then a table. Unless --bench_jobs_executions=0, it also runs one fixed
 // campaign (event-fence, a correct policy, so no time goes to shrinking)
 // with --jobs 1 and then 2 and prints campaign_executions_per_s for each and
@@ -37,7 +37,7 @@ ABSL_FLAG(int, bench_dfs_regions, 3, "bench dfs: regions per thread (1-8)");
 ABSL_FLAG(std::uint64_t, bench_dfs_cap, 10000000,
           "bench dfs: execution cap of the reduced search (it reports exhausted no "
           "when reached)");
-ABSL_FLAG(std::uint64_t, bench_dfs_plain_cap, 1000000,
+ABSL_FLAG(std::uint64_t, bench_dfs_plain_cap, 2000000,
           "bench dfs: execution cap of the plain-DFS comparison");
 ABSL_FLAG(std::uint64_t, bench_jobs_executions, 20000,
           "bench dfs: executions of the campaign timed with 1 and 2 jobs (0 = skip)");
@@ -109,6 +109,7 @@ void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     absl::PrintF("dfs_violations %s %s %s\n", p, s, Violations(f.reduced));
     absl::PrintF("plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
     absl::PrintF("plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
+    absl::PrintF("plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
     absl::PrintF("dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
                  f.reduction());
   }
@@ -145,6 +146,7 @@ void PrintJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     w.EndArray();
     w.Key("plain_dfs_executions").Uint(f.plain.executions);
     w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
+    w.Key("plain_dfs_seconds").Double(f.plain.seconds);
     w.Key("reduction").Double(f.reduction());
     w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
     w.EndObject();
