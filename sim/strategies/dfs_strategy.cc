@@ -58,7 +58,7 @@ bool DfsStrategy::NewExecution() {
     // Actors whose pending step never ran: check it against the steps
     // taken since (at a sleep-blocked point this was done there).
     if (dpor_ && !off_tree_) {
-      CheckLastStep();
+      if (options_.last_step_global) CheckLastStep();
       CheckPending();
     }
     if (options_.max_executions != 0 &&

@@ -73,6 +73,10 @@ class DfsStrategy : public Strategy {
     bool iterative_bounding = false;  // needs preemption_bound >= 0
     bool sleep_sets = true;           // false: plain DFS, for comparison
     bool dpor = true;  // with sleep_sets and no preemption bound
+    // DPOR: count each execution's last step as global (see above). The
+    // engine needs it (an exit or a violation stops every actor); a system
+    // whose executions end only when no actor can move does not.
+    bool last_step_global = true;
     std::uint64_t max_executions = 0;  // 0: no budget
     // Choices per execution beyond which answers are defaults and not
     // branched on; reaching it makes the search not exhausted.
