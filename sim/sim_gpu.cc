@@ -41,8 +41,12 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
         // and other kernels on the block must see (no-use-after-free,
         // no-stack-overlap).
         *next = precise && op.block != 0 ? Touches(op.block, true) : GlobalFootprint();
+      } else if (op.args.action == KernelAction::kTrap && precise && op.block != 0) {
+        // A trapping kernel's end poisons the whole context (SEM-06): every
+        // stream, every pending record, the sticky error every driver call
+        // reads; but no host state, and a GPU step runs no policy code.
+        *next = DeviceWideFootprint();
       } else if (!precise || op.block == 0 || op.args.action == KernelAction::kTrap) {
-        // A trapping kernel's end poisons the whole context.
         *next = GlobalFootprint();
       } else {
         // The end pops the stream (what synchronising calls wait for) and

@@ -84,6 +84,10 @@ class HappensBefore {
   std::vector<std::uint32_t> global_steps_;  // steps touching kGlobalObject
   Clock global_clock_;  // clock of the latest global step
   Clock all_;           // join of every step's clock
+  // The same for kDeviceWideObject, over the device's objects only.
+  std::vector<std::uint32_t> device_wide_steps_;
+  Clock device_wide_clock_;  // clock of the latest device-wide step
+  Clock device_all_;         // join of the clocks of steps on device objects
 };
 
 }  // namespace stackcheck::sim
