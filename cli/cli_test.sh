@@ -16,4 +16,17 @@ check unknown_flag 2 "$bin" --no_such_flag
 lines=$("$bin" --no_such_flag 2>&1 | wc -l)
 [[ $lines -eq 1 ]] || { echo "FAIL: unknown flag error is $lines lines, want 1"; fail=1; }
 check info 0 "$bin" info
+
+# bench dfs at tiny sizes: every case's lines, the jobs figure, and --json.
+bench=(bench dfs --bench_dfs_threads=1 --bench_dfs_regions=1 --bench_dfs_plain_cap=2000
+       --bench_jobs_executions=40)
+check bench_dfs 0 "$bin" "${bench[@]}"
+for line in "^dfs_executions v2-gcc11 1x1 [1-9][0-9]*$" "^dfs_exhausted event-fence 1x1\+abort yes$" \
+            "^plain_dfs_executions v2-gcc11 1x1 [1-9][0-9]*$" "^dfs_reduction event-fence 1x1 (>=)?[0-9.]+$" \
+            "^dfs_violations v2-gcc11 1x1 none$" "^jobs_scaling 1->2 [0-9.]+$"; do
+  grep -Eq "$line" <<<"$out" || { echo "FAIL bench_dfs: no line matching '$line' in: $out"; fail=1; }
+done
+check bench_dfs_json 0 "$bin" "${bench[@]}" --json
+grep -q '"command":"bench dfs"' <<<"$out" || { echo "FAIL bench_dfs_json: $out"; fail=1; }
+check bench_dfs_bad 2 "$bin" bench dfs --bench_dfs_regions=0
 exit $fail

@@ -39,6 +39,7 @@
 #include "core/scenario_runner.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
+#include "properties/exhaustive.h"
 #include "properties/expected_verdicts.h"
 #include "properties/replay_file.h"
 #include "sim/monitors/monitors.h"
@@ -106,11 +107,7 @@ absl::StatusOr<Scenario> BuildScenario() {
       return absl::InvalidArgumentError(
           absl::StrFormat("--regions must be 1..8, not %d", regions));
     }
-    for (int t = 0; t < threads; ++t) {
-      ThreadProgram program;
-      for (int r = 0; r < regions; ++r) program.ops.push_back(region(1 + (r + t) % 2));
-      s.threads.push_back(program);
-    }
+    return properties::RegionsScenario(threads, regions, absl::GetFlag(FLAGS_abort));
   } else {
     return absl::InvalidArgumentError(
         absl::StrFormat("--scenario must be regions or peer, not '%s'", name));

@@ -88,11 +88,37 @@ enum class ObjectKind : std::uint32_t {
   kCallbackThread = 6,
   kContext = 7,       // modules, context lifetime
   kStreamOrder = 8,   // the set of streams and the legacy barrier between them
-  kHostWord = 9,      // a device-mapped host word (EXT-01)
+  kBlock = 9,         // one device-memory block (index: a hash of its base)
+  kProcess = 10,      // exit() and its handlers' order
+  kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
+  kEventTable = 12,   // the event handles (creation)
+  kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is
+                      // whether its records completed
+  kHostWord = 14,     // a device-mapped host word (EXT-01/02)
 };
 
+// The device's objects carry kDeviceBit (sim/strategy.h), so that one step
+// can conflict with all of them and with no host object.
+inline constexpr bool IsDeviceObjectKind(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::kStream:
+    case ObjectKind::kMemory:
+    case ObjectKind::kEvent:
+    case ObjectKind::kCallbackThread:
+    case ObjectKind::kContext:
+    case ObjectKind::kStreamOrder:
+    case ObjectKind::kBlock:
+    case ObjectKind::kEventTable:
+    case ObjectKind::kEventPointer:
+    case ObjectKind::kHostWord:  // its calls read the sticky state; a trap stops its writes
+      return true;
+    default:
+      return false;
+  }
+}
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
-  return static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
+  return (IsDeviceObjectKind(kind) ? kDeviceBit : 0u) |
+         static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
 }
 // Footprints are built with one 16-byte store of both accesses: the engine
 // copies a footprint at every step, and a 16-byte load of a struct written
@@ -120,6 +146,9 @@ inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
 }
 inline Footprint GlobalFootprint() {
   return MakeFootprint(kGlobalObject, true, 0, false, 1);
+}
+inline Footprint DeviceWideFootprint() {
+  return MakeFootprint(kDeviceWideObject, true, 0, false, 1);
 }
 
 // One edge of the wait-for graph, for deadlock reports.

@@ -32,6 +32,22 @@ bool AllowedInCallback(DriverApi api) {
 
 std::uint32_t StreamIndex(StreamHandle s) { return static_cast<std::uint32_t>(s); }
 
+std::uint32_t MemoryObject() { return ObjectId(ObjectKind::kMemory, 0); }
+std::uint32_t LegacyStreamObject() { return ObjectId(ObjectKind::kStream, 0); }
+// An event's two halves: which record it stands for (host records move it)
+// and whether records completed (the GPU completes them).
+std::uint32_t EventPointerObject(std::uint32_t e) {
+  return ObjectId(ObjectKind::kEventPointer, e);
+}
+std::uint32_t EventDoneObject(std::uint32_t e) { return ObjectId(ObjectKind::kEvent, e); }
+
+// A block's footprint object: its base address hashed to the 24 bits an
+// object index has. Two blocks sharing an index only add a dependency.
+std::uint32_t BlockObject(DevicePtr base) {
+  std::uint64_t h = base * 0x9e3779b97f4a7c15ull;
+  return ObjectId(ObjectKind::kBlock, static_cast<std::uint32_t>(h >> 40));
+}
+
 }  // namespace
 
 // One driver call: its scheduling point on entry, its kDriverCall event on
@@ -149,12 +165,38 @@ bool SimDevice::ValidEvent(EventHandle event) const {
 }
 
 Footprint SimDevice::EnqueueFootprint(std::uint32_t stream) const {
-  const std::uint32_t obj = ObjectId(ObjectKind::kStream, stream);
-  // With several blocking streams the legacy barrier orders them all.
-  if (extra_blocking_streams_ && stream < stream_count_ && streams_[stream].blocking) {
-    return Touches(obj, true, ObjectId(ObjectKind::kStreamOrder, 0), true);
+  return OnStream(stream, Touches(LegacyStreamObject(), true));
+}
+
+std::uint32_t SimDevice::HoldingBlockObject(DevicePtr address) const {
+  for (const auto& [base, block] : blocks_) {
+    if (address >= base && address - base < block.charged) return BlockObject(base);
   }
-  return Touches(obj, true);
+  return 0;
+}
+
+// A launch appends to the stream and binds the kernel to the block holding
+// its stacks (what no-use-after-free and no-stack-overlap judge at enqueue):
+// it reads that block. Stacks in no block may land in one a later allocation
+// creates, so then it reads the allocator instead.
+Footprint SimDevice::LaunchFootprint(std::uint32_t stream, DevicePtr stacks) const {
+  const std::uint32_t block = HoldingBlockObject(stacks);
+  return OnStream(stream, Touches(LegacyStreamObject(), true,
+                                  block != 0 ? block : MemoryObject(), false));
+}
+
+// cuMemFree changes the allocator's books (capacity, what is live). When it
+// waits for every stream (SEM-11, observed), it releases the block only once
+// no work is queued anywhere, so it reads the legacy stream (other streams'
+// steps are global) and cannot race with a kernel on the block; otherwise it
+// writes the block, which kernels and launches on it touch.
+Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
+  if (config_.free_waits_for_streams) {
+    auto it = blocks_.find(ptr);
+    const bool async = it != blocks_.end() && it->second.async;
+    if (!async) return Touches(MemoryObject(), true, LegacyStreamObject(), false);
+  }
+  return Touches(MemoryObject(), true, BlockObject(ptr), true);
 }
 
 SimDevice::Op& SimDevice::Enqueue(std::uint32_t stream, OpKind kind) {
@@ -232,7 +274,9 @@ CuResult SimDevice::CtxDestroy() {
 }
 
 CuResult SimDevice::CtxSynchronize() {
-  const Footprint step = GlobalFootprint();
+  // Waits for every stream to drain: the legacy stream's object stands for
+  // all of them (steps on other streams are global).
+  const Footprint step = Touches(LegacyStreamObject(), false);
   Call call(this, DriverApi::kCtxSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -281,8 +325,7 @@ void SimDevice::ReleaseBlock(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  Call call(this, DriverApi::kMemAlloc,
-            Touches(ObjectId(ObjectKind::kMemory, 0), true));
+  Call call(this, DriverApi::kMemAlloc, Touches(MemoryObject(), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -292,9 +335,7 @@ CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 }
 
 CuResult SimDevice::MemFree(DevicePtr ptr) {
-  const Footprint step = config_.free_waits_for_streams
-                             ? GlobalFootprint()
-                             : Touches(ObjectId(ObjectKind::kMemory, 0), true);
+  const Footprint step = FreeFootprint(ptr);
   Call call(this, DriverApi::kMemFree, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -322,8 +363,7 @@ CuResult SimDevice::MemFree(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemGetInfo(MemInfo* info) {
-  Call call(this, DriverApi::kMemGetInfo,
-            Touches(ObjectId(ObjectKind::kMemory, 0), false));
+  Call call(this, DriverApi::kMemGetInfo, Touches(MemoryObject(), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -335,10 +375,9 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 
 CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                                   StreamHandle stream) {
-  const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kMemAllocAsync,
-            Touches(ObjectId(ObjectKind::kStream, s), true,
-                    ObjectId(ObjectKind::kMemory, 0), true));
+  // Stream-ordered allocation touches a stream, the allocator and (at the
+  // free's completion) a block: more than a footprint holds, so global.
+  Call call(this, DriverApi::kMemAllocAsync, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -350,9 +389,7 @@ CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
 
 CuResult SimDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kMemFreeAsync,
-            Touches(ObjectId(ObjectKind::kStream, s), true,
-                    ObjectId(ObjectKind::kMemory, 0), true));
+  Call call(this, DriverApi::kMemFreeAsync, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -370,8 +407,9 @@ CuResult SimDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
 // --- modules and kernels -----------------------------------------------------------
 
 CuResult SimDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
-  Call call(this, DriverApi::kModuleLoad,
-            Touches(ObjectId(ObjectKind::kContext, 0), true));
+  // Global: every launch reads which modules are loaded, and a launch's
+  // footprint has no room left for that.
+  Call call(this, DriverApi::kModuleLoad, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -384,8 +422,9 @@ CuResult SimDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
 }
 
 CuResult SimDevice::ModuleUnload(ModuleHandle module) {
-  Call call(this, DriverApi::kModuleUnload,
-            Touches(ObjectId(ObjectKind::kContext, 0), true));
+  // Global like ModuleLoad; also, the policy's Close runs in this step and
+  // may destroy its lock there, which other threads' lock steps must see.
+  Call call(this, DriverApi::kModuleUnload, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -425,7 +464,7 @@ CuResult SimDevice::ModuleGetFunction(FunctionHandle* function,
 CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
                                  const KernelArgs& args, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kLaunchKernel, EnqueueFootprint(s));
+  Call call(this, DriverApi::kLaunchKernel, LaunchFootprint(s, args.stacks));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -447,6 +486,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   op.id = next_kernel_++;
   op.args = args;  // copied: later changes to the caller's buffer don't matter
   op.slots = grid.x * block.y;
+  op.block = HoldingBlockObject(args.stacks);
   scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
                   args.stacks, args.stack_size_per_warp);
   return call.Return(CuResult::kSuccess);
@@ -455,8 +495,8 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
 // --- streams -------------------------------------------------------------------
 
 CuResult SimDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
-  Call call(this, DriverApi::kStreamCreate,
-            Touches(ObjectId(ObjectKind::kStreamOrder, 0), true));
+  // Global: a new stream changes what "every stream idle" means.
+  Call call(this, DriverApi::kStreamCreate, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -467,8 +507,7 @@ CuResult SimDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
 }
 
 CuResult SimDevice::StreamDestroy(StreamHandle stream) {
-  Call call(this, DriverApi::kStreamDestroy,
-            Touches(ObjectId(ObjectKind::kStreamOrder, 0), true));
+  Call call(this, DriverApi::kStreamDestroy, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -482,7 +521,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
 
 CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  const Footprint step = EnqueueFootprint(s);
+  const Footprint step = OnStream(s, Touches(LegacyStreamObject(), false));
   Call call(this, DriverApi::kStreamSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -494,7 +533,8 @@ CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
 
 CuResult SimDevice::StreamQuery(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kStreamQuery, EnqueueFootprint(s));
+  Call call(this, DriverApi::kStreamQuery,
+            OnStream(s, Touches(LegacyStreamObject(), false)));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -538,8 +578,10 @@ CuResult SimDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
 // --- events --------------------------------------------------------------------
 
 CuResult SimDevice::EventCreate(EventHandle* event) {
+  // The handle it returns depends on other threads' creations: it writes the
+  // handle table. Nothing else can touch the new event before this returns.
   Call call(this, DriverApi::kEventCreate,
-            Touches(ObjectId(ObjectKind::kEvent, static_cast<std::uint32_t>(events_.size())), true));
+            Touches(ObjectId(ObjectKind::kEventTable, 0), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -551,7 +593,8 @@ CuResult SimDevice::EventCreate(EventHandle* event) {
 
 CuResult SimDevice::EventDestroy(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventDestroy, Touches(ObjectId(ObjectKind::kEvent, e), true));
+  // Every event call checks the handle is live through the pointer.
+  Call call(this, DriverApi::kEventDestroy, Touches(EventPointerObject(e), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -563,7 +606,9 @@ CuResult SimDevice::EventDestroy(EventHandle event) {
 CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventRecord, EnqueueFootprint(s));
+  // SEM-14: it also re-points the event, which queries and waits read.
+  Call call(this, DriverApi::kEventRecord,
+            OnStream(s, Touches(LegacyStreamObject(), true, EventPointerObject(e), true)));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -583,7 +628,8 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
 
 CuResult SimDevice::EventQuery(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventQuery, Touches(ObjectId(ObjectKind::kEvent, e), false));
+  Call call(this, DriverApi::kEventQuery,
+            Touches(EventPointerObject(e), false, EventDoneObject(e), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -594,21 +640,29 @@ CuResult SimDevice::EventQuery(EventHandle event) {
 
 CuResult SimDevice::EventSynchronize(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  const Footprint step = Touches(ObjectId(ObjectKind::kEvent, e), false);
-  Call call(this, DriverApi::kEventSynchronize, step);
+  // The first step fixes which record to wait for (the pointer). If that
+  // record is still pending it only blocks, which no other actor can see,
+  // and the wait's effect is the resume step's, which reads completion; if
+  // not, it returns at once, in the state the resume would have reached.
+  // Either way the execution equals one where the first step ran after the
+  // completion, so it need not conflict with it: executions that differ only
+  // in whether the wait blocked first count as one.
+  Call call(this, DriverApi::kEventSynchronize, Touches(EventPointerObject(e), false));
+  const Footprint resume = Touches(EventDoneObject(e), false);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
   if (!ValidEvent(event)) return call.Return(CuResult::kInvalidHandle);
   WaitUntil(call, WaitReason{WaitKind::kEvent, events_[e - 1].record, call.api()},
-            step);
+            resume);
   return call.Return(sticky_);
 }
 
 CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
   const std::uint32_t s = StreamIndex(stream);
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kStreamWaitEvent, EnqueueFootprint(s));
+  // The stream, the event's pointer and its completion: global.
+  Call call(this, DriverApi::kStreamWaitEvent, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -616,7 +670,11 @@ CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
     return call.Return(CuResult::kInvalidHandle);
   }
   const std::uint32_t record = events_[e - 1].record;
-  if (!record_done_[record]) Enqueue(s, OpKind::kWaitEvent).id = record;
+  if (!record_done_[record]) {
+    Op& op = Enqueue(s, OpKind::kWaitEvent);
+    op.id = record;
+    op.event = e;
+  }
   return call.Return(CuResult::kSuccess);
 }
 
@@ -636,7 +694,10 @@ CuResult SimDevice::HostWordAlloc(HostWordHandle* word) {
 
 CuResult SimDevice::HostWordFree(HostWordHandle word) {
   const auto w = static_cast<std::uint32_t>(word);
-  Call call(this, DriverApi::kMemFreeHost, Touches(ObjectId(ObjectKind::kHostWord, w), true));
+  // Ordered against the word's writers as HostWordLoad is, but writing.
+  Call call(this, DriverApi::kMemFreeHost,
+            Touches(ObjectId(ObjectKind::kStream, 0), true,
+                    ObjectId(ObjectKind::kHostWord, w), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -663,13 +724,14 @@ CuResult SimDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
 std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
   // A plain load, not a driver call: it works in any context state, from any
   // thread, after a sticky error too. It is still a scheduling point, since
-  // the GPU's write may come before or after it. Its footprint is global:
-  // the word is written by kernel ends (EXT-02), whose footprints name the
-  // stream and the block but have no room for the word, so only a global
-  // load is sure to be ordered against them by the reduction. Loads are rare
-  // (event-fence reads the ledger when it waits or after a fault).
+  // the GPU's write may come before or after it. The word is written by
+  // kernel ends (EXT-02) and write-value steps: on the legacy stream those
+  // write the legacy stream's object (a kernel end's footprint has no room
+  // for the word), and on any other stream every step is global. So a read
+  // of the legacy stream orders the load against every possible writer.
   const auto w = static_cast<std::uint32_t>(word);
-  scheduler_->Point(GlobalFootprint());
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kStream, 0), false,
+                            ObjectId(ObjectKind::kHostWord, w), false));
   if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
   return host_words_[w - 1].value;
 }

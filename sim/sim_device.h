@@ -99,7 +99,8 @@ class SimDevice final : public Device, public GpuModel {
     Phase phase = Phase::kQueued;
     std::uint64_t seq = 0;   // global enqueue order (legacy barrier)
     std::uint32_t id = 0;    // kernel / callback / host-fn id; record id
-    std::uint32_t event = 0; // kEventRecord: the event's index; kWriteValue: the word's
+    std::uint32_t event = 0; // kEventRecord, kWaitEvent: the event's index;
+                             // kWriteValue: the word's
     std::uint32_t slots = 0; // kernel: warp slots
     std::uint64_t start_ns = 0;
     KernelArgs args;
@@ -107,6 +108,7 @@ class SimDevice final : public Device, public GpuModel {
     HostFn host_fn = nullptr;
     void* user_data = nullptr;
     DevicePtr ptr = 0;       // kAsyncFree; kWriteValue: the value
+    std::uint32_t block = 0; // kernel: footprint object of its stacks' block (0: none)
     ActorId runner = kNoActor;  // the callback's actor once handed over
   };
   struct Stream {
@@ -148,7 +150,22 @@ class SimDevice final : public Device, public GpuModel {
   bool ValidStream(StreamHandle stream) const;
   bool ValidEvent(EventHandle event) const;
   bool ValidHostWord(HostWordHandle word) const;
+  // Footprints (the scheme is in sim/strategies/README.md). Steps on the
+  // legacy stream, the only one the policies use, get precise footprints;
+  // steps on other streams, and legacy steps while the legacy barrier orders
+  // other blocking streams, are global, so that "every stream idle" can be
+  // read through the legacy stream's object alone.
+  bool PreciseStream(std::uint32_t stream) const {
+    return stream == 0 && !extra_blocking_streams_;
+  }
+  Footprint OnStream(std::uint32_t stream, const Footprint& precise) const {
+    return PreciseStream(stream) ? precise : GlobalFootprint();
+  }
   Footprint EnqueueFootprint(std::uint32_t stream) const;
+  Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks) const;
+  Footprint FreeFootprint(DevicePtr ptr) const;
+  // The footprint object of the live block holding `address`, 0 if none.
+  std::uint32_t HoldingBlockObject(DevicePtr address) const;
   Op& Enqueue(std::uint32_t stream, OpKind kind);
   bool BarrierClear(std::uint32_t stream, std::uint64_t seq) const;
   bool AllIdle() const;

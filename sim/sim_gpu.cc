@@ -29,43 +29,58 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
   Stream& s = streams_[stream];
   if (s.empty()) return false;
   const Op& op = s.front();
+  // Only legacy-stream steps get precise footprints (see PreciseStream).
+  const bool precise = PreciseStream(stream);
   const std::uint32_t obj = ObjectId(ObjectKind::kStream, stream);
-  const bool ordered = extra_blocking_streams_ && s.blocking;
   switch (op.kind) {
     case OpKind::kKernel:
-      if (op.phase == Phase::kQueued && !BarrierClear(stream, op.seq)) return false;
-      // A trapping kernel's end poisons the whole context.
-      if (ordered || (op.phase == Phase::kStarted && op.args.action == KernelAction::kTrap)) {
+      if (op.phase == Phase::kQueued) {
+        if (!BarrierClear(stream, op.seq)) return false;
+        // The start changes neither the queue's length nor anything a host
+        // call reads; it puts warps on the block's stack slots, which frees
+        // and other kernels on the block must see (no-use-after-free,
+        // no-stack-overlap).
+        *next = precise && op.block != 0 ? Touches(op.block, true) : GlobalFootprint();
+      } else if (op.args.action == KernelAction::kTrap && precise && op.block != 0) {
+        // A trapping kernel's end poisons the whole context (SEM-06): every
+        // stream, every pending record, the sticky error every driver call
+        // reads; but no host state, and a GPU step runs no policy code.
+        *next = DeviceWideFootprint();
+      } else if (!precise || op.block == 0 || op.args.action == KernelAction::kTrap) {
         *next = GlobalFootprint();
       } else {
-        *next = Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
+        // The end pops the stream (what synchronising calls wait for) and
+        // takes the warps off the block.
+        *next = Touches(obj, true, op.block, true);
       }
       return true;
     case OpKind::kCallback:
     case OpKind::kHostFn:
       // Once handed to its thread, the stream waits for the callback (SEM-08).
       if (op.phase != Phase::kQueued || !BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? GlobalFootprint()
-                      : Touches(obj, true, ObjectId(ObjectKind::kCallbackThread, 0), true);
+      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kCallbackThread, 0), true)
+                      : GlobalFootprint();
       return true;
     case OpKind::kEventRecord:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? GlobalFootprint()
-                      : Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), true);
+      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), true)
+                      : GlobalFootprint();
       return true;
     case OpKind::kWaitEvent:
       if (!BarrierClear(stream, op.seq) || !record_done_[op.id]) return false;
-      *next = ordered ? GlobalFootprint() : Touches(obj, true);
+      // Enabled by the record's completion, which writes the event.
+      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), false)
+                      : GlobalFootprint();
       return true;
     case OpKind::kAsyncFree:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? GlobalFootprint()
-                      : Touches(obj, true, ObjectId(ObjectKind::kMemory, 0), true);
+      // The stream, the allocator and the block: more than a footprint holds.
+      *next = GlobalFootprint();
       return true;
     case OpKind::kWriteValue:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = ordered ? GlobalFootprint()
-                      : Touches(obj, true, ObjectId(ObjectKind::kHostWord, op.event), true);
+      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kHostWord, op.event), true)
+                      : GlobalFootprint();
       return true;
   }
   return false;
@@ -215,8 +230,8 @@ void SimDevice::Dispatch(std::uint32_t stream) {
     op.runner = scheduler_->SpawnFiber(
         ActorKind::kCallbackWorker, [this, stream, seq] { RunCallback(stream, seq); });
     scheduler_->set_first_step(
-        op.runner, Touches(ObjectId(ObjectKind::kStream, stream), true,
-                           ObjectId(ObjectKind::kCallbackThread, 0), true));
+        op.runner, OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
+                                            ObjectId(ObjectKind::kCallbackThread, 0), true)));
   }
 }
 
@@ -244,9 +259,10 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
   Op& front = streams_[stream].front();
   front.phase = Phase::kRunning;
   const Op op = front;  // the stream's vector may grow while it runs
+  // Its end pops the stream: global off the legacy stream, like every step there.
   const Footprint step =
-      Touches(ObjectId(ObjectKind::kStream, stream), true,
-              ObjectId(ObjectKind::kCallbackThread, 0), true);
+      OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
+                               ObjectId(ObjectKind::kCallbackThread, 0), true));
   if (op.kind == OpKind::kCallback) {
     // SEM-06: a poisoned context hands its error to every callback.
     const CuResult status = sticky_;
@@ -267,8 +283,9 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
 
 bool SimDevice::CallbackWorkReady(Footprint* next) {
   if (callback_head_ == callback_queue_.size()) return false;
-  *next = Touches(ObjectId(ObjectKind::kStream, callback_queue_[callback_head_].stream), true,
-                  ObjectId(ObjectKind::kCallbackThread, 0), true);
+  const std::uint32_t stream = callback_queue_[callback_head_].stream;
+  *next = OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
+                                   ObjectId(ObjectKind::kCallbackThread, 0), true));
   return true;
 }
 

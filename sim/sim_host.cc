@@ -134,7 +134,10 @@ void SimHost::Join(ThreadId thread) {
     scheduler_->Point(GlobalFootprint());
     return;
   }
-  const Footprint step = Touches(ObjectId(ObjectKind::kThread, target), false);
+  // Join commutes with everything but the target's last step, which enables
+  // it and so always comes first; that step cannot be declared in advance (no
+  // step knows it is the last), so kThreadEnd is read here and never written.
+  const Footprint step = Touches(ObjectId(ObjectKind::kThreadEnd, target), false);
   scheduler_->Point(step);
   while (scheduler_->state(target) != ActorState::kFinished) {
     scheduler_->Block(WaitReason{WaitKind::kJoin, target}, step);
@@ -164,7 +167,10 @@ void SimHost::AtExit(std::function<void()> handler) {
 }
 
 void SimHost::Exit(int status) {
-  scheduler_->Point(GlobalFootprint());
+  // Only another exit() cares whether this one started. The step that ends
+  // the process comes later (after the handlers) and counts as global in
+  // DfsStrategy, which treats every execution's last step so.
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kProcess, 0), true));
   ExitProcess(status);
 }
 

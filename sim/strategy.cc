@@ -8,7 +8,10 @@ bool Dependent(const Footprint& a, const Footprint& b) {
       const Access& x = a.accesses[i];
       const Access& y = b.accesses[j];
       if (x.object == kGlobalObject || y.object == kGlobalObject) return true;
-      if (x.object == y.object && (x.write || y.write)) return true;
+      if (!x.write && !y.write) continue;
+      if (x.object == y.object) return true;
+      if (x.object == kDeviceWideObject && (y.object & kDeviceBit)) return true;
+      if (y.object == kDeviceWideObject && (x.object & kDeviceBit)) return true;
     }
   }
   return false;

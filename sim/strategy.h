@@ -21,12 +21,17 @@ namespace stackcheck::sim {
 using ActorId = std::uint32_t;
 
 // The shared object a step touches. Objects are encoded (kind << 24 | index)
-// by the engine; kGlobalObject conflicts with everything.
+// by the engine; kGlobalObject conflicts with everything. Objects with
+// kDeviceBit set are the device's state; kDeviceWideObject (always written)
+// conflicts with every one of them, and with nothing else: a step that
+// changes the whole device (a trap poisoning the context) but no host state.
 struct Access {
   std::uint32_t object = 0;
   bool write = false;
 };
 inline constexpr std::uint32_t kGlobalObject = 0;
+inline constexpr std::uint32_t kDeviceBit = 0x80000000u;
+inline constexpr std::uint32_t kDeviceWideObject = kDeviceBit;
 
 // What an actor's next step touches: at most two objects (e.g. a stream and
 // the memory ledger). Two steps are dependent when they touch a common object
@@ -37,6 +42,7 @@ struct Footprint {
   std::uint8_t count = 0;
 
   static Footprint Global() { return Footprint{{{kGlobalObject, true}, {}}, 1}; }
+  static Footprint DeviceWide() { return Footprint{{{kDeviceWideObject, true}, {}}, 1}; }
 };
 
 bool Dependent(const Footprint& a, const Footprint& b);

@@ -57,7 +57,10 @@ bool DfsStrategy::NewExecution() {
     }
     // Actors whose pending step never ran: check it against the steps
     // taken since (at a sleep-blocked point this was done there).
-    if (dpor_ && !off_tree_) CheckPending();
+    if (dpor_ && !off_tree_) {
+      if (options_.last_step_global) CheckLastStep();
+      CheckPending();
+    }
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
@@ -168,7 +171,7 @@ bool DfsStrategy::Advance(Node& node) {
 }
 
 void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
-                               const Footprint& next) {
+                               const Footprint& next, std::size_t end) {
   Node& node = stack_[step_node_[step]];
   auto index_of = [&](ActorId a) -> int {
     for (std::size_t k = 0; k < node.runnable.size(); ++k) {
@@ -176,7 +179,7 @@ void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
     }
     return -1;
   };
-  const auto initials = happens_before_.Initials(step, actor, next);
+  const auto initials = happens_before_.Initials(step, actor, next, end);
   int runnable_initial = -1;
   for (ActorId q : initials) {
     const int k = index_of(q);
@@ -206,6 +209,23 @@ void DfsStrategy::CheckRaces(ActorId actor, const Footprint& next) {
 void DfsStrategy::CheckPending() {
   for (ActorId actor = 0; actor < pending_.size(); ++actor) {
     if (pending_[actor].valid) CheckRaces(actor, pending_[actor].next);
+  }
+}
+
+void DfsStrategy::CheckLastStep() {
+  const std::size_t n = happens_before_.size();
+  if (n == 0) return;
+  const std::size_t last = n - 1;
+  const ActorId last_actor = happens_before_.actor_of(last);
+  happens_before_.ForEachRaceOfLastAsGlobal([&](std::size_t i) {
+    AddBacktrack(i, last_actor, Footprint::Global(), last);
+  });
+  // The actors it left runnable (those offered beside it that never ran).
+  for (const Candidate& c : stack_[step_node_[last]].runnable) {
+    if (c.actor != last_actor && c.actor < pending_.size() &&
+        pending_[c.actor].valid) {
+      AddBacktrack(last, c.actor, c.next);
+    }
   }
 }
 

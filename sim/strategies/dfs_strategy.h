@@ -26,6 +26,11 @@
 //    still waiting to take their offered step, at the end of the execution.
 //    With a preemption bound DPOR is switched off (the combination is not
 //    sound without extra backtracking points) and sleep sets alone are used.
+//    The last step of an execution counts as global: it may have ended the
+//    process (or hit a violation), which stops every other actor, and the
+//    engine cannot say so in advance; so it races with every step of another
+//    actor it does not already follow, and with every step still pending,
+//    and DPOR also explores the executions where those run before it.
 //
 // What exhausted() means: NewExecution() returned false because the tree, not
 // the budget, ran out. Then every execution of the program whose preemptions
@@ -68,6 +73,10 @@ class DfsStrategy : public Strategy {
     bool iterative_bounding = false;  // needs preemption_bound >= 0
     bool sleep_sets = true;           // false: plain DFS, for comparison
     bool dpor = true;  // with sleep_sets and no preemption bound
+    // DPOR: count each execution's last step as global (see above). The
+    // engine needs it (an exit or a violation stops every actor); a system
+    // whose executions end only when no actor can move does not.
+    bool last_step_global = true;
     std::uint64_t max_executions = 0;  // 0: no budget
     // Choices per execution beyond which answers are defaults and not
     // branched on; reaching it makes the search not exhausted.
@@ -141,10 +150,14 @@ class DfsStrategy : public Strategy {
   // DPOR: for a race between recorded step `step` and a step of `actor`
   // touching `next`, makes sure the node of `step` will try an actor that
   // reverses it.
-  void AddBacktrack(std::size_t step, ActorId actor, const Footprint& next);
+  // `end`: see HappensBefore::Initials.
+  void AddBacktrack(std::size_t step, ActorId actor, const Footprint& next,
+                    std::size_t end = SIZE_MAX);
   void CheckRaces(ActorId actor, const Footprint& next);
   // The pending steps of actors offered but not run since: at the end.
   void CheckPending();
+  // At the end: the last step counts as global (see the header comment).
+  void CheckLastStep();
   void NoteRunnable(const SchedulingPoint& point);
   void RecordStep(const Candidate& taken, std::size_t node_index);
   bool Asleep(const Node& node, std::uint32_t index) const;

@@ -144,7 +144,10 @@ TEST(DfsStrategy, DporRunsOneExecutionPerTraceOfASmallSystem) {
   system.threads.push_back({{Read(1), Write(1)}});
   Exploration plain = Explore(system, Plain());
   Exploration sleep = Explore(system, Sleep());
-  Exploration dpor = Explore(system, Dpor());
+  // Toy executions end only when every thread is done: no last-step race.
+  DfsStrategy::Options exact = Dpor();
+  exact.last_step_global = false;
+  Exploration dpor = Explore(system, exact);
   EXPECT_EQ(plain.executions, 90u);
   EXPECT_EQ(plain.finals.size(), 8u);
   EXPECT_EQ(sleep.finals, plain.finals);
@@ -156,9 +159,16 @@ TEST(DfsStrategy, DporRunsOneExecutionPerTraceOfASmallSystem) {
 
 TEST(DfsStrategy, DporRunsOneExecutionForIndependentThreads) {
   const System wide = toy::Writers(3, 3, OwnObject);
-  Exploration dpor = Explore(wide, Dpor());
+  DfsStrategy::Options exact = Dpor();
+  exact.last_step_global = false;
+  Exploration dpor = Explore(wide, exact);
   EXPECT_EQ(dpor.executions, 1u);
   EXPECT_TRUE(dpor.exhausted);
+  // Counting the last step as global (the engine's setting) costs executions
+  // but loses no final state.
+  Exploration conservative = Explore(wide, Dpor());
+  EXPECT_EQ(conservative.finals, dpor.finals);
+  EXPECT_TRUE(conservative.exhausted);
 }
 
 TEST(DfsStrategy, DporIsOffUnderAPreemptionBound) {

@@ -11,6 +11,9 @@ void HappensBefore::Reset() {
   global_steps_.clear();
   global_clock_.clear();
   all_.clear();
+  device_wide_steps_.clear();
+  device_wide_clock_.clear();
+  device_all_.clear();
 }
 
 void HappensBefore::Join(Clock& into, const Clock& from) {
@@ -31,6 +34,11 @@ HappensBefore::Clock HappensBefore::ClockOf(ActorId actor,
       continue;
     }
     Join(clock, global_clock_);
+    if (access.object == kDeviceWideObject) {
+      Join(clock, device_all_);
+      continue;
+    }
+    if (access.object & kDeviceBit) Join(clock, device_wide_clock_);
     auto it = objects_.find(access.object);
     if (it == objects_.end()) continue;
     Join(clock, it->second.last_write);
@@ -45,10 +53,17 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
   const std::size_t index = steps_.size();
   Clock clock = ClockOf(actor, step);
   bool global = false;
+  bool device = false;
   for (int a = 0; a < step.count; ++a) {
     const Access& access = step.accesses[a];
     if (access.object == kGlobalObject) {
       global = true;
+      continue;
+    }
+    if (access.object & kDeviceBit) device = true;
+    if (access.object == kDeviceWideObject) {
+      device_wide_clock_ = clock;
+      device_wide_steps_.push_back(static_cast<std::uint32_t>(index));
       continue;
     }
     ObjectState& object = objects_[access.object];
@@ -67,6 +82,7 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     global_steps_.push_back(static_cast<std::uint32_t>(index));
   }
   Join(all_, clock);
+  if (device) Join(device_all_, clock);
   if (actor >= actor_clock_.size()) actor_clock_.resize(actor + 1);
   actor_clock_[actor] = clock;
   steps_.push_back({actor, step, std::move(clock)});
@@ -74,7 +90,8 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
 }
 
 absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
-    std::size_t i, ActorId actor, const Footprint& step) const {
+    std::size_t i, ActorId actor, const Footprint& step, std::size_t end) const {
+  end = std::min(end, steps_.size());
   const ActorId racer = steps_[i].actor;
   // first_in_v[r]: 1 + index of actor r's first step in v, 0 if none yet.
   std::vector<std::uint32_t> first_in_v;
@@ -85,7 +102,7 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
     return false;
   };
   absl::InlinedVector<ActorId, 4> initials;
-  for (std::size_t j = i + 1; j < steps_.size(); ++j) {
+  for (std::size_t j = i + 1; j < end; ++j) {
     const Step& s = steps_[j];
     if (Knows(s.clock, racer, i)) continue;  // happens after i: not in v
     if (s.actor < first_in_v.size() && first_in_v[s.actor] != 0) continue;
@@ -99,6 +116,16 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
     initials.push_back(actor);
   }
   return initials;
+}
+
+void HappensBefore::ForEachRaceOfLastAsGlobal(
+    absl::FunctionRef<void(std::size_t)> visit) const {
+  if (steps_.empty()) return;
+  const Step& last = steps_.back();
+  for (std::size_t i = 0; i + 1 < steps_.size(); ++i) {
+    const ActorId owner = steps_[i].actor;
+    if (owner != last.actor && !Knows(last.clock, owner, i)) visit(i);
+  }
 }
 
 bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
@@ -119,8 +146,12 @@ void HappensBefore::ForEachRace(
     ActorId actor, const Footprint& pending,
     absl::FunctionRef<bool(std::size_t)> visit) const {
   bool pending_global = false;
+  bool pending_device = false;
   for (int a = 0; a < pending.count; ++a) {
-    pending_global |= pending.accesses[a].object == kGlobalObject;
+    const std::uint32_t object = pending.accesses[a].object;
+    // A device-wide step can race with any device step: scan them all.
+    pending_global |= object == kGlobalObject || object == kDeviceWideObject;
+    pending_device |= (object & kDeviceBit) != 0;
   }
   if (pending_global) {
     for (std::size_t i = steps_.size(); i-- > 0;) {
@@ -128,21 +159,26 @@ void HappensBefore::ForEachRace(
     }
     return;
   }
-  // Merge, latest first, the steps on the pending step's objects and the
-  // global steps: no other step can be dependent with it.
-  const std::vector<std::uint32_t>* lists[3] = {&global_steps_, nullptr,
+  // Merge, latest first, the steps on the pending step's objects, the
+  // global steps and (for a device step) the device-wide ones: no other step
+  // can be dependent with it.
+  const std::vector<std::uint32_t>* lists[4] = {&global_steps_, nullptr, nullptr,
                                                 nullptr};
-  std::size_t next[3] = {global_steps_.size(), 0, 0};
+  std::size_t next[4] = {global_steps_.size(), 0, 0, 0};
   for (int a = 0; a < pending.count; ++a) {
     auto it = objects_.find(pending.accesses[a].object);
     if (it == objects_.end()) continue;
     lists[a + 1] = &it->second.steps;
     next[a + 1] = it->second.steps.size();
   }
+  if (pending_device) {
+    lists[3] = &device_wide_steps_;
+    next[3] = device_wide_steps_.size();
+  }
   std::size_t last_visited = steps_.size();
   while (true) {
     int best = -1;
-    for (int l = 0; l < 3; ++l) {
+    for (int l = 0; l < 4; ++l) {
       if (lists[l] == nullptr || next[l] == 0) continue;
       if (best < 0 || (*lists[l])[next[l] - 1] > (*lists[best])[next[best] - 1]) {
         best = l;

@@ -11,6 +11,7 @@
 #define STACKCHECK_SIM_STRATEGIES_HAPPENS_BEFORE_H_
 
 #include <cstdint>
+#include <cstddef>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -38,8 +39,17 @@ class HappensBefore {
   // then that step. Returns the actors whose first step in v has no
   // predecessor in v: running any of them instead of step i starts an
   // execution that reverses the race.
+  // With `end` < size(), only the recorded steps before `end` make up v (the
+  // racing step is then recorded step `end`, taken as `step`).
   absl::InlinedVector<ActorId, 4> Initials(std::size_t i, ActorId actor,
-                                           const Footprint& step) const;
+                                           const Footprint& step,
+                                           std::size_t end = SIZE_MAX) const;
+
+  // Calls visit(i) for every recorded step i of another actor that the last
+  // recorded step does not already happen after: the races the last step
+  // would have if it had been global.
+  void ForEachRaceOfLastAsGlobal(
+      absl::FunctionRef<void(std::size_t)> visit) const;
 
   ActorId actor_of(std::size_t step) const { return steps_[step].actor; }
 
@@ -74,6 +84,10 @@ class HappensBefore {
   std::vector<std::uint32_t> global_steps_;  // steps touching kGlobalObject
   Clock global_clock_;  // clock of the latest global step
   Clock all_;           // join of every step's clock
+  // The same for kDeviceWideObject, over the device's objects only.
+  std::vector<std::uint32_t> device_wide_steps_;
+  Clock device_wide_clock_;  // clock of the latest device-wide step
+  Clock device_all_;         // join of the clocks of steps on device objects
 };
 
 }  // namespace stackcheck::sim

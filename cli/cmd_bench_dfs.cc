@@ -1,0 +1,242 @@
+// `stackcheck bench dfs`: what exhaustive checking costs, and what partial-
+// order reduction saves (issue #7).
+//
+// For v2-gcc11 and event-fence on the regions scenario (2 host threads x 3
+// regions by default, as `check` builds it), without and with one abort:
+// DFS with DPOR and sleep sets, no preemption bound, run to the end of the
+// tree past any violation; then plain DFS (no reduction) on the same case,
+// capped by default at ten times the reduced count (at least 1,000,000):
+// enough to show the issue's 10x target met, or to measure the ratio when
+// plain DFS finishes first. Prints per case
+//   dfs_executions POLICY SCENARIO N        dfs_exhausted ... yes|no
+//   plain_dfs_executions POLICY SCENARIO N  plain_dfs_exhausted ... yes|no
+//   dfs_reduction POLICY SCENARIO [>=]X     (plain / dfs executions; ">="
+//                                            when plain DFS hit its cap)
+//   dfs_seconds, dfs_executions_per_s, dfs_violations, plain_dfs_seconds
+// then a table. Unless --bench_jobs_executions=0, it also runs one fixed
+// campaign (event-fence, a correct policy, so no time goes to shrinking)
+// with --jobs 1 and then 2 and prints campaign_executions_per_s for each and
+// jobs_scaling (the ratio). --json prints one JSON object instead.
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
+#include "cli/command.h"
+#include "cli/common_flags.h"
+#include "core/policies/registry.h"
+#include "properties/campaign.h"
+#include "properties/exhaustive.h"
+#include "properties/json_writer.h"
+
+ABSL_FLAG(int, bench_dfs_threads, 2, "bench dfs: host threads of the regions scenario (1-4)");
+ABSL_FLAG(int, bench_dfs_regions, 3, "bench dfs: regions per thread (1-8)");
+ABSL_FLAG(std::uint64_t, bench_dfs_cap, 10000000,
+          "bench dfs: execution cap of the reduced search (it reports exhausted no "
+          "when reached)");
+ABSL_FLAG(std::uint64_t, bench_dfs_plain_cap, 0,
+          "bench dfs: execution cap of the plain-DFS comparison (0 = ten times the "
+          "reduced search's count plus one, at least 1,000,000)");
+ABSL_FLAG(std::uint64_t, bench_jobs_executions, 20000,
+          "bench dfs: executions of the campaign timed with 1 and 2 jobs (0 = skip)");
+
+namespace stackcheck::cli {
+namespace {
+
+struct DfsFigures {
+  std::string policy;
+  std::string scenario;
+  properties::ExhaustiveResult reduced;
+  properties::ExhaustiveResult plain;
+  double reduction() const {
+    return static_cast<double>(plain.executions) /
+           static_cast<double>(std::max<std::uint64_t>(1, reduced.executions));
+  }
+  // Plain DFS stopped at its cap: its count, hence the ratio, is a lower bound.
+  bool lower_bound() const { return !plain.exhausted; }
+};
+
+struct JobsFigures {
+  bool measured = false;
+  std::uint64_t executions = 0;
+  double per_s[2] = {0, 0};  // jobs 1, jobs 2
+  double scaling() const { return per_s[0] > 0 ? per_s[1] / per_s[0] : 0; }
+};
+
+properties::ExhaustiveResult Search(const properties::Case& c, const PolicyInfo& policy,
+                                    bool reduce, std::uint64_t cap) {
+  properties::ExhaustiveOptions options;
+  options.dfs.sleep_sets = reduce;
+  options.dfs.dpor = reduce;
+  options.dfs.max_executions = cap;
+  return properties::ExploreExhaustively(c, policy, options);
+}
+
+std::string Violations(const properties::ExhaustiveResult& r) {
+  return r.violated.empty() ? "none" : absl::StrJoin(r.violated, ",");
+}
+
+// The same campaign twice, with 1 and 2 worker threads: wall-clock rates.
+absl::Status MeasureJobs(std::uint64_t executions, JobsFigures& f) {
+  const PolicyInfo* policy = FindPolicy("event-fence");
+  if (policy == nullptr) return absl::NotFoundError("policy event-fence is not in this build");
+  f.executions = executions;
+  for (int jobs = 1; jobs <= 2; ++jobs) {
+    properties::CampaignOptions o;
+    o.policies = {policy};
+    o.executions = executions;
+    o.time_budget = absl::Hours(1);  // the count, not the clock, ends it
+    o.jobs = jobs;
+    absl::StatusOr<properties::CampaignResult> r = properties::RunCampaign(o);
+    if (!r.ok()) return r.status();
+    f.per_s[jobs - 1] = static_cast<double>(r->executions) / std::max(1e-9, r->elapsed_s);
+  }
+  f.measured = true;
+  return absl::OkStatus();
+}
+
+void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
+  for (const DfsFigures& f : figures) {
+    const char* p = f.policy.c_str();
+    const char* s = f.scenario.c_str();
+    absl::PrintF("dfs_executions %s %s %d\n", p, s, f.reduced.executions);
+    absl::PrintF("dfs_exhausted %s %s %s\n", p, s, f.reduced.exhausted ? "yes" : "no");
+    absl::PrintF("dfs_seconds %s %s %.2f\n", p, s, f.reduced.seconds);
+    absl::PrintF("dfs_executions_per_s %s %s %.0f\n", p, s,
+                 f.reduced.executions / std::max(1e-9, f.reduced.seconds));
+    absl::PrintF("dfs_violations %s %s %s\n", p, s, Violations(f.reduced));
+    absl::PrintF("plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
+    absl::PrintF("plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
+    absl::PrintF("plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
+    absl::PrintF("dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
+                 f.reduction());
+  }
+  absl::PrintF("#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy", "scenario",
+               "dpor", "exh", "plain dfs", "reduction", "seconds", "exec/s", "violations");
+  for (const DfsFigures& f : figures) {
+    absl::PrintF("# %-12s %-10s %12d %4s %13d%s %9s%.1f %8.2f %10.0f  %s\n", f.policy,
+                 f.scenario, f.reduced.executions, f.reduced.exhausted ? "yes" : "no",
+                 f.plain.executions, f.lower_bound() ? "+" : " ",
+                 f.lower_bound() ? ">=" : "", f.reduction(), f.reduced.seconds,
+                 f.reduced.executions / std::max(1e-9, f.reduced.seconds),
+                 Violations(f.reduced));
+  }
+  if (!jobs.measured) return;
+  absl::PrintF("campaign_executions_per_s jobs=1 %.0f\n", jobs.per_s[0]);
+  absl::PrintF("campaign_executions_per_s jobs=2 %.0f\n", jobs.per_s[1]);
+  absl::PrintF("jobs_scaling 1->2 %.2f\n", jobs.scaling());
+}
+
+void PrintJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
+  properties::JsonWriter w;
+  w.BeginObject().Key("command").String("bench dfs");
+  w.Key("cases").BeginArray();
+  for (const DfsFigures& f : figures) {
+    w.BeginObject();
+    w.Key("policy").String(f.policy).Key("scenario").String(f.scenario);
+    w.Key("dfs_executions").Uint(f.reduced.executions);
+    w.Key("dfs_exhausted").Bool(f.reduced.exhausted);
+    w.Key("dfs_seconds").Double(f.reduced.seconds);
+    w.Key("dfs_executions_per_s")
+        .Double(f.reduced.executions / std::max(1e-9, f.reduced.seconds));
+    w.Key("dfs_violations").BeginArray();
+    for (const std::string& v : f.reduced.violated) w.String(v);
+    w.EndArray();
+    w.Key("plain_dfs_executions").Uint(f.plain.executions);
+    w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
+    w.Key("plain_dfs_seconds").Double(f.plain.seconds);
+    w.Key("reduction").Double(f.reduction());
+    w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
+    w.EndObject();
+  }
+  w.EndArray();
+  if (jobs.measured) {
+    w.Key("jobs").BeginObject();
+    w.Key("campaign_executions").Uint(jobs.executions);
+    w.Key("executions_per_s_1").Double(jobs.per_s[0]);
+    w.Key("executions_per_s_2").Double(jobs.per_s[1]);
+    w.Key("scaling").Double(jobs.scaling());
+    w.EndObject();
+  }
+  w.EndObject();
+  absl::PrintF("%s\n", w.str());
+}
+
+int RunBenchDfs(const std::vector<std::string>& args) {
+  if (!args.empty()) {
+    return UsageError("bench dfs takes no arguments (flags: --bench_dfs_threads, "
+                      "--bench_dfs_regions, --bench_dfs_cap, --bench_dfs_plain_cap, "
+                      "--bench_jobs_executions)");
+  }
+  const int threads = absl::GetFlag(FLAGS_bench_dfs_threads);
+  const int regions = absl::GetFlag(FLAGS_bench_dfs_regions);
+  if (threads < 1 || threads > 4) return UsageError("--bench_dfs_threads must be 1..4");
+  if (regions < 1 || regions > 8) return UsageError("--bench_dfs_regions must be 1..8");
+  const std::uint64_t cap = absl::GetFlag(FLAGS_bench_dfs_cap);
+  const std::uint64_t plain_cap = absl::GetFlag(FLAGS_bench_dfs_plain_cap);
+  if (cap == 0) return UsageError("--bench_dfs_cap must be at least 1");
+  const bool json = absl::GetFlag(FLAGS_json);
+  if (!json) {
+    absl::PrintF("# one core; regions scenario %d threads x %d regions; DPOR + sleep "
+                 "sets without a preemption bound, past violations; plain DFS capped "
+                 "at %s\n",
+                 threads, regions,
+                 plain_cap > 0 ? absl::StrCat(plain_cap)
+                               : std::string("10x the reduced count (at least 1,000,000)"));
+  }
+  std::vector<DfsFigures> figures;
+  for (const char* name : {"v2-gcc11", "event-fence"}) {
+    const PolicyInfo* policy = FindPolicy(name);
+    if (policy == nullptr) {
+      absl::FPrintF(stderr, "stackcheck: bench dfs: policy %s is not in this build\n", name);
+      return kExitMismatch;
+    }
+    for (bool abort : {false, true}) {
+      DfsFigures f;
+      f.policy = name;
+      f.scenario = absl::StrCat(threads, "x", regions, abort ? "+abort" : "");
+      properties::Case c;
+      c.scenario = properties::RegionsScenario(threads, regions, abort);
+      f.reduced = Search(c, *policy, /*reduce=*/true, cap);
+      const std::uint64_t this_cap =
+          plain_cap > 0 ? plain_cap
+                        : std::max<std::uint64_t>(1000000, 10 * f.reduced.executions + 1);
+      f.plain = Search(c, *policy, /*reduce=*/false, this_cap);
+      for (const properties::ExhaustiveResult* r : {&f.reduced, &f.plain}) {
+        if (!r->status.ok()) {
+          absl::FPrintF(stderr, "stackcheck: bench dfs: %s %s: %s\n", name, f.scenario,
+                        r->status.ToString());
+          return kExitMismatch;
+        }
+      }
+      figures.push_back(std::move(f));
+    }
+  }
+  JobsFigures jobs;
+  if (const std::uint64_t n = absl::GetFlag(FLAGS_bench_jobs_executions); n > 0) {
+    if (absl::Status st = MeasureJobs(n, jobs); !st.ok()) {
+      absl::FPrintF(stderr, "stackcheck: bench dfs: %s\n", st.ToString());
+      return kExitMismatch;
+    }
+  }
+  if (json) {
+    PrintJson(figures, jobs);
+  } else {
+    PrintText(figures, jobs);
+  }
+  return kExitOk;
+}
+
+const bool registered = RegisterCommand(
+    {"bench dfs",
+     "bench dfs [--bench_dfs_regions=M] [--bench_dfs_plain_cap=N] [--bench_jobs_executions=N]",
+     "exhaustive checking: DPOR vs plain DFS executions, and campaign scaling 1 -> 2 jobs",
+     &RunBenchDfs});
+
+}  // namespace
+}  // namespace stackcheck::cli
