@@ -67,6 +67,7 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_bottom = nullptr;
   a.stack_size = 0;
   a.started = false;
+  a.answer_epoch = 0;
   return a;
 }
 
@@ -74,23 +75,20 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
                               const WaitReason& start_when) {
   Actor& a = NewActor(kind);
   const auto id = static_cast<ActorId>(actor_count_ - 1);
-  a.name.clear();
   switch (kind) {
     case ActorKind::kHostThread:
       a.index = host_threads_++;
-      absl::StrAppend(&a.name, "T", a.index);
       break;
     case ActorKind::kCallbackThread:
       a.index = 0;
-      a.name = "callback";
       break;
     case ActorKind::kCallbackWorker:
       a.index = callback_workers_++;
-      absl::StrAppend(&a.name, "callback", a.index);
       break;
     case ActorKind::kGpuStream:
       break;  // not a fiber
   }
+  a.name = NameFor(kind, a.index);
   a.body = std::move(body);
   // Its first step starts the thread: it touches only its own life.
   a.next = Touches(ObjectId(ObjectKind::kThread, id), true);
@@ -114,9 +112,30 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
 ActorId Scheduler::AddGpuActor(std::uint32_t stream) {
   Actor& a = NewActor(ActorKind::kGpuStream);
   a.index = stream;
-  a.name.clear();
-  absl::StrAppend(&a.name, "gpu:s", stream);
+  a.name = NameFor(ActorKind::kGpuStream, stream);
   return static_cast<ActorId>(actor_count_ - 1);
+}
+
+absl::string_view Scheduler::NameFor(ActorKind kind, std::uint32_t index) {
+  std::deque<std::string>& names = names_[static_cast<int>(kind)];
+  while (names.size() <= index) {
+    const auto i = static_cast<std::uint32_t>(names.size());
+    switch (kind) {
+      case ActorKind::kHostThread:
+        names.push_back(absl::StrCat("T", i));
+        break;
+      case ActorKind::kCallbackThread:
+        names.push_back("callback");
+        break;
+      case ActorKind::kCallbackWorker:
+        names.push_back(absl::StrCat("callback", i));
+        break;
+      case ActorKind::kGpuStream:
+        names.push_back(absl::StrCat("gpu:s", i));
+        break;
+    }
+  }
+  return names[index];
 }
 
 absl::string_view Scheduler::ActorName(ActorId actor) const {
@@ -135,15 +154,7 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
 }
 
-void Scheduler::LogAs(ActorId actor, EventKind kind, std::uint32_t a,
-                      std::uint32_t b, std::uint32_t c, std::uint32_t d,
-                      std::uint64_t x, std::uint64_t y) {
-  if (stopped_ || tearing_down_) return;
-  // Hashed from a local the compiler keeps in registers, then stored.
-  const Event e{now_, actor, kind, a, b, c, d, x, y};
-  digest_.Add(e);
-  trace_.push_back(e);
-  if (monitors_.empty()) return;
+void Scheduler::RunMonitors() {
   for (auto& monitor : monitors_) {
     std::optional<Violation> v = monitor->OnEvent(trace_, *this);
     if (v.has_value()) {
@@ -174,15 +185,54 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
   }
 }
 
-bool Scheduler::Ready(ActorId id, Footprint* next) {
+bool Scheduler::AskDevice(const Actor& a, Footprint* next) {
+  if (a.kind == ActorKind::kGpuStream) return gpu_->StreamStepReady(a.index, next);
+  if (a.wait.kind == WaitKind::kCallbackWork) return gpu_->CallbackWorkReady(next);
+  *next = a.next;
+  return gpu_->WaitSatisfied(a.wait);
+}
+
+bool Scheduler::RefreshAnswer(Actor& a, Footprint* next) {
+  if (a.answer_epoch != device_epoch_) {
+    a.answer = AskDevice(a, &a.answer_next);
+    a.answer_epoch = device_epoch_;
+  } else {
+    // Sanitizer builds come here on every hit too, and check that no device
+    // change went unannounced.
+    Footprint fresh;
+    const bool ready = AskDevice(a, &fresh);
+    if (ready != a.answer ||
+        (ready && (fresh.count != a.answer_next.count ||
+                   std::memcmp(fresh.accesses, a.answer_next.accesses,
+                               sizeof fresh.accesses) != 0))) {
+      std::fprintf(stderr,
+                   "stackcheck: the device changed %.*s's readiness without "
+                   "calling DeviceChanged\n",
+                   static_cast<int>(a.name.size()), a.name.data());
+      std::abort();
+    }
+  }
+  *next = a.answer_next;
+  return a.answer;
+}
+
+inline bool Scheduler::DeviceAnswer(Actor& a, Footprint* next) {
+#ifndef STACKCHECK_ASAN
+  if (a.answer_epoch == device_epoch_) {
+    *next = a.answer_next;
+    return a.answer;
+  }
+#endif
+  return RefreshAnswer(a, next);
+}
+
+inline bool Scheduler::Ready(ActorId id, Footprint* next) {
   Actor& a = actors_[id];
   switch (a.state) {
     case ActorState::kFinished:
       return false;
     case ActorState::kRunnable:
-      if (a.kind == ActorKind::kGpuStream) {
-        return gpu_->StreamStepReady(a.index, next);
-      }
+      if (a.kind == ActorKind::kGpuStream) return DeviceAnswer(a, next);
       *next = a.next;
       return true;
     case ActorState::kBlocked:
@@ -199,12 +249,10 @@ bool Scheduler::Ready(ActorId id, Footprint* next) {
       *next = a.next;
       return actors_[a.wait.object].state == ActorState::kFinished;
     case WaitKind::kCallbackWork:
-      return gpu_->CallbackWorkReady(next);
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
     case WaitKind::kEvent:
-      *next = a.next;
-      return gpu_->WaitSatisfied(a.wait);
+      return DeviceAnswer(a, next);
   }
   return false;
 }
@@ -316,6 +364,7 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   a.state = ActorState::kBlocked;
   a.wait = reason;
   a.next = next;
+  a.answer_epoch = 0;  // a new question for the device
   Reschedule(PointKind::kMayUnwind);
 }
 

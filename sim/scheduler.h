@@ -26,6 +26,7 @@
 #define STACKCHECK_SIM_SCHEDULER_H_
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -169,6 +170,10 @@ class Scheduler final : public SimView {
   Scheduler& operator=(const Scheduler&) = delete;
 
   void set_gpu(GpuModel* gpu) { gpu_ = gpu; }
+  // The GpuModel calls this whenever state its readiness answers read
+  // changes (queues, op phases, callback work, event records, streams): the
+  // engine re-asks the device only after a change, not at every step.
+  void DeviceChanged() { ++device_epoch_; }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     monitors_ = std::move(monitors);
@@ -222,9 +227,18 @@ class Scheduler final : public SimView {
            std::uint64_t y = 0) {
     LogAs(acting_, kind, a, b, c, d, x, y);
   }
+  // Inline: an execution logs dozens of events, and a call per event (eight
+  // arguments, a stack temporary for the event) cost more than the hashing.
   void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0,
              std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
-             std::uint64_t x = 0, std::uint64_t y = 0);
+             std::uint64_t x = 0, std::uint64_t y = 0) {
+    if (stopped_ || tearing_down_) return;
+    // Hashed from a local the compiler keeps in registers, then stored.
+    const Event e{now_, actor, kind, a, b, c, d, x, y};
+    digest_.Add(e);
+    trace_.push_back(e);
+    if (!monitors_.empty()) RunMonitors();
+  }
   std::uint64_t now() const { return now_; }
   void AdvanceTo(std::uint64_t t) {
     if (t > now_) now_ = t;
@@ -262,12 +276,17 @@ class Scheduler final : public SimView {
     Footprint next;
     boost::context::fiber cont;  // where the fiber resumes, when suspended
     std::function<void()> body;
-    std::string name;
+    absl::string_view name;  // into names_
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     bool started = false;  // the fiber has run (its body began)
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
+    // The device's last answer for this actor (see DeviceAnswer), valid while
+    // device_epoch_ == answer_epoch; 0 = never asked.
+    std::uint64_t answer_epoch = 0;
+    bool answer = false;
+    Footprint answer_next;
   };
   struct MutexState {
     std::string name;
@@ -276,10 +295,19 @@ class Scheduler final : public SimView {
   static constexpr ActorId kMainContext = kNoActor;
 
   Actor& NewActor(ActorKind kind);
+  // "T3", "callback", "callback2", "gpu:s1": formatted once per Scheduler
+  // and reused by every execution.
+  absl::string_view NameFor(ActorKind kind, std::uint32_t index);
   // Picks the next fiber actor to run (executing GPU steps on the way), or
   // kMainContext when the execution is over.
   ActorId Choose();
   bool Ready(ActorId id, Footprint* next);
+  // Ready for actors that only the device can answer for (GPU streams, device
+  // waits, the idle callback thread): cached per actor until the device
+  // changes, since most steps leave the device as it was.
+  bool DeviceAnswer(Actor& a, Footprint* next);
+  bool RefreshAnswer(Actor& a, Footprint* next);
+  bool AskDevice(const Actor& a, Footprint* next);
   void OnStuck();
   void Reschedule(PointKind kind);
   void SwitchTo(ActorId to);
@@ -300,6 +328,9 @@ class Scheduler final : public SimView {
   bool OwnsNothing(ActorId id) const;
   void Unwind(ActorId id);
   void Abandon(ActorId id);
+  // Shows the event just logged to every monitor; the first violation stops
+  // the execution.
+  void RunMonitors();
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
@@ -310,6 +341,8 @@ class Scheduler final : public SimView {
   std::vector<std::unique_ptr<Monitor>> monitors_;
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
+  // Actor names by kind and ordinal; a deque never moves its strings.
+  std::deque<std::string> names_[4];
 
   // Per execution; vectors keep their capacity between executions.
   std::vector<Actor> actors_;  // slots reused; actor_count_ live ones
@@ -323,6 +356,7 @@ class Scheduler final : public SimView {
   std::optional<Violation> violation_;
   EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
+  std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;

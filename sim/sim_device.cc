@@ -66,6 +66,7 @@ class SimDevice::Call {
 // --- execution lifecycle -----------------------------------------------------
 
 void SimDevice::BeginExecution() {
+  scheduler_->DeviceChanged();
   initialized_ = false;
   context_ = Context::kNone;
   destroyer_ = kNoActor;
@@ -101,6 +102,7 @@ void SimDevice::BeginExecution() {
 
 std::uint32_t SimDevice::NewStream(bool legacy, bool blocking) {
   if (stream_count_ == streams_.size()) streams_.emplace_back();
+  scheduler_->DeviceChanged();
   const auto index = static_cast<std::uint32_t>(stream_count_++);
   Stream& s = streams_[index];
   s.live = true;
@@ -152,6 +154,7 @@ Footprint SimDevice::EnqueueFootprint(std::uint32_t stream) const {
 }
 
 SimDevice::Op& SimDevice::Enqueue(std::uint32_t stream, OpKind kind) {
+  scheduler_->DeviceChanged();
   Stream& s = streams_[stream];
   s.ops.emplace_back();
   Op& op = s.ops.back();
@@ -207,6 +210,7 @@ CuResult SimDevice::CtxDestroy() {
   if (context_ == Context::kDestroying) return call.Return(CuResult::kInvalidContext);
   context_ = Context::kDestroying;
   destroyer_ = scheduler_->current();
+  scheduler_->DeviceChanged();
   // SEM-15: pending kernels, callbacks and host functions complete first; the
   // callbacks run while this thread is blocked here.
   WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdle, 0, call.api()}, step);
@@ -469,6 +473,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
   }
   // Work already queued still completes; the handle is gone at once.
   streams_[StreamIndex(stream)].live = false;
+  scheduler_->DeviceChanged();
   return call.Return(CuResult::kSuccess);
 }
 

@@ -67,6 +67,7 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
 }
 
 void SimDevice::StreamStep(std::uint32_t stream) {
+  scheduler_->DeviceChanged();  // every GPU step moves its stream's queue
   Stream& s = streams_[stream];
   Op& op = s.front();
   switch (op.kind) {
@@ -196,6 +197,7 @@ void SimDevice::CallbackThreadBody() {
     while (callback_head_ == callback_queue_.size()) {
       scheduler_->Block(WaitReason{WaitKind::kCallbackWork}, Footprint{});
     }
+    scheduler_->DeviceChanged();
     const PendingCallback p = callback_queue_[callback_head_++];
     if (callback_head_ == callback_queue_.size()) {
       callback_queue_.clear();
@@ -211,6 +213,7 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
     // Dropped after dispatch (a host function when the context was poisoned).
     if (s.empty() || s.front().seq != seq) return;
   }
+  scheduler_->DeviceChanged();
   Op& front = streams_[stream].front();
   front.phase = Phase::kRunning;
   const Op op = front;  // the stream's vector may grow while it runs
@@ -232,6 +235,7 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
     scheduler_->Log(EventKind::kHostFnEnd, stream, op.id);
   }
   // SEM-08: only now may later work in the stream start.
+  scheduler_->DeviceChanged();
   streams_[stream].pop();
 }
 
