@@ -59,6 +59,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
 
 Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   if (actor_count_ == actors_.size()) actors_.emplace_back();
+  if (candidates_.size() <= actor_count_) candidates_.resize(actors_.size() * 2);
   Actor& a = actors_[actor_count_++];
   a.kind = kind;
   a.state = ActorState::kRunnable;
@@ -88,7 +89,6 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
     case ActorKind::kGpuStream:
       break;  // not a fiber
   }
-  a.name = NameFor(kind, a.index);
   a.body = std::move(body);
   // Its first step starts the thread: it touches only its own life.
   a.next = Touches(ObjectId(ObjectKind::kThread, id), true);
@@ -112,11 +112,10 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
 ActorId Scheduler::AddGpuActor(std::uint32_t stream) {
   Actor& a = NewActor(ActorKind::kGpuStream);
   a.index = stream;
-  a.name = NameFor(ActorKind::kGpuStream, stream);
   return static_cast<ActorId>(actor_count_ - 1);
 }
 
-absl::string_view Scheduler::NameFor(ActorKind kind, std::uint32_t index) {
+absl::string_view Scheduler::NameFor(ActorKind kind, std::uint32_t index) const {
   std::deque<std::string>& names = names_[static_cast<int>(kind)];
   while (names.size() <= index) {
     const auto i = static_cast<std::uint32_t>(names.size());
@@ -140,7 +139,7 @@ absl::string_view Scheduler::NameFor(ActorKind kind, std::uint32_t index) {
 
 absl::string_view Scheduler::ActorName(ActorId actor) const {
   if (actor >= actor_count_) return "?";
-  return actors_[actor].name;
+  return NameFor(actors_[actor].kind, actors_[actor].index);
 }
 
 absl::string_view Scheduler::MutexName(std::uint32_t mutex) const {
@@ -208,7 +207,8 @@ bool Scheduler::RefreshAnswer(Actor& a, Footprint* next) {
       std::fprintf(stderr,
                    "stackcheck: the device changed %.*s's readiness without "
                    "calling DeviceChanged\n",
-                   static_cast<int>(a.name.size()), a.name.data());
+                   static_cast<int>(NameFor(a.kind, a.index).size()),
+                   NameFor(a.kind, a.index).data());
       std::abort();
     }
   }
@@ -261,16 +261,13 @@ ActorId Scheduler::Choose() {
   for (;;) {
     if (stopped_) return kMainContext;
     if (steps_ >= step_bound_) {
-      ReportViolation("progress",
-                      absl::StrFormat("no end after %d scheduling steps: "
-                                      "livelock, spinning or unbounded work",
-                                      step_bound_));
+      StepBoundReached();
       return kMainContext;
     }
     ++steps_;
-    // Footprints are written straight into the candidate slots: copying them
-    // through a temporary stalls on store forwarding at every step.
-    if (candidates_.size() < actor_count_) candidates_.resize(actor_count_ * 2);
+    // Footprints are written straight into the candidate slots (NewActor
+    // keeps one per actor): copying them through a temporary stalls on store
+    // forwarding at every step.
     Candidate* const slots = candidates_.data();
     std::size_t count = 0;
     int current_index = -1;
@@ -291,19 +288,9 @@ ActorId Scheduler::Choose() {
       return kMainContext;
     }
     std::size_t pick = 0;
-    if (count == 1 && observes_every_step_) {
-      // DPOR sees every step; the answer is 0 and not part of the schedule.
-      strategy_->NextActor(SchedulingPoint{absl::MakeConstSpan(slots, 1), current_index});
-    } else if (count > 1) {
-      pick = strategy_->NextActor(
-          SchedulingPoint{absl::MakeConstSpan(slots, count), current_index});
-      if (pick >= count) {
-        ReportViolation("invalid-schedule",
-                        absl::StrFormat("the strategy chose candidate %d of %d",
-                                        pick, count));
-        return kMainContext;
-      }
-      choices_.push_back(pick);
+    // Most points have one candidate, and only DPOR wants to see those.
+    if (count > 1 || observes_every_step_) {
+      if (!Ask(count, current_index, &pick)) return kMainContext;
     }
     const ActorId id = slots[pick].actor;
     last_chosen_ = id;
@@ -318,6 +305,33 @@ ActorId Scheduler::Choose() {
     gpu_->StreamStep(a.index);
     acting_ = saved;
   }
+}
+
+bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
+  const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
+                              current_index};
+  if (count == 1) {
+    // DPOR sees every step; the answer is 0 and not part of the schedule.
+    strategy_->NextActor(point);
+    *pick = 0;
+    return true;
+  }
+  *pick = strategy_->NextActor(point);
+  if (*pick >= count) {
+    ReportViolation("invalid-schedule",
+                    absl::StrFormat("the strategy chose candidate %d of %d",
+                                    *pick, count));
+    return false;
+  }
+  choices_.push_back(*pick);
+  return true;
+}
+
+void Scheduler::StepBoundReached() {
+  ReportViolation("progress",
+                  absl::StrFormat("no end after %d scheduling steps: "
+                                  "livelock, spinning or unbounded work",
+                                  step_bound_));
 }
 
 void Scheduler::OnStuck() {

@@ -276,7 +276,6 @@ class Scheduler final : public SimView {
     Footprint next;
     boost::context::fiber cont;  // where the fiber resumes, when suspended
     std::function<void()> body;
-    absl::string_view name;  // into names_
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     bool started = false;  // the fiber has run (its body began)
@@ -295,12 +294,16 @@ class Scheduler final : public SimView {
   static constexpr ActorId kMainContext = kNoActor;
 
   Actor& NewActor(ActorKind kind);
-  // "T3", "callback", "callback2", "gpu:s1": formatted once per Scheduler
-  // and reused by every execution.
-  absl::string_view NameFor(ActorKind kind, std::uint32_t index);
+  // "T3", "callback", "callback2", "gpu:s1": formatted when first asked for,
+  // once per Scheduler, never per execution.
+  absl::string_view NameFor(ActorKind kind, std::uint32_t index) const;
   // Picks the next fiber actor to run (executing GPU steps on the way), or
   // kMainContext when the execution is over.
   ActorId Choose();
+  // Asks the strategy to pick one of the first `count` candidates; false (a
+  // violation reported) if its answer is out of range.
+  bool Ask(std::size_t count, int current_index, std::size_t* pick);
+  void StepBoundReached();
   bool Ready(ActorId id, Footprint* next);
   // Ready for actors that only the device can answer for (GPU streams, device
   // waits, the idle callback thread): cached per actor until the device
@@ -342,7 +345,7 @@ class Scheduler final : public SimView {
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
   // Actor names by kind and ordinal; a deque never moves its strings.
-  std::deque<std::string> names_[4];
+  mutable std::deque<std::string> names_[4];
 
   // Per execution; vectors keep their capacity between executions.
   std::vector<Actor> actors_;  // slots reused; actor_count_ live ones
