@@ -54,6 +54,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
   stacks_intact_ = true;
+  watch_ = device_watchers_ = mutex_watchers_ = join_watchers_ = 0;
   for (auto& m : monitors_) m->Reset();
 }
 
@@ -69,6 +70,8 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_size = 0;
   a.started = false;
   a.answer_epoch = 0;
+  Watch(static_cast<ActorId>(actor_count_ - 1), WaitReason{},
+        kind == ActorKind::kGpuStream);
   return a;
 }
 
@@ -101,6 +104,7 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
   if (start_when.kind != WaitKind::kNone) {
     a.state = ActorState::kBlocked;
     a.wait = start_when;
+    Watch(id, start_when, false);
   }
   a.tsan_fiber = TsanCreateFiber();
   const auto& stack = stacks_.last_allocated();
@@ -257,6 +261,89 @@ inline bool Scheduler::Ready(ActorId id, Footprint* next) {
   return false;
 }
 
+void Scheduler::Watch(ActorId id, const WaitReason& wait, bool gpu) {
+  const std::uint64_t bit = Bit(id);
+  watch_ |= bit;  // looked at once at least, whatever it waits for
+  device_watchers_ &= ~bit;
+  mutex_watchers_ &= ~bit;
+  join_watchers_ &= ~bit;
+  switch (wait.kind) {
+    case WaitKind::kNone:
+      if (gpu) device_watchers_ |= bit;
+      return;
+    case WaitKind::kMutex:
+      mutex_watchers_ |= bit;
+      return;
+    case WaitKind::kJoin:
+      join_watchers_ |= bit;
+      return;
+    case WaitKind::kCallbackWork:
+    case WaitKind::kStreamIdle:
+    case WaitKind::kAllStreamsIdle:
+    case WaitKind::kEvent:
+      device_watchers_ |= bit;
+      return;
+  }
+}
+
+void Scheduler::Unwatch(ActorId id) {
+  const std::uint64_t bit = Bit(id);
+  watch_ &= ~bit;
+  device_watchers_ &= ~bit;
+  mutex_watchers_ &= ~bit;
+  join_watchers_ &= ~bit;
+  watch_ |= join_watchers_;  // whoever joins it may go on
+}
+
+inline std::size_t Scheduler::CollectCandidates(int* current_index) {
+  // Footprints are written straight into the candidate slots (NewActor
+  // keeps one per actor): copying them through a temporary stalls on store
+  // forwarding at every step.
+  Candidate* const slots = candidates_.data();
+  std::size_t count = 0;
+  int current = -1;
+  for (ActorId id = 0; id < actor_count_; ++id) {
+    Candidate& c = slots[count];
+    const Actor& a = actors_[id];
+    if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
+      c.next = a.next;  // the common case, without a call
+    } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
+      continue;
+    }
+    c.actor = id;
+    if (id == last_chosen_) current = static_cast<int>(count);
+    ++count;
+  }
+  *current_index = current;
+  return count;
+}
+
+inline std::size_t Scheduler::CollectWatched(int* current_index) {
+  Candidate* const slots = candidates_.data();
+  std::size_t count = 0;
+  int current = -1;
+  std::uint64_t pending = watch_;
+  std::uint64_t idle = 0;  // looked at, and cannot move: stops being watched
+  while (pending != 0) {
+    const auto id = static_cast<ActorId>(__builtin_ctzll(pending));
+    pending &= pending - 1;
+    Candidate& c = slots[count];
+    const Actor& a = actors_[id];
+    if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
+      c.next = a.next;  // the common case, without a call
+    } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
+      idle |= std::uint64_t{1} << id;
+      continue;
+    }
+    c.actor = id;
+    if (id == last_chosen_) current = static_cast<int>(count);
+    ++count;
+  }
+  watch_ &= ~idle;
+  *current_index = current;
+  return count;
+}
+
 ActorId Scheduler::Choose() {
   for (;;) {
     if (stopped_) return kMainContext;
@@ -265,23 +352,15 @@ ActorId Scheduler::Choose() {
       return kMainContext;
     }
     ++steps_;
-    // Footprints are written straight into the candidate slots (NewActor
-    // keeps one per actor): copying them through a temporary stalls on store
-    // forwarding at every step.
-    Candidate* const slots = candidates_.data();
-    std::size_t count = 0;
     int current_index = -1;
-    for (ActorId id = 0; id < actor_count_; ++id) {
-      Candidate& c = slots[count];
-      const Actor& a = actors_[id];
-      if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
-        c.next = a.next;  // the common case, without a call
-      } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
-        continue;
-      }
-      c.actor = id;
-      if (id == last_chosen_) current_index = static_cast<int>(count);
-      ++count;
+    std::size_t count;
+    if (actor_count_ <= 64) {
+      count = CollectWatched(&current_index);
+#ifdef STACKCHECK_ASAN
+      CheckWatched(count, current_index);
+#endif
+    } else {
+      count = CollectCandidates(&current_index);
     }
     if (count == 0) {
       OnStuck();
@@ -292,12 +371,13 @@ ActorId Scheduler::Choose() {
     if (count > 1 || observes_every_step_) {
       if (!Ask(count, current_index, &pick)) return kMainContext;
     }
-    const ActorId id = slots[pick].actor;
+    const ActorId id = candidates_[pick].actor;
     last_chosen_ = id;
     Actor& a = actors_[id];
     if (a.state == ActorState::kBlocked) {
       a.state = ActorState::kRunnable;
       a.wait = WaitReason{};
+      Watch(id, a.wait, a.kind == ActorKind::kGpuStream);
     }
     if (a.kind != ActorKind::kGpuStream) return id;
     const ActorId saved = acting_;
@@ -306,6 +386,30 @@ ActorId Scheduler::Choose() {
     acting_ = saved;
   }
 }
+
+#ifdef STACKCHECK_ASAN
+void Scheduler::CheckWatched(std::size_t count, int current_index) {
+  // Sanitizer builds compare every watched scan with a full one: an actor
+  // left out of watch_ that could move would change the schedule.
+  const std::vector<Candidate> watched(candidates_.begin(),
+                                       candidates_.begin() + count);
+  int full_current = -1;
+  const std::size_t full = CollectCandidates(&full_current);
+  bool same = full == count && full_current == current_index;
+  for (std::size_t i = 0; same && i < count; ++i) {
+    const Candidate& x = watched[i];
+    const Candidate& y = candidates_[i];
+    same = x.actor == y.actor && x.next.count == y.next.count &&
+           std::memcmp(x.next.accesses, y.next.accesses, sizeof x.next.accesses) == 0;
+  }
+  if (!same) {
+    std::fprintf(stderr,
+                 "stackcheck: an actor that can move was not watched "
+                 "(a wake-up is missing)\n");
+    std::abort();
+  }
+}
+#endif
 
 bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
   const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
@@ -379,6 +483,7 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   a.wait = reason;
   a.next = next;
   a.answer_epoch = 0;  // a new question for the device
+  Watch(current_, reason, false);
   Reschedule(PointKind::kMayUnwind);
 }
 
@@ -458,6 +563,7 @@ boost::context::fiber Scheduler::FiberExit(ActorId id) {
   // callback fiber and grow the vector.
   ActorId next = kMainContext;
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
   if (!tearing_down_) {
     acting_ = id;
     Log(EventKind::kThreadEnd);
@@ -570,6 +676,7 @@ void Scheduler::FinishUnwind() {
   forced_unwinding_ = false;
   unwound_ = true;
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
   switcher_ = id;
   current_ = kMainContext;
   acting_ = kMainContext;
@@ -591,6 +698,7 @@ void Scheduler::Abandon(ActorId id) {
   stack.sp = const_cast<char*>(static_cast<const char*>(actors_[id].stack_bottom)) + stack.size;
   stacks_.Deallocate(stack);
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
 }
 
 }  // namespace stackcheck::sim

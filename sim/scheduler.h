@@ -25,7 +25,9 @@
 #ifndef STACKCHECK_SIM_SCHEDULER_H_
 #define STACKCHECK_SIM_SCHEDULER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <functional>
 #include <memory>
@@ -109,7 +111,14 @@ inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
   f.accesses[0] = {o1, w1};
   f.accesses[1] = {o2, w2};
 #endif
-  f.count = count;
+  // The count is stored as a whole 32-bit word (with the padding after it):
+  // copies of a Footprint load it that way, and a 4-byte load of a byte
+  // store cannot be store-forwarded either.
+  static_assert(sizeof(Footprint) >= offsetof(Footprint, count) + 4,
+                "padding after count");
+  const std::uint32_t count_word = count;
+  std::memcpy(reinterpret_cast<unsigned char*>(&f) + offsetof(Footprint, count),
+              &count_word, sizeof count_word);
   return f;
 }
 inline Footprint Touches(std::uint32_t object, bool write) {
@@ -173,7 +182,10 @@ class Scheduler final : public SimView {
   // The GpuModel calls this whenever state its readiness answers read
   // changes (queues, op phases, callback work, event records, streams): the
   // engine re-asks the device only after a change, not at every step.
-  void DeviceChanged() { ++device_epoch_; }
+  void DeviceChanged() {
+    ++device_epoch_;
+    watch_ |= device_watchers_;
+  }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     monitors_ = std::move(monitors);
@@ -217,6 +229,7 @@ class Scheduler final : public SimView {
   ActorId mutex_owner(std::uint32_t mutex) const { return mutexes_[mutex].owner; }
   void set_mutex_owner(std::uint32_t mutex, ActorId owner) {
     mutexes_[mutex].owner = owner;
+    if (owner == kNoActor) watch_ |= mutex_watchers_;  // a waiter may take it
   }
   std::uint64_t generation() const { return generation_; }
 
@@ -315,6 +328,20 @@ class Scheduler final : public SimView {
   bool Ask(std::size_t count, int current_index, std::size_t* pick);
   void StepBoundReached();
   bool Ready(ActorId id, Footprint* next);
+  // Fills candidates_ with the actors that can move, in id order; returns how
+  // many, and in *current_index the slot of last_chosen_ (-1 if absent).
+  std::size_t CollectCandidates(int* current_index);
+  // The same, looking only at the actors in watch_ (when all ids fit in it).
+  std::size_t CollectWatched(int* current_index);
+  // An actor's place in the watch sets: `wait` decides which event wakes it.
+  void Watch(ActorId id, const WaitReason& wait, bool gpu);
+  void Unwatch(ActorId id);
+#ifdef STACKCHECK_ASAN
+  void CheckWatched(std::size_t count, int current_index);
+#endif
+  static std::uint64_t Bit(ActorId id) {
+    return id < 64 ? std::uint64_t{1} << id : 0;
+  }
   // Ready for actors that only the device can answer for (GPU streams, device
   // waits, the idle callback thread): cached per actor until the device
   // changes, since most steps leave the device as it was.
@@ -370,6 +397,16 @@ class Scheduler final : public SimView {
   EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
   std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
+  // Bit i: actor i may be able to move and the next scan must look at it.
+  // An actor that cannot move leaves the set until the event that can
+  // unblock it: a device change (GPU streams, device waits, the idle
+  // callback thread), a mutex becoming free (mutex waits), an actor
+  // finishing (joins). Most of an execution's actors wait most of the time,
+  // so the scan looks at few. Only used while every actor id is below 64.
+  std::uint64_t watch_ = 0;
+  std::uint64_t device_watchers_ = 0;
+  std::uint64_t mutex_watchers_ = 0;
+  std::uint64_t join_watchers_ = 0;
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;
