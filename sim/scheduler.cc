@@ -55,6 +55,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exiting_actor_ = kNoActor;
   stacks_intact_ = true;
   watch_ = device_watchers_ = mutex_watchers_ = join_watchers_ = 0;
+  callback_watchers_ = 0;
   for (auto& m : monitors_) m->Reset();
 }
 
@@ -267,6 +268,7 @@ void Scheduler::Watch(ActorId id, const WaitReason& wait, bool gpu) {
   device_watchers_ &= ~bit;
   mutex_watchers_ &= ~bit;
   join_watchers_ &= ~bit;
+  callback_watchers_ &= ~bit;
   switch (wait.kind) {
     case WaitKind::kNone:
       if (gpu) device_watchers_ |= bit;
@@ -278,6 +280,8 @@ void Scheduler::Watch(ActorId id, const WaitReason& wait, bool gpu) {
       join_watchers_ |= bit;
       return;
     case WaitKind::kCallbackWork:
+      callback_watchers_ |= bit;
+      return;
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
     case WaitKind::kEvent:
@@ -292,6 +296,7 @@ void Scheduler::Unwatch(ActorId id) {
   device_watchers_ &= ~bit;
   mutex_watchers_ &= ~bit;
   join_watchers_ &= ~bit;
+  callback_watchers_ &= ~bit;
   watch_ |= join_watchers_;  // whoever joins it may go on
 }
 
@@ -422,13 +427,17 @@ bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
   }
   *pick = strategy_->NextActor(point);
   if (*pick >= count) {
-    ReportViolation("invalid-schedule",
-                    absl::StrFormat("the strategy chose candidate %d of %d",
-                                    *pick, count));
+    InvalidPick(*pick, count);
     return false;
   }
   choices_.push_back(*pick);
   return true;
+}
+
+void Scheduler::InvalidPick(std::size_t pick, std::size_t count) {
+  ReportViolation("invalid-schedule",
+                  absl::StrFormat("the strategy chose candidate %d of %d",
+                                  pick, count));
 }
 
 void Scheduler::StepBoundReached() {

@@ -186,6 +186,12 @@ class Scheduler final : public SimView {
     ++device_epoch_;
     watch_ |= device_watchers_;
   }
+  // The same, for a change of the serial callback thread's queue: only this
+  // one wakes that thread when it waits for work.
+  void CallbackWorkChanged() {
+    DeviceChanged();
+    watch_ |= callback_watchers_;
+  }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     monitors_ = std::move(monitors);
@@ -327,6 +333,7 @@ class Scheduler final : public SimView {
   // violation reported) if its answer is out of range.
   bool Ask(std::size_t count, int current_index, std::size_t* pick);
   void StepBoundReached();
+  void InvalidPick(std::size_t pick, std::size_t count);
   bool Ready(ActorId id, Footprint* next);
   // Fills candidates_ with the actors that can move, in id order; returns how
   // many, and in *current_index the slot of last_chosen_ (-1 if absent).
@@ -407,6 +414,7 @@ class Scheduler final : public SimView {
   std::uint64_t device_watchers_ = 0;
   std::uint64_t mutex_watchers_ = 0;
   std::uint64_t join_watchers_ = 0;
+  std::uint64_t callback_watchers_ = 0;  // the idle serial callback thread
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;

@@ -66,7 +66,7 @@ class SimDevice::Call {
 // --- execution lifecycle -----------------------------------------------------
 
 void SimDevice::BeginExecution() {
-  scheduler_->DeviceChanged();
+  scheduler_->CallbackWorkChanged();
   initialized_ = false;
   context_ = Context::kNone;
   destroyer_ = kNoActor;

@@ -171,6 +171,7 @@ void SimDevice::Poison(CuResult code) {
     if (!s.empty() && s.ops[s.head].seq == p.seq) callback_queue_[keep++] = p;
   }
   callback_queue_.resize(keep);
+  scheduler_->CallbackWorkChanged();
 }
 
 void SimDevice::Dispatch(std::uint32_t stream) {
@@ -180,6 +181,7 @@ void SimDevice::Dispatch(std::uint32_t stream) {
   if (config_.serial_callback_thread) {
     op.runner = callback_thread_;
     callback_queue_.push_back(PendingCallback{stream, seq});
+    scheduler_->CallbackWorkChanged();
   } else {
     // Concurrent mode: each callback on a thread of its own, unordered. Its
     // first step starts the callback: it touches the stream.
@@ -197,7 +199,7 @@ void SimDevice::CallbackThreadBody() {
     while (callback_head_ == callback_queue_.size()) {
       scheduler_->Block(WaitReason{WaitKind::kCallbackWork}, Footprint{});
     }
-    scheduler_->DeviceChanged();
+    scheduler_->CallbackWorkChanged();
     const PendingCallback p = callback_queue_[callback_head_++];
     if (callback_head_ == callback_queue_.size()) {
       callback_queue_.clear();
