@@ -252,20 +252,10 @@ class Scheduler final : public SimView {
              std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
              std::uint64_t x = 0, std::uint64_t y = 0) {
     if (stopped_ || tearing_down_) return;
-    // Hashed from the arguments, and stored field by field into the new
-    // slot: push_back of a local copies it with `rep movs`, which costs more
-    // than everything else here.
-    digest_.Add(now_, actor, kind, a, b, c, d, x, y);
-    Event& e = trace_.emplace_back();
-    e.time_ns = now_;
-    e.actor = actor;
-    e.kind = kind;
-    e.a = a;
-    e.b = b;
-    e.c = c;
-    e.d = d;
-    e.x = x;
-    e.y = y;
+    // Hashed from a local the compiler keeps in registers, then stored.
+    const Event e{now_, actor, kind, a, b, c, d, x, y};
+    digest_.Add(e);
+    trace_.push_back(e);
     if (!monitors_.empty()) RunMonitors();
   }
   std::uint64_t now() const { return now_; }

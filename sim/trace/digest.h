@@ -19,18 +19,13 @@ namespace stackcheck::sim {
 class EventDigest {
  public:
   void Add(const Event& e) {
-    Add(e.time_ns, e.actor, e.kind, e.a, e.b, e.c, e.d, e.x, e.y);
-  }
-  // The same, from the fields themselves (the engine hashes before it stores).
-  void Add(std::uint64_t time_ns, ActorId actor, EventKind kind, std::uint32_t a,
-           std::uint32_t b, std::uint32_t c, std::uint32_t d, std::uint64_t x,
-           std::uint64_t y) {
-    Mix(time_ns);
-    Mix(static_cast<std::uint64_t>(actor) << 8 | static_cast<std::uint64_t>(kind));
-    Mix(static_cast<std::uint64_t>(a) << 32 | b);
-    Mix(static_cast<std::uint64_t>(c) << 32 | d);
-    Mix(x);
-    Mix(y);
+    Mix(e.time_ns);
+    Mix(static_cast<std::uint64_t>(e.actor) << 8 |
+        static_cast<std::uint64_t>(e.kind));
+    Mix(static_cast<std::uint64_t>(e.a) << 32 | e.b);
+    Mix(static_cast<std::uint64_t>(e.c) << 32 | e.d);
+    Mix(e.x);
+    Mix(e.y);
   }
   std::uint64_t value() const { return hash_; }
 
