@@ -54,8 +54,8 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
   stacks_intact_ = true;
-  watch_ = device_watchers_ = mutex_watchers_ = join_watchers_ = 0;
-  callback_watchers_ = 0;
+  watch_ = 0;
+  for (std::uint64_t& set : waiting_for_) set = 0;
   for (auto& m : monitors_) m->Reset();
 }
 
@@ -71,8 +71,9 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_size = 0;
   a.started = false;
   a.answer_epoch = 0;
-  Watch(static_cast<ActorId>(actor_count_ - 1), WaitReason{},
-        kind == ActorKind::kGpuStream);
+  a.wake_on = kAlwaysWatched;
+  Watch(static_cast<ActorId>(actor_count_ - 1),
+        kind == ActorKind::kGpuStream ? kWakeOnDevice : kAlwaysWatched);
   return a;
 }
 
@@ -105,7 +106,7 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
   if (start_when.kind != WaitKind::kNone) {
     a.state = ActorState::kBlocked;
     a.wait = start_when;
-    Watch(id, start_when, false);
+    Watch(id, WakeOnFor(start_when, false));
   }
   a.tsan_fiber = TsanCreateFiber();
   const auto& stack = stacks_.last_allocated();
@@ -262,44 +263,6 @@ inline bool Scheduler::Ready(ActorId id, Footprint* next) {
   return false;
 }
 
-void Scheduler::Watch(ActorId id, const WaitReason& wait, bool gpu) {
-  const std::uint64_t bit = Bit(id);
-  watch_ |= bit;  // looked at once at least, whatever it waits for
-  device_watchers_ &= ~bit;
-  mutex_watchers_ &= ~bit;
-  join_watchers_ &= ~bit;
-  callback_watchers_ &= ~bit;
-  switch (wait.kind) {
-    case WaitKind::kNone:
-      if (gpu) device_watchers_ |= bit;
-      return;
-    case WaitKind::kMutex:
-      mutex_watchers_ |= bit;
-      return;
-    case WaitKind::kJoin:
-      join_watchers_ |= bit;
-      return;
-    case WaitKind::kCallbackWork:
-      callback_watchers_ |= bit;
-      return;
-    case WaitKind::kStreamIdle:
-    case WaitKind::kAllStreamsIdle:
-    case WaitKind::kEvent:
-      device_watchers_ |= bit;
-      return;
-  }
-}
-
-void Scheduler::Unwatch(ActorId id) {
-  const std::uint64_t bit = Bit(id);
-  watch_ &= ~bit;
-  device_watchers_ &= ~bit;
-  mutex_watchers_ &= ~bit;
-  join_watchers_ &= ~bit;
-  callback_watchers_ &= ~bit;
-  watch_ |= join_watchers_;  // whoever joins it may go on
-}
-
 inline std::size_t Scheduler::CollectCandidates(int* current_index) {
   // Footprints are written straight into the candidate slots (NewActor
   // keeps one per actor): copying them through a temporary stalls on store
@@ -382,7 +345,7 @@ ActorId Scheduler::Choose() {
     if (a.state == ActorState::kBlocked) {
       a.state = ActorState::kRunnable;
       a.wait = WaitReason{};
-      Watch(id, a.wait, a.kind == ActorKind::kGpuStream);
+      Watch(id, WakeOnFor(a.wait, a.kind == ActorKind::kGpuStream));
     }
     if (a.kind != ActorKind::kGpuStream) return id;
     const ActorId saved = acting_;
@@ -492,7 +455,7 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   a.wait = reason;
   a.next = next;
   a.answer_epoch = 0;  // a new question for the device
-  Watch(current_, reason, false);
+  Watch(current_, WakeOnFor(reason, false));
   Reschedule(PointKind::kMayUnwind);
 }
 

@@ -184,13 +184,13 @@ class Scheduler final : public SimView {
   // engine re-asks the device only after a change, not at every step.
   void DeviceChanged() {
     ++device_epoch_;
-    watch_ |= device_watchers_;
+    watch_ |= waiting_for_[kWakeOnDevice];
   }
   // The same, for a change of the serial callback thread's queue: only this
   // one wakes that thread when it waits for work.
   void CallbackWorkChanged() {
     DeviceChanged();
-    watch_ |= callback_watchers_;
+    watch_ |= waiting_for_[kWakeOnCallbackWork];
   }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
@@ -235,7 +235,8 @@ class Scheduler final : public SimView {
   ActorId mutex_owner(std::uint32_t mutex) const { return mutexes_[mutex].owner; }
   void set_mutex_owner(std::uint32_t mutex, ActorId owner) {
     mutexes_[mutex].owner = owner;
-    if (owner == kNoActor) watch_ |= mutex_watchers_;  // a waiter may take it
+    // A waiter may take it now.
+    if (owner == kNoActor) watch_ |= waiting_for_[kWakeOnMutex];
   }
   std::uint64_t generation() const { return generation_; }
 
@@ -302,6 +303,7 @@ class Scheduler final : public SimView {
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
+    std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
     std::uint64_t answer_epoch = 0;
     bool answer = false;
     Footprint answer_next;
@@ -331,8 +333,51 @@ class Scheduler final : public SimView {
   // The same, looking only at the actors in watch_ (when all ids fit in it).
   std::size_t CollectWatched(int* current_index);
   // An actor's place in the watch sets: `wait` decides which event wakes it.
-  void Watch(ActorId id, const WaitReason& wait, bool gpu);
-  void Unwatch(ActorId id);
+  // Which event puts an actor that cannot move back into watch_.
+  enum WakeOn : std::uint8_t {
+    kAlwaysWatched,  // runnable host fibers (and a kNone wait): never idle
+    kWakeOnDevice,   // GPU streams, device waits
+    kWakeOnMutex,
+    kWakeOnJoin,
+    kWakeOnCallbackWork,
+    kWakeOnCount,
+  };
+  static WakeOn WakeOnFor(const WaitReason& wait, bool gpu) {
+    switch (wait.kind) {
+      case WaitKind::kNone:
+        return gpu ? kWakeOnDevice : kAlwaysWatched;
+      case WaitKind::kMutex:
+        return kWakeOnMutex;
+      case WaitKind::kJoin:
+        return kWakeOnJoin;
+      case WaitKind::kCallbackWork:
+        return kWakeOnCallbackWork;
+      case WaitKind::kStreamIdle:
+      case WaitKind::kAllStreamsIdle:
+      case WaitKind::kEvent:
+        return kWakeOnDevice;
+    }
+    return kWakeOnDevice;
+  }
+  // Puts `id` into watch_ (it is looked at once at least, whatever it waits
+  // for) and files it under the event that wakes it when it is idle.
+  void Watch(ActorId id, WakeOn wake) {
+    const std::uint64_t bit = Bit(id);
+    Actor& a = actors_[id];
+    waiting_for_[a.wake_on] &= ~bit;
+    a.wake_on = wake;
+    waiting_for_[wake] |= bit;
+    watch_ |= bit;
+  }
+  // A finished actor: never looked at again; whoever joins it may go on.
+  void Unwatch(ActorId id) {
+    const std::uint64_t bit = Bit(id);
+    Actor& a = actors_[id];
+    waiting_for_[a.wake_on] &= ~bit;
+    a.wake_on = kAlwaysWatched;
+    watch_ &= ~bit;
+    watch_ |= waiting_for_[kWakeOnJoin];
+  }
 #ifdef STACKCHECK_ASAN
   void CheckWatched(std::size_t count, int current_index);
 #endif
@@ -401,10 +446,9 @@ class Scheduler final : public SimView {
   // finishing (joins). Most of an execution's actors wait most of the time,
   // so the scan looks at few. Only used while every actor id is below 64.
   std::uint64_t watch_ = 0;
-  std::uint64_t device_watchers_ = 0;
-  std::uint64_t mutex_watchers_ = 0;
-  std::uint64_t join_watchers_ = 0;
-  std::uint64_t callback_watchers_ = 0;  // the idle serial callback thread
+  // By WakeOn: the actors filed under each event ([kAlwaysWatched] is
+  // never read).
+  std::uint64_t waiting_for_[kWakeOnCount] = {};
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;
