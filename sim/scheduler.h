@@ -9,7 +9,9 @@
 // its next step, and asks the Strategy which one moves; it switches fibers only
 // when another actor is chosen. An actor that waits records why (WaitReason)
 // and is runnable again once that condition holds, so "nobody can move but
-// somebody waits" is a deadlock, reported with its wait-for cycle.
+// somebody waits" is a deadlock, reported with its wait-for cycle. An actor
+// that cannot move is not looked at again until the event that can change
+// that (see watch_), and the device's answers are kept until it changes.
 //
 // Ending an execution early (process exit, violation, deadlock, step bound)
 // leaves fibers suspended mid-call. Teardown resumes each one and throws
@@ -301,9 +303,9 @@ class Scheduler final : public SimView {
     bool started = false;  // the fiber has run (its body began)
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
+    std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
-    std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
     std::uint64_t answer_epoch = 0;
     bool answer = false;
     Footprint answer_next;
@@ -332,7 +334,6 @@ class Scheduler final : public SimView {
   std::size_t CollectCandidates(int* current_index);
   // The same, looking only at the actors in watch_ (when all ids fit in it).
   std::size_t CollectWatched(int* current_index);
-  // An actor's place in the watch sets: `wait` decides which event wakes it.
   // Which event puts an actor that cannot move back into watch_.
   enum WakeOn : std::uint8_t {
     kAlwaysWatched,  // runnable host fibers (and a kNone wait): never idle
@@ -441,10 +442,11 @@ class Scheduler final : public SimView {
   std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
   // Bit i: actor i may be able to move and the next scan must look at it.
   // An actor that cannot move leaves the set until the event that can
-  // unblock it: a device change (GPU streams, device waits, the idle
-  // callback thread), a mutex becoming free (mutex waits), an actor
-  // finishing (joins). Most of an execution's actors wait most of the time,
-  // so the scan looks at few. Only used while every actor id is below 64.
+  // unblock it: a device change (GPU streams, device waits), a mutex
+  // becoming free (mutex waits), an actor finishing (joins), a change to the
+  // callback queue (the idle serial callback thread). Most of an execution's
+  // actors wait most of the time, so the scan looks at few. Only used while
+  // every actor id is below 64.
   std::uint64_t watch_ = 0;
   // By WakeOn: the actors filed under each event ([kAlwaysWatched] is
   // never read).
