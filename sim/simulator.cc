@@ -31,17 +31,19 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   scheduler_->BeginExecution(&strategy);
   host_->BeginExecution();
   // Actor ids: T0 first, then the device's (callback thread, gpu:s0).
-  // The body captures only `this`, so std::function keeps it inline: no
-  // allocation per execution.
-  main_thread_ = &main_thread;
-  const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [this] {
-    (*main_thread_)(*device_, *host_, *host_);
-    host_->ExitProcess(0, /*from_main_return=*/true);  // returning from main is exit(0)
+  SimDevice& device = *device_;
+  SimHost& host = *host_;
+  // Three references: too big for std::function's inline buffer, so the body
+  // lives on the heap and stays put while it runs. An inline one would move
+  // with actors_ when a spawn grows that vector mid-call (ThreadSanitizer
+  // reports the read of the moved-from capture).
+  const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [&] {
+    main_thread(device, host, host);
+    host.ExitProcess(0, /*from_main_return=*/true);  // returning from main is exit(0)
   });
   scheduler_->LogAs(main, EventKind::kThreadStart, kNoActor);
   device_->BeginExecution();
   scheduler_->RunExecution();
-  main_thread_ = nullptr;
 
   result_.violation = scheduler_->violation();
   scheduler_->SwapResults(&result_.trace, &result_.choices);

@@ -90,7 +90,6 @@ class Simulator {
   std::unique_ptr<SimDevice> device_;
   std::unique_ptr<SimHost> host_;
   ExecutionResult result_;
-  const MainThread* main_thread_ = nullptr;  // Run's argument, while it runs
 };
 
 }  // namespace stackcheck::sim
