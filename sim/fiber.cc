@@ -6,12 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#ifdef STACKCHECK_TSAN
-#include <sanitizer/tsan_interface.h>
-#endif
 #ifdef STACKCHECK_ASAN
 #include <sanitizer/asan_interface.h>
-#include <sanitizer/common_interface_defs.h>
 #endif
 
 namespace stackcheck::sim {
@@ -59,37 +55,5 @@ boost::context::stack_context StackPool::Allocate() {
 void StackPool::Deallocate(const boost::context::stack_context& stack) {
   free_.push_back(static_cast<char*>(stack.sp) - stack.size);
 }
-
-void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
-                          std::size_t size) {
-#ifdef STACKCHECK_ASAN
-  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
-#else
-  (void)fake_stack_save, (void)bottom, (void)size;
-#endif
-}
-
-void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
-                           std::size_t* old_size) {
-#ifdef STACKCHECK_ASAN
-  __sanitizer_finish_switch_fiber(fake_stack_save, old_bottom, old_size);
-#else
-  (void)fake_stack_save, (void)old_bottom, (void)old_size;
-#endif
-}
-
-#ifdef STACKCHECK_TSAN
-void* TsanCurrentFiber() { return __tsan_get_current_fiber(); }
-void* TsanCreateFiber() { return __tsan_create_fiber(0); }
-void TsanDestroyFiber(void* fiber) {
-  if (fiber != nullptr) __tsan_destroy_fiber(fiber);
-}
-void TsanSwitchTo(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
-#else
-void* TsanCurrentFiber() { return nullptr; }
-void* TsanCreateFiber() { return nullptr; }
-void TsanDestroyFiber(void*) {}
-void TsanSwitchTo(void*) {}
-#endif
 
 }  // namespace stackcheck::sim

@@ -14,6 +14,13 @@
 
 #include <boost/context/stack_context.hpp>
 
+#ifdef STACKCHECK_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+#ifdef STACKCHECK_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 namespace stackcheck::sim {
 
 class StackPool {
@@ -64,17 +71,39 @@ inline constexpr std::size_t kFiberStackBytes = 256 * 1024;
 
 // AddressSanitizer must be told when the stack changes under it; these are
 // no-ops in other builds. `bottom`/`size` describe the stack being entered.
-void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
-                          std::size_t size);
-void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
-                           std::size_t* old_size);
+// Inline, so that the no-op versions cost nothing at every fiber switch.
+inline void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
+                                 std::size_t size) {
+#ifdef STACKCHECK_ASAN
+  __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
+#else
+  (void)fake_stack_save, (void)bottom, (void)size;
+#endif
+}
+inline void SanitizerFinishSwitch(void* fake_stack_save, const void** old_bottom,
+                                  std::size_t* old_size) {
+#ifdef STACKCHECK_ASAN
+  __sanitizer_finish_switch_fiber(fake_stack_save, old_bottom, old_size);
+#else
+  (void)fake_stack_save, (void)old_bottom, (void)old_size;
+#endif
+}
 
 // ThreadSanitizer keeps per-fiber state; these are no-ops in other builds.
-void* TsanCurrentFiber();
-void* TsanCreateFiber();
-void TsanDestroyFiber(void* fiber);
+#ifdef STACKCHECK_TSAN
+inline void* TsanCurrentFiber() { return __tsan_get_current_fiber(); }
+inline void* TsanCreateFiber() { return __tsan_create_fiber(0); }
+inline void TsanDestroyFiber(void* fiber) {
+  if (fiber != nullptr) __tsan_destroy_fiber(fiber);
+}
 // Immediately before a switch to `fiber`.
-void TsanSwitchTo(void* fiber);
+inline void TsanSwitchTo(void* fiber) { __tsan_switch_to_fiber(fiber, 0); }
+#else
+inline void* TsanCurrentFiber() { return nullptr; }
+inline void* TsanCreateFiber() { return nullptr; }
+inline void TsanDestroyFiber(void*) {}
+inline void TsanSwitchTo(void*) {}
+#endif
 
 }  // namespace stackcheck::sim
 

@@ -54,11 +54,14 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
   stacks_intact_ = true;
+  watch_ = 0;
+  for (std::uint64_t& set : waiting_for_) set = 0;
   for (auto& m : monitors_) m->Reset();
 }
 
 Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   if (actor_count_ == actors_.size()) actors_.emplace_back();
+  if (candidates_.size() <= actor_count_) candidates_.resize(actors_.size() * 2);
   Actor& a = actors_[actor_count_++];
   a.kind = kind;
   a.state = ActorState::kRunnable;
@@ -67,6 +70,10 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_bottom = nullptr;
   a.stack_size = 0;
   a.started = false;
+  a.answer_epoch = 0;
+  a.wake_on = kAlwaysWatched;
+  Watch(static_cast<ActorId>(actor_count_ - 1),
+        kind == ActorKind::kGpuStream ? kWakeOnDevice : kAlwaysWatched);
   return a;
 }
 
@@ -74,19 +81,15 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
                               const WaitReason& start_when) {
   Actor& a = NewActor(kind);
   const auto id = static_cast<ActorId>(actor_count_ - 1);
-  a.name.clear();
   switch (kind) {
     case ActorKind::kHostThread:
       a.index = host_threads_++;
-      absl::StrAppend(&a.name, "T", a.index);
       break;
     case ActorKind::kCallbackThread:
       a.index = 0;
-      a.name = "callback";
       break;
     case ActorKind::kCallbackWorker:
       a.index = callback_workers_++;
-      absl::StrAppend(&a.name, "callback", a.index);
       break;
     case ActorKind::kGpuStream:
       break;  // not a fiber
@@ -103,6 +106,7 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
   if (start_when.kind != WaitKind::kNone) {
     a.state = ActorState::kBlocked;
     a.wait = start_when;
+    Watch(id, WakeOnFor(start_when, false));
   }
   a.tsan_fiber = TsanCreateFiber();
   const auto& stack = stacks_.last_allocated();
@@ -114,14 +118,34 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
 ActorId Scheduler::AddGpuActor(std::uint32_t stream) {
   Actor& a = NewActor(ActorKind::kGpuStream);
   a.index = stream;
-  a.name.clear();
-  absl::StrAppend(&a.name, "gpu:s", stream);
   return static_cast<ActorId>(actor_count_ - 1);
+}
+
+absl::string_view Scheduler::NameFor(ActorKind kind, std::uint32_t index) const {
+  std::deque<std::string>& names = names_[static_cast<int>(kind)];
+  while (names.size() <= index) {
+    const auto i = static_cast<std::uint32_t>(names.size());
+    switch (kind) {
+      case ActorKind::kHostThread:
+        names.push_back(absl::StrCat("T", i));
+        break;
+      case ActorKind::kCallbackThread:
+        names.push_back("callback");
+        break;
+      case ActorKind::kCallbackWorker:
+        names.push_back(absl::StrCat("callback", i));
+        break;
+      case ActorKind::kGpuStream:
+        names.push_back(absl::StrCat("gpu:s", i));
+        break;
+    }
+  }
+  return names[index];
 }
 
 absl::string_view Scheduler::ActorName(ActorId actor) const {
   if (actor >= actor_count_) return "?";
-  return actors_[actor].name;
+  return NameFor(actors_[actor].kind, actors_[actor].index);
 }
 
 absl::string_view Scheduler::MutexName(std::uint32_t mutex) const {
@@ -135,15 +159,7 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
 }
 
-void Scheduler::LogAs(ActorId actor, EventKind kind, std::uint32_t a,
-                      std::uint32_t b, std::uint32_t c, std::uint32_t d,
-                      std::uint64_t x, std::uint64_t y) {
-  if (stopped_ || tearing_down_) return;
-  // Hashed from a local the compiler keeps in registers, then stored.
-  const Event e{now_, actor, kind, a, b, c, d, x, y};
-  digest_.Add(e);
-  trace_.push_back(e);
-  if (monitors_.empty()) return;
+void Scheduler::RunMonitors() {
   for (auto& monitor : monitors_) {
     std::optional<Violation> v = monitor->OnEvent(trace_, *this);
     if (v.has_value()) {
@@ -174,15 +190,55 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
   }
 }
 
-bool Scheduler::Ready(ActorId id, Footprint* next) {
+bool Scheduler::AskDevice(const Actor& a, Footprint* next) {
+  if (a.kind == ActorKind::kGpuStream) return gpu_->StreamStepReady(a.index, next);
+  if (a.wait.kind == WaitKind::kCallbackWork) return gpu_->CallbackWorkReady(next);
+  *next = a.next;
+  return gpu_->WaitSatisfied(a.wait);
+}
+
+bool Scheduler::RefreshAnswer(Actor& a, Footprint* next) {
+  if (a.answer_epoch != device_epoch_) {
+    a.answer = AskDevice(a, &a.answer_next);
+    a.answer_epoch = device_epoch_;
+  } else {
+    // Sanitizer builds come here on every hit too, and check that no device
+    // change went unannounced.
+    Footprint fresh;
+    const bool ready = AskDevice(a, &fresh);
+    if (ready != a.answer ||
+        (ready && (fresh.count != a.answer_next.count ||
+                   std::memcmp(fresh.accesses, a.answer_next.accesses,
+                               sizeof fresh.accesses) != 0))) {
+      std::fprintf(stderr,
+                   "stackcheck: the device changed %.*s's readiness without "
+                   "calling DeviceChanged\n",
+                   static_cast<int>(NameFor(a.kind, a.index).size()),
+                   NameFor(a.kind, a.index).data());
+      std::abort();
+    }
+  }
+  *next = a.answer_next;
+  return a.answer;
+}
+
+inline bool Scheduler::DeviceAnswer(Actor& a, Footprint* next) {
+#ifndef STACKCHECK_ASAN
+  if (a.answer_epoch == device_epoch_) {
+    *next = a.answer_next;
+    return a.answer;
+  }
+#endif
+  return RefreshAnswer(a, next);
+}
+
+inline bool Scheduler::Ready(ActorId id, Footprint* next) {
   Actor& a = actors_[id];
   switch (a.state) {
     case ActorState::kFinished:
       return false;
     case ActorState::kRunnable:
-      if (a.kind == ActorKind::kGpuStream) {
-        return gpu_->StreamStepReady(a.index, next);
-      }
+      if (a.kind == ActorKind::kGpuStream) return DeviceAnswer(a, next);
       *next = a.next;
       return true;
     case ActorState::kBlocked:
@@ -199,70 +255,97 @@ bool Scheduler::Ready(ActorId id, Footprint* next) {
       *next = a.next;
       return actors_[a.wait.object].state == ActorState::kFinished;
     case WaitKind::kCallbackWork:
-      return gpu_->CallbackWorkReady(next);
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
     case WaitKind::kEvent:
-      *next = a.next;
-      return gpu_->WaitSatisfied(a.wait);
+      return DeviceAnswer(a, next);
   }
   return false;
+}
+
+inline std::size_t Scheduler::CollectCandidates(int* current_index) {
+  // Footprints are written straight into the candidate slots (NewActor
+  // keeps one per actor): copying them through a temporary stalls on store
+  // forwarding at every step.
+  Candidate* const slots = candidates_.data();
+  std::size_t count = 0;
+  int current = -1;
+  for (ActorId id = 0; id < actor_count_; ++id) {
+    Candidate& c = slots[count];
+    const Actor& a = actors_[id];
+    if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
+      c.next = a.next;  // the common case, without a call
+    } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
+      continue;
+    }
+    c.actor = id;
+    if (id == last_chosen_) current = static_cast<int>(count);
+    ++count;
+  }
+  *current_index = current;
+  return count;
+}
+
+inline std::size_t Scheduler::CollectWatched(int* current_index) {
+  Candidate* const slots = candidates_.data();
+  std::size_t count = 0;
+  int current = -1;
+  std::uint64_t pending = watch_;
+  std::uint64_t idle = 0;  // looked at, and cannot move: stops being watched
+  while (pending != 0) {
+    const auto id = static_cast<ActorId>(__builtin_ctzll(pending));
+    pending &= pending - 1;
+    Candidate& c = slots[count];
+    const Actor& a = actors_[id];
+    if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
+      c.next = a.next;  // the common case, without a call
+    } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
+      idle |= std::uint64_t{1} << id;
+      continue;
+    }
+    c.actor = id;
+    if (id == last_chosen_) current = static_cast<int>(count);
+    ++count;
+  }
+  watch_ &= ~idle;
+  *current_index = current;
+  return count;
 }
 
 ActorId Scheduler::Choose() {
   for (;;) {
     if (stopped_) return kMainContext;
     if (steps_ >= step_bound_) {
-      ReportViolation("progress",
-                      absl::StrFormat("no end after %d scheduling steps: "
-                                      "livelock, spinning or unbounded work",
-                                      step_bound_));
+      StepBoundReached();
       return kMainContext;
     }
     ++steps_;
-    // Footprints are written straight into the candidate slots: copying them
-    // through a temporary stalls on store forwarding at every step.
-    if (candidates_.size() < actor_count_) candidates_.resize(actor_count_ * 2);
-    Candidate* const slots = candidates_.data();
-    std::size_t count = 0;
     int current_index = -1;
-    for (ActorId id = 0; id < actor_count_; ++id) {
-      Candidate& c = slots[count];
-      const Actor& a = actors_[id];
-      if (a.state == ActorState::kRunnable && a.kind != ActorKind::kGpuStream) {
-        c.next = a.next;  // the common case, without a call
-      } else if (a.state == ActorState::kFinished || !Ready(id, &c.next)) {
-        continue;
-      }
-      c.actor = id;
-      if (id == last_chosen_) current_index = static_cast<int>(count);
-      ++count;
+    std::size_t count;
+    if (actor_count_ <= 64) {
+      count = CollectWatched(&current_index);
+#ifdef STACKCHECK_ASAN
+      CheckWatched(count, current_index);
+#endif
+    } else {
+      count = CollectCandidates(&current_index);
     }
     if (count == 0) {
       OnStuck();
       return kMainContext;
     }
     std::size_t pick = 0;
-    if (count == 1 && observes_every_step_) {
-      // DPOR sees every step; the answer is 0 and not part of the schedule.
-      strategy_->NextActor(SchedulingPoint{absl::MakeConstSpan(slots, 1), current_index});
-    } else if (count > 1) {
-      pick = strategy_->NextActor(
-          SchedulingPoint{absl::MakeConstSpan(slots, count), current_index});
-      if (pick >= count) {
-        ReportViolation("invalid-schedule",
-                        absl::StrFormat("the strategy chose candidate %d of %d",
-                                        pick, count));
-        return kMainContext;
-      }
-      choices_.push_back(pick);
+    // Most points have one candidate, and only DPOR wants to see those.
+    if (count > 1 || observes_every_step_) {
+      if (!Ask(count, current_index, &pick)) return kMainContext;
     }
-    const ActorId id = slots[pick].actor;
+    const ActorId id = candidates_[pick].actor;
     last_chosen_ = id;
     Actor& a = actors_[id];
     if (a.state == ActorState::kBlocked) {
       a.state = ActorState::kRunnable;
       a.wait = WaitReason{};
+      Watch(id, WakeOnFor(a.wait, a.kind == ActorKind::kGpuStream));
     }
     if (a.kind != ActorKind::kGpuStream) return id;
     const ActorId saved = acting_;
@@ -270,6 +353,61 @@ ActorId Scheduler::Choose() {
     gpu_->StreamStep(a.index);
     acting_ = saved;
   }
+}
+
+#ifdef STACKCHECK_ASAN
+void Scheduler::CheckWatched(std::size_t count, int current_index) {
+  // Sanitizer builds compare every watched scan with a full one: an actor
+  // left out of watch_ that could move would change the schedule.
+  const std::vector<Candidate> watched(candidates_.begin(),
+                                       candidates_.begin() + count);
+  int full_current = -1;
+  const std::size_t full = CollectCandidates(&full_current);
+  bool same = full == count && full_current == current_index;
+  for (std::size_t i = 0; same && i < count; ++i) {
+    const Candidate& x = watched[i];
+    const Candidate& y = candidates_[i];
+    same = x.actor == y.actor && x.next.count == y.next.count &&
+           std::memcmp(x.next.accesses, y.next.accesses, sizeof x.next.accesses) == 0;
+  }
+  if (!same) {
+    std::fprintf(stderr,
+                 "stackcheck: an actor that can move was not watched "
+                 "(a wake-up is missing)\n");
+    std::abort();
+  }
+}
+#endif
+
+bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
+  const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
+                              current_index};
+  if (count == 1) {
+    // DPOR sees every step; the answer is 0 and not part of the schedule.
+    strategy_->NextActor(point);
+    *pick = 0;
+    return true;
+  }
+  *pick = strategy_->NextActor(point);
+  if (*pick >= count) {
+    InvalidPick(*pick, count);
+    return false;
+  }
+  choices_.push_back(*pick);
+  return true;
+}
+
+void Scheduler::InvalidPick(std::size_t pick, std::size_t count) {
+  ReportViolation("invalid-schedule",
+                  absl::StrFormat("the strategy chose candidate %d of %d",
+                                  pick, count));
+}
+
+void Scheduler::StepBoundReached() {
+  ReportViolation("progress",
+                  absl::StrFormat("no end after %d scheduling steps: "
+                                  "livelock, spinning or unbounded work",
+                                  step_bound_));
 }
 
 void Scheduler::OnStuck() {
@@ -316,6 +454,8 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   a.state = ActorState::kBlocked;
   a.wait = reason;
   a.next = next;
+  a.answer_epoch = 0;  // a new question for the device
+  Watch(current_, WakeOnFor(reason, false));
   Reschedule(PointKind::kMayUnwind);
 }
 
@@ -395,6 +535,7 @@ boost::context::fiber Scheduler::FiberExit(ActorId id) {
   // callback fiber and grow the vector.
   ActorId next = kMainContext;
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
   if (!tearing_down_) {
     acting_ = id;
     Log(EventKind::kThreadEnd);
@@ -507,6 +648,7 @@ void Scheduler::FinishUnwind() {
   forced_unwinding_ = false;
   unwound_ = true;
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
   switcher_ = id;
   current_ = kMainContext;
   acting_ = kMainContext;
@@ -528,6 +670,7 @@ void Scheduler::Abandon(ActorId id) {
   stack.sp = const_cast<char*>(static_cast<const char*>(actors_[id].stack_bottom)) + stack.size;
   stacks_.Deallocate(stack);
   actors_[id].state = ActorState::kFinished;
+  Unwatch(id);
 }
 
 }  // namespace stackcheck::sim

@@ -9,7 +9,9 @@
 // its next step, and asks the Strategy which one moves; it switches fibers only
 // when another actor is chosen. An actor that waits records why (WaitReason)
 // and is runnable again once that condition holds, so "nobody can move but
-// somebody waits" is a deadlock, reported with its wait-for cycle.
+// somebody waits" is a deadlock, reported with its wait-for cycle. An actor
+// that cannot move is not looked at again until the event that can change
+// that (see watch_), and the device's answers are kept until it changes.
 //
 // Ending an execution early (process exit, violation, deadlock, step bound)
 // leaves fibers suspended mid-call. Teardown resumes each one and throws
@@ -25,7 +27,10 @@
 #ifndef STACKCHECK_SIM_SCHEDULER_H_
 #define STACKCHECK_SIM_SCHEDULER_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -135,7 +140,14 @@ inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
   f.accesses[0] = {o1, w1};
   f.accesses[1] = {o2, w2};
 #endif
-  f.count = count;
+  // The count is stored as a whole 32-bit word (with the padding after it):
+  // copies of a Footprint load it that way, and a 4-byte load of a byte
+  // store cannot be store-forwarded either.
+  static_assert(sizeof(Footprint) >= offsetof(Footprint, count) + 4,
+                "padding after count");
+  const std::uint32_t count_word = count;
+  std::memcpy(reinterpret_cast<unsigned char*>(&f) + offsetof(Footprint, count),
+              &count_word, sizeof count_word);
   return f;
 }
 inline Footprint Touches(std::uint32_t object, bool write) {
@@ -199,6 +211,19 @@ class Scheduler final : public SimView {
   Scheduler& operator=(const Scheduler&) = delete;
 
   void set_gpu(GpuModel* gpu) { gpu_ = gpu; }
+  // The GpuModel calls this whenever state its readiness answers read
+  // changes (queues, op phases, callback work, event records, streams): the
+  // engine re-asks the device only after a change, not at every step.
+  void DeviceChanged() {
+    ++device_epoch_;
+    watch_ |= waiting_for_[kWakeOnDevice];
+  }
+  // The same, for a change of the serial callback thread's queue: only this
+  // one wakes that thread when it waits for work.
+  void CallbackWorkChanged() {
+    DeviceChanged();
+    watch_ |= waiting_for_[kWakeOnCallbackWork];
+  }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     monitors_ = std::move(monitors);
@@ -242,6 +267,8 @@ class Scheduler final : public SimView {
   ActorId mutex_owner(std::uint32_t mutex) const { return mutexes_[mutex].owner; }
   void set_mutex_owner(std::uint32_t mutex, ActorId owner) {
     mutexes_[mutex].owner = owner;
+    // A waiter may take it now.
+    if (owner == kNoActor) watch_ |= waiting_for_[kWakeOnMutex];
   }
   std::uint64_t generation() const { return generation_; }
 
@@ -252,9 +279,18 @@ class Scheduler final : public SimView {
            std::uint64_t y = 0) {
     LogAs(acting_, kind, a, b, c, d, x, y);
   }
+  // Inline: an execution logs dozens of events, and a call per event (eight
+  // arguments, a stack temporary for the event) cost more than the hashing.
   void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0,
              std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
-             std::uint64_t x = 0, std::uint64_t y = 0);
+             std::uint64_t x = 0, std::uint64_t y = 0) {
+    if (stopped_ || tearing_down_) return;
+    // Hashed from a local the compiler keeps in registers, then stored.
+    const Event e{now_, actor, kind, a, b, c, d, x, y};
+    digest_.Add(e);
+    trace_.push_back(e);
+    if (!monitors_.empty()) RunMonitors();
+  }
   std::uint64_t now() const { return now_; }
   void AdvanceTo(std::uint64_t t) {
     if (t > now_) now_ = t;
@@ -292,12 +328,17 @@ class Scheduler final : public SimView {
     Footprint next;
     boost::context::fiber cont;  // where the fiber resumes, when suspended
     std::function<void()> body;
-    std::string name;
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
     bool started = false;  // the fiber has run (its body began)
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
+    std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
+    // The device's last answer for this actor (see DeviceAnswer), valid while
+    // device_epoch_ == answer_epoch; 0 = never asked.
+    std::uint64_t answer_epoch = 0;
+    bool answer = false;
+    Footprint answer_next;
   };
   struct MutexState {
     std::string name;
@@ -306,10 +347,80 @@ class Scheduler final : public SimView {
   static constexpr ActorId kMainContext = kNoActor;
 
   Actor& NewActor(ActorKind kind);
+  // "T3", "callback", "callback2", "gpu:s1": formatted when first asked for,
+  // once per Scheduler, never per execution.
+  absl::string_view NameFor(ActorKind kind, std::uint32_t index) const;
   // Picks the next fiber actor to run (executing GPU steps on the way), or
   // kMainContext when the execution is over.
   ActorId Choose();
+  // Asks the strategy to pick one of the first `count` candidates; false (a
+  // violation reported) if its answer is out of range.
+  bool Ask(std::size_t count, int current_index, std::size_t* pick);
+  void StepBoundReached();
+  void InvalidPick(std::size_t pick, std::size_t count);
   bool Ready(ActorId id, Footprint* next);
+  // Fills candidates_ with the actors that can move, in id order; returns how
+  // many, and in *current_index the slot of last_chosen_ (-1 if absent).
+  std::size_t CollectCandidates(int* current_index);
+  // The same, looking only at the actors in watch_ (when all ids fit in it).
+  std::size_t CollectWatched(int* current_index);
+  // Which event puts an actor that cannot move back into watch_.
+  enum WakeOn : std::uint8_t {
+    kAlwaysWatched,  // runnable host fibers (and a kNone wait): never idle
+    kWakeOnDevice,   // GPU streams, device waits
+    kWakeOnMutex,
+    kWakeOnJoin,
+    kWakeOnCallbackWork,
+    kWakeOnCount,
+  };
+  static WakeOn WakeOnFor(const WaitReason& wait, bool gpu) {
+    switch (wait.kind) {
+      case WaitKind::kNone:
+        return gpu ? kWakeOnDevice : kAlwaysWatched;
+      case WaitKind::kMutex:
+        return kWakeOnMutex;
+      case WaitKind::kJoin:
+        return kWakeOnJoin;
+      case WaitKind::kCallbackWork:
+        return kWakeOnCallbackWork;
+      case WaitKind::kStreamIdle:
+      case WaitKind::kAllStreamsIdle:
+      case WaitKind::kEvent:
+        return kWakeOnDevice;
+    }
+    return kWakeOnDevice;
+  }
+  // Puts `id` into watch_ (it is looked at once at least, whatever it waits
+  // for) and files it under the event that wakes it when it is idle.
+  void Watch(ActorId id, WakeOn wake) {
+    const std::uint64_t bit = Bit(id);
+    Actor& a = actors_[id];
+    waiting_for_[a.wake_on] &= ~bit;
+    a.wake_on = wake;
+    waiting_for_[wake] |= bit;
+    watch_ |= bit;
+  }
+  // A finished actor: never looked at again; whoever joins it may go on.
+  void Unwatch(ActorId id) {
+    const std::uint64_t bit = Bit(id);
+    Actor& a = actors_[id];
+    waiting_for_[a.wake_on] &= ~bit;
+    a.wake_on = kAlwaysWatched;
+    watch_ &= ~bit;
+    watch_ |= waiting_for_[kWakeOnJoin];
+  }
+#ifdef STACKCHECK_ASAN
+  void CheckWatched(std::size_t count, int current_index);
+#endif
+  static std::uint64_t Bit(ActorId id) {
+    return id < 64 ? std::uint64_t{1} << id : 0;
+  }
+  // Ready for actors that only the device can answer for (GPU streams, device
+  // waits, the idle callback thread): cached per actor until the device
+  // changes, since most steps leave the device as it was.
+  bool DeviceAnswer(Actor& a, Footprint* next);
+  bool RefreshAnswer(Actor& a, Footprint* next);
+  bool AskDevice(const Actor& a, Footprint* next);
   void OnStuck();
   void Reschedule(PointKind kind);
   void SwitchTo(ActorId to);
@@ -330,6 +441,9 @@ class Scheduler final : public SimView {
   bool OwnsNothing(ActorId id) const;
   void Unwind(ActorId id);
   void Abandon(ActorId id);
+  // Shows the event just logged to every monitor; the first violation stops
+  // the execution.
+  void RunMonitors();
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
@@ -340,6 +454,8 @@ class Scheduler final : public SimView {
   std::vector<std::unique_ptr<Monitor>> monitors_;
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
+  // Actor names by kind and ordinal; a deque never moves its strings.
+  mutable std::deque<std::string> names_[4];
 
   // Per execution; vectors keep their capacity between executions.
   std::vector<Actor> actors_;  // slots reused; actor_count_ live ones
@@ -353,6 +469,18 @@ class Scheduler final : public SimView {
   std::optional<Violation> violation_;
   EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
+  std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
+  // Bit i: actor i may be able to move and the next scan must look at it.
+  // An actor that cannot move leaves the set until the event that can
+  // unblock it: a device change (GPU streams, device waits), a mutex
+  // becoming free (mutex waits), an actor finishing (joins), a change to the
+  // callback queue (the idle serial callback thread). Most of an execution's
+  // actors wait most of the time, so the scan looks at few. Only used while
+  // every actor id is below 64.
+  std::uint64_t watch_ = 0;
+  // By WakeOn: the actors filed under each event ([kAlwaysWatched] is
+  // never read).
+  std::uint64_t waiting_for_[kWakeOnCount] = {};
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;

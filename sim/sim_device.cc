@@ -82,6 +82,7 @@ class SimDevice::Call {
 // --- execution lifecycle -----------------------------------------------------
 
 void SimDevice::BeginExecution() {
+  scheduler_->CallbackWorkChanged();
   initialized_ = false;
   context_ = Context::kNone;
   destroyer_ = kNoActor;
@@ -118,6 +119,7 @@ void SimDevice::BeginExecution() {
 
 std::uint32_t SimDevice::NewStream(bool legacy, bool blocking) {
   if (stream_count_ == streams_.size()) streams_.emplace_back();
+  scheduler_->DeviceChanged();
   const auto index = static_cast<std::uint32_t>(stream_count_++);
   Stream& s = streams_[index];
   s.live = true;
@@ -200,6 +202,7 @@ Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
 }
 
 SimDevice::Op& SimDevice::Enqueue(std::uint32_t stream, OpKind kind) {
+  scheduler_->DeviceChanged();
   Stream& s = streams_[stream];
   s.ops.emplace_back();
   Op& op = s.ops.back();
@@ -255,6 +258,7 @@ CuResult SimDevice::CtxDestroy() {
   if (context_ == Context::kDestroying) return call.Return(CuResult::kInvalidContext);
   context_ = Context::kDestroying;
   destroyer_ = scheduler_->current();
+  scheduler_->DeviceChanged();
   // SEM-15: pending kernels, callbacks and host functions complete first; the
   // callbacks run while this thread is blocked here.
   WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdle, 0, call.api()}, step);
@@ -516,6 +520,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
   }
   // Work already queued still completes; the handle is gone at once.
   streams_[StreamIndex(stream)].live = false;
+  scheduler_->DeviceChanged();
   return call.Return(CuResult::kSuccess);
 }
 

@@ -87,6 +87,7 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
 }
 
 void SimDevice::StreamStep(std::uint32_t stream) {
+  scheduler_->DeviceChanged();  // every GPU step moves its stream's queue
   Stream& s = streams_[stream];
   Op& op = s.front();
   switch (op.kind) {
@@ -215,6 +216,7 @@ void SimDevice::Poison(CuResult code) {
     if (!s.empty() && s.ops[s.head].seq == p.seq) callback_queue_[keep++] = p;
   }
   callback_queue_.resize(keep);
+  scheduler_->CallbackWorkChanged();
 }
 
 void SimDevice::Dispatch(std::uint32_t stream) {
@@ -224,6 +226,7 @@ void SimDevice::Dispatch(std::uint32_t stream) {
   if (config_.serial_callback_thread) {
     op.runner = callback_thread_;
     callback_queue_.push_back(PendingCallback{stream, seq});
+    scheduler_->CallbackWorkChanged();
   } else {
     // Concurrent mode: each callback on a thread of its own, unordered. Its
     // first step starts the callback: it touches the stream.
@@ -241,6 +244,7 @@ void SimDevice::CallbackThreadBody() {
     while (callback_head_ == callback_queue_.size()) {
       scheduler_->Block(WaitReason{WaitKind::kCallbackWork}, Footprint{});
     }
+    scheduler_->CallbackWorkChanged();
     const PendingCallback p = callback_queue_[callback_head_++];
     if (callback_head_ == callback_queue_.size()) {
       callback_queue_.clear();
@@ -256,6 +260,7 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
     // Dropped after dispatch (a host function when the context was poisoned).
     if (s.empty() || s.front().seq != seq) return;
   }
+  scheduler_->DeviceChanged();
   Op& front = streams_[stream].front();
   front.phase = Phase::kRunning;
   const Op op = front;  // the stream's vector may grow while it runs
@@ -278,6 +283,7 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
     scheduler_->Log(EventKind::kHostFnEnd, stream, op.id);
   }
   // SEM-08: only now may later work in the stream start.
+  scheduler_->DeviceChanged();
   streams_[stream].pop();
 }
 

@@ -33,6 +33,10 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   // Actor ids: T0 first, then the device's (callback thread, gpu:s0).
   SimDevice& device = *device_;
   SimHost& host = *host_;
+  // Three references: too big for std::function's inline buffer, so the body
+  // lives on the heap and stays put while it runs. An inline one would move
+  // with actors_ when a spawn grows that vector mid-call (ThreadSanitizer
+  // reports the read of the moved-from capture).
   const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [&] {
     main_thread(device, host, host);
     host.ExitProcess(0, /*from_main_return=*/true);  // returning from main is exit(0)

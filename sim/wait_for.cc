@@ -27,7 +27,7 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
       return;
     case WaitKind::kMutex: {
       const MutexState& m = mutexes_[a.wait.object];
-      std::string text = absl::StrCat(a.name, " waits for mutex '", m.name,
+      std::string text = absl::StrCat(ActorName(actor), " waits for mutex '", m.name,
                                       "' held by ", ActorName(m.owner));
       if (m.owner == actor) text += " itself (relock)";
       if (m.owner != kNoActor &&
@@ -40,7 +40,7 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
     case WaitKind::kJoin:
       out->push_back(WaitEdge{
           a.wait.object,
-          absl::StrCat(a.name, " waits to join ", ActorName(a.wait.object))});
+          absl::StrCat(ActorName(actor), " waits to join ", ActorName(a.wait.object))});
       return;
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
