@@ -5,7 +5,9 @@
 // regions by default, as `check` builds it), without and with one abort:
 // DFS with DPOR and sleep sets, no preemption bound, run to the end of the
 // tree past any violation; then plain DFS (no reduction) on the same case,
-// capped by default at ten times the reduced count (at least 1,000,000):
+// run only if the reduced search finished within --bench_dfs_cap (default
+// 1,000,000 executions), capped by default at ten times the reduced count (at
+// least 1,000,000):
 // enough to show the 10x target met, or to measure the ratio when
 // plain DFS finishes first. Prints per case
 //   dfs_executions POLICY SCENARIO N        dfs_exhausted ... yes|no
@@ -36,7 +38,7 @@
 
 ABSL_FLAG(int, bench_dfs_threads, 2, "bench dfs: host threads of the regions scenario (1-4)");
 ABSL_FLAG(int, bench_dfs_regions, 3, "bench dfs: regions per thread (1-8)");
-ABSL_FLAG(std::uint64_t, bench_dfs_cap, 10000000,
+ABSL_FLAG(std::uint64_t, bench_dfs_cap, 1000000,
           "bench dfs: execution cap of the reduced search (it reports exhausted no "
           "when reached)");
 ABSL_FLAG(std::uint64_t, bench_dfs_plain_cap, 0,
@@ -59,6 +61,9 @@ struct DfsFigures {
   }
   // Plain DFS stopped at its cap: its count, hence the ratio, is a lower bound.
   bool lower_bound() const { return !plain.exhausted; }
+  // Plain DFS is run only when the reduced search finished: against a
+  // search that hit its cap there is no reduction to measure.
+  bool compared() const { return reduced.exhausted; }
 };
 
 struct JobsFigures {
@@ -113,16 +118,25 @@ void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     absl::PrintF("plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
     absl::PrintF("plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
     absl::PrintF("plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
-    absl::PrintF("dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
-                 f.reduction());
+    if (f.compared()) {
+      absl::PrintF("dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
+                   f.reduction());
+    } else {
+      absl::PrintF("dfs_reduction %s %s n/a (the reduced search hit its cap)\n", p, s);
+    }
   }
   absl::PrintF("#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy", "scenario",
                "dpor", "exh", "plain dfs", "reduction", "seconds", "exec/s", "violations");
   for (const DfsFigures& f : figures) {
-    absl::PrintF("# %-12s %-10s %12d %4s %13d%s %9s%.1f %8.2f %10.0f  %s\n", f.policy,
+    const std::string plain =
+        f.compared() ? absl::StrCat(f.plain.executions, f.lower_bound() ? "+" : " ")
+                     : std::string("- ");
+    const std::string reduction =
+        f.compared() ? absl::StrFormat("%s%.1f", f.lower_bound() ? ">=" : "", f.reduction())
+                     : std::string("n/a");
+    absl::PrintF("# %-12s %-10s %12d %4s %14s %10s %8.2f %10.0f  %s\n", f.policy,
                  f.scenario, f.reduced.executions, f.reduced.exhausted ? "yes" : "no",
-                 f.plain.executions, f.lower_bound() ? "+" : " ",
-                 f.lower_bound() ? ">=" : "", f.reduction(), f.reduced.seconds,
+                 plain, reduction, f.reduced.seconds,
                  f.reduced.executions / std::max(1e-9, f.reduced.seconds),
                  Violations(f.reduced));
   }
@@ -150,8 +164,11 @@ void PrintJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     w.Key("plain_dfs_executions").Uint(f.plain.executions);
     w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
     w.Key("plain_dfs_seconds").Double(f.plain.seconds);
-    w.Key("reduction").Double(f.reduction());
-    w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
+    w.Key("plain_dfs_run").Bool(f.compared());
+    if (f.compared()) {
+      w.Key("reduction").Double(f.reduction());
+      w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -203,10 +220,12 @@ int RunBenchDfs(const std::vector<std::string>& args) {
       properties::Case c;
       c.scenario = properties::RegionsScenario(threads, regions, abort);
       f.reduced = Search(c, *policy, /*reduce=*/true, cap);
-      const std::uint64_t this_cap =
-          plain_cap > 0 ? plain_cap
-                        : std::max<std::uint64_t>(1000000, 10 * f.reduced.executions + 1);
-      f.plain = Search(c, *policy, /*reduce=*/false, this_cap);
+      if (f.compared()) {
+        const std::uint64_t this_cap =
+            plain_cap > 0 ? plain_cap
+                          : std::max<std::uint64_t>(1000000, 10 * f.reduced.executions + 1);
+        f.plain = Search(c, *policy, /*reduce=*/false, this_cap);
+      }
       for (const properties::ExhaustiveResult* r : {&f.reduced, &f.plain}) {
         if (!r->status.ok()) {
           absl::FPrintF(stderr, "stackcheck: bench dfs: %s %s: %s\n", name, f.scenario,

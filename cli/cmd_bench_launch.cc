@@ -93,7 +93,6 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   absl::PrintF("\n");
 
   std::vector<std::string> script_lines;
-  std::vector<double> launch_only(columns.size(), 0);
   auto print_row = [&](const std::string& what, auto measure) -> bool {
     absl::PrintF("%-34s", what);
     std::fflush(stdout);
@@ -106,9 +105,6 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
       }
       absl::PrintF("%14.1f", f->us_per_launch);
       std::fflush(stdout);
-      if (what == real::FloorName(real::Floor::kLaunchOnly)) {
-        launch_only[i] = f->us_per_launch;
-      }
       script_lines.push_back(absl::StrFormat(
           "launch_us %s %s %s %.2f", columns[i].geometry.Label(),
           columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),
@@ -124,24 +120,44 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
       return kExitMismatch;
     }
   }
-  std::vector<std::pair<std::string, std::vector<double>>> policy_rows;
+  // The floors' launch-only row was measured minutes earlier, on a colder
+  // driver and GPU (drifts of +-25% were seen on the H200); each policy's
+  // ratio is taken against a launch-only run made just before it instead.
+  struct PolicyRow {
+    std::string name;
+    std::vector<double> us, adjacent_launch_only;
+  };
+  std::vector<PolicyRow> policy_rows;
   for (const PolicyInfo* p : policies) {
-    std::vector<double> row;
+    PolicyRow row{p->name, {}, {}};
     if (!print_row(absl::StrCat("policy ", p->name), [&](const Column& c) {
+          absl::StatusOr<real::BenchFigure> floor = (*bench)->MeasureFloor(
+              real::Floor::kLaunchOnly, c.geometry, c.kernel_ns, options);
+          if (!floor.ok()) return floor;
           absl::StatusOr<real::BenchFigure> f =
               (*bench)->MeasurePolicy(*p, c.geometry, c.kernel_ns, options);
-          if (f.ok()) row.push_back(f->us_per_launch);
+          if (f.ok()) {
+            row.us.push_back(f->us_per_launch);
+            row.adjacent_launch_only.push_back(floor->us_per_launch);
+          }
           return f;
         })) {
       return kExitMismatch;
     }
-    policy_rows.emplace_back(p->name, row);
+    policy_rows.push_back(std::move(row));
   }
-  absl::PrintF("\npolicy cost over launch only:\n");
-  for (const auto& [name, row] : policy_rows) {
-    absl::PrintF("  %-32s", name);
-    for (size_t i = 0; i < row.size(); ++i) {
-      absl::PrintF("%+13.0f%%", 100.0 * (row[i] / launch_only[i] - 1));
+  absl::PrintF("\npolicy cost over launch only (measured just before the policy; "
+               "that launch-only figure in brackets):\n");
+  for (const PolicyRow& row : policy_rows) {
+    absl::PrintF("  %-32s", row.name);
+    for (size_t i = 0; i < row.us.size(); ++i) {
+      absl::PrintF("%+8.0f%% (%4.1f)",
+                   100.0 * (row.us[i] / row.adjacent_launch_only[i] - 1),
+                   row.adjacent_launch_only[i]);
+      script_lines.push_back(absl::StrFormat(
+          "policy_over_launch_only %s %s %s %+.1f%%", columns[i].geometry.Label(),
+          columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),
+          row.name, 100.0 * (row.us[i] / row.adjacent_launch_only[i] - 1)));
     }
     absl::PrintF("\n");
   }
