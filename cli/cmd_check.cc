@@ -40,6 +40,7 @@
 #include "properties/case.h"
 #include "properties/catalogue.h"
 #include "properties/exhaustive.h"
+#include "properties/executor.h"
 #include "properties/expected_verdicts.h"
 #include "properties/replay_file.h"
 #include "sim/monitors/monitors.h"
@@ -116,20 +117,6 @@ absl::StatusOr<Scenario> BuildScenario() {
   return s;
 }
 
-// The simulator configuration a replay of the case gets (as
-// properties/executor.cc derives it), so the printed token reproduces.
-sim::SimConfig ConfigFor(const properties::Case& c) {
-  sim::SimConfig config;
-  config.device_capacity = c.scenario.device_capacity;
-  config.alloc_granularity = c.modes.alloc_granularity;
-  config.free_waits_for_streams = c.modes.free_waits_for_streams;
-  config.serial_callback_thread = c.modes.serial_callback_thread;
-  config.trap_code = c.modes.trap_code;
-  config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
-  config.step_bound = c.modes.step_bound;
-  return config;
-}
-
 // Passes answers through and keeps them as SequenceStrategy values (actor
 // choices relative to the current actor), the form a Case schedule takes.
 class SequenceRecorder : public sim::Strategy {
@@ -196,7 +183,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
         sim::MakeMonitor(p.monitor_name, params);
     if (m.ok()) monitors.push_back(*std::move(m));
   }
-  sim::Simulator simulator(ConfigFor(c), std::move(monitors));
+  sim::Simulator simulator(SimConfigFor(c), std::move(monitors));
   // Re-runs come from the determinism check and never reach `strategy`.
   sim::MetricsStrategy metrics(strategy);
   sim::DeterminismCheck determinism(

@@ -56,9 +56,7 @@ absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* cons
 
 }  // namespace
 
-absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
-                                  absl::Span<const PropertyInfo* const> monitored,
-                                  sim::Strategy* strategy, const ExecuteOptions& options) {
+sim::SimConfig SimConfigFor(const Case& c) {
   sim::SimConfig config;
   config.device_capacity = c.scenario.device_capacity;
   config.alloc_granularity = c.modes.alloc_granularity;
@@ -67,10 +65,16 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
   config.trap_code = c.modes.trap_code;
   config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
   config.step_bound = c.modes.step_bound;
+  return config;
+}
+
+absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
+                                  absl::Span<const PropertyInfo* const> monitored,
+                                  sim::Strategy* strategy, const ExecuteOptions& options) {
   absl::StatusOr<sim::Simulator*> sim = SimulatorFor(monitored, c.scenario.soft_limit);
   if (!sim.ok()) return sim.status();
   sim::Simulator& simulator = **sim;
-  simulator.set_config(config);
+  simulator.set_config(SimConfigFor(c));
 
   std::unique_ptr<sim::SequenceStrategy> own;
   if (strategy == nullptr) {

@@ -16,6 +16,7 @@
 #include "sim/event.h"
 #include "sim/monitor.h"
 #include "sim/monitors/coverage_probes.h"
+#include "sim/sim_config.h"
 #include "sim/strategy.h"
 
 namespace stackcheck::properties {
@@ -37,6 +38,11 @@ struct ExecuteOptions {
   // When set, the execution is counted there (which rare situations it hit).
   sim::CoverageProbes* coverage = nullptr;
 };
+
+// The simulator configuration a case runs under: its modes, capacity and
+// injected allocation failure. Every search of a case (Execute, the
+// exhaustive search, `check`) uses it, so a printed token replays the same.
+sim::SimConfig SimConfigFor(const Case& c);
 
 // Checks the monitor-backed properties in `monitored` (engine-checked ones,
 // no-deadlock and progress, are always on). `strategy` answers the scheduling

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "core/scenario_runner.h"
 #include "properties/catalogue.h"
+#include "properties/executor.h"
 #include "properties/expected_verdicts.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
@@ -47,18 +48,6 @@ std::vector<std::string> MonitoredProperties(const PolicyInfo& policy) {
 
 namespace {
 
-sim::SimConfig ConfigFor(const Case& c) {
-  sim::SimConfig config;
-  config.device_capacity = c.scenario.device_capacity;
-  config.alloc_granularity = c.modes.alloc_granularity;
-  config.free_waits_for_streams = c.modes.free_waits_for_streams;
-  config.serial_callback_thread = c.modes.serial_callback_thread;
-  config.trap_code = c.modes.trap_code;
-  config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
-  config.step_bound = c.modes.step_bound;
-  return config;
-}
-
 absl::StatusOr<std::vector<std::unique_ptr<sim::Monitor>>> MonitorsFor(
     const Case& c, const PolicyInfo& policy, const ExhaustiveOptions& options) {
   std::vector<std::unique_ptr<sim::Monitor>> monitors;
@@ -92,7 +81,7 @@ ExhaustiveResult ExploreExhaustively(const Case& c, const PolicyInfo& policy,
     out.status = monitors.status();
     return out;
   }
-  sim::Simulator simulator(ConfigFor(c), *std::move(monitors));
+  sim::Simulator simulator(SimConfigFor(c), *std::move(monitors));
   sim::DfsStrategy dfs(options.dfs);
   out.reduction = dfs.reduction();
   const auto start = std::chrono::steady_clock::now();
