@@ -11,22 +11,11 @@
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
+#include "sim/strategies/rng.h"
 #include "tests/sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
-
-class CaseRng {
- public:
-  explicit CaseRng(std::uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ull + 1) {}
-  std::uint64_t Below(std::uint64_t n) {
-    s_ ^= s_ << 13, s_ ^= s_ >> 7, s_ ^= s_ << 17;
-    return s_ % n;
-  }
-
- private:
-  std::uint64_t s_;
-};
 
 // The first event where two traces differ, for the failure message.
 std::string FirstDifference(const std::vector<Event>& a, const std::vector<Event>& b) {
@@ -59,7 +48,7 @@ struct Program {
   std::vector<std::vector<Step>> threads;
 };
 
-Program RandomProgram(CaseRng& rng) {
+Program RandomProgram(Rng& rng) {
   Program p;
   const int threads = 1 + static_cast<int>(rng.Below(3));
   for (int t = 0; t < threads; ++t) {
@@ -182,7 +171,7 @@ void RunProgram(const Program& program, Device& d, Host& h) {
   d.CtxDestroy();
 }
 
-SimConfig RandomModes(CaseRng& rng) {
+SimConfig RandomModes(Rng& rng) {
   SimConfig c;
   c.device_capacity = (8 + rng.Below(32)) * kMiB;
   c.alloc_granularity = rng.Below(2) == 0 ? 2 * kMiB : 1;
@@ -200,7 +189,7 @@ TEST(Determinism, SameProgramAndScheduleGiveTheSameTraceAndDigest) {
   absl::flat_hash_set<std::string> properties;
   constexpr int kCases = 1500;
   for (int i = 0; i < kCases; ++i) {
-    CaseRng rng(static_cast<std::uint64_t>(i));
+    Rng rng(static_cast<std::uint64_t>(i));
     const Program program = RandomProgram(rng);
     const SimConfig config = RandomModes(rng);
     auto main_thread = [&](Device& d, Host& h, RuntimeObserver&) { RunProgram(program, d, h); };

@@ -16,24 +16,13 @@
 #include "core/scenario_runner.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
+#include "sim/strategies/rng.h"
 #include "tests/sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
 
-class CaseRng {
- public:
-  explicit CaseRng(std::uint64_t seed) : s_(seed * 0x9e3779b97f4a7c15ull + 7) {}
-  std::uint64_t Below(std::uint64_t n) {
-    s_ ^= s_ << 13, s_ ^= s_ >> 7, s_ ^= s_ << 17;
-    return s_ % n;
-  }
-
- private:
-  std::uint64_t s_;
-};
-
-Scenario RandomScenario(CaseRng& rng) {
+Scenario RandomScenario(Rng& rng) {
   Scenario s;
   RegionId next = 1;
   const int threads = 1 + static_cast<int>(rng.Below(3));
@@ -78,7 +67,7 @@ TEST(RuntimeDeterminism, EveryPolicyReplaysToTheSameDigest) {
   int exits = 0;
   constexpr int kCases = 600;
   for (int i = 0; i < kCases; ++i) {
-    CaseRng rng(static_cast<std::uint64_t>(i));
+    Rng rng(static_cast<std::uint64_t>(i));
     const Scenario scenario = RandomScenario(rng);
     const PolicyInfo& policy = policies[i % policies.size()];
     SimConfig config;
