@@ -97,10 +97,9 @@ class EventFencePolicy : public Policy {
     }
     if (poisoned_) FailLocked(region.id, "cuLaunchKernel", poisoned_code_);
     CuResult r = CuResult::kSuccess;
-    if (!ledger_created_) {
+    if (ledger_ == HostWordHandle{}) {
       r = ctx_.device.HostWordAlloc(&ledger_);
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemHostAlloc", r);
-      ledger_created_ = true;
     }
     if (in_flight_.size() >= kSettleAt) SettleLocked();
     if (!block_.Fits(region.StacksBytes())) {
@@ -203,13 +202,13 @@ class EventFencePolicy : public Policy {
     if (r != CuResult::kSuccess) ReportAtCloseLocked("cuStreamSynchronize", r);
     r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
-    if (ledger_created_ && !poisoned_) {
+    if (ledger_ != HostWordHandle{} && !poisoned_) {
       // On a poisoned context the call would fail; the context's release
       // reclaims the word.
       r = ctx_.device.HostWordFree(ledger_);
       if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r);
     }
-    ledger_created_ = false;
+    ledger_ = HostWordHandle{};
     retired_ = true;
     closed_ = true;
     lock_->Unlock();
@@ -389,8 +388,8 @@ class EventFencePolicy : public Policy {
   std::unique_ptr<Mutex> lock_;
   // All guarded by *lock_.
   StackBlock block_;
-  HostWordHandle ledger_{};  // the GPU writes each completed launch's seq
-  bool ledger_created_ = false;
+  // The GPU writes each completed launch's seq here; none until the first run.
+  HostWordHandle ledger_{};
   std::uint32_t launched_seq_ = 0;  // the last launch's sequence number
   std::deque<Launch> in_flight_;    // launches not known complete, oldest first
   bool poisoned_ = false;  // a sticky error was seen; never cleared
