@@ -86,7 +86,7 @@ struct WaitReason {
 // Footprint object kinds: object id = kind << 24 | index (see sim/strategy.h).
 enum class ObjectKind : std::uint32_t {
   kMutex = 1,
-  kStream = 2,
+  kStream = 2,        // what is enqueued on a stream (launches append to it)
   kMemory = 3,        // the device-memory ledger
   kThread = 4,        // an actor's life (spawn, finish, join)
   kEvent = 5,
@@ -100,6 +100,9 @@ enum class ObjectKind : std::uint32_t {
   kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is
                       // whether its records completed
   kHostWord = 14,     // a device-mapped host word (EXT-01/02)
+  kStreamProgress = 15,  // what has completed on a stream (its GPU steps pop it)
+  kLaunch = 16,       // one launch call (index: actor, its launch count), which
+                      // the launched kernel's start may read (sim_gpu.cc)
 };
 
 // The device's objects carry kDeviceBit (sim/strategy.h), so that one step
@@ -115,6 +118,8 @@ inline constexpr bool IsDeviceObjectKind(ObjectKind kind) {
     case ObjectKind::kBlock:
     case ObjectKind::kEventTable:
     case ObjectKind::kEventPointer:
+    case ObjectKind::kStreamProgress:
+    case ObjectKind::kLaunch:
     case ObjectKind::kHostWord:  // its calls read the sticky state; a trap stops its writes
       return true;
     default:
@@ -125,42 +130,46 @@ inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
   return (IsDeviceObjectKind(kind) ? kDeviceBit : 0u) |
          static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
 }
-// Footprints are built with one 16-byte store of both accesses: the engine
-// copies a footprint at every step, and a 16-byte load of a struct written
-// field by field cannot be store-forwarded (a stall of ~15 cycles per step).
+// Footprints are built with two 16-byte stores (the first two accesses; the
+// third with the count and the padding after it): the engine copies a
+// footprint at every step, and a 16-byte load of a struct written field by
+// field cannot be store-forwarded (a stall of ~15 cycles per step).
 inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
-                               bool w2, std::uint8_t count) {
+                               bool w2, std::uint32_t o3, bool w3,
+                               std::uint8_t count) {
   Footprint f;
-  static_assert(sizeof(f.accesses) == 16, "two 8-byte accesses");
+  static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
+                    sizeof(Footprint) == 32,
+                "three 8-byte accesses, then the count in the last 8 bytes");
 #if defined(__SSE2__)
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(f.accesses),
-                   _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2), w1 ? 1 : 0,
-                                 static_cast<int>(o1)));
+  auto* halves = reinterpret_cast<__m128i*>(f.accesses);
+  _mm_storeu_si128(halves, _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2),
+                                         w1 ? 1 : 0, static_cast<int>(o1)));
+  _mm_storeu_si128(halves + 1, _mm_set_epi32(0, count, w3 ? 1 : 0,
+                                             static_cast<int>(o3)));
 #else
   f.accesses[0] = {o1, w1};
   f.accesses[1] = {o2, w2};
+  f.accesses[2] = {o3, w3};
+  f.count = count;
 #endif
-  // The count is stored as a whole 32-bit word (with the padding after it):
-  // copies of a Footprint load it that way, and a 4-byte load of a byte
-  // store cannot be store-forwarded either.
-  static_assert(sizeof(Footprint) >= offsetof(Footprint, count) + 4,
-                "padding after count");
-  const std::uint32_t count_word = count;
-  std::memcpy(reinterpret_cast<unsigned char*>(&f) + offsetof(Footprint, count),
-              &count_word, sizeof count_word);
   return f;
 }
 inline Footprint Touches(std::uint32_t object, bool write) {
-  return MakeFootprint(object, write, 0, false, 1);
+  return MakeFootprint(object, write, 0, false, 0, false, 1);
 }
 inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
-  return MakeFootprint(o1, w1, o2, w2, 2);
+  return MakeFootprint(o1, w1, o2, w2, 0, false, 2);
+}
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2,
+                         std::uint32_t o3, bool w3) {
+  return MakeFootprint(o1, w1, o2, w2, o3, w3, 3);
 }
 inline Footprint GlobalFootprint() {
-  return MakeFootprint(kGlobalObject, true, 0, false, 1);
+  return MakeFootprint(kGlobalObject, true, 0, false, 0, false, 1);
 }
 inline Footprint DeviceWideFootprint() {
-  return MakeFootprint(kDeviceWideObject, true, 0, false, 1);
+  return MakeFootprint(kDeviceWideObject, true, 0, false, 0, false, 1);
 }
 
 // One edge of the wait-for graph, for deadlock reports.

@@ -33,7 +33,6 @@ bool AllowedInCallback(DriverApi api) {
 std::uint32_t StreamIndex(StreamHandle s) { return static_cast<std::uint32_t>(s); }
 
 std::uint32_t MemoryObject() { return ObjectId(ObjectKind::kMemory, 0); }
-std::uint32_t LegacyStreamObject() { return ObjectId(ObjectKind::kStream, 0); }
 // An event's two halves: which record it stands for (host records move it)
 // and whether records completed (the GPU completes them).
 std::uint32_t EventPointerObject(std::uint32_t e) {
@@ -90,6 +89,7 @@ void SimDevice::BeginExecution() {
   for (std::size_t i = 0; i < stream_count_; ++i) {
     streams_[i].ops.clear();
     streams_[i].head = 0;
+    streams_[i].front_by = Stream::FrontBy::kEnqueue;
   }
   stream_count_ = 0;
   extra_blocking_streams_ = false;
@@ -104,6 +104,7 @@ void SimDevice::BeginExecution() {
   modules_loaded_ = 0;
   next_module_ = 0;
   next_kernel_ = 0;
+  launches_by_actor_.clear();
   next_callback_ = 0;
   next_seq_ = 0;
   callback_queue_.clear();
@@ -167,7 +168,12 @@ bool SimDevice::ValidEvent(EventHandle event) const {
 }
 
 Footprint SimDevice::EnqueueFootprint(std::uint32_t stream) const {
-  return OnStream(stream, Touches(LegacyStreamObject(), true));
+  return OnStream(stream, Touches(StreamEnqueuedObject(0), true));
+}
+
+// Idle means nothing enqueued is still incomplete: both halves.
+Footprint SimDevice::IdleFootprint() const {
+  return Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false);
 }
 
 std::uint32_t SimDevice::HoldingBlockObject(DevicePtr address) const {
@@ -181,22 +187,41 @@ std::uint32_t SimDevice::HoldingBlockObject(DevicePtr address) const {
 // its stacks (what no-use-after-free and no-stack-overlap judge at enqueue):
 // it reads that block. Stacks in no block may land in one a later allocation
 // creates, so then it reads the allocator instead.
-Footprint SimDevice::LaunchFootprint(std::uint32_t stream, DevicePtr stacks) const {
+//
+// It also writes an object of its own, which the kernel's start reads if the
+// launch found the stream idle (it then enabled the stream's actor): naming
+// the stream there instead would make every start conflict with every later
+// launch, although they commute.
+Footprint SimDevice::LaunchFootprint(std::uint32_t stream, DevicePtr stacks,
+                                     std::uint32_t launch) const {
   const std::uint32_t block = HoldingBlockObject(stacks);
-  return OnStream(stream, Touches(LegacyStreamObject(), true,
-                                  block != 0 ? block : MemoryObject(), false));
+  return OnStream(stream, Touches(StreamEnqueuedObject(0), true,
+                                  block != 0 ? block : MemoryObject(), false,
+                                  launch, true));
+}
+
+std::uint32_t SimDevice::NextLaunchObject() {
+  const ActorId actor = scheduler_->current();
+  if (actor >= launches_by_actor_.size()) launches_by_actor_.resize(actor + 1, 0);
+  const std::uint32_t n = launches_by_actor_[actor]++;
+  // 8 bits of actor, 16 of count: indexes that wrap only add dependencies.
+  return ObjectId(ObjectKind::kLaunch, (actor & 0xffu) << 16 | (n & 0xffffu));
 }
 
 // cuMemFree changes the allocator's books (capacity, what is live). When it
 // waits for every stream (SEM-11, observed), it releases the block only once
-// no work is queued anywhere, so it reads the legacy stream (other streams'
-// steps are global) and cannot race with a kernel on the block; otherwise it
-// writes the block, which kernels and launches on it touch.
+// no work is queued anywhere, so it reads whether the legacy stream is idle
+// (other streams' steps are global) and cannot race with a kernel on the
+// block; otherwise it writes the block, which kernels and launches on it
+// touch.
 Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
   if (config_.free_waits_for_streams) {
     auto it = blocks_.find(ptr);
     const bool async = it != blocks_.end() && it->second.async;
-    if (!async) return Touches(MemoryObject(), true, LegacyStreamObject(), false);
+    if (!async) {
+      return Touches(MemoryObject(), true, StreamEnqueuedObject(0), false,
+                     StreamProgressObject(0), false);
+    }
   }
   return Touches(MemoryObject(), true, BlockObject(ptr), true);
 }
@@ -204,6 +229,7 @@ Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
 SimDevice::Op& SimDevice::Enqueue(std::uint32_t stream, OpKind kind) {
   scheduler_->DeviceChanged();
   Stream& s = streams_[stream];
+  if (s.empty()) s.front_by = Stream::FrontBy::kEnqueue;  // makes it runnable
   s.ops.emplace_back();
   Op& op = s.ops.back();
   op.kind = kind;
@@ -278,9 +304,9 @@ CuResult SimDevice::CtxDestroy() {
 }
 
 CuResult SimDevice::CtxSynchronize() {
-  // Waits for every stream to drain: the legacy stream's object stands for
+  // Waits for every stream to drain: the legacy stream's objects stand for
   // all of them (steps on other streams are global).
-  const Footprint step = Touches(LegacyStreamObject(), false);
+  const Footprint step = IdleFootprint();
   Call call(this, DriverApi::kCtxSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -468,7 +494,8 @@ CuResult SimDevice::ModuleGetFunction(FunctionHandle* function,
 CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
                                  const KernelArgs& args, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kLaunchKernel, LaunchFootprint(s, args.stacks));
+  const std::uint32_t launch = NextLaunchObject();
+  Call call(this, DriverApi::kLaunchKernel, LaunchFootprint(s, args.stacks, launch));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -491,6 +518,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   op.args = args;  // copied: later changes to the caller's buffer don't matter
   op.slots = grid.x * block.y;
   op.block = HoldingBlockObject(args.stacks);
+  op.launch = launch;
   scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
                   args.stacks, args.stack_size_per_warp);
   return call.Return(CuResult::kSuccess);
@@ -526,7 +554,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
 
 CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  const Footprint step = OnStream(s, Touches(LegacyStreamObject(), false));
+  const Footprint step = OnStream(s, IdleFootprint());
   Call call(this, DriverApi::kStreamSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -538,8 +566,7 @@ CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
 
 CuResult SimDevice::StreamQuery(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kStreamQuery,
-            OnStream(s, Touches(LegacyStreamObject(), false)));
+  Call call(this, DriverApi::kStreamQuery, OnStream(s, IdleFootprint()));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -613,7 +640,7 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
   const auto e = static_cast<std::uint32_t>(event);
   // SEM-14: it also re-points the event, which queries and waits read.
   Call call(this, DriverApi::kEventRecord,
-            OnStream(s, Touches(LegacyStreamObject(), true, EventPointerObject(e), true)));
+            OnStream(s, Touches(StreamEnqueuedObject(0), true, EventPointerObject(e), true)));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -699,10 +726,11 @@ CuResult SimDevice::HostWordAlloc(HostWordHandle* word) {
 
 CuResult SimDevice::HostWordFree(HostWordHandle word) {
   const auto w = static_cast<std::uint32_t>(word);
-  // Ordered against the word's writers as HostWordLoad is, but writing.
+  // Ordered against the word's writers as HostWordLoad is, but writing, and
+  // against cuStreamWriteValue32 calls, which check the word when they
+  // enqueue. The word's own object is then implied.
   Call call(this, DriverApi::kMemFreeHost,
-            Touches(ObjectId(ObjectKind::kStream, 0), true,
-                    ObjectId(ObjectKind::kHostWord, w), true));
+            Touches(StreamEnqueuedObject(0), true, StreamProgressObject(0), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -731,11 +759,11 @@ std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
   // thread, after a sticky error too. It is still a scheduling point, since
   // the GPU's write may come before or after it. The word is written by
   // kernel ends (EXT-02) and write-value steps: on the legacy stream those
-  // write the legacy stream's object (a kernel end's footprint has no room
-  // for the word), and on any other stream every step is global. So a read
-  // of the legacy stream orders the load against every possible writer.
+  // write its progress object (a kernel end's footprint does not name the
+  // word), and on any other stream every step is global. So a read of the
+  // legacy stream's progress orders the load against every possible writer.
   const auto w = static_cast<std::uint32_t>(word);
-  scheduler_->Point(Touches(ObjectId(ObjectKind::kStream, 0), false,
+  scheduler_->Point(Touches(StreamProgressObject(0), false,
                             ObjectId(ObjectKind::kHostWord, w), false));
   if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
   return host_words_[w - 1].value;

@@ -25,6 +25,17 @@
 
 namespace stackcheck::sim {
 
+// A stream's two footprint objects (sim/strategies/README.md): what is
+// enqueued on it, which host calls append to, and what has completed, which
+// its GPU steps advance. A launch and another kernel's end touch different
+// halves, so they commute; "the stream is idle" reads both.
+inline std::uint32_t StreamEnqueuedObject(std::uint32_t stream) {
+  return ObjectId(ObjectKind::kStream, stream);
+}
+inline std::uint32_t StreamProgressObject(std::uint32_t stream) {
+  return ObjectId(ObjectKind::kStreamProgress, stream);
+}
+
 class SimDevice final : public Device, public GpuModel {
  public:
   explicit SimDevice(Scheduler* scheduler) : scheduler_(scheduler) {}
@@ -109,6 +120,7 @@ class SimDevice final : public Device, public GpuModel {
     void* user_data = nullptr;
     DevicePtr ptr = 0;       // kAsyncFree; kWriteValue: the value
     std::uint32_t block = 0; // kernel: footprint object of its stacks' block (0: none)
+    std::uint32_t launch = 0;  // kernel: footprint object of its launch call
     ActorId runner = kNoActor;  // the callback's actor once handed over
   };
   struct Stream {
@@ -118,6 +130,15 @@ class SimDevice final : public Device, public GpuModel {
     ActorId actor = kNoActor;
     std::vector<Op> ops;  // ops[head..] are pending; the rest is reusable
     std::size_t head = 0;
+    // Which step made the front op the front: the front op's first step
+    // must conflict with it when that was another actor's step (it enabled
+    // this stream's actor), so that DPOR sees the enabling (sim_gpu.cc).
+    enum class FrontBy : std::uint8_t {
+      kOwnStep,         // this stream's GPU step popped the op before it
+      kEnqueue,         // the op was enqueued on an idle stream
+      kCallbackThread,  // a callback before it ended
+    };
+    FrontBy front_by = FrontBy::kEnqueue;
     bool empty() const { return head == ops.size(); }
     Op& front() { return ops[head]; }
     void pop() {
@@ -162,7 +183,14 @@ class SimDevice final : public Device, public GpuModel {
     return PreciseStream(stream) ? precise : GlobalFootprint();
   }
   Footprint EnqueueFootprint(std::uint32_t stream) const;
-  Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks) const;
+  // Reads whether the legacy stream (so every stream: see above) is idle.
+  Footprint IdleFootprint() const;
+  Footprint CallbackStepFootprint(std::uint32_t stream) const;
+  Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks,
+                            std::uint32_t launch) const;
+  // A footprint object for the launch call the current actor is making:
+  // (actor, how many launches it made before), known before the call runs.
+  std::uint32_t NextLaunchObject();
   Footprint FreeFootprint(DevicePtr ptr) const;
   // The footprint object of the live block holding `address`, 0 if none.
   std::uint32_t HoldingBlockObject(DevicePtr address) const;
@@ -201,6 +229,7 @@ class SimDevice final : public Device, public GpuModel {
   std::uint32_t modules_loaded_ = 0;  // bit i: module handle i+1 loaded
   std::uint32_t next_module_ = 0;
   std::uint32_t next_kernel_ = 0;
+  std::vector<std::uint32_t> launches_by_actor_;  // NextLaunchObject's counts
   std::uint32_t next_callback_ = 0;
   std::uint64_t next_seq_ = 0;
   ActorId callback_thread_ = kNoActor;

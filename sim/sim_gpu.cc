@@ -31,16 +31,37 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
   const Op& op = s.front();
   // Only legacy-stream steps get precise footprints (see PreciseStream).
   const bool precise = PreciseStream(stream);
-  const std::uint32_t obj = ObjectId(ObjectKind::kStream, stream);
+  const std::uint32_t enqueued = StreamEnqueuedObject(stream);
+  const std::uint32_t progress = StreamProgressObject(stream);
   switch (op.kind) {
     case OpKind::kKernel:
       if (op.phase == Phase::kQueued) {
         if (!BarrierClear(stream, op.seq)) return false;
         // The start changes neither the queue's length nor anything a host
-        // call reads; it puts warps on the block's stack slots, which frees
-        // and other kernels on the block must see (no-use-after-free,
-        // no-stack-overlap).
-        *next = precise && op.block != 0 ? Touches(op.block, true) : GlobalFootprint();
+        // call reads; it puts warps on the block's stack slots, which a free
+        // of the block must see (no-use-after-free). It only reads the block:
+        // launches read it too, and two kernels of one stream never start
+        // out of order (no-stack-overlap judges only overlap in time).
+        // If another actor's step made the stream runnable again, the start
+        // must conflict with that step: it reads its launch's own object if
+        // the kernel was enqueued on an idle stream, or the progress a
+        // callback's end wrote. Behind this stream's own step it follows in
+        // program order, and commutes with later launches.
+        if (!precise || op.block == 0) {
+          *next = GlobalFootprint();
+        } else {
+          switch (s.front_by) {
+            case Stream::FrontBy::kOwnStep:
+              *next = Touches(op.block, false);
+              break;
+            case Stream::FrontBy::kEnqueue:
+              *next = Touches(op.block, false, op.launch, false);
+              break;
+            case Stream::FrontBy::kCallbackThread:
+              *next = Touches(op.block, false, progress, false);
+              break;
+          }
+        }
       } else if (op.args.action == KernelAction::kTrap && precise && op.block != 0) {
         // A trapping kernel's end poisons the whole context (SEM-06): every
         // stream, every pending record, the sticky error every driver call
@@ -49,27 +70,32 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
       } else if (!precise || op.block == 0 || op.args.action == KernelAction::kTrap) {
         *next = GlobalFootprint();
       } else {
-        // The end pops the stream (what synchronising calls wait for) and
-        // takes the warps off the block.
-        *next = Touches(obj, true, op.block, true);
+        // The end advances the stream's progress (what synchronising calls
+        // and completion-word loads read) and takes the warps off the block
+        // (read: only a free of the block conflicts). It leaves what is
+        // enqueued alone, so it commutes with launches.
+        *next = Touches(progress, true, op.block, false);
       }
       return true;
     case OpKind::kCallback:
     case OpKind::kHostFn:
       // Once handed to its thread, the stream waits for the callback (SEM-08).
       if (op.phase != Phase::kQueued || !BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kCallbackThread, 0), true)
+      *next = precise ? Touches(enqueued, true, progress, true,
+                                ObjectId(ObjectKind::kCallbackThread, 0), true)
                       : GlobalFootprint();
       return true;
     case OpKind::kEventRecord:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), true)
+      *next = precise ? Touches(enqueued, true, progress, true,
+                                ObjectId(ObjectKind::kEvent, op.event), true)
                       : GlobalFootprint();
       return true;
     case OpKind::kWaitEvent:
       if (!BarrierClear(stream, op.seq) || !record_done_[op.id]) return false;
       // Enabled by the record's completion, which writes the event.
-      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kEvent, op.event), false)
+      *next = precise ? Touches(enqueued, true, progress, true,
+                                ObjectId(ObjectKind::kEvent, op.event), false)
                       : GlobalFootprint();
       return true;
     case OpKind::kAsyncFree:
@@ -79,16 +105,27 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
       return true;
     case OpKind::kWriteValue:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(obj, true, ObjectId(ObjectKind::kHostWord, op.event), true)
+      *next = precise ? Touches(enqueued, true, progress, true,
+                                ObjectId(ObjectKind::kHostWord, op.event), true)
                       : GlobalFootprint();
       return true;
   }
   return false;
 }
 
+// A callback's steps (its start; its end, which pops the stream: SEM-08)
+// write both halves of the stream and the callback thread.
+Footprint SimDevice::CallbackStepFootprint(std::uint32_t stream) const {
+  return OnStream(stream, Touches(StreamEnqueuedObject(stream), true,
+                                  StreamProgressObject(stream), true,
+                                  ObjectId(ObjectKind::kCallbackThread, 0), true));
+}
+
 void SimDevice::StreamStep(std::uint32_t stream) {
   scheduler_->DeviceChanged();  // every GPU step moves its stream's queue
   Stream& s = streams_[stream];
+  // Whatever this step pops, the next op becomes the front by it.
+  s.front_by = Stream::FrontBy::kOwnStep;
   Op& op = s.front();
   switch (op.kind) {
     case OpKind::kKernel:
@@ -233,8 +270,7 @@ void SimDevice::Dispatch(std::uint32_t stream) {
     op.runner = scheduler_->SpawnFiber(
         ActorKind::kCallbackWorker, [this, stream, seq] { RunCallback(stream, seq); });
     scheduler_->set_first_step(
-        op.runner, OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
-                                            ObjectId(ObjectKind::kCallbackThread, 0), true)));
+        op.runner, CallbackStepFootprint(stream));
   }
 }
 
@@ -265,9 +301,7 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
   front.phase = Phase::kRunning;
   const Op op = front;  // the stream's vector may grow while it runs
   // Its end pops the stream: global off the legacy stream, like every step there.
-  const Footprint step =
-      OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
-                               ObjectId(ObjectKind::kCallbackThread, 0), true));
+  const Footprint step = CallbackStepFootprint(stream);
   if (op.kind == OpKind::kCallback) {
     // SEM-06: a poisoned context hands its error to every callback.
     const CuResult status = sticky_;
@@ -285,13 +319,13 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
   // SEM-08: only now may later work in the stream start.
   scheduler_->DeviceChanged();
   streams_[stream].pop();
+  streams_[stream].front_by = Stream::FrontBy::kCallbackThread;
 }
 
 bool SimDevice::CallbackWorkReady(Footprint* next) {
   if (callback_head_ == callback_queue_.size()) return false;
   const std::uint32_t stream = callback_queue_[callback_head_].stream;
-  *next = OnStream(stream, Touches(ObjectId(ObjectKind::kStream, stream), true,
-                                   ObjectId(ObjectKind::kCallbackThread, 0), true));
+  *next = CallbackStepFootprint(stream);
   return true;
 }
 

@@ -33,12 +33,13 @@ inline constexpr std::uint32_t kGlobalObject = 0;
 inline constexpr std::uint32_t kDeviceBit = 0x80000000u;
 inline constexpr std::uint32_t kDeviceWideObject = kDeviceBit;
 
-// What an actor's next step touches: at most two objects (e.g. a stream and
-// the memory ledger). Two steps are dependent when they touch a common object
-// and one of them writes it; reordering independent steps cannot change the
-// outcome, which is what sleep sets and DPOR exploit.
-struct Footprint {
-  Access accesses[2];
+// What an actor's next step touches: at most three objects (e.g. the memory
+// ledger, and what is enqueued on and what has completed on a stream). Two
+// steps are dependent when they touch a common object and one of them writes
+// it; reordering independent steps cannot change the outcome, which is what
+// sleep sets and DPOR exploit.
+struct alignas(8) Footprint {
+  Access accesses[3];
   std::uint8_t count = 0;
 
   static Footprint Global() { return Footprint{{{kGlobalObject, true}, {}}, 1}; }
