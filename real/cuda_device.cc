@@ -17,8 +17,10 @@ thread_local CUcontext current_on_thread = nullptr;
 
 CuResult R(CUresult r) { return static_cast<CuResult>(r); }
 
-// Where the completion block counter sits in the warps_checked_ allocation.
-constexpr CUdeviceptr kCompletionBlocksOffset = sizeof(std::uint64_t);
+// Where the completion counter sits in the warps_checked_ allocation: low
+// half, blocks of the running kernel done; high half, warps checked by
+// kernels that carry a completion word (stackcheck_kernels.cu).
+constexpr CUdeviceptr kCompletionCounterOffset = sizeof(std::uint64_t);
 
 }  // namespace
 
@@ -107,7 +109,7 @@ CuResult CudaDevice::CtxCreate() {
   if (r != CUDA_SUCCESS) return R(r);
   // Before any measurement of free memory the testbed takes, so it is part of
   // the baseline; deliberately outside the ledger.
-  // Its second 8 bytes hold the kernels' completion block counter (EXT-02).
+  // Its second 8 bytes hold the kernels' completion counter (EXT-02).
   if ((r = api_.cuMemAlloc(&warps_checked_, 2 * sizeof(std::uint64_t))) !=
       CUDA_SUCCESS) {
     return R(r);
@@ -331,12 +333,12 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
     if (completion == nullptr) return CuResult::kInvalidValue;
   }
   unsigned int completion_value = args.completion_value;
-  unsigned int* completion_blocks = reinterpret_cast<unsigned int*>(
-      warps_checked_ + kCompletionBlocksOffset);
+  unsigned long long* completion_counter = reinterpret_cast<unsigned long long*>(
+      warps_checked_ + kCompletionCounterOffset);
   void* params[] = {&stacks,     &size,   &tag,
                     &duration,   &action, &report,
                     &checked,    &completion, &completion_value,
-                    &completion_blocks};
+                    &completion_counter};
   return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
                                block.z, /*sharedMemBytes=*/0, s, params,
                                /*extra=*/nullptr));
@@ -572,9 +574,13 @@ KernelReport CudaDevice::ReadKernelReport(bool device_counter) {
   out.observed = r[kReportObserved];
   if (device_counter && !in_callback_context) {
     Enter("cuMemcpyDtoH");
+    std::uint64_t counters[2] = {0, 0};
     out.warps_checked_known =
-        api_.cuMemcpyDtoH(&out.warps_checked, warps_checked_,
-                          sizeof(out.warps_checked)) == CUDA_SUCCESS;
+        api_.cuMemcpyDtoH(counters, warps_checked_, sizeof(counters)) ==
+        CUDA_SUCCESS;
+    // Kernels with a completion word count their warps in the high half of
+    // the completion counter (32 bits: it wraps after 4 G warps).
+    out.warps_checked = counters[0] + (counters[1] >> 32);
   }
   return out;
 }
