@@ -3,6 +3,7 @@
 // floors the driver allows, at 8x8 and at the default-occupancy geometry,
 // with a tiny and a ~50 us kernel. Each row also prints as a
 // `launch_us <geometry> <kernel> <what> <us>` line for scripts.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -121,43 +122,60 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     }
   }
   // The floors' launch-only row was measured minutes earlier, on a colder
-  // driver and GPU (drifts of +-25% were seen on the H200); each policy's
-  // ratio is taken against a launch-only run made just before it instead.
+  // driver and GPU, and launch-only itself drifts by +-25% within minutes on
+  // the H200. So each policy is compared pairwise: every repetition of the
+  // policy runs right after one repetition of launch-only, and the cost is
+  // the median of those paired ratios.
   struct PolicyRow {
     std::string name;
-    std::vector<double> us, adjacent_launch_only;
+    std::vector<double> ratio, launch_only;  // per column: medians
   };
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  real::BenchOptions one = options;
+  one.repetitions = 1;
   std::vector<PolicyRow> policy_rows;
   for (const PolicyInfo* p : policies) {
     PolicyRow row{p->name, {}, {}};
-    if (!print_row(absl::StrCat("policy ", p->name), [&](const Column& c) {
-          absl::StatusOr<real::BenchFigure> floor = (*bench)->MeasureFloor(
-              real::Floor::kLaunchOnly, c.geometry, c.kernel_ns, options);
-          if (!floor.ok()) return floor;
-          absl::StatusOr<real::BenchFigure> f =
-              (*bench)->MeasurePolicy(*p, c.geometry, c.kernel_ns, options);
-          if (f.ok()) {
-            row.us.push_back(f->us_per_launch);
-            row.adjacent_launch_only.push_back(floor->us_per_launch);
+    if (!print_row(absl::StrCat("policy ", p->name),
+                   [&](const Column& c) -> absl::StatusOr<real::BenchFigure> {
+          std::vector<double> policy_us, launch_only_us, ratios;
+          real::BenchFigure figure;
+          for (int rep = 0; rep < options.repetitions; ++rep) {
+            absl::StatusOr<real::BenchFigure> floor = (*bench)->MeasureFloor(
+                real::Floor::kLaunchOnly, c.geometry, c.kernel_ns, one);
+            if (!floor.ok()) return floor.status();
+            absl::StatusOr<real::BenchFigure> f =
+                (*bench)->MeasurePolicy(*p, c.geometry, c.kernel_ns, one);
+            if (!f.ok()) return f.status();
+            policy_us.push_back(f->us_per_launch);
+            launch_only_us.push_back(floor->us_per_launch);
+            ratios.push_back(f->us_per_launch / floor->us_per_launch);
+            figure.launches = f->launches;
           }
-          return f;
+          figure.us_per_launch = median(policy_us);
+          figure.us_min = *std::min_element(policy_us.begin(), policy_us.end());
+          row.ratio.push_back(median(ratios));
+          row.launch_only.push_back(median(launch_only_us));
+          return figure;
         })) {
       return kExitMismatch;
     }
     policy_rows.push_back(std::move(row));
   }
-  absl::PrintF("\npolicy cost over launch only (measured just before the policy; "
-               "that launch-only figure in brackets):\n");
+  absl::PrintF("\npolicy cost over launch only (paired: each repetition right after one "
+               "of launch only; median of the %d ratios, median launch-only in brackets):\n",
+               options.repetitions);
   for (const PolicyRow& row : policy_rows) {
     absl::PrintF("  %-32s", row.name);
-    for (size_t i = 0; i < row.us.size(); ++i) {
-      absl::PrintF("%+8.0f%% (%4.1f)",
-                   100.0 * (row.us[i] / row.adjacent_launch_only[i] - 1),
-                   row.adjacent_launch_only[i]);
+    for (size_t i = 0; i < row.ratio.size(); ++i) {
+      absl::PrintF("%+8.0f%% (%4.1f)", 100.0 * (row.ratio[i] - 1), row.launch_only[i]);
       script_lines.push_back(absl::StrFormat(
           "policy_over_launch_only %s %s %s %+.1f%%", columns[i].geometry.Label(),
           columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),
-          row.name, 100.0 * (row.us[i] / row.adjacent_launch_only[i] - 1)));
+          row.name, 100.0 * (row.ratio[i] - 1)));
     }
     absl::PrintF("\n");
   }

@@ -70,7 +70,7 @@ part_steer() {
 }
 
 part_bench() {
-  run bench.txt timeout 150 "$SC" bench launch --backend=cuda
+  run bench.txt timeout 400 "$SC" bench launch --backend=cuda
 }
 
 part_overlap() {
