@@ -5,6 +5,10 @@
 // `launch_us <geometry> <kernel> <what> <us>` line for scripts.
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -14,8 +18,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "cli/command.h"
 #include "core/policies/registry.h"
+#include "properties/expected_verdicts.h"
 #include "real/launch_bench.h"
 
 ABSL_DECLARE_FLAG(std::string, backend);  // cli/cmd_validate.cc
@@ -24,6 +31,8 @@ ABSL_FLAG(int, bench_repetitions, 5, "bench launch: repetitions; the median is r
 ABSL_FLAG(std::string, bench_policies, "",
           "bench launch: comma-separated policies (default: all)");
 ABSL_FLAG(int, bench_long_kernel_us, 50, "bench launch: the long kernel's duration");
+ABSL_FLAG(int, bench_watchdog_s, 60,
+          "bench launch: a cell that takes longer is reported as hung (1-3600)");
 
 namespace stackcheck::cli {
 namespace {
@@ -47,7 +56,20 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     policies.push_back(p);
   }
   if (policies.empty()) {
-    for (const PolicyInfo& p : AllPolicies()) policies.push_back(&p);
+    // Policies that can deadlock go last: a hang ends the benchmark (the
+    // context is unusable with a thread stuck in the driver), and the
+    // others should be measured by then. V1b does hang here (VALIDATION.md).
+    std::vector<const PolicyInfo*> may_hang;
+    for (const PolicyInfo& p : AllPolicies()) {
+      const bool deadlocks = properties::ExpectedVerdict(p.name, "no-deadlock") !=
+                             properties::Expectation::kHolds;
+      (deadlocks ? may_hang : policies).push_back(&p);
+    }
+    policies.insert(policies.end(), may_hang.begin(), may_hang.end());
+  }
+  const int watchdog_s = absl::GetFlag(FLAGS_bench_watchdog_s);
+  if (watchdog_s < 1 || watchdog_s > 3600) {
+    return UsageError("bench launch: --bench_watchdog_s must be 1-3600");
   }
   real::BenchOptions options;
   options.launches = absl::GetFlag(FLAGS_bench_launches);
@@ -94,11 +116,50 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   absl::PrintF("\n");
 
   std::vector<std::string> script_lines;
+  std::vector<std::string> summary;  // printed at the end, or before a hang
+  std::string not_measured;          // policies after the current one
+  auto print_script_lines = [&] {
+    for (const std::string& line : summary) absl::PrintF("%s", line);
+    absl::PrintF("\n");
+    for (const std::string& line : script_lines) absl::PrintF("%s\n", line);
+    std::fflush(stdout);
+  };
+  // Runs one cell under the watchdog. A hung cell leaves a thread blocked in
+  // the driver for good, so the benchmark prints what it has and ends the
+  // process at once (destructors would wait on that thread or the driver).
+  auto guarded = [&](const std::string& what, auto measure, const Column& c) {
+    auto done = std::make_shared<absl::Notification>();
+    auto result = std::make_shared<absl::StatusOr<real::BenchFigure>>(
+        absl::UnknownError("not run"));
+    std::thread worker([=, &measure] {
+      *result = measure(c);
+      done->Notify();
+    });
+    if (!done->WaitForNotificationWithTimeout(absl::Seconds(watchdog_s))) {
+      worker.detach();
+      absl::PrintF("%14s\n", "hung");
+      absl::FPrintF(stderr,
+                    "stackcheck: bench launch: %s at %s did not finish in %d s "
+                    "(--bench_watchdog_s): a hang; the context is unusable, so the "
+                    "benchmark stops here\n",
+                    what, c.label, watchdog_s);
+      if (!not_measured.empty()) {
+        absl::FPrintF(stderr,
+                      "stackcheck: not measured:%s (measure each alone with "
+                      "--bench_policies)\n",
+                      not_measured);
+      }
+      print_script_lines();
+      std::_Exit(kExitMismatch);
+    }
+    worker.join();
+    return *result;
+  };
   auto print_row = [&](const std::string& what, auto measure) -> bool {
     absl::PrintF("%-34s", what);
     std::fflush(stdout);
     for (size_t i = 0; i < columns.size(); ++i) {
-      absl::StatusOr<real::BenchFigure> f = measure(columns[i]);
+      absl::StatusOr<real::BenchFigure> f = guarded(what, measure, columns[i]);
       if (!f.ok()) {
         absl::PrintF("\n");
         absl::FPrintF(stderr, "stackcheck: %s: %s\n", what, f.status().message());
@@ -136,8 +197,12 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   };
   real::BenchOptions one = options;
   one.repetitions = 1;
-  std::vector<PolicyRow> policy_rows;
-  for (const PolicyInfo* p : policies) {
+  for (size_t k = 0; k < policies.size(); ++k) {
+    const PolicyInfo* p = policies[k];
+    not_measured.clear();
+    for (size_t later = k + 1; later < policies.size(); ++later) {
+      absl::StrAppend(&not_measured, " ", policies[later]->name);
+    }
     PolicyRow row{p->name, {}, {}};
     if (!print_row(absl::StrCat("policy ", p->name),
                    [&](const Column& c) -> absl::StatusOr<real::BenchFigure> {
@@ -163,24 +228,24 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
         })) {
       return kExitMismatch;
     }
-    policy_rows.push_back(std::move(row));
-  }
-  absl::PrintF("\npolicy cost over launch only (paired: each repetition right after one "
-               "of launch only; median of the %d ratios, median launch-only in brackets):\n",
-               options.repetitions);
-  for (const PolicyRow& row : policy_rows) {
-    absl::PrintF("  %-32s", row.name);
+    if (summary.empty()) {
+      summary.push_back(absl::StrFormat(
+          "\npolicy cost over launch only (paired: each repetition right after one "
+          "of launch only; median of the %d ratios, median launch-only in brackets):\n",
+          options.repetitions));
+    }
+    std::string line = absl::StrFormat("  %-32s", row.name);
     for (size_t i = 0; i < row.ratio.size(); ++i) {
-      absl::PrintF("%+8.0f%% (%4.1f)", 100.0 * (row.ratio[i] - 1), row.launch_only[i]);
+      absl::StrAppendFormat(&line, "%+8.0f%% (%4.1f)", 100.0 * (row.ratio[i] - 1),
+                            row.launch_only[i]);
       script_lines.push_back(absl::StrFormat(
           "policy_over_launch_only %s %s %s %+.1f%%", columns[i].geometry.Label(),
           columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),
           row.name, 100.0 * (row.ratio[i] - 1)));
     }
-    absl::PrintF("\n");
+    summary.push_back(line + "\n");
   }
-  absl::PrintF("\n");
-  for (const std::string& line : script_lines) absl::PrintF("%s\n", line);
+  print_script_lines();
   return kExitOk;
 }
 
