@@ -138,6 +138,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     if (!done->WaitForNotificationWithTimeout(absl::Seconds(watchdog_s))) {
       worker.detach();
       absl::PrintF("%14s\n", "hung");
+      std::fflush(stdout);  // before the message on stderr
       absl::FPrintF(stderr,
                     "stackcheck: bench launch: %s at %s did not finish in %d s "
                     "(--bench_watchdog_s): a hang; the context is unusable, so the "

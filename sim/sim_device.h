@@ -175,7 +175,7 @@ class SimDevice final : public Device, public GpuModel {
   // legacy stream, the only one the policies use, get precise footprints;
   // steps on other streams, and legacy steps while the legacy barrier orders
   // other blocking streams, are global, so that "every stream idle" can be
-  // read through the legacy stream's object alone.
+  // read through the legacy stream's two objects alone.
   bool PreciseStream(std::uint32_t stream) const {
     return stream == 0 && !extra_blocking_streams_;
   }
