@@ -91,6 +91,7 @@ ExhaustiveResult ExploreExhaustively(const Case& c, const PolicyInfo& policy,
           RunScenario(c.scenario, device, host, observer, policy);
         });
     ++out.executions;
+    if (options.on_execution) options.on_execution(r);
     // An engine that honours ObservesEveryStep asks at every point but the
     // last (the one that finds nobody runnable); DPOR is unsound otherwise.
     if (dfs.ObservesEveryStep() && r.steps > dfs.points_seen() + 1) {

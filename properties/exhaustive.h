@@ -17,6 +17,7 @@
 #define STACKCHECK_PROPERTIES_EXHAUSTIVE_H_
 
 #include <cstdint>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "properties/case.h"
+#include "sim/simulator.h"
 #include "sim/strategies/dfs_strategy.h"
 
 namespace stackcheck::properties {
@@ -45,6 +47,9 @@ struct ExhaustiveOptions {
   std::vector<std::string> properties;
   bool only_engine_properties = false;  // no monitors at all
   bool stop_at_first_violation = false;
+  // Called after every execution, e.g. to collect what each one observed
+  // (tests/properties/trace_equivalence_test.cc).
+  std::function<void(const sim::ExecutionResult&)> on_execution;
 };
 
 struct ExhaustiveResult {
