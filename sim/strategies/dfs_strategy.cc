@@ -61,6 +61,28 @@ bool DfsStrategy::NewExecution() {
       if (options_.last_step_global) CheckLastStep();
       CheckPending();
     }
+    // The step that ended the process (an exit after another exit, the
+    // last step of the exit handlers, a violation) disables every other
+    // actor, yet its footprint (e.g. a second `exit()`'s process W) may call
+    // it independent of their steps. Asleep in a sibling's subtree it would
+    // stay asleep across them, and "their steps, then it" would count as
+    // equivalent to "it, then their steps", which never ran: the process
+    // was over, so the executions where the others get a few steps further
+    // before it were lost (dfs_strategy_test: AnExitCutsTheOtherThreadShort
+    // AtEveryPoint). So the step that ended an execution counts as global
+    // for sleep sets too, as it does for races: it never goes to sleep (a
+    // global step would leave the sleep set at the next step anyway).
+    // Whether a step ends the process depends only on what its footprint
+    // covers (a second exit ends at once, and conflicts with the first), so
+    // a step that did not end the execution where it was explored does not
+    // end one in a sibling's subtree while it sleeps. With DPOR the last
+    // node took the last step; without it (single-candidate points unseen)
+    // a later unasked step may have been the last, and marking the last
+    // node's option anyway only costs reduction.
+    if (options_.last_step_global && !off_tree_ && have_actor_node_) {
+      Node& last = stack_[last_actor_node_];
+      last.flags[last.chosen] |= kMayEnd;
+    }
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
@@ -78,6 +100,7 @@ bool DfsStrategy::NewExecution() {
       const bool current_option =
           node.current >= 0 && node.chosen == static_cast<std::uint32_t>(node.current);
       if (node.is_actor && options_.sleep_sets &&
+          !(node.flags[node.chosen] & kMayEnd) &&
           (!node.child_cut || current_option)) {
         node.done.push_back(node.runnable[node.chosen]);
       }

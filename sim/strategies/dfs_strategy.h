@@ -30,7 +30,9 @@
 //    process (or hit a violation), which stops every other actor, and the
 //    engine cannot say so in advance; so it races with every step of another
 //    actor it does not already follow, and with every step still pending,
-//    and DPOR also explores the executions where those run before it.
+//    and DPOR also explores the executions where those run before it. Nor
+//    does it sleep (with or without DPOR): asleep, it would stay so across
+//    steps its footprint calls independent, though it disables them.
 //
 // What exhausted() means: NewExecution() returned false because the tree, not
 // the budget, ran out. Then every execution of the program whose preemptions
@@ -73,9 +75,10 @@ class DfsStrategy : public Strategy {
     bool iterative_bounding = false;  // needs preemption_bound >= 0
     bool sleep_sets = true;           // false: plain DFS, for comparison
     bool dpor = true;  // with sleep_sets and no preemption bound
-    // DPOR: count each execution's last step as global (see above). The
-    // engine needs it (an exit or a violation stops every actor); a system
-    // whose executions end only when no actor can move does not.
+    // Count each execution's last step as global (see above): in DPOR's
+    // races, and for sleep sets (such a step never sleeps). The engine needs
+    // it (an exit or a violation stops every actor); a system whose
+    // executions end only when no actor can move does not.
     bool last_step_global = true;
     std::uint64_t max_executions = 0;  // 0: no budget
     // Choices per execution beyond which answers are defaults and not
@@ -142,6 +145,9 @@ class DfsStrategy : public Strategy {
   };
   static constexpr std::uint8_t kTried = 1;
   static constexpr std::uint8_t kBacktrack = 2;
+  // The option's step may have been the last of an execution (see
+  // NewExecution): it then never sleeps.
+  static constexpr std::uint8_t kMayEnd = 4;
 
   std::uint32_t OptionAt(const Node& node, std::uint32_t rank) const;
   // Moves `node` to its first untried eligible option in exploration order;

@@ -13,7 +13,7 @@
 namespace stackcheck::sim::toy {
 // How RapidCheck prints a counterexample (found by argument-dependent lookup).
 void showValue(const System& system, std::ostream& os) {
-  static const char* kNames[] = {"R", "W", "L", "U", "C"};
+  static const char* kNames[] = {"R", "W", "L", "U", "C", "X"};
   for (std::size_t t = 0; t < system.threads.size(); ++t) {
     os << "T" << t << ":";
     for (const Step& step : system.threads[t].steps) {
@@ -28,6 +28,7 @@ namespace stackcheck::sim {
 namespace {
 
 using toy::Choose;
+using toy::Exit;
 using toy::Lock;
 using toy::Read;
 using toy::System;
@@ -171,6 +172,22 @@ TEST(DfsStrategy, DporRunsOneExecutionForIndependentThreads) {
   EXPECT_TRUE(conservative.exhausted);
 }
 
+TEST(DfsStrategy, AnExitCutsTheOtherThreadShortAtEveryPoint) {
+  // T0 exits: the process ends and nobody moves again. Its footprint (the
+  // process object) is independent of T1's writes, yet it disables them, so
+  // 0, 1 or 2 writes come first: three final states. Explored first, the
+  // exit used to go to sleep in T1's subtree and stay asleep across T1's
+  // first write, losing "one write, then the exit".
+  System system;
+  system.threads.push_back({{Exit(9)}});
+  system.threads.push_back({{Write(1), Write(1)}});
+  Exploration plain = Explore(system, Plain());
+  EXPECT_EQ(plain.finals.size(), 3u);
+  EXPECT_EQ(Explore(system, Sleep()).finals, plain.finals);
+  EXPECT_EQ(Explore(system, Sleep(1)).finals, plain.finals);
+  EXPECT_EQ(Explore(system, Dpor()).finals, plain.finals);
+}
+
 TEST(DfsStrategy, DporIsOffUnderAPreemptionBound) {
   DfsStrategy::Options options = Dpor();
   EXPECT_STREQ(DfsStrategy(options).reduction(), "dpor + sleep sets");
@@ -310,7 +327,8 @@ TEST(DfsStrategy, ChoicesOfAnExecutionReplayIt) {
 }
 
 // Random small systems: reads, writes, data choices, mutex-guarded writes
-// and nested locks taken in either order (so some systems deadlock).
+// and nested locks taken in either order (so some systems deadlock), and
+// exits that end the process.
 rc::Gen<System> SmallSystems() {
   return rc::gen::exec([] {
     System system;
@@ -358,6 +376,9 @@ rc::Gen<System> SmallSystems() {
         }
       }
       if (thread.steps.empty()) thread.steps.push_back(Read(1));
+      // Sometimes the thread ends by exiting, which ends the process (and
+      // cuts the others short) though its footprint names one object.
+      if (*rc::gen::inRange(0, 4) == 0) thread.steps.push_back(Exit(8));
       system.threads.push_back(thread);
     }
     return system;

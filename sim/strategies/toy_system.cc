@@ -31,6 +31,7 @@ Step Unlock(std::uint32_t mutex) { return {Step::Kind::kUnlock, mutex, 1}; }
 Step Choose(std::uint32_t object, std::uint64_t n) {
   return {Step::Kind::kChoose, object, n};
 }
+Step Exit(std::uint32_t object) { return {Step::Kind::kExit, object, 1}; }
 
 std::uint64_t Outcome::FinalState() const {
   std::uint64_t h = deadlock ? 1 : 0;
@@ -94,6 +95,11 @@ Outcome Run(const System& system, Strategy& strategy) {
       case Step::Kind::kWrite:
         object = Mix(object, (std::uint64_t{t} << 32) | pc[t]);
         break;
+      case Step::Kind::kExit:
+        // What the other threads did so far is the final state.
+        object = Mix(object, (std::uint64_t{t} << 32) | pc[t]);
+        out.order.push_back(t);
+        return out;
       case Step::Kind::kLock:
         if (holder[step.object] != -1) {
           waiting[t] = true;

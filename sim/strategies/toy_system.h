@@ -29,6 +29,10 @@ struct Step {
               // waiting and the thread retakes it once the mutex is free
     kUnlock,  // release mutex `object`
     kChoose,  // objects[object] = hash(objects[object], NextNumber(n))
+    kExit,    // objects[object] = hash(...) like a write, then the process
+              // ends: no thread moves again (the engine's exit()). Its
+              // footprint names only `object`, though it disables every
+              // other thread, as the engine's does.
   };
   Kind kind = Kind::kWrite;
   std::uint32_t object = 1;  // >= 1 (0 is the global object)
@@ -40,6 +44,7 @@ Step Write(std::uint32_t object);
 Step Lock(std::uint32_t mutex);
 Step Unlock(std::uint32_t mutex);
 Step Choose(std::uint32_t object, std::uint64_t n);
+Step Exit(std::uint32_t object);
 
 struct Thread {
   std::vector<Step> steps;
