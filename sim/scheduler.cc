@@ -53,6 +53,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   process_exited_ = false;
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
+  handlers_actor_ = kNoActor;
   stacks_intact_ = true;
   watch_ = 0;
   for (std::uint64_t& set : waiting_for_) set = 0;
@@ -95,8 +96,10 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
       break;  // not a fiber
   }
   a.body = std::move(body);
-  // Its first step starts the thread: it touches only its own life.
+  // Its first step starts the thread: it touches only its own life, and
+  // runs the body's code up to its first point.
   a.next = Touches(ObjectId(ObjectKind::kThread, id), true);
+  a.next.program = kRunsProgram;
   a.cont = boost::context::fiber(
       std::allocator_arg, PooledStack(&stacks_),
       [this, id](boost::context::fiber&& caller) {
@@ -192,7 +195,12 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
 
 bool Scheduler::AskDevice(const Actor& a, Footprint* next) {
   if (a.kind == ActorKind::kGpuStream) return gpu_->StreamStepReady(a.index, next);
-  if (a.wait.kind == WaitKind::kCallbackWork) return gpu_->CallbackWorkReady(next);
+  if (a.wait.kind == WaitKind::kCallbackWork) {
+    // The step takes the work and runs the callback: program code.
+    const bool ready = gpu_->CallbackWorkReady(next);
+    next->program |= kRunsProgram;
+    return ready;
+  }
   *next = a.next;
   return gpu_->WaitSatisfied(a.wait);
 }
@@ -434,7 +442,7 @@ void Scheduler::Point(const Footprint& next, PointKind kind) {
   }
   if (current_ == kMainContext) return;  // called outside any execution
   Actor& a = actors_[current_];
-  a.next = next;
+  StoreWithProgram(&a.next, next, ProgramFlags());
   a.state = ActorState::kRunnable;
   Reschedule(kind);
 }
@@ -453,7 +461,7 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   Actor& a = actors_[current_];
   a.state = ActorState::kBlocked;
   a.wait = reason;
-  a.next = next;
+  StoreWithProgram(&a.next, next, ProgramFlags());
   a.answer_epoch = 0;  // a new question for the device
   Watch(current_, WakeOnFor(reason, false));
   Reschedule(PointKind::kMayUnwind);

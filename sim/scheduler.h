@@ -139,8 +139,10 @@ inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
                                std::uint8_t count) {
   Footprint f;
   static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
+                    offsetof(Footprint, program) == 25 &&
                     sizeof(Footprint) == 32,
-                "three 8-byte accesses, then the count in the last 8 bytes");
+                "three 8-byte accesses, then the count and the program flags "
+                "in the last 8 bytes");
 #if defined(__SSE2__)
   auto* halves = reinterpret_cast<__m128i*>(f.accesses);
   _mm_storeu_si128(halves, _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2),
@@ -170,6 +172,27 @@ inline Footprint GlobalFootprint() {
 }
 inline Footprint DeviceWideFootprint() {
   return MakeFootprint(kDeviceWideObject, true, 0, false, 0, false, 1);
+}
+// `step`, declared program-wide (see Footprint::program): for a step that
+// runs code changing policy or runtime state without the program's locks.
+inline Footprint ProgramWide(Footprint step) {
+  step.program |= kProgramWide;
+  return step;
+}
+// Stores `from` into `*to` with `program` added to its flags, in two 16-byte
+// stores like MakeFootprint (the engine reads it back whole at every step).
+inline void StoreWithProgram(Footprint* to, const Footprint& from,
+                             std::uint8_t program) {
+#if defined(__SSE2__)
+  const auto* in = reinterpret_cast<const __m128i*>(from.accesses);
+  auto* out = reinterpret_cast<__m128i*>(to->accesses);
+  _mm_storeu_si128(out, _mm_loadu_si128(in));
+  _mm_storeu_si128(out + 1, _mm_or_si128(_mm_loadu_si128(in + 1),
+                                         _mm_set_epi32(0, program << 8, 0, 0)));
+#else
+  *to = from;
+  to->program |= program;
+#endif
 }
 
 // One edge of the wait-for graph, for deadlock reports.
@@ -266,6 +289,15 @@ class Scheduler final : public SimView {
   // The simulated process ends (after exit handlers ran): no actor moves again.
   // `stacks_intact` is false when main returned (its locals are destroyed).
   [[noreturn]] void EndProcess(int status, bool stacks_intact = true);
+  // The exit handlers start running on the current actor. From here on its
+  // steps are program-wide (Footprint::program), whatever else they touch:
+  // the handlers (the runtime's CloseDevice, a policy's Close) change
+  // runtime and policy state between points without the locks the other
+  // threads read it under (GCC 11's Close resets the stacks lock and frees
+  // the block a concurrent run() still reads), so no object of theirs
+  // covers what another thread can observe. They still commute with GPU
+  // steps, which run no program code.
+  void ExitHandlersStart() { handlers_actor_ = current_; }
   // Memory the simulated program released that fiber code may still touch
   // (a destroyed mutex): freed after teardown, when no fiber runs any more.
   void Bury(void* object, void (*free)(void*)) { graveyard_.push_back({object, free}); }
@@ -432,6 +464,12 @@ class Scheduler final : public SimView {
   bool AskDevice(const Actor& a, Footprint* next);
   void OnStuck();
   void Reschedule(PointKind kind);
+  // What the current actor's next step runs (Footprint::program): every
+  // fiber runs program code; the exit handlers' steps are program-wide.
+  std::uint8_t ProgramFlags() const {
+    return current_ == handlers_actor_ ? kRunsProgram | kProgramWide
+                                       : kRunsProgram;
+  }
   void SwitchTo(ActorId to);
   boost::context::fiber& ContinuationOf(ActorId actor) {
     return actor == kMainContext ? main_cont_ : actors_[actor].cont;
@@ -504,6 +542,7 @@ class Scheduler final : public SimView {
   bool process_exited_ = false;
   int exit_status_ = 0;
   ActorId exiting_actor_ = kNoActor;
+  ActorId handlers_actor_ = kNoActor;  // running the exit handlers
   bool stacks_intact_ = true;
   struct Grave {
     void* object;

@@ -169,8 +169,13 @@ void SimHost::AtExit(std::function<void()> handler) {
 void SimHost::Exit(int status) {
   // Only another exit() cares whether this one started. The step that ends
   // the process comes later (after the handlers) and counts as global in
-  // DfsStrategy, which treats every execution's last step so.
-  scheduler_->Point(Touches(ObjectId(ObjectKind::kProcess, 0), true));
+  // DfsStrategy, which treats every execution's last step so. The first
+  // exit's step runs the handlers' code up to their first point, and is
+  // program-wide like their steps (Scheduler::ExitHandlersStart); handlers
+  // may be registered between this point and the step, so it does not
+  // depend on whether there are any.
+  const Footprint process = Touches(ObjectId(ObjectKind::kProcess, 0), true);
+  scheduler_->Point(exiting_ ? process : ProgramWide(process));
   ExitProcess(status);
 }
 
@@ -178,6 +183,11 @@ void SimHost::ExitProcess(int status, bool from_main_return) {
   if (!exiting_) {
     // exit() called again from a handler ends the process at once.
     exiting_ = true;
+    // Their steps are program-wide (see Scheduler::ExitHandlersStart). On a
+    // return from main, the code up to their first point runs in main's last
+    // step, declared before main knew: the runtime's handler takes its lock
+    // before it touches anything.
+    if (!exit_handlers_.empty()) scheduler_->ExitHandlersStart();
     while (!exit_handlers_.empty()) {
       std::function<void()> handler = std::move(exit_handlers_.back());
       exit_handlers_.pop_back();

@@ -3,6 +3,10 @@
 namespace stackcheck::sim {
 
 bool Dependent(const Footprint& a, const Footprint& b) {
+  if (((a.program & kProgramWide) && (b.program & kRunsProgram)) ||
+      ((b.program & kProgramWide) && (a.program & kRunsProgram))) {
+    return true;
+  }
   for (int i = 0; i < a.count; ++i) {
     for (int j = 0; j < b.count; ++j) {
       const Access& x = a.accesses[i];

@@ -14,6 +14,9 @@ void HappensBefore::Reset() {
   device_wide_steps_.clear();
   device_wide_clock_.clear();
   device_all_.clear();
+  program_wide_steps_.clear();
+  program_wide_clock_.clear();
+  program_all_.clear();
 }
 
 void HappensBefore::Join(Clock& into, const Clock& from) {
@@ -27,6 +30,8 @@ HappensBefore::Clock HappensBefore::ClockOf(ActorId actor,
                                            const Footprint& step) const {
   Clock clock;
   if (actor < actor_clock_.size()) clock = actor_clock_[actor];
+  if (step.program & kProgramWide) Join(clock, program_all_);
+  if (step.program & kRunsProgram) Join(clock, program_wide_clock_);
   for (int a = 0; a < step.count; ++a) {
     const Access& access = step.accesses[a];
     if (access.object == kGlobalObject) {
@@ -77,6 +82,11 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
       object.steps.push_back(static_cast<std::uint32_t>(index));
     }
   }
+  if (step.program & kProgramWide) {
+    program_wide_clock_ = clock;
+    program_wide_steps_.push_back(static_cast<std::uint32_t>(index));
+  }
+  if (step.program & kRunsProgram) Join(program_all_, clock);
   if (global) {
     global_clock_ = clock;
     global_steps_.push_back(static_cast<std::uint32_t>(index));
@@ -145,7 +155,8 @@ bool HappensBefore::Races(std::size_t step, ActorId actor,
 void HappensBefore::ForEachRace(
     ActorId actor, const Footprint& pending,
     absl::FunctionRef<bool(std::size_t)> visit) const {
-  bool pending_global = false;
+  // A program-wide step can race with any program step: scan them all.
+  bool pending_global = (pending.program & kProgramWide) != 0;
   bool pending_device = false;
   for (int a = 0; a < pending.count; ++a) {
     const std::uint32_t object = pending.accesses[a].object;
@@ -160,11 +171,12 @@ void HappensBefore::ForEachRace(
     return;
   }
   // Merge, latest first, the steps on the pending step's objects, the
-  // global steps and (for a device step) the device-wide ones: no other step
-  // can be dependent with it.
-  const std::vector<std::uint32_t>* lists[4] = {&global_steps_, nullptr, nullptr,
-                                                nullptr};
-  std::size_t next[4] = {global_steps_.size(), 0, 0, 0};
+  // global steps, (for a device step) the device-wide ones and (for a step
+  // that runs program code) the program-wide ones: no other step can be
+  // dependent with it.
+  constexpr int kLists = 6;
+  const std::vector<std::uint32_t>* lists[kLists] = {&global_steps_};
+  std::size_t next[kLists] = {global_steps_.size()};
   for (int a = 0; a < pending.count; ++a) {
     auto it = objects_.find(pending.accesses[a].object);
     if (it == objects_.end()) continue;
@@ -172,13 +184,17 @@ void HappensBefore::ForEachRace(
     next[a + 1] = it->second.steps.size();
   }
   if (pending_device) {
-    lists[3] = &device_wide_steps_;
-    next[3] = device_wide_steps_.size();
+    lists[4] = &device_wide_steps_;
+    next[4] = device_wide_steps_.size();
+  }
+  if (pending.program & kRunsProgram) {
+    lists[5] = &program_wide_steps_;
+    next[5] = program_wide_steps_.size();
   }
   std::size_t last_visited = steps_.size();
   while (true) {
     int best = -1;
-    for (int l = 0; l < 4; ++l) {
+    for (int l = 0; l < kLists; ++l) {
       if (lists[l] == nullptr || next[l] == 0) continue;
       if (best < 0 || (*lists[l])[next[l] - 1] > (*lists[best])[next[best] - 1]) {
         best = l;

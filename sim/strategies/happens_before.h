@@ -88,6 +88,11 @@ class HappensBefore {
   std::vector<std::uint32_t> device_wide_steps_;
   Clock device_wide_clock_;  // clock of the latest device-wide step
   Clock device_all_;         // join of the clocks of steps on device objects
+  // The same for program-wide steps, over the steps that run program code
+  // (Footprint::program).
+  std::vector<std::uint32_t> program_wide_steps_;
+  Clock program_wide_clock_;  // clock of the latest program-wide step
+  Clock program_all_;         // join of the clocks of program steps
 };
 
 }  // namespace stackcheck::sim

@@ -125,15 +125,13 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
     Case c;
   };
   std::vector<Config> configs;
-  // Without an abort only: with one, the executions that end in exit() are
-  // not all covered. The exit handlers (the runtime's close) change policy
-  // state no footprint covers while another thread still reads it, and a
-  // step that ends the process could sleep in a sibling's subtree; v2 and v3
-  // at 2 x 1 + abort miss 3 of 12 observations. Fixes for both are on branch
-  // dpor-exit (README, Known limits), not merged: they cost event-fence at
-  // 2 x 3 + abort its exhaustive proof.
+  // With and without an abort: the executions that end in exit() need the
+  // exit handlers' steps to be program-wide (they change policy state no
+  // object covers while another thread still reads it) and the step that
+  // ends the process never to sleep; without either, v2 and v3 at 2 x 1 +
+  // abort missed 3 of 12 observations.
   for (int regions : {1, 2}) {
-    for (bool abort : {false}) {
+    for (bool abort : {false, true}) {
       for (bool free_waits : {true, false}) {
         Case c;
         c.scenario = RegionsScenario(2, regions, abort);
