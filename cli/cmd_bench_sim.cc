@@ -45,11 +45,7 @@ Scenario Standard() {
   for (int t = 0; t < 2; ++t) {
     ThreadProgram program;
     for (int r = 0; r < 4; ++r) {
-      HostOp op;
-      op.region.id = next++;
-      op.region.teams = 2;
-      op.region.warps = 2;
-      program.ops.push_back(op);
+      program.ops.push_back(HostOp::Run(next++, /*teams=*/2, /*warps=*/2));
     }
     s.threads.push_back(program);
   }
@@ -63,11 +59,8 @@ Scenario Peer() {
   for (int t = 0; t < 2; ++t) {
     ThreadProgram program;
     for (std::uint32_t units : {1u, 2u}) {
-      HostOp op;
-      op.region.id = next++;
-      op.region.teams = units;  // one unit = one warp's 128 KiB slot
-      op.region.warps = 1;
-      program.ops.push_back(op);
+      // One unit = one warp's 128 KiB slot.
+      program.ops.push_back(HostOp::Run(next++, /*teams=*/units, /*warps=*/1));
     }
     s.threads.push_back(program);
   }

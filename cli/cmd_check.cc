@@ -85,11 +85,8 @@ absl::StatusOr<Scenario> BuildScenario() {
   Scenario s;
   RegionId next = 1;
   auto region = [&](std::uint32_t units) {
-    HostOp op;
-    op.region.id = next++;
-    op.region.teams = units;  // one unit = one warp's stack slot
-    op.region.warps = 1;
-    return op;
+    // One unit = one warp's stack slot.
+    return HostOp::Run(next++, /*teams=*/units, /*warps=*/1);
   };
   if (name == "peer") {
     for (int t = 0; t < 2; ++t) {

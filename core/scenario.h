@@ -44,6 +44,37 @@ struct HostOp {
   RegionSpec region;       // kRun
   std::uint64_t bytes = 0; // kDeviceAlloc
   std::uint32_t slot = 0;  // kDeviceAlloc / kDeviceFree: per-thread slot
+
+  static HostOp Run(const RegionSpec& region) {
+    HostOp op;
+    op.region = region;
+    return op;
+  }
+  // run(region) of a grid of `teams` x `warps`; its other fields default.
+  static HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps,
+                    bool aborts = false) {
+    HostOp op;
+    op.region.id = id;
+    op.region.teams = teams;
+    op.region.warps = warps;
+    op.region.aborts = aborts;
+    return op;
+  }
+  // device_alloc(bytes) into `slot`.
+  static HostOp DeviceAlloc(std::uint64_t bytes, std::uint32_t slot) {
+    HostOp op;
+    op.kind = Kind::kDeviceAlloc;
+    op.bytes = bytes;
+    op.slot = slot;
+    return op;
+  }
+  // device_free of what `slot` holds.
+  static HostOp DeviceFree(std::uint32_t slot) {
+    HostOp op;
+    op.kind = Kind::kDeviceFree;
+    op.slot = slot;
+    return op;
+  }
 };
 
 struct ThreadProgram {

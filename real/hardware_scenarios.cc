@@ -9,28 +9,8 @@ constexpr std::uint64_t kMs = 1000 * 1000;
 
 HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps,
            std::uint64_t duration_ns, bool aborts = false) {
-  HostOp op;
-  op.kind = HostOp::Kind::kRun;
-  op.region.id = id;
-  op.region.teams = teams;
-  op.region.warps = warps;
+  HostOp op = HostOp::Run(id, teams, warps, aborts);
   op.region.duration_ns = duration_ns;
-  op.region.aborts = aborts;
-  return op;
-}
-
-HostOp Alloc(std::uint64_t bytes, std::uint32_t slot) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceAlloc;
-  op.bytes = bytes;
-  op.slot = slot;
-  return op;
-}
-
-HostOp Free(std::uint32_t slot) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceFree;
-  op.slot = slot;
   return op;
 }
 
@@ -78,16 +58,18 @@ std::vector<NamedScenario> Build() {
                    std::move(s)});
   }
   // 256 teams x 8 warps x 128 KiB = 256 MiB, above the 128 MiB soft limit.
-  out.push_back({"alloc-after-big-region",
-                 "a user allocation after a region whose block exceeds the "
-                 "soft limit",
-                 Threads({{Run(1, 256, 8, 1 * kMs), Alloc(64 * kMiB, 0),
-                           Free(0)}})});
+  out.push_back(
+      {"alloc-after-big-region",
+       "a user allocation after a region whose block exceeds the "
+       "soft limit",
+       Threads({{Run(1, 256, 8, 1 * kMs), HostOp::DeviceAlloc(64 * kMiB, 0),
+                 HostOp::DeviceFree(0)}})});
   {
     // 96 MiB cached + 200 MiB requested > 256 MiB: only a policy that gives
     // the cache back on OOM gets its allocation.
-    Scenario s = Threads({{Run(1, 96, 8, 1 * kMs), Alloc(200 * kMiB, 0),
-                           Free(0)}});
+    Scenario s =
+        Threads({{Run(1, 96, 8, 1 * kMs), HostOp::DeviceAlloc(200 * kMiB, 0),
+                  HostOp::DeviceFree(0)}});
     s.device_capacity = 256 * kMiB;
     out.push_back({"oom-needs-cache",
                    "an allocation that fits only if the cached block is freed "

@@ -44,30 +44,23 @@ RegionSpec Region(RegionId id, std::uint32_t teams, bool aborts = false) {
   return r;
 }
 
-HostOp RunOp(const RegionSpec& region) {
-  HostOp op;
-  op.region = region;
-  return op;
-}
-
 // Every monitor inside a set must reach the verdict it reaches alone, on
 // real engine traces of every policy (with and without an abort, both free
 // modes) -- the check that each monitor's event-kind mask is complete.
 TEST(MonitorSetTest, SameVerdictsAsTheMonitorsAlone) {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(Region(1, 8)), RunOp(Region(2, 16))};
-  s.threads[1].ops = {RunOp(Region(3, 4)), RunOp(Region(4, 32))};
-  HostOp alloc;
-  alloc.kind = HostOp::Kind::kDeviceAlloc;
-  alloc.bytes = 4 * kMiB;
-  s.threads[0].ops.insert(s.threads[0].ops.begin() + 1, alloc);
+  s.threads[0].ops = {HostOp::Run(Region(1, 8)), HostOp::Run(Region(2, 16))};
+  s.threads[1].ops = {HostOp::Run(Region(3, 4)), HostOp::Run(Region(4, 32))};
+  s.threads[0].ops.insert(s.threads[0].ops.begin() + 1,
+                          HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0));
 
   int compared = 0, violating = 0;
   for (const PolicyInfo& policy : AllPolicies()) {
     for (int variant = 0; variant < 4; ++variant) {
       Scenario scenario = s;
-      scenario.threads[1].ops[0] = RunOp(Region(3, 4, /*aborts=*/variant & 1));
+      scenario.threads[1].ops[0] =
+          HostOp::Run(Region(3, 4, /*aborts=*/variant & 1));
       SimConfig config;
       config.free_waits_for_streams = (variant & 2) == 0;
       Simulator sim(config);  // no monitors: every trace runs to its end

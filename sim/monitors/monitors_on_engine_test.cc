@@ -81,27 +81,14 @@ RegionSpec Region(RegionId id, std::uint32_t teams, bool aborts = false) {
   return r;
 }
 
-HostOp RunOp(const RegionSpec& region) {
-  HostOp op;
-  op.kind = HostOp::Kind::kRun;
-  op.region = region;
-  return op;
-}
-
-HostOp AllocOp(std::uint64_t bytes) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceAlloc;
-  op.bytes = bytes;
-  return op;
-}
-
 // Two threads, growing regions and a user allocation between them.
 Scenario TwoThreads() {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(Region(1, 8)), AllocOp(4 * kMiB),
-                      RunOp(Region(2, 16))};
-  s.threads[1].ops = {RunOp(Region(3, 4)), RunOp(Region(4, 32))};
+  s.threads[0].ops = {HostOp::Run(Region(1, 8)),
+                      HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
+                      HostOp::Run(Region(2, 16))};
+  s.threads[1].ops = {HostOp::Run(Region(3, 4)), HostOp::Run(Region(4, 32))};
   return s;
 }
 
@@ -118,9 +105,9 @@ TEST(MonitorsOnEngineTest, V2ReportsAnAbortAgainstItsRegion) {
   // fires, a real property of the GCC 11 design, not a monitor artefact.)
   Scenario s;
   s.threads.resize(1);
-  s.threads[0].ops = {RunOp(Region(1, 8)), AllocOp(4 * kMiB),
-                      RunOp(Region(2, 16, /*aborts=*/true)),
-                      RunOp(Region(3, 4))};
+  s.threads[0].ops = {
+      HostOp::Run(Region(1, 8)), HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
+      HostOp::Run(Region(2, 16, /*aborts=*/true)), HostOp::Run(Region(3, 4))};
   const Verdicts v = Explore("v2-gcc11", s);
   EXPECT_EQ(v.violated.count("abort-attribution"), 0u) << Describe(v);
   EXPECT_EQ(v.violated.count("no-leak"), 0u) << Describe(v);
@@ -132,12 +119,13 @@ TEST(MonitorsOnEngineTest, V2SoftLimitAndOomProbesAreReached) {
   Scenario s;
   s.threads.resize(1);
   s.soft_limit = 8 * kMiB;
-  s.threads[0].ops = {RunOp(Region(1, 16)), AllocOp(1 * kMiB),
-                      RunOp(Region(2, 16))};
+  s.threads[0].ops = {HostOp::Run(Region(1, 16)),
+                      HostOp::DeviceAlloc(1 * kMiB, /*slot=*/0),
+                      HostOp::Run(Region(2, 16))};
   // cuMemAlloc calls: region 1, device_alloc, region 2 (its block was freed
   // above the soft limit), then the second device_alloc's first try fails.
   s.faults.alloc_failure_at_call = 4;
-  s.threads[0].ops.push_back(AllocOp(1 * kMiB));
+  s.threads[0].ops.push_back(HostOp::DeviceAlloc(1 * kMiB, /*slot=*/0));
   const Verdicts v = Explore("v2-gcc11", s);
   EXPECT_EQ(v.violated.count("bounded-cache"), 0u) << Describe(v);
   EXPECT_EQ(v.violated.count("no-leak"), 0u) << Describe(v);
@@ -150,7 +138,7 @@ TEST(MonitorsOnEngineTest, V3RelocksTheStacksLockOnTheExitPath) {  // B1
   // stacks lock the same thread still holds from inside run().
   Scenario s;
   s.threads.resize(1);
-  s.threads[0].ops = {RunOp(Region(1, 8, /*aborts=*/true))};
+  s.threads[0].ops = {HostOp::Run(Region(1, 8, /*aborts=*/true))};
   s.faults.device_destructors = true;
   const Verdicts v = Explore("v3-trunk", s);
   ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);

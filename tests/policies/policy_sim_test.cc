@@ -26,44 +26,20 @@ namespace {
 
 constexpr int kExecutions = 300;
 
-HostOp RunOp(RegionId id, std::uint32_t teams, std::uint32_t warps,
-             bool aborts = false) {
-  HostOp op;
-  op.region.id = id;
-  op.region.teams = teams;
-  op.region.warps = warps;
-  op.region.aborts = aborts;
-  return op;
-}
-
-HostOp AllocOp(std::uint64_t bytes, std::uint32_t slot) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceAlloc;
-  op.bytes = bytes;
-  op.slot = slot;
-  return op;
-}
-
-HostOp FreeOp(std::uint32_t slot) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceFree;
-  op.slot = slot;
-  return op;
-}
-
 Scenario Grow() {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(1, 2, 8), RunOp(2, 8, 8)};
-  s.threads[1].ops = {RunOp(3, 4, 8), AllocOp(kMiB, 0), FreeOp(0)};
+  s.threads[0].ops = {HostOp::Run(1, 2, 8), HostOp::Run(2, 8, 8)};
+  s.threads[1].ops = {HostOp::Run(3, 4, 8), HostOp::DeviceAlloc(kMiB, 0),
+                      HostOp::DeviceFree(0)};
   return s;
 }
 
 Scenario Abort(bool cdtors) {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(1, 2, 2, /*aborts=*/true)};
-  s.threads[1].ops = {RunOp(2, 2, 2)};
+  s.threads[0].ops = {HostOp::Run(1, 2, 2, /*aborts=*/true)};
+  s.threads[1].ops = {HostOp::Run(2, 2, 2)};
   s.faults.device_constructors = cdtors;
   s.faults.device_destructors = cdtors;
   return s;
@@ -72,16 +48,17 @@ Scenario Abort(bool cdtors) {
 Scenario SoftLimit() {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(1, 140, 8), AllocOp(kMiB, 0)};
-  s.threads[1].ops = {RunOp(2, 2, 8)};
+  s.threads[0].ops = {HostOp::Run(1, 140, 8), HostOp::DeviceAlloc(kMiB, 0)};
+  s.threads[1].ops = {HostOp::Run(2, 2, 8)};
   return s;
 }
 
 Scenario OutOfMemory() {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {RunOp(1, 512, 8), AllocOp(600 * kMiB, 0)};
-  s.threads[1].ops = {RunOp(2, 2, 2)};
+  s.threads[0].ops = {HostOp::Run(1, 512, 8),
+                      HostOp::DeviceAlloc(600 * kMiB, 0)};
+  s.threads[1].ops = {HostOp::Run(2, 2, 2)};
   return s;
 }
 
@@ -91,10 +68,12 @@ Scenario OutOfMemory() {
 Scenario Stress(bool aborts) {
   Scenario s;
   s.threads.resize(3);
-  s.threads[0].ops = {RunOp(1, 4, 8), AllocOp(200 * kMiB, 0), RunOp(2, 140, 8),
-                      FreeOp(0)};
-  s.threads[1].ops = {RunOp(3, 2, 2, aborts), AllocOp(kMiB, 0), RunOp(4, 1, 1)};
-  s.threads[2].ops = {AllocOp(600 * kMiB, 1), RunOp(5, 8, 8), FreeOp(1)};
+  s.threads[0].ops = {HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0),
+                      HostOp::Run(2, 140, 8), HostOp::DeviceFree(0)};
+  s.threads[1].ops = {HostOp::Run(3, 2, 2, aborts),
+                      HostOp::DeviceAlloc(kMiB, 0), HostOp::Run(4, 1, 1)};
+  s.threads[2].ops = {HostOp::DeviceAlloc(600 * kMiB, 1), HostOp::Run(5, 8, 8),
+                      HostOp::DeviceFree(1)};
   s.faults.alloc_failure_at_call = 4;
   s.faults.device_constructors = aborts;
   s.faults.device_destructors = aborts;

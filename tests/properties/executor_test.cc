@@ -14,10 +14,7 @@ Case OneThread(std::vector<RegionSpec> regions) {
   Case c;
   c.scenario.threads.resize(1);
   for (const RegionSpec& r : regions) {
-    HostOp op;
-    op.kind = HostOp::Kind::kRun;
-    op.region = r;
-    c.scenario.threads[0].ops.push_back(op);
+    c.scenario.threads[0].ops.push_back(HostOp::Run(r));
   }
   c.scenario.device_capacity = 32 * kUnit;
   c.scenario.soft_limit = 4 * kUnit;
@@ -60,10 +57,7 @@ TEST(Executor, DeviceAllocFailureExits) {
   for (const PolicyInfo& policy : AllPolicies()) {
     Case c;
     c.scenario.threads.resize(1);
-    HostOp op;
-    op.kind = HostOp::Kind::kDeviceAlloc;
-    op.bytes = kUnit;
-    c.scenario.threads[0].ops.push_back(op);
+    c.scenario.threads[0].ops.push_back(HostOp::DeviceAlloc(kUnit, /*slot=*/0));
     c.scenario.faults.alloc_failure_at_call = 1;
     absl::StatusOr<Execution> e = Execute(c, policy, SimProperties());
     ASSERT_TRUE(e.ok()) << e.status();

@@ -31,22 +31,6 @@ struct Config {
   Case c;
 };
 
-HostOp Region(RegionId id, std::uint32_t slots) {
-  HostOp op;
-  op.region.id = id;
-  op.region.teams = slots;
-  op.region.warps = 1;
-  return op;
-}
-
-HostOp Alloc(std::uint32_t slot, std::uint64_t bytes) {
-  HostOp op;
-  op.kind = HostOp::Kind::kDeviceAlloc;
-  op.slot = slot;
-  op.bytes = bytes;
-  return op;
-}
-
 std::vector<Config> Configs() {
   std::vector<Config> configs;
   auto regions = [](bool abort) {
@@ -75,8 +59,8 @@ std::vector<Config> Configs() {
     // A user allocation beside a region (the soft limit, user frees).
     Case c;
     ThreadProgram t0, t1;
-    t0.ops = {Region(1, 2)};
-    t1.ops = {Alloc(0, 64 * kKiB)};
+    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
+    t1.ops = {HostOp::DeviceAlloc(64 * kKiB, /*slot=*/0)};
     c.scenario.threads = {t0, t1};
     configs.push_back({"run+alloc", c});
   }
