@@ -23,15 +23,10 @@
 #include "properties/json_writer.h"
 #include "properties/verdict_table.h"
 
-// --policy and --seed are also read by other commands (check): declare them
-// with ABSL_DECLARE_FLAG there.
-ABSL_FLAG(std::string, policy, "",
-          "policies to explore, comma-separated (campaign: default all; check: one)");
 ABSL_FLAG(std::uint64_t, executions, 0,
           "campaign: executions per policy; 0 = as many as --time_budget_s allows. "
           "A fixed count makes the result independent of --jobs and shards");
 ABSL_FLAG(double, time_budget_s, 60, "campaign: wall-clock budget in seconds, shrinking included");
-ABSL_FLAG(std::uint64_t, seed, 1, "seed of the explored cases and schedules");
 ABSL_FLAG(int, jobs, 0, "campaign: worker threads (0 = one per core)");
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");

@@ -28,12 +28,12 @@
 #include <string>
 #include <vector>
 
-#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "core/scenario_runner.h"
@@ -50,10 +50,6 @@
 #include "sim/strategies/metrics_strategy.h"
 #include "sim/strategies/pct_strategy.h"
 #include "sim/strategies/random_strategy.h"
-
-// Shared with `campaign`, which defines them.
-ABSL_DECLARE_FLAG(std::string, policy);
-ABSL_DECLARE_FLAG(std::uint64_t, seed);
 
 ABSL_FLAG(std::string, strategy, "dfs",
           "check: dfs (with DPOR or sleep sets), plain-dfs, random or pct");

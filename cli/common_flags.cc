@@ -1,5 +1,11 @@
 #include "cli/common_flags.h"
 
+#include <cstdint>
+#include <string>
+
 #include "absl/flags/flag.h"
 
 ABSL_FLAG(bool, json, false, "print machine-readable JSON on stdout instead of text");
+ABSL_FLAG(std::string, policy, "",
+          "policies to explore, comma-separated (campaign: default all; check: one)");
+ABSL_FLAG(std::uint64_t, seed, 1, "seed of the explored cases and schedules");

@@ -3,9 +3,17 @@
 #ifndef STACKCHECK_CLI_COMMON_FLAGS_H_
 #define STACKCHECK_CLI_COMMON_FLAGS_H_
 
+#include <cstdint>
+#include <string>
+
 #include "absl/flags/declare.h"
 
 // Print machine-readable JSON on stdout instead of text.
 ABSL_DECLARE_FLAG(bool, json);
+// The policies to explore (campaign: comma-separated, default all; check:
+// exactly one).
+ABSL_DECLARE_FLAG(std::string, policy);
+// The seed of the explored cases and schedules (campaign, check).
+ABSL_DECLARE_FLAG(std::uint64_t, seed);
 
 #endif  // STACKCHECK_CLI_COMMON_FLAGS_H_
