@@ -66,6 +66,11 @@ const std::vector<ExpectedRow>& ExpectedRows() {
       {"v2-gcc11", "no-leak", Expectation::kViolatedRarely,
        "found (~1 in 10^4 executions): a fatal error on one thread (an injected OOM) "
        "exits and closes the device while another thread's region holds its block"},
+      {"v2-gcc11", "no-use-after-free", Expectation::kViolatedRarely,
+       "found (~1 in 3x10^5 executions): with cuMemFree not waiting (SEM-11's "
+       "documented mode), a fatal OOM on one thread exits and close frees the cached "
+       "block while another thread's kernel is still queued or running on it (the "
+       "H200's cuMemFree waits for the kernel)"},
       {"v2-gcc11", "abort-attribution", Expectation::kViolated,
        "found: with several threads, another thread's driver call meets the sticky "
        "error first and reports the abort against no region"},
@@ -82,6 +87,9 @@ const std::vector<ExpectedRow>& ExpectedRows() {
       {"v3-trunk", "no-leak", Expectation::kViolatedRarely,
        "found (~1 in 5x10^4 executions): as V2, a fatal exit while another thread's "
        "region holds its block"},
+      {"v3-trunk", "no-use-after-free", Expectation::kViolatedRarely,
+       "found (~1 in 3x10^5 executions): as V2, close after a fatal OOM frees the "
+       "cached block under another thread's kernel when cuMemFree does not wait"},
       {"v3-trunk", "abort-attribution", Expectation::kViolated,
        "found: as V2, another thread meets the sticky error first"},
       {"v3-trunk", "bounded-cache", Expectation::kViolated,
