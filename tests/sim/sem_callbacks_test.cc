@@ -1,5 +1,6 @@
 // SEM-07 the callback thread, SEM-08 a callback occupies its stream, SEM-09 no
 // driver calls from callback context.
+#include <functional>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -29,21 +30,28 @@ void SleepingCallback(StreamHandle, CuResult, void* p) {
   static_cast<Context*>(p)->host->SleepFor(absl::Microseconds(5));
 }
 
+// Two non-blocking streams, a sleeping callback on each, then a context-wide
+// synchronisation: whether the callbacks overlap is up to the callback mode.
+std::function<void(Device&, Host&, RuntimeObserver&)> TwoSleepingCallbacks(
+    Context& ctx) {
+  return [&ctx](Device& d, Host& h, RuntimeObserver&) {
+    testing::Open(d);
+    ctx.host = &h;
+    StreamHandle a{}, b{};
+    d.StreamCreate(&a, StreamFlags::kNonBlocking);
+    d.StreamCreate(&b, StreamFlags::kNonBlocking);
+    d.StreamAddCallback(a, SleepingCallback, &ctx);
+    d.StreamAddCallback(b, SleepingCallback, &ctx);
+    EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
+  };
+}
+
 TEST(SemCallbacks, SEM07_CallbacksRunOnTheDriverThreadSeriallyByDefault) {
   Simulator sim;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     testing::SeededRandom strategy(seed);
     Context ctx;
-    const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
-      testing::Open(d);
-      ctx.host = &h;
-      StreamHandle a{}, b{};
-      d.StreamCreate(&a, StreamFlags::kNonBlocking);
-      d.StreamCreate(&b, StreamFlags::kNonBlocking);
-      d.StreamAddCallback(a, SleepingCallback, &ctx);
-      d.StreamAddCallback(b, SleepingCallback, &ctx);
-      EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
-    });
+    const ExecutionResult& r = sim.Run(strategy, TwoSleepingCallbacks(ctx));
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
     const long start1 = Find(r.trace, EventKind::kCallbackStart);
     const long end1 = Find(r.trace, EventKind::kCallbackEnd);
@@ -63,16 +71,7 @@ TEST(SemCallbacks, SEM07_ConcurrentModeRunsIndependentCallbacksTogether) {
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
     testing::SeededRandom strategy(seed);
     Context ctx;
-    const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
-      testing::Open(d);
-      ctx.host = &h;
-      StreamHandle a{}, b{};
-      d.StreamCreate(&a, StreamFlags::kNonBlocking);
-      d.StreamCreate(&b, StreamFlags::kNonBlocking);
-      d.StreamAddCallback(a, SleepingCallback, &ctx);
-      d.StreamAddCallback(b, SleepingCallback, &ctx);
-      EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
-    });
+    const ExecutionResult& r = sim.Run(strategy, TwoSleepingCallbacks(ctx));
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
     const long start1 = Find(r.trace, EventKind::kCallbackStart);
     const long end1 = Find(r.trace, EventKind::kCallbackEnd);
