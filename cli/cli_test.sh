@@ -29,4 +29,24 @@ done
 check bench_dfs_json 0 "$bin" "${bench[@]}" --json
 grep -q '"command":"bench dfs"' <<<"$out" || { echo "FAIL bench_dfs_json: $out"; fail=1; }
 check bench_dfs_bad 2 "$bin" bench dfs --bench_dfs_regions=0
+
+# --json on the other commands: one object each, with its command's name.
+json_object() {  # json_object NAME COMMAND_NAME (in $out)
+  [[ $(wc -l <<<"$out") -eq 1 && "$out" == "{"*"}" ]] || { echo "FAIL $1: not one JSON object: $out"; fail=1; }
+  grep -q "\"command\":\"$2\"" <<<"$out" || { echo "FAIL $1: no command $2 in: $out"; fail=1; }
+}
+check info_json 0 "$bin" info --json
+json_object info_json info
+grep -q '"policies":\["v0-nocache",' <<<"$out" || { echo "FAIL info_json: $out"; fail=1; }
+check policies_json 0 "$bin" policies --json
+json_object policies_json policies
+grep -q '"name":"event-fence"' <<<"$out" || { echo "FAIL policies_json: $out"; fail=1; }
+check bench_sim_json 0 "$bin" bench sim --bench_executions=50 --bench_only=peer --json
+json_object bench_sim_json "bench sim"
+grep -q '"scenario":"peer","executions":50,' <<<"$out" || { echo "FAIL bench_sim_json: $out"; fail=1; }
+check validate_sim_json 0 "$bin" validate --backend=sim --validate_policies=event-fence \
+  --validate_scenarios=one-region --validate_sim_executions=5 --json
+json_object validate_sim_json validate
+grep -q '"outcomes":\[{"policy":"event-fence","scenario":"one-region"' <<<"$out" || { echo "FAIL validate_sim_json: $out"; fail=1; }
+check validate_in_process_json 2 "$bin" validate --validate_in_process --json
 exit $fail

@@ -2,7 +2,8 @@
 // kernel launch on the GPU, for every stack-cache policy and for the raw
 // floors the driver allows, at 8x8 and at the default-occupancy geometry,
 // with a tiny and a ~50 us kernel. Each row also prints as a
-// `launch_us <geometry> <kernel> <what> <us>` line for scripts.
+// `launch_us <geometry> <kernel> <what> <us>` line for scripts; --json prints
+// one JSON object with every cell and paired cost instead.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -18,11 +19,14 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "properties/expected_verdicts.h"
+#include "properties/json_writer.h"
 #include "real/launch_bench.h"
 
 ABSL_DECLARE_FLAG(std::string, backend);  // cli/cmd_validate.cc
@@ -42,6 +46,12 @@ struct Column {
   std::uint64_t kernel_ns;
   std::string label;
 };
+
+// absl::PrintF when `on` (the text output; --json prints one object instead).
+template <typename... Args>
+void Say(bool on, const absl::FormatSpec<Args...>& format, const Args&... args) {
+  if (on) absl::PrintF(format, args...);
+}
 
 int RunBenchLaunch(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("bench launch takes no arguments");
@@ -80,6 +90,19 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   }
   options.min_launches = std::min(options.min_launches, options.launches);
 
+  const bool text = !absl::GetFlag(FLAGS_json);
+  // --json: the same figures, as one object printed at the end (or at a hang).
+  properties::JsonWriter json;
+  json.BeginObject();
+  json.Key("command").String("bench launch");
+  json.Key("cells").BeginArray();  // closed by print_script_lines
+  struct Cost {  // one policy_over_launch_only figure
+    std::string policy, geometry;
+    std::uint64_t kernel_ns;
+    double percent, launch_only_us;
+  };
+  std::vector<Cost> costs;
+
   absl::StatusOr<std::unique_ptr<real::LaunchBench>> bench = real::LaunchBench::Open();
   if (!bench.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", bench.status().message());
@@ -94,13 +117,13 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   // libgomp's default on an H200 is 132 SMs x 4 = 528 teams (the reference
   // figures' geometry); the occupancy API alone would allow more.
   const std::uint32_t teams = static_cast<std::uint32_t>(props.sm_count * 4);
-  absl::PrintF("stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d\n",
+  Say(text, "stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d\n",
                props.name, props.sm_count, props.cc_major, props.cc_minor,
                props.driver_version);
-  absl::PrintF("default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
+  Say(text, "default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
                "occupancy API allows %d resident blocks), 128 KiB stack per warp\n",
                teams, props.sm_count, *occupancy);
-  absl::PrintF("us per launch: median of %d repetitions of up to %d back-to-back launches "
+  Say(text, "us per launch: median of %d repetitions of up to %d back-to-back launches "
                "(a repetition stops after 400 ms), one cuCtxSynchronize per repetition\n\n",
                options.repetitions, options.launches);
 
@@ -111,17 +134,51 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
       {{teams, 8}, static_cast<std::uint64_t>(long_us) * 1000,
        absl::StrCat(teams, "x8 ", long_us, "us")},
   };
-  absl::PrintF("%-34s", "");
-  for (const Column& c : columns) absl::PrintF("%14s", c.label);
-  absl::PrintF("\n");
+  Say(text, "%-34s", "");
+  for (const Column& c : columns) Say(text, "%14s", c.label);
+  Say(text, "\n");
 
   std::vector<std::string> script_lines;
   std::vector<std::string> summary;  // printed at the end, or before a hang
   std::string not_measured;          // policies after the current one
-  auto print_script_lines = [&] {
-    for (const std::string& line : summary) absl::PrintF("%s", line);
-    absl::PrintF("\n");
-    for (const std::string& line : script_lines) absl::PrintF("%s\n", line);
+  // Ends the output: the summary and script lines, or the JSON object
+  // (`hung`: the row and column that hung, if any).
+  auto print_script_lines = [&](const std::string& hung_what = "",
+                                const std::string& hung_column = "") {
+    if (!text) {
+      json.EndArray();
+      json.Key("device").BeginObject();
+      json.Key("name").String(props.name);
+      json.Key("sm_count").Int(props.sm_count);
+      json.Key("driver_version").Int(props.driver_version);
+      json.EndObject();
+      json.Key("repetitions").Int(options.repetitions);
+      json.Key("launches").Int(options.launches);
+      json.Key("policy_over_launch_only").BeginArray();
+      for (const Cost& c : costs) {
+        json.BeginObject();
+        json.Key("policy").String(c.policy);
+        json.Key("geometry").String(c.geometry);
+        json.Key("kernel_ns").Uint(c.kernel_ns);
+        json.Key("percent").Double(c.percent);
+        json.Key("launch_only_us").Double(c.launch_only_us);
+        json.EndObject();
+      }
+      json.EndArray();
+      if (!hung_what.empty()) {
+        json.Key("hung").BeginObject();
+        json.Key("row").String(hung_what);
+        json.Key("column").String(hung_column);
+        json.EndObject();
+        json.Key("not_measured").String(absl::StripLeadingAsciiWhitespace(not_measured));
+      }
+      json.Key("exit_status").Int(hung_what.empty() ? kExitOk : kExitMismatch);
+      json.EndObject();
+      absl::PrintF("%s\n", json.str());
+    }
+    for (const std::string& line : summary) Say(text, "%s", line);
+    Say(text, "\n");
+    for (const std::string& line : script_lines) Say(text, "%s\n", line);
     std::fflush(stdout);
   };
   // Runs one cell under the watchdog. A hung cell leaves a thread blocked in
@@ -137,7 +194,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     });
     if (!done->WaitForNotificationWithTimeout(absl::Seconds(watchdog_s))) {
       worker.detach();
-      absl::PrintF("%14s\n", "hung");
+      Say(text, "%14s\n", "hung");
       std::fflush(stdout);  // before the message on stderr
       absl::FPrintF(stderr,
                     "stackcheck: bench launch: %s at %s did not finish in %d s "
@@ -150,30 +207,38 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
                       "--bench_policies)\n",
                       not_measured);
       }
-      print_script_lines();
+      print_script_lines(what, c.label);
       std::_Exit(kExitMismatch);
     }
     worker.join();
     return *result;
   };
   auto print_row = [&](const std::string& what, auto measure) -> bool {
-    absl::PrintF("%-34s", what);
+    Say(text, "%-34s", what);
     std::fflush(stdout);
     for (size_t i = 0; i < columns.size(); ++i) {
       absl::StatusOr<real::BenchFigure> f = guarded(what, measure, columns[i]);
       if (!f.ok()) {
-        absl::PrintF("\n");
+        Say(text, "\n");
         absl::FPrintF(stderr, "stackcheck: %s: %s\n", what, f.status().message());
         return false;
       }
-      absl::PrintF("%14.1f", f->us_per_launch);
+      Say(text, "%14.1f", f->us_per_launch);
       std::fflush(stdout);
+      json.BeginObject();
+      json.Key("row").String(what);
+      json.Key("geometry").String(columns[i].geometry.Label());
+      json.Key("kernel_ns").Uint(columns[i].kernel_ns);
+      json.Key("us_per_launch").Double(f->us_per_launch);
+      json.Key("us_min").Double(f->us_min);
+      json.Key("launches").Int(f->launches);
+      json.EndObject();
       script_lines.push_back(absl::StrFormat(
           "launch_us %s %s %s %.2f", columns[i].geometry.Label(),
           columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),
           absl::StrReplaceAll(what, {{" ", "_"}}), f->us_per_launch));
     }
-    absl::PrintF("\n");
+    Say(text, "\n");
     return true;
   };
   for (real::Floor floor : real::kAllFloors) {
@@ -239,6 +304,8 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     for (size_t i = 0; i < row.ratio.size(); ++i) {
       absl::StrAppendFormat(&line, "%+8.0f%% (%4.1f)", 100.0 * (row.ratio[i] - 1),
                             row.launch_only[i]);
+      costs.push_back({row.name, columns[i].geometry.Label(), columns[i].kernel_ns,
+                       100.0 * (row.ratio[i] - 1), row.launch_only[i]});
       script_lines.push_back(absl::StrFormat(
           "policy_over_launch_only %s %s %s %+.1f%%", columns[i].geometry.Label(),
           columns[i].kernel_ns == 0 ? "tiny" : absl::StrCat(long_us, "us"),

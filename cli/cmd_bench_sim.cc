@@ -6,7 +6,8 @@
 //             the cached block grows
 // Prints, per scenario, `steps_per_s NAME N` and `executions_per_s NAME N`
 // (per CPU-second of the one thread that runs them), and peak RSS after a
-// tenth of the executions and after all of them.
+// tenth of the executions and after all of them; --json prints one JSON
+// object with the same figures.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -19,9 +20,11 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
+#include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "core/scenario_runner.h"
+#include "properties/json_writer.h"
 #include "sim/simulator.h"
 #include "sim/strategies/random_strategy.h"
 
@@ -81,13 +84,26 @@ long PeakRssKib() {
   return usage.ru_maxrss;
 }
 
-int Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
-          std::uint64_t executions, std::uint64_t seed) {
+struct SimFigures {
+  std::string name;
+  std::uint64_t executions = 0;
+  std::uint64_t steps = 0;
+  std::uint64_t violations = 0;
+  double cpu_s = 0;
+  double wall_s = 0;
+  std::uint64_t checkpoint = 0;  // executions at the first RSS sample (0: none)
+  long rss_checkpoint_kib = 0;
+  long rss_end_kib = 0;
+};
+
+SimFigures Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
+                 std::uint64_t executions, std::uint64_t seed) {
   sim::Simulator simulator;
   sim::RandomStrategy strategy(sim::RandomStrategy::Options{seed, 0, 0});
-  const std::uint64_t checkpoint = executions / 10;
-  std::uint64_t steps = 0, violations = 0;
-  long rss_checkpoint = 0;
+  SimFigures f;
+  f.name = name;
+  f.executions = executions;
+  f.checkpoint = executions / 10;
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ThreadCpuSeconds();
   for (std::uint64_t i = 1; i <= executions; ++i) {
@@ -96,26 +112,56 @@ int Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
         strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
           RunScenario(scenario, device, host, observer, policy);
         });
-    steps += r.steps;
-    violations += r.violation.has_value();
-    if (i == checkpoint) rss_checkpoint = PeakRssKib();
+    f.steps += r.steps;
+    f.violations += r.violation.has_value();
+    if (i == f.checkpoint) f.rss_checkpoint_kib = PeakRssKib();
   }
-  const double seconds = ThreadCpuSeconds() - cpu_start;
-  const double wall =
+  f.cpu_s = ThreadCpuSeconds() - cpu_start;
+  f.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  absl::PrintF("steps_per_s %s %.0f\n", name, steps / seconds);
-  absl::PrintF("executions_per_s %s %.0f\n", name, executions / seconds);
-  absl::PrintF("cpu_s %s %.3f (wall %.3f)\n", name, seconds, wall);
+  f.rss_end_kib = PeakRssKib();
+  return f;
+}
+
+void PrintText(const SimFigures& f) {
+  const char* name = f.name.c_str();
+  absl::PrintF("steps_per_s %s %.0f\n", name, f.steps / f.cpu_s);
+  absl::PrintF("executions_per_s %s %.0f\n", name, f.executions / f.cpu_s);
+  absl::PrintF("cpu_s %s %.3f (wall %.3f)\n", name, f.cpu_s, f.wall_s);
   absl::PrintF("steps_per_execution %s %.1f\n", name,
-               static_cast<double>(steps) / executions);
-  absl::PrintF("violations %s %d\n", name, violations);
-  if (checkpoint > 0) {
-    absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, checkpoint,
-                 rss_checkpoint);
+               static_cast<double>(f.steps) / f.executions);
+  absl::PrintF("violations %s %d\n", name, f.violations);
+  if (f.checkpoint > 0) {
+    absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, f.checkpoint,
+                 f.rss_checkpoint_kib);
   }
-  absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, executions,
-               PeakRssKib());
-  return violations == 0 ? kExitOk : kExitMismatch;
+  absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, f.executions,
+               f.rss_end_kib);
+}
+
+void WriteJson(const SimFigures& f, properties::JsonWriter& json) {
+  json.BeginObject();
+  json.Key("scenario").String(f.name);
+  json.Key("executions").Uint(f.executions);
+  json.Key("steps_per_s").Double(f.steps / f.cpu_s);
+  json.Key("executions_per_s").Double(f.executions / f.cpu_s);
+  json.Key("cpu_s").Double(f.cpu_s);
+  json.Key("wall_s").Double(f.wall_s);
+  json.Key("steps_per_execution").Double(static_cast<double>(f.steps) / f.executions);
+  json.Key("violations").Uint(f.violations);
+  json.Key("peak_rss_kib").BeginArray();
+  if (f.checkpoint > 0) {
+    json.BeginObject();
+    json.Key("after_executions").Uint(f.checkpoint);
+    json.Key("kib").Int(f.rss_checkpoint_kib);
+    json.EndObject();
+  }
+  json.BeginObject();
+  json.Key("after_executions").Uint(f.executions);
+  json.Key("kib").Int(f.rss_end_kib);
+  json.EndObject();
+  json.EndArray();
+  json.EndObject();
 }
 
 int RunBenchSim(const std::vector<std::string>& args) {
@@ -142,12 +188,36 @@ int RunBenchSim(const std::vector<std::string>& args) {
   bool known = only.empty();
   for (const auto& entry : scenarios) known |= only == entry.first;
   if (!known) return UsageError(absl::StrFormat("no scenario named '%s'", only));
-  absl::PrintF("# one core, random schedules, policy %s, %d executions each\n",
-               policy->name, executions);
+  const bool json = absl::GetFlag(FLAGS_json);
+  properties::JsonWriter out;
+  if (json) {
+    out.BeginObject();
+    out.Key("command").String("bench sim");
+    out.Key("policy").String(policy->name);
+    out.Key("seed").Uint(seed);
+    out.Key("scenarios").BeginArray();
+  } else {
+    absl::PrintF("# one core, random schedules, policy %s, %d executions each\n",
+                 policy->name, executions);
+  }
   int rc = kExitOk;
   for (const auto& [name, scenario] : scenarios) {
     if (!only.empty() && only != name) continue;
-    if (Bench(name, scenario, *policy, executions, seed) != kExitOk) rc = kExitMismatch;
+    const SimFigures f = Bench(name, scenario, *policy, executions, seed);
+    // The policy and scenarios are fixed and clean: a violation is a bug of
+    // the engine or the runtime.
+    if (f.violations != 0) rc = kExitMismatch;
+    if (json) {
+      WriteJson(f, out);
+    } else {
+      PrintText(f);
+    }
+  }
+  if (json) {
+    out.EndArray();
+    out.Key("exit_status").Int(rc);
+    out.EndObject();
+    absl::PrintF("%s\n", out.str());
   }
   return rc;
 }

@@ -10,13 +10,17 @@
 //                       of `bench sim`).
 //
 // Every simulator property is monitored, except deviations the policy
-// declares it accepts. Prints `executions N`, `exhausted yes|no` and the
+// declares it accepts and, with --only_kept, the bugs the expected-verdicts
+// table lists for it (so that an exhaustive search can go past them). Prints `executions N`, `exhausted yes|no` and the
 // first violation (with a replay token); for --strategy dfs it then runs a
 // plain DFS (no reduction) on a budget and prints its count and the
 // reduction. "exhausted yes" from dfs means: every schedule of this scenario
 // with at most --bound preemptions (all of them without a bound) is
 // equivalent, step dependencies respected, to an explored one, so the
 // verdict holds for all of them (see sim/strategies/dfs_strategy.h).
+//
+// --json prints the same facts as one JSON object (the violation with its
+// replay token, the plain-DFS run as a nested object).
 //
 // Exit status: 0 when no property the policy is expected to keep was
 // violated, 1 otherwise, 2 on bad input.
@@ -42,6 +46,7 @@
 #include "properties/exhaustive.h"
 #include "properties/executor.h"
 #include "properties/expected_verdicts.h"
+#include "properties/json_writer.h"
 #include "properties/replay_file.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
@@ -66,6 +71,10 @@ ABSL_FLAG(std::uint64_t, plain_budget, 0,
           "check: budget of the plain-DFS comparison run (0 = 20x the dfs count, at "
           "least 1,000)");
 ABSL_FLAG(bool, no_plain, false, "check: skip the plain-DFS comparison");
+ABSL_FLAG(bool, only_kept, false,
+          "check: monitor only the properties the policy is expected to keep (not "
+          "those the expected-verdicts table marks violated), so that dfs explores "
+          "past its known bugs and `exhausted yes` proves the rest");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
 ABSL_FLAG(std::uint64_t, determinism_every, 0,
           "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
@@ -157,6 +166,15 @@ struct Outcome {
   absl::Status determinism;          // not OK: a re-run diverged
 };
 
+// Whether check watches `property` for `policy`: never a deviation the policy
+// declares, nor with --only_kept a bug the table expects.
+bool Monitored(const PolicyInfo& policy, const properties::PropertyInfo& property) {
+  const Expectation e = properties::ExpectedVerdict(policy.name, property.name);
+  if (e == Expectation::kAcceptedDeviation) return false;
+  return !absl::GetFlag(FLAGS_only_kept) ||
+         (e != Expectation::kViolated && e != Expectation::kViolatedRarely);
+}
+
 // Runs `strategy` until it has nothing left, the budget is spent or a
 // violation is found.
 Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
@@ -167,9 +185,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
   std::vector<std::unique_ptr<sim::Monitor>> monitors;
   for (const properties::PropertyInfo& p : properties::AllProperties()) {
     if (!p.ObservableOn(properties::kSimBackend) ||
-        p.checker != properties::Checker::kMonitor ||
-        properties::ExpectedVerdict(policy.name, p.name) ==
-            Expectation::kAcceptedDeviation) {
+        p.checker != properties::Checker::kMonitor || !Monitored(policy, p)) {
       continue;
     }
     absl::StatusOr<std::unique_ptr<sim::Monitor>> m =
@@ -238,6 +254,39 @@ void PrintViolation(const Outcome& o, const properties::Case& c,
   absl::PrintF("%sreplay %s\n", prefix, properties::EncodeReplayToken(record));
 }
 
+// The same facts as PrintViolation, as members of the current JSON object.
+void WriteOutcomeJson(const Outcome& o, const properties::Case& c,
+                      const PolicyInfo& policy, properties::JsonWriter& json) {
+  json.Key("executions").Uint(o.executions);
+  json.Key("seconds").Double(o.seconds);
+  json.Key("metrics").BeginObject();
+  json.Key("steps").Uint(o.metrics.actor_choices);
+  json.Key("numbers").Uint(o.metrics.number_choices);
+  json.Key("preemptions").Uint(o.metrics.preemptions);
+  json.Key("max_choices").Uint(o.metrics.max_choices);
+  json.Key("max_preemptions").Uint(o.metrics.max_preemptions);
+  json.EndObject();
+  if (o.reruns > 0) json.Key("determinism_reruns").Uint(o.reruns);
+  json.Key("violation");
+  if (!o.violation) {
+    json.Null();
+    return;
+  }
+  properties::ReplayRecord record;
+  record.policy = policy.name;
+  record.property = o.violation->property;
+  record.test_case = c;
+  record.test_case.schedule = o.schedule;
+  json.BeginObject();
+  json.Key("property").String(o.violation->property);
+  json.Key("at_execution").Uint(o.violation_at);
+  json.Key("message").String(o.violation->message);
+  json.Key("expected").String(properties::ExpectationName(
+      properties::ExpectedVerdict(policy.name, o.violation->property)));
+  json.Key("replay").String(properties::EncodeReplayToken(record));
+  json.EndObject();
+}
+
 bool Unexpected(const Outcome& o, const PolicyInfo& policy) {
   if (!o.determinism.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", o.determinism.message());
@@ -279,15 +328,54 @@ int RunCheck(const std::vector<std::string>& args) {
   properties::Case c;
   c.scenario = *scenario;
   const properties::CaseSize size = properties::SizeOf(c);
-  absl::PrintF("check: policy %s, scenario %s (%d threads, %d regions in all%s), strategy %s",
-               policy->name, absl::GetFlag(FLAGS_scenario), size.threads, size.regions,
-               absl::GetFlag(FLAGS_abort) ? ", one aborts" : "", strategy_name);
-  if (is_dfs) {
-    absl::PrintF(", preemption bound %s%s",
-                 bound < 0 ? std::string("none") : absl::StrCat(bound),
-                 absl::GetFlag(FLAGS_iterative) ? " (iterative)" : "");
+  const bool json = absl::GetFlag(FLAGS_json);
+  std::vector<std::string> not_monitored;  // simulator monitors left out
+  for (const properties::PropertyInfo& p : properties::AllProperties()) {
+    if (p.ObservableOn(properties::kSimBackend) &&
+        p.checker == properties::Checker::kMonitor && !Monitored(*policy, p)) {
+      not_monitored.emplace_back(p.name);
+    }
   }
-  absl::PrintF("\n");
+  properties::JsonWriter out;
+  if (json) {
+    out.BeginObject();
+    out.Key("command").String("check");
+    out.Key("policy").String(policy->name);
+    out.Key("scenario").String(absl::GetFlag(FLAGS_scenario));
+    out.Key("threads").Int(size.threads);
+    out.Key("regions_in_all").Int(size.regions);
+    out.Key("abort").Bool(absl::GetFlag(FLAGS_abort));
+    out.Key("strategy").String(strategy_name);
+    if (is_dfs) {
+      out.Key("bound").Int(bound);
+      out.Key("iterative").Bool(absl::GetFlag(FLAGS_iterative));
+    }
+    out.Key("not_monitored").BeginArray();
+    for (const std::string& name : not_monitored) out.String(name);
+    out.EndArray();
+  } else {
+    absl::PrintF("check: policy %s, scenario %s (%d threads, %d regions in all%s), strategy %s",
+                 policy->name, absl::GetFlag(FLAGS_scenario), size.threads, size.regions,
+                 absl::GetFlag(FLAGS_abort) ? ", one aborts" : "", strategy_name);
+    if (is_dfs) {
+      absl::PrintF(", preemption bound %s%s",
+                   bound < 0 ? std::string("none") : absl::StrCat(bound),
+                   absl::GetFlag(FLAGS_iterative) ? " (iterative)" : "");
+    }
+    absl::PrintF("\n");
+    if (!not_monitored.empty()) {
+      absl::PrintF("not_monitored %s\n", absl::StrJoin(not_monitored, ","));
+    }
+  }
+  // With --json, ends the object and prints it; returns `rc`.
+  auto finish = [&](int rc) {
+    if (json) {
+      out.Key("exit_status").Int(rc);
+      out.EndObject();
+      absl::PrintF("%s\n", out.str());
+    }
+    return rc;
+  };
 
   if (!is_dfs) {
     const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
@@ -303,11 +391,17 @@ int RunCheck(const std::vector<std::string>& args) {
       strategy = std::make_unique<sim::PctStrategy>(options);
     }
     const Outcome o = Explore(c, *policy, *strategy, nullptr, budget);
-    absl::PrintF("executions %d\n", o.executions);
-    absl::PrintF("exhausted no\n");  // sampling never exhausts anything
-    absl::PrintF("time_s %.2f\n", o.seconds);
-    PrintViolation(o, c, *policy, "");
-    return Unexpected(o, *policy) ? kExitMismatch : kExitOk;
+    if (json) {
+      out.Key("seed").Uint(seed);
+      out.Key("exhausted").Bool(false);  // sampling never exhausts anything
+      WriteOutcomeJson(o, c, *policy, out);
+    } else {
+      absl::PrintF("executions %d\n", o.executions);
+      absl::PrintF("exhausted no\n");  // sampling never exhausts anything
+      absl::PrintF("time_s %.2f\n", o.seconds);
+      PrintViolation(o, c, *policy, "");
+    }
+    return finish(Unexpected(o, *policy) ? kExitMismatch : kExitOk);
   }
 
   sim::DfsStrategy::Options options;
@@ -321,28 +415,40 @@ int RunCheck(const std::vector<std::string>& args) {
     options.dpor = false;
     dfs = std::make_unique<sim::DfsStrategy>(options);
     o = Explore(c, *policy, *dfs, dfs.get(), budget);
-    absl::PrintF("note: the engine does not ask at single-candidate points, so "
-                 "DPOR is off (sleep sets alone)\n");
+    absl::FPrintF(stderr, "note: the engine does not ask at single-candidate points, so "
+                  "DPOR is off (sleep sets alone)\n");
   }
   if (!dfs->status().ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", dfs->status().message());
-    return kExitMismatch;
+    return finish(kExitMismatch);
   }
   const bool exhausted = dfs->exhausted() && !o.violation && o.determinism.ok();
-  absl::PrintF("reduction %s\n", dfs->reduction());
-  absl::PrintF("executions %d\n", o.executions);
-  absl::PrintF("exhausted %s\n", exhausted ? "yes" : "no");
-  if (exhausted && bound >= 0) {
-    absl::PrintF("bound_cut %s\n", dfs->bound_cut() ? "yes (exhausted within the bound)"
-                                                     : "no (complete without bound)");
-  }
   const sim::DfsStrategy::Stats& stats = dfs->stats();
-  absl::PrintF("sleep_blocked %d\n", stats.sleep_blocked);
-  if (options.iterative_bounding) {
-    absl::PrintF("rounds %d (last bound %d)\n", stats.rounds, dfs->current_bound());
+  if (json) {
+    out.Key("reduction").String(dfs->reduction());
+    out.Key("exhausted").Bool(exhausted);
+    if (exhausted && bound >= 0) out.Key("bound_cut").Bool(dfs->bound_cut());
+    out.Key("sleep_blocked").Uint(stats.sleep_blocked);
+    if (options.iterative_bounding) {
+      out.Key("rounds").Uint(stats.rounds);
+      out.Key("last_bound").Int(dfs->current_bound());
+    }
+    WriteOutcomeJson(o, c, *policy, out);
+  } else {
+    absl::PrintF("reduction %s\n", dfs->reduction());
+    absl::PrintF("executions %d\n", o.executions);
+    absl::PrintF("exhausted %s\n", exhausted ? "yes" : "no");
+    if (exhausted && bound >= 0) {
+      absl::PrintF("bound_cut %s\n", dfs->bound_cut() ? "yes (exhausted within the bound)"
+                                                       : "no (complete without bound)");
+    }
+    absl::PrintF("sleep_blocked %d\n", stats.sleep_blocked);
+    if (options.iterative_bounding) {
+      absl::PrintF("rounds %d (last bound %d)\n", stats.rounds, dfs->current_bound());
+    }
+    absl::PrintF("time_s %.2f\n", o.seconds);
+    PrintViolation(o, c, *policy, "");
   }
-  absl::PrintF("time_s %.2f\n", o.seconds);
-  PrintViolation(o, c, *policy, "");
 
   if (strategy_name == "dfs" && !absl::GetFlag(FLAGS_no_plain)) {
     std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
@@ -353,18 +459,31 @@ int RunCheck(const std::vector<std::string>& args) {
     plain_options.max_executions = plain_budget;
     sim::DfsStrategy plain(plain_options);
     const Outcome p = Explore(c, *policy, plain, &plain, plain_budget);
-    absl::PrintF("plain_dfs_executions %d\n", p.executions);
-    absl::PrintF("plain_dfs_exhausted %s\n", plain.exhausted() && !p.violation ? "yes" : "no");
-    absl::PrintF("plain_dfs_time_s %.2f\n", p.seconds);
-    PrintViolation(p, c, *policy, "plain_dfs_");
+    const bool plain_exhausted = plain.exhausted() && !p.violation;
+    if (json) {
+      out.Key("plain_dfs").BeginObject();
+      out.Key("exhausted").Bool(plain_exhausted);
+      WriteOutcomeJson(p, c, *policy, out);
+      out.EndObject();
+    } else {
+      absl::PrintF("plain_dfs_executions %d\n", p.executions);
+      absl::PrintF("plain_dfs_exhausted %s\n", plain_exhausted ? "yes" : "no");
+      absl::PrintF("plain_dfs_time_s %.2f\n", p.seconds);
+      PrintViolation(p, c, *policy, "plain_dfs_");
+    }
     // Comparable only when both searches ran to the same end.
     if (!o.violation && !p.violation && exhausted) {
       const double ratio = static_cast<double>(p.executions) /
                            static_cast<double>(std::max<std::uint64_t>(1, o.executions));
-      absl::PrintF("reduction_ratio %s%.1f\n", plain.exhausted() ? "" : ">= ", ratio);
+      if (json) {
+        out.Key("reduction_ratio").Double(ratio);
+        out.Key("reduction_ratio_is_lower_bound").Bool(!plain.exhausted());
+      } else {
+        absl::PrintF("reduction_ratio %s%.1f\n", plain.exhausted() ? "" : ">= ", ratio);
+      }
     }
   }
-  return Unexpected(o, *policy) ? kExitMismatch : kExitOk;
+  return finish(Unexpected(o, *policy) ? kExitMismatch : kExitOk);
 }
 
 const bool registered = RegisterCommand(

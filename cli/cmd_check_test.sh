@@ -42,6 +42,27 @@ expect_rc determinism 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 -
 expect_line determinism "^determinism_reruns [1-9][0-9]*$"
 expect_line determinism "^exhausted yes$"
 
+# --only_kept leaves the table's known bugs unmonitored, so the search goes
+# past V2's exit-path bugs and proves the rest.
+expect_rc only_kept 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --abort --only_kept --no_plain
+expect_line only_kept "^not_monitored .*mutex-discipline"
+expect_line only_kept "^exhausted yes$"
+expect_line only_kept "^violation none$"
+expect_rc with_bugs 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --abort --no_plain
+expect_line with_bugs "^exhausted no$"
+expect_line with_bugs "^violation mutex-discipline at execution 1: "
+
+# --json: one object with the same facts.
+expect_rc json 0 "$bin" check --policy=event-fence --threads=2 --regions=1 --json
+[[ $(wc -l <<<"$out") -eq 1 && "$out" == "{"*"}" ]] || { echo "FAIL json: not one object: $out"; fail=1; }
+expect_line json '"command":"check"'
+expect_line json '"exhausted":true'
+expect_line json '"plain_dfs":\{'
+expect_line json '"exit_status":0'
+expect_rc json_violation 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --abort --no_plain --json
+expect_line json_violation '"violation":\{"property":"mutex-discipline","at_execution":1,'
+expect_line json_violation '"replay":"sc1\.'
+
 # Sampling never claims exhaustion.
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
 expect_line random "^executions 20$"

@@ -5,7 +5,8 @@
 // alone (anywhere). Exit 1 when either backend violates a property the
 // expected-verdicts table says holds, or there is no GPU to run on; an
 // expected violation these few scenarios do not provoke shows as MISMATCH in
-// the table but does not fail the run.
+// the table but does not fail the run. --json prints one JSON object with the
+// same results (the steered replay and the SEM probes too).
 #include <string>
 #include <vector>
 
@@ -15,7 +16,10 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
+#include "cli/common_flags.h"
+#include "cli/validate_json.h"
 #include "core/policies/registry.h"
+#include "properties/json_writer.h"
 #include "properties/verdict_table.h"
 #include "real/driver_api.h"
 #include "real/hardware_scenarios.h"
@@ -95,6 +99,24 @@ int RunValidate(const std::vector<std::string>& args) {
                       "watchdog > 0");
   }
   const bool in_process = absl::GetFlag(FLAGS_validate_in_process);
+  const bool json = absl::GetFlag(FLAGS_json);
+  if (json && in_process) {
+    return UsageError("--json does not apply to --validate_in_process (its result is "
+                      "the exit status)");
+  }
+  properties::JsonWriter out;
+  out.BeginObject();
+  out.Key("command").String("validate");
+  out.Key("backend").String(options.hardware ? "cuda" : "sim");
+  // With --json, ends the object and prints it; returns `rc`.
+  auto finish = [&](int rc) {
+    if (json) {
+      out.Key("exit_status").Int(rc);
+      out.EndObject();
+      absl::PrintF("%s\n", out.str());
+    }
+    return rc;
+  };
   if (in_process &&
       (!options.hardware || options.policies.size() != 1 || options.scenarios.size() != 1)) {
     return UsageError("--validate_in_process needs --backend=cuda, one policy and one scenario");
@@ -129,8 +151,13 @@ int RunValidate(const std::vector<std::string>& args) {
       absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());
       return kExitMismatch;
     }
-    absl::PrintF("%s", real::FormatSteeredReplay(*r, steer));
-    return r->reproduced > 0 ? kExitOk : kExitMismatch;
+    if (json) {
+      out.Key("steered_replay");
+      WriteSteeredReplayJson(*r, out);
+    } else {
+      absl::PrintF("%s", real::FormatSteeredReplay(*r, steer));
+    }
+    return finish(r->reproduced > 0 ? kExitOk : kExitMismatch);
   }
   if (in_process) {
     real::HardwareRunOptions run;
@@ -149,39 +176,57 @@ int RunValidate(const std::vector<std::string>& args) {
   };
   if (!absl::GetFlag(FLAGS_validate_campaign)) {
     if (!options.hardware) return UsageError("--novalidate_campaign needs --backend=cuda");
-    absl::PrintF("SEM probes on the GPU (each in its own process), beside the "
-                 "simulator's test of the same rule:\n%s",
-                 real::FormatSemProbes(real::RunSemProbes()));
-    return kExitOk;
+    const std::vector<real::SemProbeResult> probes = real::RunSemProbes();
+    if (json) {
+      out.Key("sem_probes");
+      WriteSemProbesJson(probes, out);
+    } else {
+      absl::PrintF("SEM probes on the GPU (each in its own process), beside the "
+                   "simulator's test of the same rule:\n%s",
+                   real::FormatSemProbes(probes));
+    }
+    return finish(kExitOk);
   }
   absl::StatusOr<real::SideBySideResult> result = real::RunSideBySide(options);
   if (!result.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", result.status().message());
     return kExitMismatch;
   }
-  absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
-               "(sim: %d executions per policy and scenario, the first unpreempted, the "
-               "others random schedules",
-               options.policies.empty() ? AllPolicies().size() : options.policies.size(),
-               options.scenarios.empty() ? real::StandardHardwareScenarios().size()
-                                         : options.scenarios.size(),
-               options.hardware ? "sim | cuda" : "sim", options.sim_executions);
-  if (options.hardware) {
-    absl::PrintF("; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
-                 "up to %d us; watchdog %.1f s past the kernels' time",
-                 options.hardware_repeat, options.jitter_probability,
-                 absl::GetFlag(FLAGS_validate_max_delay_us),
-                 absl::ToDoubleSeconds(options.watchdog));
-  }
-  absl::PrintF(")\n\n");
-  absl::PrintF("%s", properties::FormatVerdictTable(result->table));
-  absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
-               real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
-  if (options.hardware && absl::GetFlag(FLAGS_validate_sem_probes)) {
-    absl::FPrintF(stderr, "validate: SEM probes\n");
-    absl::PrintF("\nSEM probes on the GPU (each in its own process), beside the "
-                 "simulator's test of the same rule:\n%s",
-                 real::FormatSemProbes(real::RunSemProbes()));
+  const bool probes_too = options.hardware && absl::GetFlag(FLAGS_validate_sem_probes);
+  if (json) {
+    out.Key("sim_executions").Int(options.sim_executions);
+    if (options.hardware) out.Key("hardware_repeat").Int(options.hardware_repeat);
+    WriteSideBySideJson(*result, out);
+    if (probes_too) {
+      absl::FPrintF(stderr, "validate: SEM probes\n");
+      out.Key("sem_probes");
+      WriteSemProbesJson(real::RunSemProbes(), out);
+    }
+  } else {
+    absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
+                 "(sim: %d executions per policy and scenario, the first unpreempted, the "
+                 "others random schedules",
+                 options.policies.empty() ? AllPolicies().size() : options.policies.size(),
+                 options.scenarios.empty() ? real::StandardHardwareScenarios().size()
+                                           : options.scenarios.size(),
+                 options.hardware ? "sim | cuda" : "sim", options.sim_executions);
+    if (options.hardware) {
+      absl::PrintF("; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
+                   "up to %d us; watchdog %.1f s past the kernels' time",
+                   options.hardware_repeat, options.jitter_probability,
+                   absl::GetFlag(FLAGS_validate_max_delay_us),
+                   absl::ToDoubleSeconds(options.watchdog));
+    }
+    absl::PrintF(")\n\n");
+    absl::PrintF("%s", properties::FormatVerdictTable(result->table));
+    absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
+                 real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
+    if (probes_too) {
+      absl::FPrintF(stderr, "validate: SEM probes\n");
+      absl::PrintF("\nSEM probes on the GPU (each in its own process), beside the "
+                   "simulator's test of the same rule:\n%s",
+                   real::FormatSemProbes(real::RunSemProbes()));
+    }
   }
   // The scenarios are a small fixed set, so an expected violation they do not
   // provoke is reported (MISMATCH in the table) but is no failure; a
@@ -193,7 +238,7 @@ int RunValidate(const std::vector<std::string>& args) {
                     cell.state == properties::VerdictCell::State::kViolated;
     }
   }
-  return unexpected ? kExitMismatch : kExitOk;
+  return finish(unexpected ? kExitMismatch : kExitOk);
 }
 
 const bool registered = RegisterCommand(
