@@ -172,9 +172,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
         json.EndObject();
         json.Key("not_measured").String(absl::StripLeadingAsciiWhitespace(not_measured));
       }
-      json.Key("exit_status").Int(hung_what.empty() ? kExitOk : kExitMismatch);
-      json.EndObject();
-      absl::PrintF("%s\n", json.str());
+      PrintJsonResult(json, hung_what.empty() ? kExitOk : kExitMismatch);
     }
     for (const std::string& line : summary) Say(text, "%s", line);
     Say(text, "\n");

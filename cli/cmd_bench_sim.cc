@@ -213,13 +213,9 @@ int RunBenchSim(const std::vector<std::string>& args) {
       PrintText(f);
     }
   }
-  if (json) {
-    out.EndArray();
-    out.Key("exit_status").Int(rc);
-    out.EndObject();
-    absl::PrintF("%s\n", out.str());
-  }
-  return rc;
+  if (!json) return rc;
+  out.EndArray();
+  return PrintJsonResult(out, rc);
 }
 
 const bool registered = RegisterCommand(

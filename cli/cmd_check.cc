@@ -236,6 +236,17 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
   return out;
 }
 
+// The replay token of the outcome's violation (which it must have).
+std::string ReplayToken(const Outcome& o, const properties::Case& c,
+                        const PolicyInfo& policy) {
+  properties::ReplayRecord record;
+  record.policy = policy.name;
+  record.property = o.violation->property;
+  record.test_case = c;
+  record.test_case.schedule = o.schedule;
+  return properties::EncodeReplayToken(record);
+}
+
 void PrintViolation(const Outcome& o, const properties::Case& c,
                     const PolicyInfo& policy, const char* prefix) {
   absl::PrintF("%smetrics %s\n", prefix, o.metrics.Summary());
@@ -244,14 +255,9 @@ void PrintViolation(const Outcome& o, const properties::Case& c,
     absl::PrintF("%sviolation none\n", prefix);
     return;
   }
-  properties::ReplayRecord record;
-  record.policy = policy.name;
-  record.property = o.violation->property;
-  record.test_case = c;
-  record.test_case.schedule = o.schedule;
   absl::PrintF("%sviolation %s at execution %d: %s\n", prefix,
                o.violation->property, o.violation_at, o.violation->message);
-  absl::PrintF("%sreplay %s\n", prefix, properties::EncodeReplayToken(record));
+  absl::PrintF("%sreplay %s\n", prefix, ReplayToken(o, c, policy));
 }
 
 // The same facts as PrintViolation, as members of the current JSON object.
@@ -272,18 +278,13 @@ void WriteOutcomeJson(const Outcome& o, const properties::Case& c,
     json.Null();
     return;
   }
-  properties::ReplayRecord record;
-  record.policy = policy.name;
-  record.property = o.violation->property;
-  record.test_case = c;
-  record.test_case.schedule = o.schedule;
   json.BeginObject();
   json.Key("property").String(o.violation->property);
   json.Key("at_execution").Uint(o.violation_at);
   json.Key("message").String(o.violation->message);
   json.Key("expected").String(properties::ExpectationName(
       properties::ExpectedVerdict(policy.name, o.violation->property)));
-  json.Key("replay").String(properties::EncodeReplayToken(record));
+  json.Key("replay").String(ReplayToken(o, c, policy));
   json.EndObject();
 }
 
@@ -368,14 +369,7 @@ int RunCheck(const std::vector<std::string>& args) {
     }
   }
   // With --json, ends the object and prints it; returns `rc`.
-  auto finish = [&](int rc) {
-    if (json) {
-      out.Key("exit_status").Int(rc);
-      out.EndObject();
-      absl::PrintF("%s\n", out.str());
-    }
-    return rc;
-  };
+  auto finish = [&](int rc) { return json ? PrintJsonResult(out, rc) : rc; };
 
   if (!is_dfs) {
     const std::uint64_t seed = absl::GetFlag(FLAGS_seed);

@@ -109,14 +109,7 @@ int RunValidate(const std::vector<std::string>& args) {
   out.Key("command").String("validate");
   out.Key("backend").String(options.hardware ? "cuda" : "sim");
   // With --json, ends the object and prints it; returns `rc`.
-  auto finish = [&](int rc) {
-    if (json) {
-      out.Key("exit_status").Int(rc);
-      out.EndObject();
-      absl::PrintF("%s\n", out.str());
-    }
-    return rc;
-  };
+  auto finish = [&](int rc) { return json ? PrintJsonResult(out, rc) : rc; };
   if (in_process &&
       (!options.hardware || options.policies.size() != 1 || options.scenarios.size() != 1)) {
     return UsageError("--validate_in_process needs --backend=cuda, one policy and one scenario");

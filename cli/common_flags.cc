@@ -4,8 +4,20 @@
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_format.h"
 
 ABSL_FLAG(bool, json, false, "print machine-readable JSON on stdout instead of text");
 ABSL_FLAG(std::string, policy, "",
           "policies to explore, comma-separated (campaign: default all; check: one)");
 ABSL_FLAG(std::uint64_t, seed, 1, "seed of the explored cases and schedules");
+
+namespace stackcheck::cli {
+
+int PrintJsonResult(properties::JsonWriter& json, int rc) {
+  json.Key("exit_status").Int(rc);
+  json.EndObject();
+  absl::PrintF("%s\n", json.str());
+  return rc;
+}
+
+}  // namespace stackcheck::cli

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/flags/declare.h"
+#include "properties/json_writer.h"
 
 // Print machine-readable JSON on stdout instead of text.
 ABSL_DECLARE_FLAG(bool, json);
@@ -15,5 +16,13 @@ ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(std::string, policy);
 // The seed of the explored cases and schedules (campaign, check).
 ABSL_DECLARE_FLAG(std::uint64_t, seed);
+
+namespace stackcheck::cli {
+
+// Ends a command's --json object with its exit status, prints it on stdout
+// and returns `rc`.
+int PrintJsonResult(properties::JsonWriter& json, int rc);
+
+}  // namespace stackcheck::cli
 
 #endif  // STACKCHECK_CLI_COMMON_FLAGS_H_
