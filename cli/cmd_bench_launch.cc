@@ -95,7 +95,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   properties::JsonWriter json;
   json.BeginObject();
   json.Key("command").String("bench launch");
-  json.Key("cells").BeginArray();  // closed by print_script_lines
+  json.Key("cells").BeginArray();  // closed by print_results
   struct Cost {  // one policy_over_launch_only figure
     std::string policy, geometry;
     std::uint64_t kernel_ns;
@@ -118,14 +118,14 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   // figures' geometry); the occupancy API alone would allow more.
   const std::uint32_t teams = static_cast<std::uint32_t>(props.sm_count * 4);
   Say(text, "stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d\n",
-               props.name, props.sm_count, props.cc_major, props.cc_minor,
-               props.driver_version);
+      props.name, props.sm_count, props.cc_major, props.cc_minor,
+      props.driver_version);
   Say(text, "default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
-               "occupancy API allows %d resident blocks), 128 KiB stack per warp\n",
-               teams, props.sm_count, *occupancy);
+      "occupancy API allows %d resident blocks), 128 KiB stack per warp\n",
+      teams, props.sm_count, *occupancy);
   Say(text, "us per launch: median of %d repetitions of up to %d back-to-back launches "
-               "(a repetition stops after 400 ms), one cuCtxSynchronize per repetition\n\n",
-               options.repetitions, options.launches);
+      "(a repetition stops after 400 ms), one cuCtxSynchronize per repetition\n\n",
+      options.repetitions, options.launches);
 
   const std::vector<Column> columns = {
       {{8, 8}, 0, "8x8 tiny"},
@@ -143,7 +143,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   std::string not_measured;          // policies after the current one
   // Ends the output: the summary and script lines, or the JSON object
   // (`hung`: the row and column that hung, if any).
-  auto print_script_lines = [&](const std::string& hung_what = "",
+  auto print_results = [&](const std::string& hung_what = "",
                                 const std::string& hung_column = "") {
     if (!text) {
       json.EndArray();
@@ -205,7 +205,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
                       "--bench_policies)\n",
                       not_measured);
       }
-      print_script_lines(what, c.label);
+      print_results(what, c.label);
       std::_Exit(kExitMismatch);
     }
     worker.join();
@@ -311,7 +311,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     }
     summary.push_back(line + "\n");
   }
-  print_script_lines();
+  print_results();
   return kExitOk;
 }
 

@@ -166,6 +166,13 @@ struct Outcome {
   absl::Status determinism;          // not OK: a re-run diverged
 };
 
+// Whether a simulator monitor checks `property` (the others are judged by
+// the engine itself, or only on hardware).
+bool HasSimMonitor(const properties::PropertyInfo& property) {
+  return property.ObservableOn(properties::kSimBackend) &&
+         property.checker == properties::Checker::kMonitor;
+}
+
 // Whether check watches `property` for `policy`: never a deviation the policy
 // declares, nor with --only_kept a bug the table expects.
 bool Monitored(const PolicyInfo& policy, const properties::PropertyInfo& property) {
@@ -184,10 +191,7 @@ Outcome Explore(const properties::Case& c, const PolicyInfo& policy,
   params.soft_limit = c.scenario.soft_limit;
   std::vector<std::unique_ptr<sim::Monitor>> monitors;
   for (const properties::PropertyInfo& p : properties::AllProperties()) {
-    if (!p.ObservableOn(properties::kSimBackend) ||
-        p.checker != properties::Checker::kMonitor || !Monitored(policy, p)) {
-      continue;
-    }
+    if (!HasSimMonitor(p) || !Monitored(policy, p)) continue;
     absl::StatusOr<std::unique_ptr<sim::Monitor>> m =
         sim::MakeMonitor(p.monitor_name, params);
     if (m.ok()) monitors.push_back(*std::move(m));
@@ -332,10 +336,7 @@ int RunCheck(const std::vector<std::string>& args) {
   const bool json = absl::GetFlag(FLAGS_json);
   std::vector<std::string> not_monitored;  // simulator monitors left out
   for (const properties::PropertyInfo& p : properties::AllProperties()) {
-    if (p.ObservableOn(properties::kSimBackend) &&
-        p.checker == properties::Checker::kMonitor && !Monitored(*policy, p)) {
-      not_monitored.emplace_back(p.name);
-    }
+    if (HasSimMonitor(p) && !Monitored(*policy, p)) not_monitored.emplace_back(p.name);
   }
   properties::JsonWriter out;
   if (json) {
