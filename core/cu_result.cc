@@ -11,7 +11,9 @@ struct CuResultInfo {
   absl::string_view description;
 };
 
-// Our own wording; the numeric values are cuda.h's.
+// Our own wording, except where a libgomp message quotes the driver's
+// (cuGetErrorString) and a property judges what the user sees: 719. The
+// numeric values are cuda.h's.
 constexpr CuResultInfo kTable[] = {
     {CuResult::kSuccess, "CUDA_SUCCESS", "no error"},
     {CuResult::kInvalidValue, "CUDA_ERROR_INVALID_VALUE", "an argument is out of its valid range"},
@@ -32,7 +34,7 @@ constexpr CuResultInfo kTable[] = {
     {CuResult::kLaunchTimeout, "CUDA_ERROR_LAUNCH_TIMEOUT", "a kernel ran past the watchdog timeout"},
     {CuResult::kContextIsDestroyed, "CUDA_ERROR_CONTEXT_IS_DESTROYED", "the context was destroyed"},
     {CuResult::kAssert, "CUDA_ERROR_ASSERT", "a device-side assert failed (sticky)"},
-    {CuResult::kLaunchFailed, "CUDA_ERROR_LAUNCH_FAILED", "a kernel trapped, e.g. abort() in offloaded code (sticky)"},
+    {CuResult::kLaunchFailed, "CUDA_ERROR_LAUNCH_FAILED", "unspecified launch failure"},
     {CuResult::kNotPermitted, "CUDA_ERROR_NOT_PERMITTED", "the operation is not permitted here (e.g. from a stream callback)"},
     {CuResult::kNotSupported, "CUDA_ERROR_NOT_SUPPORTED", "the operation is not supported"},
     {CuResult::kUnknown, "CUDA_ERROR_UNKNOWN", "an unknown internal error"},

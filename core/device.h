@@ -53,6 +53,10 @@ enum class KernelAction : std::uint8_t {
 // libgomp, plus what the testbed needs to make overlap and reuse visible. They
 // are copied at launch (SEM-03).
 struct KernelArgs {
+  // libgomp's first kernel argument: the region's variable table, which
+  // lives in the device block the region's mapping allocated (0: nothing
+  // mapped). The kernel reads and writes that block while it runs.
+  DevicePtr vars = 0;
   DevicePtr stacks = 0;
   std::uint64_t stack_size_per_warp = 0;  // bytes per warp slot
   std::uint32_t region_tag = 0;           // written into the slot ends
@@ -98,6 +102,13 @@ class Device {
   virtual CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                                  StreamHandle stream) = 0;
   virtual CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) = 0;
+  // Synchronous copies (cuMemcpyHtoD / cuMemcpyDtoH): issued on the legacy
+  // stream, so they wait for the work queued before them there (and, through
+  // SEM-02, on every blocking stream), then copy. [dst, dst + bytes) (or the
+  // source range) must lie inside one live allocation.
+  virtual CuResult MemcpyHtoD(DevicePtr dst, const void* src,
+                              std::uint64_t bytes) = 0;
+  virtual CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) = 0;
 
   // --- modules and kernels ---
   // `image` names an embedded image (the real backend loads its PTX; the
@@ -150,8 +161,10 @@ class Device {
 // Names of the kernels in the image every backend provides ("stackcheck").
 inline constexpr absl::string_view kKernelImage = "stackcheck";
 inline constexpr absl::string_view kRegionKernel = "omp_region";
-// A one-warp kernel standing for device global constructors/destructors.
-inline constexpr absl::string_view kCtorDtorKernel = "ctor_dtor";
+// A one-warp kernel standing for device global constructors/destructors,
+// under the name trunk's nvptx plugin looks for in OpenMP images (the
+// "__mgomp" variant, which runs on soft stacks).
+inline constexpr absl::string_view kCtorDtorKernel = "ctor_dtor__mgomp";
 
 }  // namespace stackcheck
 

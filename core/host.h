@@ -30,6 +30,11 @@ class ABSL_LOCKABLE Mutex {
   virtual bool TryLock() ABSL_EXCLUSIVE_TRYLOCK_FUNCTION(true) = 0;
   // The thread holding the mutex, or kNoThread.
   virtual ThreadId Owner() const = 0;
+  // pthread_mutex_destroy as glibc implements it: on a held mutex it fails
+  // (EBUSY: returns false) and the mutex stays locked, so its waiters keep
+  // waiting; on a free one it succeeds, and later Lock/TryLock/Unlock calls
+  // return at once without locking anything (glibc does not check).
+  virtual bool Destroy() = 0;
 };
 
 class ABSL_SCOPED_LOCKABLE MutexLock {

@@ -17,6 +17,11 @@ namespace stackcheck {
 using RegionId = std::uint32_t;
 inline constexpr RegionId kNoRegion = 0;
 
+// What libgomp appends to the message of a failed region wait
+// (GOMP_OFFLOAD_run's cuCtxSynchronize meeting CUDA_ERROR_LAUNCH_FAILED): the
+// only words that tell a user a kernel aborted.
+inline constexpr absl::string_view kAbortHint = "(perhaps abort was called)";
+
 class RuntimeObserver {
  public:
   virtual ~RuntimeObserver() = default;
@@ -29,6 +34,9 @@ class RuntimeObserver {
   // blames (kNoRegion if none); `code` the driver result behind it.
   virtual void FatalReported(RegionId attributed, CuResult code,
                              absl::string_view message) {}
+  // A non-fatal error message was printed (GOMP_PLUGIN_error): the caller
+  // goes on and returns failure. `code` is the driver result behind it.
+  virtual void ErrorReported(CuResult code, absl::string_view message) {}
 
   // After each device_alloc: bytes the stacks cache holds, and the largest
   // block a region currently running needs (for the bounded-cache property).

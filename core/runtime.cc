@@ -67,110 +67,215 @@ void Runtime::OpenDevice() {
 }
 
 void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
+  device_lock_->Lock();
   if (state_.load() != State::kOpen) {
-    ctx_.Fatal(kNoRegion, CuResult::kInvalidContext,
-               "load_image: the device is not open, or an image is already loaded");
+    FatalUnlocking(kNoRegion, CuResult::kInvalidContext,
+                   "load_image: the device is not open, or an image is already loaded");
   }
-  CuResult r = ctx_.device.ModuleLoad(&module_, kKernelImage);
-  if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuModuleLoad", r);
-  r = ctx_.device.ModuleGetFunction(&ctx_.region_kernel, module_,
-                                    kRegionKernel);
+  CuResult r = ctx_.device.ModuleLoad(&ctx_.module, kKernelImage);
+  if (r == CuResult::kSuccess) {
+    r = ctx_.device.ModuleGetFunction(&ctx_.region_kernel, ctx_.module,
+                                      kRegionKernel);
+  }
   if (r == CuResult::kSuccess && (device_constructors || device_destructors)) {
-    r = ctx_.device.ModuleGetFunction(&ctx_.ctor_dtor_kernel, module_,
+    r = ctx_.device.ModuleGetFunction(&ctx_.ctor_dtor_kernel, ctx_.module,
                                       kCtorDtorKernel);
   }
   if (r != CuResult::kSuccess) {
-    ctx_.FatalCall(kNoRegion, "cuModuleGetFunction", r);
+    ctx_.Error("cuModuleLoadData", r);
+    FatalUnlocking(kNoRegion, r, "Cannot map target functions or variables");
   }
   ctx_.has_constructors = device_constructors;
   ctx_.has_destructors = device_destructors;
-  // Loaded before the constructors run: if one fails, the exit path must
-  // still unload the image (and run the destructors) at close.
-  device_lock_->Lock();
+  // Loaded before the constructors run: if one fails, the exit path still
+  // closes the device (and runs the destructors).
   state_.store(State::kLoaded);
+  if (!policy_->OnImageLoad()) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "Cannot map target functions or variables");
+  }
   device_lock_->Unlock();
-  policy_->OnImageLoad();
+}
+
+bool Runtime::UsableLocked() {
+  if (state_.load() == State::kLoaded) return true;
+  device_lock_->Unlock();
+  return false;
+}
+
+void Runtime::FatalUnlocking(RegionId region, CuResult code,
+                             absl::string_view message) {
+  device_lock_->Unlock();
+  ctx_.Fatal(region, code, message);
 }
 
 void Runtime::Run(const RegionSpec& region) {
-  const State state = state_.load();
-  if (state == State::kClosed) {
-    // libgomp: a finalized device is not offloaded to; the region runs on the
-    // host (whose code this testbed does not model).
+  // gomp_map_vars: one block for the variable table and the variables.
+  DevicePtr vars = 0;
+  if (region.mapped_vars > 0) {
+    device_lock_->Lock();
+    if (!UsableLocked()) {
+      // libgomp: a finalized device is not offloaded to; the region runs on
+      // the host (whose code this testbed does not model).
+      ctx_.observer.RegionBegin(region.id);
+      ctx_.observer.RegionEnd(region.id);
+      return;
+    }
+    vars = policy_->DeviceAlloc(region.MappingBytes());
+    if (vars == 0) {
+      FatalUnlocking(region.id, CuResult::kOutOfMemory,
+                     "device memory allocation fail");
+    }
+    for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {
+      // The variables, then the table.
+      const std::uint64_t bytes = i < region.mapped_vars ? kMappedVarBytes
+                                                         : region.mapped_vars * 8;
+      if (!policy_->CopyToDevice(vars + i * kMappedVarBytes, bytes)) {
+        FatalUnlocking(region.id, CuResult::kUnknown,
+                       "Copying of host object to dev object failed");
+      }
+    }
+    device_lock_->Unlock();
+  } else if (state_.load() == State::kClosed) {
     ctx_.observer.RegionBegin(region.id);
     ctx_.observer.RegionEnd(region.id);
     return;
   }
-  if (state != State::kLoaded) {
+  if (state_.load() == State::kNew || state_.load() == State::kOpen) {
     ctx_.Fatal(region.id, CuResult::kInvalidContext,
                absl::StrFormat("run of region %d: no image loaded on an open device",
                                region.id));
   }
   ctx_.observer.RegionBegin(region.id);
   const std::uint64_t need = region.StacksBytes();
-  {
-    std::lock_guard<std::mutex> lock(books_mu_);
-    running_needs_.push_back(need);
-  }
-  policy_->Run(region);
-  {
-    std::lock_guard<std::mutex> lock(books_mu_);
-    running_needs_.erase(
-        std::find(running_needs_.begin(), running_needs_.end(), need));
-  }
+  ctx_.RegionStarted(need);
+  policy_->Run(region, vars);
+  ctx_.RegionFinished(need);
   ctx_.observer.RegionEnd(region.id);
+  if (vars == 0) return;
+  // gomp_unmap_vars: copy back, then free the block.
+  device_lock_->Lock();
+  if (!UsableLocked()) return;  // finalized meanwhile: reclaimed with the context
+  for (std::uint32_t i = 0; i < region.mapped_vars; ++i) {
+    if (!policy_->CopyFromDevice(vars + i * kMappedVarBytes, kMappedVarBytes)) {
+      FatalUnlocking(region.id, CuResult::kUnknown,
+                     "Copying of dev object to host object failed");
+    }
+  }
+  if (!policy_->DeviceFree(vars)) {
+    FatalUnlocking(region.id, CuResult::kUnknown,
+                   "error in freeing device memory block");
+  }
+  device_lock_->Unlock();
+}
+
+void Runtime::Remember(DevicePtr ptr, std::uint64_t bytes) {
+  std::lock_guard<std::mutex> lock(books_mu_);
+  user_allocations_[ptr] = bytes;
+}
+
+bool Runtime::Forget(DevicePtr ptr, std::uint64_t* bytes) {
+  std::lock_guard<std::mutex> lock(books_mu_);
+  auto it = user_allocations_.find(ptr);
+  if (it == user_allocations_.end()) return false;
+  if (bytes != nullptr) *bytes = it->second;
+  user_allocations_.erase(it);
+  return true;
 }
 
 DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
-  const State state = state_.load();
-  if (state == State::kClosed) return 0;  // omp_target_alloc: NULL
-  if (state != State::kOpen && state != State::kLoaded) {
-    ctx_.Fatal(kNoRegion, CuResult::kInvalidContext,
-               "device_alloc: the device is not open");
-  }
+  device_lock_->Lock();
+  if (!UsableLocked()) return 0;  // omp_target_alloc: NULL
   DevicePtr ptr = policy_->DeviceAlloc(bytes);
-  // 0: the device was given up meanwhile (the process is exiting) and
-  // nothing was allocated, so there is no allocation to report on either.
-  if (ptr == 0) return 0;
-  {
-    std::lock_guard<std::mutex> lock(books_mu_);
-    user_allocations_[ptr] = bytes;
-  }
-  ctx_.observer.CacheHeld(policy_->CachedBytes(), LargestRunningNeed());
+  device_lock_->Unlock();
+  if (ptr != 0) Remember(ptr, bytes);
   return ptr;
 }
 
 void Runtime::DeviceFree(DevicePtr ptr) {
   if (ptr == 0) return;
-  bool known;
+  const bool known = Forget(ptr, nullptr);
+  device_lock_->Lock();
+  if (!UsableLocked()) return;  // reclaimed with the context
+  if (!known) {
+    FatalUnlocking(kNoRegion, CuResult::kInvalidValue,
+                   absl::StrFormat("device_free: 0x%x is not a live device pointer",
+                                   ptr));
+  }
+  if (!policy_->DeviceFree(ptr)) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "error in freeing device memory block");
+  }
+  device_lock_->Unlock();
+}
+
+DevicePtr Runtime::EnterData(std::uint64_t bytes) {
+  device_lock_->Lock();
+  if (!UsableLocked()) return 0;
+  DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  if (ptr == 0) {
+    FatalUnlocking(kNoRegion, CuResult::kOutOfMemory,
+                   "device memory allocation fail");
+  }
+  if (!policy_->CopyToDevice(ptr, bytes)) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "Copying of host object to dev object failed");
+  }
+  device_lock_->Unlock();
+  Remember(ptr, bytes);
+  return ptr;
+}
+
+void Runtime::ExitData(DevicePtr ptr) {
+  std::uint64_t bytes = 0;
+  if (ptr == 0 || !Forget(ptr, &bytes)) return;  // not present: nothing to do
+  device_lock_->Lock();
+  if (!UsableLocked()) return;
+  if (!policy_->CopyFromDevice(ptr, bytes)) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "Copying of dev object to host object failed");
+  }
+  if (!policy_->DeviceFree(ptr)) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "error in freeing device memory block");
+  }
+  device_lock_->Unlock();
+}
+
+void Runtime::Update(DevicePtr ptr) {
+  std::uint64_t bytes = 0;
   {
     std::lock_guard<std::mutex> lock(books_mu_);
-    known = user_allocations_.erase(ptr) == 1;
+    auto it = user_allocations_.find(ptr);
+    if (ptr == 0 || it == user_allocations_.end()) return;  // not present
+    bytes = it->second;
   }
-  if (state_.load() == State::kClosed) return;  // reclaimed with the context
-  if (!known) {
-    ctx_.Fatal(kNoRegion, CuResult::kInvalidValue,
-               absl::StrFormat("device_free: 0x%x is not a live device_alloc pointer",
-                               ptr));
+  device_lock_->Lock();
+  if (!UsableLocked()) return;
+  if (!policy_->CopyToDevice(ptr, bytes)) {
+    FatalUnlocking(kNoRegion, CuResult::kUnknown,
+                   "Copying of host object to dev object failed");
   }
-  policy_->DeviceFree(ptr);
+  device_lock_->Unlock();
 }
 
 void Runtime::CloseDevice() {
   device_lock_->Lock();
   const State state = state_.load();
+  bool ok = true;
   if (state == State::kOpen || state == State::kLoaded) {
-    if (state == State::kLoaded) {
-      policy_->OnImageUnload();
-      CuResult r = ctx_.device.ModuleUnload(module_);
-      if (r != CuResult::kSuccess) ctx_.Error("cuModuleUnload", r);
+    ok = policy_->Close();
+    if (ok) {
+      CuResult r = ctx_.device.CtxDestroy();
+      if (r != CuResult::kSuccess) {
+        ctx_.Error("cuCtxDestroy", r);
+        ok = false;
+      }
     }
-    policy_->Close();
-    CuResult r = ctx_.device.CtxDestroy();
-    if (r != CuResult::kSuccess) ctx_.Error("cuCtxDestroy", r);
-    state_.store(State::kClosed);
+    state_.store(State::kClosed);  // GOMP_DEVICE_FINALIZED, whatever happened
   }
   device_lock_->Unlock();
+  if (!ok) ctx_.Fatal(kNoRegion, CuResult::kUnknown, "device finalization failed");
 }
 
 std::uint64_t Runtime::UserBytesLive() const {
@@ -178,13 +283,6 @@ std::uint64_t Runtime::UserBytesLive() const {
   std::uint64_t total = 0;
   for (const auto& [ptr, bytes] : user_allocations_) total += bytes;
   return total;
-}
-
-std::uint64_t Runtime::LargestRunningNeed() const {
-  std::lock_guard<std::mutex> lock(books_mu_);
-  std::uint64_t largest = 0;
-  for (std::uint64_t need : running_needs_) largest = std::max(largest, need);
-  return largest;
 }
 
 }  // namespace stackcheck

@@ -1,20 +1,26 @@
-// The offload runtime for one device, shaped like libgomp's nvptx plugin:
-// open the device, load the image, run target regions, allocate user memory,
-// close the device. What happens to the soft-stack block is the Policy's; the
-// lifecycle and the fatal path are here, written once for every policy.
+// The offload runtime for one device, shaped like libgomp's target.c above
+// its nvptx plugin: open the device, load the image, run target regions (map,
+// run, unmap), the program's own device memory (omp_target_alloc/free,
+// target enter/exit data, target update), and close the device at exit. What
+// happens to the soft-stack block is the Policy's (the plugin's part); the
+// lifecycle, the device lock and the fatal path are here, written once.
 //
-// Errors are fatal as in libgomp: the runtime tells the observer
-// (FatalReported) and calls Host::Exit(1), which runs the exit handlers (one
-// of them, registered by OpenDevice, closes this device) and ends the
-// (simulated) process. Only construction problems are absl::Status.
+// The device lock is libgomp's devicep->lock: held around every allocation
+// and copy that mapping does, around omp_target_alloc/free, image load and
+// the exit handler's close, and not around the launch (GOMP_OFFLOAD_run). A
+// failure under it is raised as a fatal error after releasing it, as
+// gomp_map_vars and gomp_copy_host2dev do; omp_target_alloc returns NULL
+// instead. Fatal errors tell the observer (FatalReported) and call
+// Host::Exit(1), which runs the exit handlers (one of them, registered by
+// OpenDevice, closes this device: gomp_target_fini) and ends the (simulated)
+// process. Only construction problems are absl::Status.
 //
 // Ownership: hold it in a std::shared_ptr where other threads (or the
 // simulator's unwinding fibers) may still run its code when the owner's stack
 // goes away; the exit handler then keeps it alive while it closes the device.
 //
-// Thread safety: Run, DeviceAlloc and DeviceFree may be called from any host
-// threads at once, as libgomp's are; OpenDevice and LoadImage come first, on
-// one thread. CloseDevice is idempotent and safe to call from the exit handler.
+// Thread safety: every call but OpenDevice and LoadImage (which come first,
+// on one thread) may be made from any host threads at once, as libgomp's are.
 #ifndef STACKCHECK_CORE_RUNTIME_H_
 #define STACKCHECK_CORE_RUNTIME_H_
 
@@ -55,22 +61,31 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // cuInit, the primary context, and the exit handler that closes the device
   // (as libgomp registers gomp_target_fini with atexit).
   void OpenDevice();
-  // Loads the "stackcheck" image; with constructors/destructors, the policy
-  // runs the constructor kernel now and the destructor kernel at close.
+  // Loads the "stackcheck" image under the device lock; with constructors,
+  // the policy runs them now (and the destructors at close). A failure is
+  // fatal, raised after releasing the device lock.
   void LoadImage(bool device_constructors, bool device_destructors);
-  // One target region (GOMP_OFFLOAD_run). After CloseDevice, as libgomp does
-  // for a finalized device, the region falls back to the host (no launch).
+  // `#pragma omp target`: maps the region's variables (one block, copied in,
+  // device lock held), runs the region (GOMP_OFFLOAD_run, no device lock),
+  // unmaps (copy back, free, device lock held). On a finalized device the
+  // region runs on the host (nothing is launched).
   void Run(const RegionSpec& region);
-  // User memory (GOMP_OFFLOAD_alloc / free). After each allocation the
-  // observer hears CacheHeld(cache bytes, largest need of a running region).
-  // Returns 0 only after (or concurrently with) CloseDevice.
+  // omp_target_alloc: 0 on failure or on a finalized device.
   DevicePtr DeviceAlloc(std::uint64_t bytes);
-  // Fatal for a pointer DeviceAlloc did not return (or already freed), while
-  // the device is open; DeviceFree(0), and any free after close, do nothing.
+  // omp_target_free. Fatal for a pointer DeviceAlloc/EnterData did not
+  // return or already freed, or a failed free, while the device is open;
+  // DeviceFree(0), and any free on a finalized device, do nothing.
   void DeviceFree(DevicePtr ptr);
-  // Unloads the image (destructor kernels), releases the policy's cache,
-  // destroys the context. Idempotent; errors are reported, never fatal,
-  // because this usually runs inside the exit handlers.
+  // target enter data map(to:), exit data map(from:), update to(): the
+  // device copy of a variable of `bytes`. Failures are fatal.
+  DevicePtr EnterData(std::uint64_t bytes);
+  void ExitData(DevicePtr ptr);
+  void Update(DevicePtr ptr);
+  // gomp_target_fini's work for this device: under the device lock, the
+  // policy's close (destructors, cache) then the context's destruction,
+  // stopping at the first failure; after a failure, once the lock is
+  // released, the fatal error "device finalization failed" (exit() again,
+  // from inside the exit handlers). Images are not unloaded. Idempotent.
   void CloseDevice();
 
   const PolicyInfo& policy_info() const { return info_; }
@@ -83,13 +98,21 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
  private:
   enum class State { kNew, kOpen, kLoaded, kClosed };
 
-  std::uint64_t LargestRunningNeed() const;
+  // True when the device is open for work; false once finalized (the lock
+  // is then released). Called with the device lock held.
+  bool UsableLocked();
+  // Raises `message` as a fatal error after releasing the device lock.
+  [[noreturn]] void FatalUnlocking(RegionId region, CuResult code,
+                                   absl::string_view message);
+  // Records / forgets a device pointer the program holds.
+  void Remember(DevicePtr ptr, std::uint64_t bytes);
+  bool Forget(DevicePtr ptr, std::uint64_t* bytes);
 
   const PolicyInfo& info_;
   RuntimeContext ctx_;
   std::unique_ptr<Policy> policy_;
-  // libgomp's device lock: guards the lifecycle state, never held while a
-  // region runs or memory is allocated.
+  // libgomp's device lock (devicep->lock): a Host mutex, so the simulator
+  // sees it in schedules, footprints and wait-for cycles.
   std::unique_ptr<Mutex> device_lock_;
   // Written under *device_lock_; read without it by Run and the allocators.
   std::atomic<State> state_{State::kNew};
@@ -103,8 +126,6 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // Device or Host call).
   mutable std::mutex books_mu_;
   absl::flat_hash_map<DevicePtr, std::uint64_t> user_allocations_;
-  // Stack bytes needed by regions inside Run, for CacheHeld.
-  std::vector<std::uint64_t> running_needs_;
 };
 
 }  // namespace stackcheck

@@ -20,6 +20,9 @@ inline constexpr std::uint64_t kDefaultStackSizePerWarp = 128 * kKiB;
 inline constexpr std::uint64_t kDefaultSoftLimit = 128 * kMiB;
 
 // One OpenMP target region: one kernel launch.
+// Bytes of one mapped variable (RegionSpec::mapped_vars, enter/exit data).
+inline constexpr std::uint64_t kMappedVarBytes = 64;
+
 struct RegionSpec {
   RegionId id = kNoRegion;  // unique within a scenario, >= 1
   std::uint32_t teams = 1;  // grid (teams, 1, 1)
@@ -27,18 +30,33 @@ struct RegionSpec {
   std::uint64_t stack_size_per_warp = kDefaultStackSizePerWarp;
   std::uint64_t duration_ns = 1000;
   bool aborts = false;  // the kernel calls abort() (a trap)
+  // Variables the region maps (`map(tofrom: ...)`, kMappedVarBytes each), as
+  // libgomp's gomp_map_vars does before the launch: one device block holding
+  // the variable table and the variables, copied in under the device lock,
+  // and copied back and freed after the region (gomp_unmap_vars). 0: the
+  // region maps nothing and its kernel gets no table.
+  std::uint32_t mapped_vars = 0;
 
   std::uint64_t StacksBytes() const {
     return stack_size_per_warp * teams * warps;
   }
+  // The block gomp_map_vars allocates: a table slot and the variable each.
+  std::uint64_t MappingBytes() const {
+    return mapped_vars * (sizeof(std::uint64_t) + kMappedVarBytes);
+  }
 };
 
-// One step of a host thread's program.
+// One step of a host thread's program. Slots are per thread: a device
+// pointer the program keeps (omp_target_alloc's result, or the device copy
+// of a variable mapped by `target enter data`).
 struct HostOp {
   enum class Kind : std::uint8_t {
-    kRun,          // run(region)
-    kDeviceAlloc,  // device_alloc(bytes) into slot `slot`
-    kDeviceFree,   // device_free(slot); a no-op if the slot is empty
+    kRun,          // #pragma omp target: map, run(region), unmap
+    kDeviceAlloc,  // omp_target_alloc(bytes) into slot `slot`
+    kDeviceFree,   // omp_target_free(slot); a no-op if the slot is empty
+    kEnterData,    // target enter data map(to: bytes) into slot `slot`
+    kExitData,     // target exit data map(from:) of slot `slot`
+    kUpdate,       // target update to(slot) (host to device copy)
   };
   Kind kind = Kind::kRun;
   RegionSpec region;       // kRun
@@ -75,6 +93,22 @@ struct HostOp {
     op.slot = slot;
     return op;
   }
+  // target enter data of `bytes` into `slot`; exit data / update of `slot`.
+  static HostOp EnterData(std::uint64_t bytes, std::uint32_t slot) {
+    HostOp op = DeviceAlloc(bytes, slot);
+    op.kind = Kind::kEnterData;
+    return op;
+  }
+  static HostOp ExitData(std::uint32_t slot) {
+    HostOp op = DeviceFree(slot);
+    op.kind = Kind::kExitData;
+    return op;
+  }
+  static HostOp Update(std::uint32_t slot) {
+    HostOp op = DeviceFree(slot);
+    op.kind = Kind::kUpdate;
+    return op;
+  }
 };
 
 struct ThreadProgram {
@@ -86,6 +120,9 @@ struct FaultPlan {
   // The k-th (1-based) cuMemAlloc of the execution fails with
   // CUDA_ERROR_OUT_OF_MEMORY; 0 = never.
   std::uint32_t alloc_failure_at_call = 0;
+  // The k-th (1-based) cuLaunchKernel of the execution is rejected with
+  // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES (not sticky, SEM-03); 0 = never.
+  std::uint32_t launch_failure_at_call = 0;
   // The image has device global constructors / destructors (run as kernels at
   // load, and at unload / close).
   bool device_constructors = false;

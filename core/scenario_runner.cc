@@ -11,34 +11,63 @@
 namespace stackcheck {
 namespace {
 
+// What a slot holds: omp_target_alloc memory, or a variable's device copy
+// made by target enter data.
+struct Slot {
+  DevicePtr ptr = 0;
+  bool mapped = false;
+};
+
+void Release(const Slot& slot, Runtime& runtime) {
+  if (slot.mapped) {
+    runtime.ExitData(slot.ptr);
+  } else {
+    runtime.DeviceFree(slot.ptr);
+  }
+}
+
 void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
-  // Ordered, so leftovers are freed in slot order: a hash map's iteration
+  // Ordered, so leftovers are released in slot order: a hash map's iteration
   // order varies between processes and would make replays diverge.
-  std::map<std::uint32_t, DevicePtr> slots;
+  std::map<std::uint32_t, Slot> slots;
   for (const HostOp& op : program.ops) {
     switch (op.kind) {
       case HostOp::Kind::kRun:
         runtime.Run(op.region);
         break;
-      case HostOp::Kind::kDeviceAlloc: {
-        DevicePtr& slot = slots[op.slot];
-        runtime.DeviceFree(slot);
-        slot = 0;
-        slot = runtime.DeviceAlloc(op.bytes);
-        break;
-      }
-      case HostOp::Kind::kDeviceFree: {
+      case HostOp::Kind::kDeviceAlloc:
+      case HostOp::Kind::kEnterData: {
         auto it = slots.find(op.slot);
         if (it != slots.end()) {
-          DevicePtr ptr = it->second;
+          const Slot old = it->second;
           slots.erase(it);
-          runtime.DeviceFree(ptr);
+          Release(old, runtime);
         }
+        Slot slot;
+        slot.mapped = op.kind == HostOp::Kind::kEnterData;
+        slot.ptr = slot.mapped ? runtime.EnterData(op.bytes)
+                               : runtime.DeviceAlloc(op.bytes);
+        if (slot.ptr != 0) slots[op.slot] = slot;
+        break;
+      }
+      case HostOp::Kind::kDeviceFree:
+      case HostOp::Kind::kExitData: {
+        auto it = slots.find(op.slot);
+        if (it != slots.end()) {
+          const Slot old = it->second;
+          slots.erase(it);
+          Release(old, runtime);
+        }
+        break;
+      }
+      case HostOp::Kind::kUpdate: {
+        auto it = slots.find(op.slot);
+        if (it != slots.end() && it->second.mapped) runtime.Update(it->second.ptr);
         break;
       }
     }
   }
-  for (const auto& [slot, ptr] : slots) runtime.DeviceFree(ptr);
+  for (const auto& [index, slot] : slots) Release(slot, runtime);
 }
 
 }  // namespace

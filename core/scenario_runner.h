@@ -15,10 +15,11 @@ namespace stackcheck {
 // FaultPlan says), spawns one host thread per ThreadProgram - every program,
 // thread 0's included, runs on a spawned thread, so the main thread only
 // opens, joins and exits - and joins them all. Each program runs its ops in
-// order: kRun -> Runtime::Run; kDeviceAlloc -> DeviceAlloc into the thread's
-// slot (a slot still holding a pointer is freed first, so programs never leak
-// by overwriting); kDeviceFree -> DeviceFree of the slot (empty: no-op); at
-// the end the thread frees what its slots still hold. Then, if close_at_end,
+// order: kRun -> Runtime::Run; kDeviceAlloc / kEnterData -> DeviceAlloc /
+// EnterData into the thread's slot (a slot still holding a pointer is
+// released first, so programs never leak by overwriting); kDeviceFree /
+// kExitData -> release the slot (empty: no-op); kUpdate -> Update of a mapped
+// slot; at the end the thread releases what its slots still hold. Then, if close_at_end,
 // Host::Exit(0): the exit handlers close the device, as in libgomp. Otherwise
 // it returns with the device still open.
 //

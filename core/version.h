@@ -4,7 +4,7 @@
 namespace stackcheck {
 
 // The tool's version; replay files carry it and refuse other format versions.
-inline constexpr char kVersion[] = "0.1.0";
+inline constexpr char kVersion[] = "0.2.0";
 
 }  // namespace stackcheck
 

@@ -35,8 +35,8 @@ CaseSize SizeOf(const Case& c) {
     }
   }
   const FaultPlan& f = c.scenario.faults;
-  size.faults += (f.alloc_failure_at_call != 0) + f.device_constructors +
-                 f.device_destructors;
+  size.faults += (f.alloc_failure_at_call != 0) + (f.launch_failure_at_call != 0) +
+                 f.device_constructors + f.device_destructors;
   size.choices = static_cast<int>(c.schedule.size());
   for (std::uint64_t choice : c.schedule) size.preemptions += choice != 0;
   return size;
@@ -45,15 +45,19 @@ CaseSize SizeOf(const Case& c) {
 bool SameRegion(const RegionSpec& a, const RegionSpec& b) {
   return a.id == b.id && a.teams == b.teams && a.warps == b.warps &&
          a.stack_size_per_warp == b.stack_size_per_warp &&
-         a.duration_ns == b.duration_ns && a.aborts == b.aborts;
+         a.duration_ns == b.duration_ns && a.aborts == b.aborts &&
+         a.mapped_vars == b.mapped_vars;
 }
 
 bool SameOp(const HostOp& a, const HostOp& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case HostOp::Kind::kRun: return SameRegion(a.region, b.region);
-    case HostOp::Kind::kDeviceAlloc: return a.bytes == b.bytes && a.slot == b.slot;
-    case HostOp::Kind::kDeviceFree: return a.slot == b.slot;
+    case HostOp::Kind::kDeviceAlloc:
+    case HostOp::Kind::kEnterData: return a.bytes == b.bytes && a.slot == b.slot;
+    case HostOp::Kind::kDeviceFree:
+    case HostOp::Kind::kExitData:
+    case HostOp::Kind::kUpdate: return a.slot == b.slot;
   }
   return false;
 }
@@ -70,6 +74,7 @@ bool SameScenario(const Scenario& a, const Scenario& b) {
   }
   return a.device_capacity == b.device_capacity && a.soft_limit == b.soft_limit &&
          a.faults.alloc_failure_at_call == b.faults.alloc_failure_at_call &&
+         a.faults.launch_failure_at_call == b.faults.launch_failure_at_call &&
          a.faults.device_constructors == b.faults.device_constructors &&
          a.faults.device_destructors == b.faults.device_destructors &&
          a.close_at_end == b.close_at_end;
@@ -81,8 +86,10 @@ bool operator==(const Case& a, const Case& b) {
 
 std::string DescribeScenario(const Scenario& s) {
   std::string out = absl::StrFormat(
-      "capacity %d KiB, soft limit %d KiB, alloc failure at call %d%s%s%s\n",
+      "capacity %d KiB, soft limit %d KiB, alloc failure at call %d, launch failure at "
+      "call %d%s%s%s\n",
       s.device_capacity / kKiB, s.soft_limit / kKiB, s.faults.alloc_failure_at_call,
+      s.faults.launch_failure_at_call,
       s.faults.device_constructors ? ", device ctors" : "",
       s.faults.device_destructors ? ", device dtors" : "",
       s.close_at_end ? ", close at end" : "");
@@ -92,15 +99,28 @@ std::string DescribeScenario(const Scenario& s) {
       switch (op.kind) {
         case HostOp::Kind::kRun:
           ops.push_back(absl::StrFormat(
-              "run(r%d %dx%d %dKiB/warp %dns%s)", op.region.id, op.region.teams,
+              "run(r%d %dx%d %dKiB/warp %dns%s%s)", op.region.id, op.region.teams,
               op.region.warps, op.region.stack_size_per_warp / kKiB,
-              op.region.duration_ns, op.region.aborts ? " ABORT" : ""));
+              op.region.duration_ns,
+              op.region.mapped_vars > 0
+                  ? absl::StrFormat(" map %d", op.region.mapped_vars)
+                  : std::string(),
+              op.region.aborts ? " ABORT" : ""));
           break;
         case HostOp::Kind::kDeviceAlloc:
           ops.push_back(absl::StrFormat("alloc(slot %d, %d KiB)", op.slot, op.bytes / kKiB));
           break;
         case HostOp::Kind::kDeviceFree:
           ops.push_back(absl::StrFormat("free(slot %d)", op.slot));
+          break;
+        case HostOp::Kind::kEnterData:
+          ops.push_back(absl::StrFormat("enter-data(slot %d, %d B)", op.slot, op.bytes));
+          break;
+        case HostOp::Kind::kExitData:
+          ops.push_back(absl::StrFormat("exit-data(slot %d)", op.slot));
+          break;
+        case HostOp::Kind::kUpdate:
+          ops.push_back(absl::StrFormat("update(slot %d)", op.slot));
           break;
       }
     }

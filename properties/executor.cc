@@ -64,6 +64,7 @@ sim::SimConfig SimConfigFor(const Case& c) {
   config.serial_callback_thread = c.modes.serial_callback_thread;
   config.trap_code = c.modes.trap_code;
   config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
+  config.launch_failure_at_call = c.scenario.faults.launch_failure_at_call;
   config.step_bound = c.modes.step_bound;
   return config;
 }

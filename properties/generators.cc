@@ -36,17 +36,23 @@ rc::Gen<std::vector<T>> VectorOf(int max_length, rc::Gen<T> element, bool non_em
 
 rc::Gen<RegionSpec> GenRegion() {
   return rc::gen::apply(
-      [](std::uint32_t teams, std::uint32_t warps, std::uint64_t duration, bool aborts) {
+      [](std::uint32_t teams, std::uint32_t warps, std::uint64_t duration, bool aborts,
+         std::uint32_t mapped) {
         RegionSpec r;
         r.teams = teams;
         r.warps = warps;
         r.stack_size_per_warp = kUnit;
         r.duration_ns = duration;
         r.aborts = aborts;
+        r.mapped_vars = mapped;
         return r;
       },
       rc::gen::inRange<std::uint32_t>(1, 5), rc::gen::inRange<std::uint32_t>(1, 5),
-      rc::gen::element<std::uint64_t>(1000, 5000, 20000, 100000), Rarely(8));
+      rc::gen::element<std::uint64_t>(1000, 5000, 20000, 100000), Rarely(8),
+      // Mapped variables shrink away: most regions of a counterexample map
+      // nothing unless the mapping is what breaks.
+      rc::gen::weightedOneOf<std::uint32_t>(
+          {{1, rc::gen::just<std::uint32_t>(0)}, {1, rc::gen::inRange<std::uint32_t>(1, 3)}}));
 }
 
 rc::Gen<HostOp> GenHostOp() {
@@ -71,21 +77,33 @@ rc::Gen<HostOp> GenHostOp() {
     op.slot = slot;
     return op;
   });
+  rc::Gen<HostOp> enter = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
+                                       [](std::uint32_t slot) {
+                                         return HostOp::EnterData(kMappedVarBytes, slot);
+                                       });
+  rc::Gen<HostOp> exit = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
+                                      [](std::uint32_t slot) { return HostOp::ExitData(slot); });
+  rc::Gen<HostOp> update = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
+                                        [](std::uint32_t slot) { return HostOp::Update(slot); });
   // weightedOneOf shrinks towards its first alternative: a plain run.
-  return rc::gen::weightedOneOf<HostOp>({{5, run}, {2, alloc}, {1, free}});
+  return rc::gen::weightedOneOf<HostOp>(
+      {{6, run}, {2, alloc}, {1, free}, {1, enter}, {1, exit}, {1, update}});
 }
 
 rc::Gen<FaultPlan> GenFaultPlan() {
   return rc::gen::apply(
-      [](std::uint32_t fail_at, bool ctors, bool dtors) {
+      [](std::uint32_t fail_at, std::uint32_t launch_fail_at, bool ctors, bool dtors) {
         FaultPlan f;
         f.alloc_failure_at_call = fail_at;
+        f.launch_failure_at_call = launch_fail_at;
         f.device_constructors = ctors;
         f.device_destructors = dtors;
         return f;
       },
       rc::gen::weightedOneOf<std::uint32_t>(
           {{3, rc::gen::just<std::uint32_t>(0)}, {1, rc::gen::inRange<std::uint32_t>(1, 7)}}),
+      rc::gen::weightedOneOf<std::uint32_t>(
+          {{5, rc::gen::just<std::uint32_t>(0)}, {1, rc::gen::inRange<std::uint32_t>(1, 5)}}),
       Rarely(3), Rarely(3));
 }
 

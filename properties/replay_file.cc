@@ -31,6 +31,7 @@ constexpr std::uint64_t kMaxDurationNs = 1'000'000'000'000;  // 1000 s virtual
 constexpr std::uint64_t kMaxStepBound = 100'000'000;
 constexpr std::size_t kMaxSchedule = 10'000'000;
 constexpr std::size_t kMaxOpsPerThread = 10'000;
+constexpr std::uint64_t kMaxMappedVars = 64;
 
 // Checks what a well-formed file or token must satisfy beyond its syntax.
 absl::Status Validate(const ReplayRecord& r) {
@@ -171,6 +172,7 @@ absl::Status ParseRegion(Fields& f, RegionSpec* r) {
   RETURN_IF_ERROR(f.Get("stack_size_per_warp", &r->stack_size_per_warp));
   RETURN_IF_ERROR(f.Get("duration_ns", &r->duration_ns));
   RETURN_IF_ERROR(f.Get("aborts", &r->aborts));
+  RETURN_IF_ERROR(f.Get("mapped_vars", &r->mapped_vars));
   return f.Done();
 }
 
@@ -194,24 +196,38 @@ std::string FormatReplayFile(const ReplayRecord& r) {
   absl::StrAppendFormat(&out, "device capacity=%d soft_limit=%d close_at_end=%d\n",
                         s.device_capacity, s.soft_limit, s.close_at_end);
   absl::StrAppendFormat(
-      &out, "faults alloc_failure_at_call=%d device_constructors=%d device_destructors=%d\n",
-      s.faults.alloc_failure_at_call, s.faults.device_constructors,
-      s.faults.device_destructors);
+      &out,
+      "faults alloc_failure_at_call=%d launch_failure_at_call=%d device_constructors=%d "
+      "device_destructors=%d\n",
+      s.faults.alloc_failure_at_call, s.faults.launch_failure_at_call,
+      s.faults.device_constructors, s.faults.device_destructors);
   for (const ThreadProgram& t : s.threads) {
     absl::StrAppend(&out, "thread\n");
     for (const HostOp& op : t.ops) {
       switch (op.kind) {
         case HostOp::Kind::kRun:
           absl::StrAppendFormat(
-              &out, "run id=%d teams=%d warps=%d stack_size_per_warp=%d duration_ns=%d aborts=%d\n",
+              &out,
+              "run id=%d teams=%d warps=%d stack_size_per_warp=%d duration_ns=%d aborts=%d "
+              "mapped_vars=%d\n",
               op.region.id, op.region.teams, op.region.warps,
-              op.region.stack_size_per_warp, op.region.duration_ns, op.region.aborts);
+              op.region.stack_size_per_warp, op.region.duration_ns, op.region.aborts,
+              op.region.mapped_vars);
           break;
         case HostOp::Kind::kDeviceAlloc:
           absl::StrAppendFormat(&out, "alloc slot=%d bytes=%d\n", op.slot, op.bytes);
           break;
         case HostOp::Kind::kDeviceFree:
           absl::StrAppendFormat(&out, "free slot=%d\n", op.slot);
+          break;
+        case HostOp::Kind::kEnterData:
+          absl::StrAppendFormat(&out, "enter slot=%d bytes=%d\n", op.slot, op.bytes);
+          break;
+        case HostOp::Kind::kExitData:
+          absl::StrAppendFormat(&out, "exit slot=%d\n", op.slot);
+          break;
+        case HostOp::Kind::kUpdate:
+          absl::StrAppendFormat(&out, "update slot=%d\n", op.slot);
           break;
       }
     }
@@ -293,13 +309,15 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
       if (!f.ok()) return f.status();
       RETURN_IF_ERROR(f->Get("alloc_failure_at_call", &s.faults.alloc_failure_at_call));
+      RETURN_IF_ERROR(f->Get("launch_failure_at_call", &s.faults.launch_failure_at_call));
       RETURN_IF_ERROR(f->Get("device_constructors", &s.faults.device_constructors));
       RETURN_IF_ERROR(f->Get("device_destructors", &s.faults.device_destructors));
       RETURN_IF_ERROR(f->Done());
     } else if (keyword == "thread") {
       if (!rest.empty()) return error("'thread' takes no values");
       s.threads.emplace_back();
-    } else if (keyword == "run" || keyword == "alloc" || keyword == "free") {
+    } else if (keyword == "run" || keyword == "alloc" || keyword == "free" ||
+               keyword == "enter" || keyword == "exit" || keyword == "update") {
       if (s.threads.empty()) return error(absl::StrFormat("'%s' before any 'thread'", keyword));
       absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
       if (!f.ok()) return f.status();
@@ -307,13 +325,15 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       if (keyword == "run") {
         op.kind = HostOp::Kind::kRun;
         RETURN_IF_ERROR(ParseRegion(*f, &op.region));
-      } else if (keyword == "alloc") {
-        op.kind = HostOp::Kind::kDeviceAlloc;
+      } else if (keyword == "alloc" || keyword == "enter") {
+        op.kind = keyword == "alloc" ? HostOp::Kind::kDeviceAlloc : HostOp::Kind::kEnterData;
         RETURN_IF_ERROR(f->Get("slot", &op.slot));
         RETURN_IF_ERROR(f->Get("bytes", &op.bytes));
         RETURN_IF_ERROR(f->Done());
       } else {
-        op.kind = HostOp::Kind::kDeviceFree;
+        op.kind = keyword == "free"   ? HostOp::Kind::kDeviceFree
+                  : keyword == "exit" ? HostOp::Kind::kExitData
+                                      : HostOp::Kind::kUpdate;
         RETURN_IF_ERROR(f->Get("slot", &op.slot));
         RETURN_IF_ERROR(f->Done());
       }
@@ -448,6 +468,7 @@ std::string EncodeReplayToken(const ReplayRecord& r) {
   w.Varint(s.soft_limit);
   w.Varint(s.close_at_end);
   w.Varint(s.faults.alloc_failure_at_call);
+  w.Varint(s.faults.launch_failure_at_call);
   w.Varint(s.faults.device_constructors);
   w.Varint(s.faults.device_destructors);
   w.Varint(s.threads.size());
@@ -463,12 +484,16 @@ std::string EncodeReplayToken(const ReplayRecord& r) {
           w.Varint(op.region.stack_size_per_warp);
           w.Varint(op.region.duration_ns);
           w.Varint(op.region.aborts);
+          w.Varint(op.region.mapped_vars);
           break;
         case HostOp::Kind::kDeviceAlloc:
+        case HostOp::Kind::kEnterData:
           w.Varint(op.slot);
           w.Varint(op.bytes);
           break;
         case HostOp::Kind::kDeviceFree:
+        case HostOp::Kind::kExitData:
+        case HostOp::Kind::kUpdate:
           w.Varint(op.slot);
           break;
       }
@@ -519,6 +544,7 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   c.modes.trap_code = static_cast<CuResult>(trap);
   if (!in.Varint(&s.device_capacity) || !in.Varint(&s.soft_limit) ||
       !in.Small(&s.close_at_end, 1) || !in.Small(&s.faults.alloc_failure_at_call, k32) ||
+      !in.Small(&s.faults.launch_failure_at_call, k32) ||
       !in.Small(&s.faults.device_constructors, 1) ||
       !in.Small(&s.faults.device_destructors, 1)) {
     return bad("scenario");
@@ -531,19 +557,23 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
     ThreadProgram& program = s.threads.emplace_back();
     for (std::uint64_t i = 0; i < ops; ++i) {
       HostOp op;
-      if (!in.Small(&op.kind, 2)) return bad("op kind");
+      if (!in.Small(&op.kind, 5)) return bad("op kind");
       bool ok = true;
       switch (op.kind) {
         case HostOp::Kind::kRun:
           ok = in.Small(&op.region.id, k32) && in.Small(&op.region.teams, k32) &&
                in.Small(&op.region.warps, k32) &&
                in.Small(&op.region.stack_size_per_warp, k64) &&
-               in.Small(&op.region.duration_ns, k64) && in.Small(&op.region.aborts, 1);
+               in.Small(&op.region.duration_ns, k64) && in.Small(&op.region.aborts, 1) &&
+               in.Small(&op.region.mapped_vars, kMaxMappedVars);
           break;
         case HostOp::Kind::kDeviceAlloc:
+        case HostOp::Kind::kEnterData:
           ok = in.Small(&op.slot, k32) && in.Varint(&op.bytes);
           break;
         case HostOp::Kind::kDeviceFree:
+        case HostOp::Kind::kExitData:
+        case HostOp::Kind::kUpdate:
           ok = in.Small(&op.slot, k32);
           break;
       }

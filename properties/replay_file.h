@@ -5,15 +5,20 @@
 //
 // The file is versioned, line-oriented text meant to be read and hand-edited:
 //
-//   stackcheck-replay 1
+//   stackcheck-replay 2
 //   tool 0.1.0
 //   policy v1b-callback-lock
 //   property no-deadlock
 //   modes free_waits_for_streams=1 serial_callback_thread=1 trap_code=719 ...
 //   device capacity=4194304 soft_limit=524288 close_at_end=1
-//   faults alloc_failure_at_call=0 device_constructors=0 device_destructors=0
+//   faults alloc_failure_at_call=0 launch_failure_at_call=0 device_constructors=0
+//          device_destructors=0
 //   thread
 //   run id=1 teams=2 warps=1 stack_size_per_warp=131072 duration_ns=1000 aborts=0
+//       mapped_vars=1
+//   enter slot=1 bytes=64
+//   update slot=1
+//   exit slot=1
 //   alloc slot=0 bytes=131072
 //   free slot=0
 //   schedule 0 1 0 2
@@ -37,7 +42,7 @@
 
 namespace stackcheck::properties {
 
-inline constexpr int kReplayFormatVersion = 1;
+inline constexpr int kReplayFormatVersion = 2;
 inline constexpr absl::string_view kReplayTokenPrefix = "sc1.";
 
 struct ReplayRecord {

@@ -89,6 +89,11 @@ std::vector<Case> ShrinkCandidates(const Case& c) {
     k.scenario.faults.alloc_failure_at_call = 0;
     add(std::move(k));
   }
+  if (s.faults.launch_failure_at_call != 0) {
+    Case k = c;
+    k.scenario.faults.launch_failure_at_call = 0;
+    add(std::move(k));
+  }
   if (s.faults.device_constructors) {
     Case k = c;
     k.scenario.faults.device_constructors = false;
@@ -110,12 +115,14 @@ std::vector<Case> ShrinkCandidates(const Case& c) {
       };
       if (op.kind == HostOp::Kind::kRun) {
         if (op.region.aborts) modified([](HostOp& o) { o.region.aborts = false; });
+        if (op.region.mapped_vars > 0) modified([](HostOp& o) { o.region.mapped_vars = 0; });
+        if (op.region.mapped_vars > 1) modified([](HostOp& o) { o.region.mapped_vars = 1; });
         if (op.region.teams > 1) modified([](HostOp& o) { o.region.teams = 1; });
         if (op.region.warps > 1) modified([](HostOp& o) { o.region.warps = 1; });
         if (op.region.teams > 2) modified([](HostOp& o) { o.region.teams /= 2; });
         if (op.region.warps > 2) modified([](HostOp& o) { o.region.warps /= 2; });
         if (op.region.duration_ns > 1000) modified([](HostOp& o) { o.region.duration_ns = 1000; });
-      } else if (op.kind == HostOp::Kind::kDeviceAlloc) {
+      } else if (op.kind == HostOp::Kind::kDeviceAlloc || op.kind == HostOp::Kind::kEnterData) {
         if (op.bytes > kUnit) modified([](HostOp& o) { o.bytes = kUnit; });
         if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
       } else if (op.slot != 0) {

@@ -209,6 +209,17 @@ CuResult CudaDevice::MemFree(DevicePtr ptr) {
   return R(r);
 }
 
+CuResult CudaDevice::MemcpyHtoD(DevicePtr dst, const void* src,
+                                std::uint64_t bytes) {
+  Enter("cuMemcpyHtoD_v2");
+  return R(api_.cuMemcpyHtoD(dst, src, bytes));
+}
+
+CuResult CudaDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
+  Enter("cuMemcpyDtoH_v2");
+  return R(api_.cuMemcpyDtoH(dst, src, bytes));
+}
+
 CuResult CudaDevice::MemGetInfo(MemInfo* info) {
   Enter("cuMemGetInfo");
   std::size_t free_bytes = 0, total_bytes = 0;

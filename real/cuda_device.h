@@ -96,6 +96,9 @@ class CudaDevice final : public Device {
   CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                          StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
+                      std::uint64_t bytes) override;
+  CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
 
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;

@@ -134,7 +134,9 @@ TEST_F(CudaDeviceTest, CallbacksSeeOurHandlesAndDriverCallsAreCounted) {
 TEST_F(CudaDeviceTest, TrapIsLaunchFailedAndSticky) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto poison_and_check = [this] {
-    KernelArgs args{0, 0, 1, 0, KernelAction::kTrap};
+    KernelArgs args;
+    args.region_tag = 1;
+    args.action = KernelAction::kTrap;
     if (device_->LaunchKernel(region_, {1}, {32, 1}, args, kLegacyStream) !=
         CuResult::kSuccess) {
       _exit(10);

@@ -132,6 +132,11 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
     return options.emulate_capacity &&
            cuda.Ledger().live_bytes + bytes > scenario.device_capacity;
   });
+  std::atomic<std::uint32_t> launches{0};
+  device.set_launch_gate([&] {
+    return scenario.faults.launch_failure_at_call != 0 &&
+           ++launches == scenario.faults.launch_failure_at_call;
+  });
   os.anomalies().SetHook([&rec, &os](const MutexAnomaly& a) {
     if (rec.mutex_anomalies.fetch_add(1) != 0) return;
     CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),

@@ -204,12 +204,12 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasurePolicy(
   region.warps = g.warps;
   region.duration_ns = kernel_ns;
   // A first region outside the timing: a caching policy allocates once.
-  policy->Run(region);
+  policy->Run(region, 0);
   if (CuResult r = device_->CtxSynchronize(); r != CuResult::kSuccess) {
     return DriverError("cuCtxSynchronize", r);
   }
   absl::StatusOr<BenchFigure> figure = Time(options, [&] {
-    policy->Run(region);  // errors are fatal inside the policy
+    policy->Run(region, 0);  // errors are fatal inside the policy
     return true;
   });
   policy->Close();

@@ -28,7 +28,7 @@ class OsMutex final : public Mutex {
     {
       absl::MutexLock l(&mu_);
       owner = owner_;
-      locked = locked_;
+      locked = locked_ && !destroyed_;
     }
     if (locked) {
       log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_,
@@ -36,11 +36,27 @@ class OsMutex final : public Mutex {
     }
   }
 
+  bool Destroy() override {
+    ThreadId owner;
+    {
+      absl::MutexLock l(&mu_);
+      owner = owner_;
+      if (!locked_) {
+        destroyed_ = true;
+        return true;
+      }
+    }
+    log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_,
+                  CurrentOsThreadId(), owner});
+    return false;  // EBUSY: stays locked, its waiters keep waiting
+  }
+
   void Lock() override {
     const ThreadId me = CurrentOsThreadId();
     bool relock = false;
     {
       absl::MutexLock l(&mu_);
+      if (destroyed_) return;
       relock = locked_ && owner_ == me;
     }
     // Recorded before blocking: a relocking owner never wakes up.
@@ -55,6 +71,7 @@ class OsMutex final : public Mutex {
 
   bool TryLock() override {
     absl::MutexLock l(&mu_);
+    if (destroyed_) return true;
     if (locked_) return false;
     locked_ = true;
     owner_ = CurrentOsThreadId();
@@ -66,6 +83,7 @@ class OsMutex final : public Mutex {
     absl::optional<MutexAnomaly> anomaly;
     {
       absl::MutexLock l(&mu_);
+      if (destroyed_) return;
       if (!locked_) {
         anomaly = MutexAnomaly{MutexAnomaly::Kind::kUnlockWhenUnlocked, name_,
                                me, kNoThread};
@@ -93,6 +111,7 @@ class OsMutex final : public Mutex {
   mutable absl::Mutex mu_;
   absl::CondVar cv_;
   bool locked_ ABSL_GUARDED_BY(mu_) = false;
+  bool destroyed_ ABSL_GUARDED_BY(mu_) = false;
   ThreadId owner_ ABSL_GUARDED_BY(mu_) = kNoThread;
 };
 

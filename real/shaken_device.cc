@@ -62,6 +62,13 @@ CuResult ShakenDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 CuResult ShakenDevice::MemFree(DevicePtr ptr) {
   return Call("cuMemFree", [&] { return inner_.MemFree(ptr); });
 }
+CuResult ShakenDevice::MemcpyHtoD(DevicePtr dst, const void* src,
+                                  std::uint64_t bytes) {
+  return Call("cuMemcpyHtoD_v2", [&] { return inner_.MemcpyHtoD(dst, src, bytes); });
+}
+CuResult ShakenDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
+  return Call("cuMemcpyDtoH_v2", [&] { return inner_.MemcpyDtoH(dst, src, bytes); });
+}
 CuResult ShakenDevice::MemGetInfo(MemInfo* info) {
   return Call("cuMemGetInfo", [&] { return inner_.MemGetInfo(info); });
 }
@@ -93,6 +100,7 @@ CuResult ShakenDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
                                     Dim3 block, const KernelArgs& args,
                                     StreamHandle stream) {
   const CuResult r = Call("cuLaunchKernel", [&] {
+    if (launch_gate_ && launch_gate_()) return CuResult::kLaunchOutOfResources;
     return inner_.LaunchKernel(function, grid, block, args, stream);
   });
   if (launch_hook_) launch_hook_(args, stream, r);

@@ -28,6 +28,11 @@ class ShakenDevice final : public Device {
   // emulated capacity).
   using AllocGate = std::function<bool(std::uint64_t bytes)>;
   void set_alloc_gate(AllocGate gate) { alloc_gate_ = std::move(gate); }
+  // Asked before every LaunchKernel; returning true rejects it with
+  // CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES without calling the driver (a
+  // non-sticky launch failure, fault injection).
+  using LaunchGate = std::function<bool()>;
+  void set_launch_gate(LaunchGate gate) { launch_gate_ = std::move(gate); }
 
   CuResult Init() override;
   CuResult CtxCreate() override;
@@ -39,6 +44,9 @@ class ShakenDevice final : public Device {
   CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                          StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
+                      std::uint64_t bytes) override;
+  CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
@@ -78,6 +86,7 @@ class ShakenDevice final : public Device {
   ActivityLog& log_;
   LaunchHook launch_hook_;
   AllocGate alloc_gate_;
+  LaunchGate launch_gate_;
 };
 
 }  // namespace stackcheck::real

@@ -38,6 +38,10 @@ class ShakenMutex final : public Mutex {
     return inner_->TryLock();
   }
   ThreadId Owner() const override { return inner_->Owner(); }
+  bool Destroy() override {
+    jitter_.Point();
+    return inner_->Destroy();
+  }
 
  private:
   const std::unique_ptr<Mutex> inner_;

@@ -13,7 +13,7 @@ absl::string_view DriverApiName(DriverApi api) {
       "cuLaunchHostFunc", "cuEventCreate",       "cuEventDestroy",
       "cuEventRecord",    "cuEventQuery",        "cuEventSynchronize",
       "cuStreamWaitEvent", "cuMemHostAlloc",     "cuMemFreeHost",
-      "cuStreamWriteValue32",
+      "cuStreamWriteValue32", "cuMemcpyHtoD_v2",   "cuMemcpyDtoH_v2",
   };
   const auto index = static_cast<int>(api);
   if (index < 0 || index >= kDriverApiCount) return "cu<unknown>";

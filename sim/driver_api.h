@@ -41,8 +41,10 @@ enum class DriverApi : std::uint8_t {
   kMemHostAlloc,
   kMemFreeHost,
   kStreamWriteValue32,
+  kMemcpyHtoD,
+  kMemcpyDtoH,
 };
-inline constexpr int kDriverApiCount = 28;
+inline constexpr int kDriverApiCount = 30;
 
 // Bits of a kDriverCall / kDriverCallBlock event's field `b`.
 inline constexpr std::uint32_t kCallFromCallback = 1;  // SEM-09: made on the callback thread

@@ -50,6 +50,9 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kCacheHeld: return "cache-held";
     case EventKind::kProbe: return "probe";
     case EventKind::kHostWordWrite: return "host-word-write";
+    case EventKind::kKernelVars: return "kernel-vars";
+    case EventKind::kMemcpy: return "memcpy";
+    case EventKind::kErrorReported: return "error-reported";
   }
   return "unknown-event";
 }
@@ -168,11 +171,17 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " e", e.a);
     case EventKind::kHostWordWrite:
       return absl::StrCat(kind, " w", e.a, " s", e.b, " = ", e.x);
+    case EventKind::kKernelVars:
+      return absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x));
+    case EventKind::kMemcpy:
+      return absl::StrCat(kind, e.a == 1 ? " to " : " from ", FormatBlock(e.x, e.y));
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
       return absl::StrCat(kind, " region ", e.c);
     case EventKind::kFatalReported:
       return absl::StrCat(kind, " region ", e.c, " ", FormatResult(e.x));
+    case EventKind::kErrorReported:
+      return absl::StrCat(kind, " ", FormatResult(e.x));
     case EventKind::kCacheHeld:
       return absl::StrCat(kind, " ", FormatBytes(e.x), " (largest need ",
                           FormatBytes(e.y), ")");

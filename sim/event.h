@@ -55,11 +55,15 @@ enum class EventKind : std::uint8_t {
   // --- what the runtime says about itself (core/observer.h) ---
   kRegionBegin,      // c: region id
   kRegionEnd,        // c: region id
-  kFatalReported,    // c: attributed region, x: CuResult
+  kFatalReported,    // c: attributed region, x: CuResult, d: message key
   kCacheHeld,        // x: held bytes, y: largest needed bytes
   kProbe,            // a: probe id (see probes in properties/)
   // --- appended (digests of earlier kinds unchanged) ---
   kHostWordWrite,    // a: host word, b: stream, x: value (EXT-01)
+  kKernelVars,       // a: kernel id, x: its variable table (KernelArgs::vars);
+                     // logged right after the kernel's kKernelEnqueue
+  kMemcpy,           // x: device address, y: bytes, a: 1 = host to device
+  kErrorReported,    // x: CuResult, d: message key (a non-fatal message)
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

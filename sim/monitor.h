@@ -29,9 +29,11 @@ class SimView {
   virtual bool sticky_error() const = 0;
   virtual absl::string_view ActorName(ActorId actor) const = 0;
   // The name the runtime gave a mutex (Host::NewMutex), e.g. "stacks lock",
-  // for messages; empty when unknown. (Added after the first version, with a
-  // default, so existing views need not change.)
+  // for messages; empty when unknown.
   virtual absl::string_view MutexName(std::uint32_t mutex) const { return {}; }
+  // The text of a message the runtime printed (field `d` of kFatalReported
+  // and kErrorReported); empty when unknown.
+  virtual absl::string_view MessageText(std::uint32_t key) const { return {}; }
 };
 
 class Monitor {

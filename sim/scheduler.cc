@@ -156,6 +156,19 @@ absl::string_view Scheduler::MutexName(std::uint32_t mutex) const {
   return mutexes_[mutex].name;
 }
 
+absl::string_view Scheduler::MessageText(std::uint32_t key) const {
+  auto it = messages_.find(key);
+  return it == messages_.end() ? absl::string_view() : absl::string_view(it->second);
+}
+
+std::uint32_t Scheduler::InternMessage(absl::string_view text) {
+  std::uint32_t key = 2166136261u;  // FNV-1a: the same in every process
+  for (unsigned char c : text) key = (key ^ c) * 16777619u;
+  auto it = messages_.find(key);
+  if (it == messages_.end()) messages_.emplace(key, std::string(text));
+  return key;
+}
+
 std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   mutexes_.emplace_back();
   mutexes_.back().name.assign(name.data(), name.size());

@@ -42,6 +42,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "sim/driver_api.h"
@@ -359,6 +360,10 @@ class Scheduler final : public SimView {
   bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
   absl::string_view ActorName(ActorId actor) const override;
   absl::string_view MutexName(std::uint32_t mutex) const override;
+  absl::string_view MessageText(std::uint32_t key) const override;
+  // A stable key for a printed message (a hash of its text, the same in
+  // every process), remembered for MessageText.
+  std::uint32_t InternMessage(absl::string_view text);
 
  private:
   struct Actor {
@@ -510,6 +515,8 @@ class Scheduler final : public SimView {
   std::uint32_t host_threads_ = 0;
   std::uint32_t callback_workers_ = 0;
   std::vector<MutexState> mutexes_;
+  // Printed messages by key; kept across executions (a few distinct texts).
+  absl::flat_hash_map<std::uint32_t, std::string> messages_;
   std::vector<Candidate> candidates_;
   std::vector<Event> trace_;
   std::vector<std::uint64_t> choices_;

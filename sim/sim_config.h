@@ -25,6 +25,9 @@ struct SimConfig {
   CuResult trap_code = CuResult::kLaunchFailed;
   // Fault plan: the k-th (1-based) cuMemAlloc fails with OUT_OF_MEMORY; 0 = never.
   std::uint32_t alloc_failure_at_call = 0;
+  // The k-th (1-based) cuLaunchKernel that passes its checks is rejected
+  // with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, not sticky (SEM-03); 0 = never.
+  std::uint32_t launch_failure_at_call = 0;
   // Progress: an execution longer than this many scheduling steps is reported
   // as a "progress" violation (livelock, spinning).
   std::uint64_t step_bound = 100000;

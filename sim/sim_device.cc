@@ -14,12 +14,12 @@ constexpr std::uint32_t kRegionKernelId = 1;
 constexpr std::uint32_t kCtorDtorKernelId = 2;
 
 // Calls the H200 let through from a callback (SEM-09); every other call made
-// there returns CUDA_ERROR_NOT_PERMITTED.
+// there returns CUDA_ERROR_NOT_PERMITTED, cuLaunchHostFunc included (measured
+// on driver 580.159.04).
 bool AllowedInCallback(DriverApi api) {
   switch (api) {
     case DriverApi::kInit:
-    case DriverApi::kStreamAddCallback:
-    case DriverApi::kLaunchHostFunc:
+    case DriverApi::kStreamAddCallback:  // not re-probed on the H200
     case DriverApi::kStreamSynchronize:  // and hangs if it needs this thread
     case DriverApi::kStreamQuery:
     case DriverApi::kEventQuery:
@@ -101,6 +101,7 @@ void SimDevice::BeginExecution() {
   live_bytes_ = 0;
   next_address_ = kFirstAddress;
   alloc_calls_ = 0;
+  launch_calls_ = 0;
   modules_loaded_ = 0;
   next_module_ = 0;
   next_kernel_ = 0;
@@ -403,6 +404,43 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
   return call.Return(CuResult::kSuccess);
 }
 
+// A synchronous copy is legacy-stream work done by the calling thread: it
+// waits for every stream to drain (what it reads, like cuCtxSynchronize),
+// then reads the allocator's books to find its block, which every
+// allocation and free writes.
+CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes) {
+  const Footprint step = Touches(StreamEnqueuedObject(0), false,
+                                 StreamProgressObject(0), false, MemoryObject(), false);
+  Call call(this, api, step);
+  if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
+    return call.Return(r);
+  }
+  WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdle, 0, call.api()}, step);
+  if (sticky_ != CuResult::kSuccess) return call.Return(sticky_);
+  if (stale_.contains(device_ptr)) return call.Return(CuResult::kContextIsDestroyed);
+  bool inside = false;
+  for (const auto& [base, b] : blocks_) {
+    if (device_ptr >= base && bytes <= b.bytes && device_ptr - base <= b.bytes - bytes) {
+      inside = !b.free_pending;
+      break;
+    }
+  }
+  if (bytes == 0 || !inside) return call.Return(CuResult::kInvalidValue);
+  scheduler_->Log(EventKind::kMemcpy, api == DriverApi::kMemcpyHtoD ? 1 : 0, 0, 0, 0,
+                  device_ptr, bytes);
+  return call.Return(CuResult::kSuccess);
+}
+
+CuResult SimDevice::MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) {
+  if (src == nullptr && bytes != 0) return CuResult::kInvalidValue;
+  return Copy(DriverApi::kMemcpyHtoD, dst, bytes);
+}
+
+CuResult SimDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
+  if (dst == nullptr && bytes != 0) return CuResult::kInvalidValue;
+  return Copy(DriverApi::kMemcpyDtoH, src, bytes);
+}
+
 CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                                   StreamHandle stream) {
   // Stream-ordered allocation touches a stream, the allocator and (at the
@@ -482,7 +520,7 @@ CuResult SimDevice::ModuleGetFunction(FunctionHandle* function,
   std::uint32_t kernel;
   if (name == kRegionKernel) {
     kernel = kRegionKernelId;
-  } else if (name == kCtorDtorKernel) {
+  } else if (name == kCtorDtorKernel) {  // the image has only this variant
     kernel = kCtorDtorKernelId;
   } else {
     return call.Return(CuResult::kNotFound);
@@ -495,7 +533,8 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
                                  const KernelArgs& args, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const std::uint32_t launch = NextLaunchObject();
-  Call call(this, DriverApi::kLaunchKernel, LaunchFootprint(s, args.stacks, launch));
+  Call call(this, DriverApi::kLaunchKernel,
+            LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -513,14 +552,22 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
       std::uint64_t{block.x} * block.y * block.z > 1024) {
     return call.Return(CuResult::kInvalidValue);
   }
+  // The injected rejection (too many resources): checked at the call, so it
+  // is not sticky and nothing is enqueued.
+  if (++launch_calls_ == config_.launch_failure_at_call) {
+    return call.Return(CuResult::kLaunchOutOfResources);
+  }
   Op& op = Enqueue(s, OpKind::kKernel);
   op.id = next_kernel_++;
   op.args = args;  // copied: later changes to the caller's buffer don't matter
   op.slots = grid.x * block.y;
-  op.block = HoldingBlockObject(args.stacks);
+  // A kernel with a variable table uses two blocks; its steps then get the
+  // imprecise footprints (no block object), which cover every block.
+  op.block = args.vars != 0 ? 0 : HoldingBlockObject(args.stacks);
   op.launch = launch;
   scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
                   args.stacks, args.stack_size_per_warp);
+  if (args.vars != 0) scheduler_->Log(EventKind::kKernelVars, op.id, 0, 0, 0, args.vars);
   return call.Return(CuResult::kSuccess);
 }
 

@@ -59,6 +59,9 @@ class SimDevice final : public Device, public GpuModel {
   CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                          StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
+                      std::uint64_t bytes) override;
+  CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
@@ -206,6 +209,7 @@ class SimDevice final : public Device, public GpuModel {
   std::uint32_t NewStream(bool legacy, bool blocking);
   std::uint64_t Charge(std::uint64_t bytes) const;
   CuResult Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async);
+  CuResult Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes);
   void ReleaseBlock(DevicePtr ptr);
 
   Scheduler* const scheduler_;
@@ -226,6 +230,7 @@ class SimDevice final : public Device, public GpuModel {
   std::uint64_t live_bytes_ = 0;
   DevicePtr next_address_ = 0;
   std::uint32_t alloc_calls_ = 0;
+  std::uint32_t launch_calls_ = 0;
   std::uint32_t modules_loaded_ = 0;  // bit i: module handle i+1 loaded
   std::uint32_t next_module_ = 0;
   std::uint32_t next_kernel_ = 0;

@@ -25,7 +25,7 @@ class SimMutex final : public Mutex {
       : scheduler_(scheduler), id_(id), generation_(generation), tombstone_(tombstone) {}
 
   ~SimMutex() override {
-    if (tombstone_ || generation_ != scheduler_->generation()) return;
+    if (tombstone_ || destroyed_ || generation_ != scheduler_->generation()) return;
     if (!scheduler_->tearing_down()) {
       scheduler_->Log(EventKind::kMutexDestroy, id_, scheduler_->mutex_owner(id_));
     }
@@ -54,6 +54,11 @@ class SimMutex final : public Mutex {
     const Footprint step = Touches(object(), true);
     scheduler_->Point(step);
     if (!Live()) return;
+    if (destroyed_) {
+      // glibc locks nothing; the monitor sees a use after destroy.
+      scheduler_->Log(EventKind::kMutexLock, id_);
+      return;
+    }
     const ActorId self = scheduler_->current();
     while (scheduler_->mutex_owner(id_) != kNoActor) {
       // A relock by the owner waits here forever: the deadlock report names it.
@@ -69,6 +74,10 @@ class SimMutex final : public Mutex {
     // Reached from MutexLock's destructor: this point must never throw.
     scheduler_->Point(Touches(object(), true), PointKind::kNoThrow);
     if (!Live()) return;
+    if (destroyed_) {
+      scheduler_->Log(EventKind::kMutexUnlock, id_, kNoActor);
+      return;
+    }
     // Logged with the owner it had, so a monitor sees a non-owner unlock.
     scheduler_->Log(EventKind::kMutexUnlock, id_, scheduler_->mutex_owner(id_));
     scheduler_->set_mutex_owner(id_, kNoActor);
@@ -77,6 +86,10 @@ class SimMutex final : public Mutex {
   bool TryLock() override {
     scheduler_->Point(Touches(object(), true));
     if (!Live()) return false;
+    if (destroyed_) {
+      scheduler_->Log(EventKind::kMutexLock, id_);
+      return true;
+    }
     if (scheduler_->mutex_owner(id_) != kNoActor) {
       scheduler_->Log(EventKind::kMutexTryLockFail, id_);
       return false;
@@ -91,6 +104,16 @@ class SimMutex final : public Mutex {
     return SimHost::ToThreadId(scheduler_->mutex_owner(id_));
   }
 
+  bool Destroy() override {
+    scheduler_->Point(Touches(object(), true));
+    if (!Live()) return true;
+    const ActorId owner = scheduler_->mutex_owner(id_);
+    scheduler_->Log(EventKind::kMutexDestroy, id_, owner);
+    if (owner != kNoActor) return false;  // EBUSY: stays locked
+    destroyed_ = true;
+    return true;
+  }
+
  private:
   // A mutex outliving its execution (or touched while fibers unwind) is inert.
   bool Live() const {
@@ -102,6 +125,7 @@ class SimMutex final : public Mutex {
   const std::uint32_t id_;
   const std::uint64_t generation_;
   const bool tombstone_;
+  bool destroyed_ = false;  // Destroy() succeeded: uses lock nothing
 };
 
 }  // namespace
@@ -181,18 +205,20 @@ void SimHost::Exit(int status) {
 
 void SimHost::ExitProcess(int status, bool from_main_return) {
   if (!exiting_) {
-    // exit() called again from a handler ends the process at once.
     exiting_ = true;
     // Their steps are program-wide (see Scheduler::ExitHandlersStart). On a
     // return from main, the code up to their first point runs in main's last
     // step, declared before main knew: the runtime's handler takes its lock
     // before it touches anything.
     if (!exit_handlers_.empty()) scheduler_->ExitHandlersStart();
-    while (!exit_handlers_.empty()) {
-      std::function<void()> handler = std::move(exit_handlers_.back());
-      exit_handlers_.pop_back();
-      handler();
-    }
+  }
+  // glibc: exit() called again (from a handler, or by another thread) goes on
+  // with the handlers not yet started, then ends the process with its own
+  // status; a handler already running is not resumed.
+  while (!exit_handlers_.empty()) {
+    std::function<void()> handler = std::move(exit_handlers_.back());
+    exit_handlers_.pop_back();
+    handler();
   }
   scheduler_->EndProcess(status, /*stacks_intact=*/!from_main_return);
 }
@@ -207,8 +233,12 @@ void SimHost::RegionEnd(RegionId region) {
 
 void SimHost::FatalReported(RegionId attributed, CuResult code,
                             absl::string_view message) {
-  (void)message;  // the trace keeps the facts; the text is the runtime's
-  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed, 0,
+  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed,
+                  scheduler_->InternMessage(message), static_cast<std::uint64_t>(code));
+}
+
+void SimHost::ErrorReported(CuResult code, absl::string_view message) {
+  scheduler_->Log(EventKind::kErrorReported, 0, 0, 0, scheduler_->InternMessage(message),
                   static_cast<std::uint64_t>(code));
 }
 

@@ -56,6 +56,7 @@ class SimHost final : public Host, public RuntimeObserver {
   void RegionEnd(RegionId region) override;
   void FatalReported(RegionId attributed, CuResult code,
                      absl::string_view message) override;
+  void ErrorReported(CuResult code, absl::string_view message) override;
   void CacheHeld(std::uint64_t held_bytes,
                  std::uint64_t largest_needed_bytes) override;
   void Probe(absl::string_view probe) override;

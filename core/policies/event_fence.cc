@@ -38,7 +38,12 @@
 //   returns 0, device_free is skipped - as libgomp does for a finalized
 //   device, instead of launching a kernel whose abort nobody would report,
 //   or raising a second fatal error under the first one's exit handlers.
-// - device_alloc applies the soft limit before and after the allocation.
+// - device_alloc, device_free, copies, constructors and close run under
+//   libgomp's device lock, so they never raise a fatal error: they report
+//   (naming the region that aborted, when one did) and return failure, and
+//   the runtime raises the fatal error after releasing the device lock.
+// - device_alloc applies the soft limit before the allocation and, after any
+//   failed allocation, frees the cache once it is idle and retries.
 //
 // Accepted deviation ("sync-completion"): run returns before its kernel
 // completes. Copies back are still ordered after it: libgomp copies with
@@ -51,9 +56,8 @@
 // event-fence-sync (event_fence_sync.cc), the same design waiting for its
 // own kernel before returning.
 //
-// The name is historical: the first version fenced each kernel with an event
-// and waited for it before the next launch, which cost 12.4 us per region on
-// an H200 against 3.6-4.1 for a bare launch (real/VALIDATION.md).
+// The completion ledger fences each kernel, as an event per launch would,
+// without an event: hence the name.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -86,7 +90,7 @@ class EventFencePolicy : public Policy {
         wait_for_completion_(wait_for_completion),
         lock_(ctx.host.NewMutex("stacks lock")) {}
 
-  void Run(const RegionSpec& region) override {
+  void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();
     if (retired_) {
       // A fatal error was raised, or the exit path closed the device, while
@@ -112,7 +116,7 @@ class EventFencePolicy : public Policy {
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemAlloc", r);
     }
     const std::uint32_t seq = launched_seq_ + 1;
-    r = ctx_.LaunchRegion(region, block_.ptr(), ledger_, seq);
+    r = ctx_.LaunchRegion(region, vars, block_.ptr(), ledger_, seq);
     if (r != CuResult::kSuccess) FailLocked(region.id, "cuLaunchKernel", r);
     // Enqueued: from here on this region is one the ledger may not confirm.
     launched_seq_ = seq;
@@ -125,93 +129,89 @@ class EventFencePolicy : public Policy {
     lock_->Unlock();
   }
 
+  // Called with the runtime's device lock held, like every entry point
+  // below but Run: none of them may raise a fatal error (the exit handler
+  // would wait for the device lock this thread holds). They report and
+  // return failure; the runtime raises the fatal error after unlocking.
   DevicePtr DeviceAlloc(std::uint64_t bytes) override {
-    // The soft limit is applied before the allocation (so the cache does not
-    // starve it) and again after it, so that a block a concurrent run grew
-    // meanwhile does not outlive this device_alloc either: when it returns,
-    // the cache is within the limit or a region is still using it.
-    if (!EnforceSoftLimit()) return 0;
+    lock_->Lock();
+    if (retired_) {
+      lock_->Unlock();
+      return 0;  // the process is exiting: as for a finalized device
+    }
+    CuResult r = CuResult::kSuccess;
+    if (block_.size() > ctx_.options.soft_limit) {
+      ctx_.Probe(kProbeSoftLimitFree);
+      r = FreeBlockLocked();
+    }
+    ctx_.ReportCacheHeld(block_.held_bytes());
+    lock_->Unlock();
+    if (r != CuResult::kSuccess) return ReportFailure("cuMemFree", r), 0;
     DevicePtr ptr = 0;
-    CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
-    if (r == CuResult::kOutOfMemory) {
-      ctx_.Probe(kProbeOomRetry);
-      lock_->Lock();
-      if (retired_) {
-        lock_->Unlock();
-        return 0;
-      }
-      FreeBlockLocked();
-      lock_->Unlock();
-      r = ctx_.device.MemAlloc(&ptr, bytes);
-    }
-    if (r != CuResult::kSuccess) {
-      lock_->Lock();
-      if (retired_) {
-        lock_->Unlock();
-        return 0;
-      }
-      FailLocked(kNoRegion, "cuMemAlloc", r);
-    }
-    if (!EnforceSoftLimit()) {
-      // Retired while allocating: the process is exiting. The memory goes
-      // back (while the context can still take it) and, as for a finalized
-      // device, no allocation is reported.
-      lock_->Lock();
-      if (!closed_ && !poisoned_) {
-        r = ctx_.device.MemFree(ptr);
-        if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
-      }
-      lock_->Unlock();
-      return 0;
-    }
+    r = ctx_.device.MemAlloc(&ptr, bytes);
+    if (r == CuResult::kSuccess) return ptr;
+    // Any failure: the cache may be what starves this allocation.
+    ctx_.Probe(kProbeOomRetry);
+    lock_->Lock();
+    CuResult freed = retired_ ? CuResult::kSuccess : FreeBlockLocked();
+    lock_->Unlock();
+    if (freed != CuResult::kSuccess) return ReportFailure("cuMemFree", freed), 0;
+    r = ctx_.device.MemAlloc(&ptr, bytes);
+    if (r != CuResult::kSuccess) return ReportFailure("cuMemAlloc", r), 0;
     return ptr;
   }
 
-  void DeviceFree(DevicePtr ptr) override {
-    // User data may be what a kernel in flight works on; cuMemFree is not
+  bool DeviceFree(DevicePtr ptr) override {
+    // Program data may be what a kernel in flight works on; cuMemFree is not
     // guaranteed to wait for it (SEM-11), so our kernels are waited first.
     lock_->Lock();
     if (retired_) {
       lock_->Unlock();  // the context's destruction reclaims it
-      return;
+      return true;
     }
     CuResult r = WaitIdleLocked();
-    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuStreamSynchronize", r);
     lock_->Unlock();
+    if (r != CuResult::kSuccess) return ReportFailure("cuStreamSynchronize", r);
     r = ctx_.device.MemFree(ptr);
-    if (r != CuResult::kSuccess) {
-      lock_->Lock();
-      if (retired_) {
-        lock_->Unlock();
-        return;
-      }
-      FailLocked(kNoRegion, "cuMemFree", r);
-    }
+    if (r != CuResult::kSuccess) return ReportFailure("cuMemFree", r);
+    return true;
   }
 
-  void OnImageLoad() override {
-    if (ctx_.has_constructors) RunCtorDtor(/*at_close=*/false);
+  bool CopyToDevice(DevicePtr dst, std::uint64_t bytes) override {
+    CuResult r = Policy::CopyCall(/*to_device=*/true, dst, bytes);
+    return r == CuResult::kSuccess || ReportFailure("cuMemcpyHtoD_v2", r);
   }
-  void OnImageUnload() override {
-    if (ctx_.has_destructors) RunCtorDtor(/*at_close=*/true);
+  bool CopyFromDevice(DevicePtr src, std::uint64_t bytes) override {
+    CuResult r = Policy::CopyCall(/*to_device=*/false, src, bytes);
+    return r == CuResult::kSuccess || ReportFailure("cuMemcpyDtoH_v2", r);
   }
 
-  void Close() override {
+  bool OnImageLoad() override {
+    return !ctx_.has_constructors || RunCtorDtor();
+  }
+
+  bool Close() override {
+    bool ok = !ctx_.has_destructors || RunCtorDtor();
     lock_->Lock();
     CuResult r = WaitIdleLocked();
-    if (r != CuResult::kSuccess) ReportAtCloseLocked("cuStreamSynchronize", r);
-    r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+    if (r != CuResult::kSuccess) {
+      ReportLocked("cuStreamSynchronize", r);
+      ok = false;
+    } else {
+      r = block_.Free(ctx_.device);
+      if (r != CuResult::kSuccess) ReportLocked("cuMemFree", r), ok = false;
+    }
     if (ledger_ != HostWordHandle{} && !poisoned_) {
       // On a poisoned context the call would fail; the context's release
       // reclaims the word.
       r = ctx_.device.HostWordFree(ledger_);
-      if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r);
+      if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r), ok = false;
     }
     ledger_ = HostWordHandle{};
     retired_ = true;
     closed_ = true;
     lock_->Unlock();
+    return ok;
   }
 
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
@@ -221,35 +221,6 @@ class EventFencePolicy : public Policy {
     std::uint32_t seq;
     RegionId region;
   };
-
-  // Frees a cached block above the soft limit. False if the policy was
-  // retired meanwhile (see FailLocked).
-  //
-  // Once retired (another thread's fatal error, the process exiting) the
-  // limit is still applied while the device is open, but quietly: an error
-  // here must not raise a second fatal error.
-  bool EnforceSoftLimit() {
-    lock_->Lock();
-    if (!closed_ && block_.size() > ctx_.options.soft_limit) {
-      ctx_.Probe(kProbeSoftLimitFree);
-      if (retired_) {
-        FreeBlockQuietlyLocked();
-      } else {
-        FreeBlockLocked();
-      }
-    }
-    const bool usable = !retired_;
-    lock_->Unlock();
-    return usable;
-  }
-
-  // FreeBlockLocked without the fatal path: errors are recorded only.
-  void FreeBlockQuietlyLocked() {
-    if (poisoned_) return;  // the block can never be freed (SEM-05)
-    CuResult r = WaitIdleLocked();
-    if (r == CuResult::kSuccess) r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
-  }
 
   // Drops the launches the ledger shows complete.
   void SettleLocked() {
@@ -320,68 +291,65 @@ class EventFencePolicy : public Policy {
     }
     const RegionId blamed = poisoned_ ? poisoned_region_ : own;
     const CuResult code = poisoned_ ? poisoned_code_ : r;
-    abort_reported_ = abort_reported_ || poisoned_;
     retired_ = true;
     lock_->Unlock();
+    if (poisoned_) ctx_.FatalRegionWait(blamed, call, code);
     ctx_.FatalCall(blamed, call, code);
   }
 
   // Frees the cached block once its last kernel is done.
-  void FreeBlockLocked() ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (block_.empty()) return;
+  CuResult FreeBlockLocked() {
+    if (block_.empty()) return CuResult::kSuccess;
     CuResult r = WaitIdleLocked();
-    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuStreamSynchronize", r);
-    r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) FailLocked(kNoRegion, "cuMemFree", r);
+    if (r == CuResult::kSuccess) r = block_.Free(ctx_.device);
+    return r;
   }
 
-  // Constructors at load (errors fatal) and destructors at close (inside the
-  // exit handlers: errors reported, the unload goes on). Synchronous: they are
-  // rare, and a failing constructor must be reported before any region runs.
-  // They start from an idle device, so a fault while one runs is its own.
-  void RunCtorDtor(bool at_close) {
+  // A failure on a path that must not be fatal: printed, naming the region
+  // that aborted (with libgomp's hint) when the context is poisoned, as the
+  // ledger tells it. Returns false, for the callers' convenience.
+  bool ReportFailure(const char* call, CuResult r) {
+    lock_->Lock();
+    ReportLocked(call, r);
+    lock_->Unlock();
+    return false;
+  }
+  void ReportLocked(const char* call, CuResult r) {
+    if (IsStickyError(r)) MarkPoisonedLocked(kNoRegion, r);
+    if (poisoned_) {
+      ctx_.Error(call, poisoned_code_, /*abort_hint=*/true);
+    } else {
+      ctx_.Error(call, r);
+    }
+  }
+
+  // Constructors at load, destructors at close: synchronous and reported,
+  // never fatal (the device lock is held). They start from an idle device, so
+  // a fault while one runs is its own.
+  bool RunCtorDtor() {
     lock_->Lock();
     CuResult r = WaitIdleLocked();
-    if (r != CuResult::kSuccess) {
-      if (!at_close) FailLocked(kNoRegion, "cuStreamSynchronize", r);
-      ReportAtCloseLocked("cuStreamSynchronize", r);
-      lock_->Unlock();
-      return;  // the context is poisoned: no destructor can run
-    }
-    const char* call = "cuMemAlloc";
-    if (!block_.Fits(kDefaultStackSizePerWarp)) {
-      r = block_.Free(ctx_.device);
-      if (r == CuResult::kSuccess) {
-        r = block_.Allocate(ctx_.device, kDefaultStackSizePerWarp);
+    const char* call = "cuStreamSynchronize";
+    if (r == CuResult::kSuccess) {
+      call = "cuMemAlloc";
+      if (!block_.Fits(kDefaultStackSizePerWarp)) {
+        r = block_.Free(ctx_.device);
+        if (r == CuResult::kSuccess) {
+          r = block_.Allocate(ctx_.device, kDefaultStackSizePerWarp);
+        }
       }
     }
     if (r == CuResult::kSuccess) {
       call = "cuLaunchKernel";
-      r = ctx_.LaunchCtorDtor(block_.ptr());
+      r = ctx_.LaunchCtorDtor(ctx_.ctor_dtor_kernel, block_.ptr());
     }
     if (r == CuResult::kSuccess) {
       call = "cuStreamSynchronize";
       r = ctx_.device.StreamSynchronize(kLegacyStream);
     }
-    if (r != CuResult::kSuccess) {
-      MarkPoisonedLocked(kNoRegion, r);
-      if (!at_close) FailLocked(kNoRegion, call, r);
-      ctx_.Error(call, r);
-    }
+    if (r != CuResult::kSuccess) ReportLocked(call, r);
     lock_->Unlock();
-  }
-
-  // An abort found on the close path, i.e. inside the exit handlers, where a
-  // second exit() is not allowed: the region that aborted is still named to
-  // the observer, and the message kept.
-  void ReportAtCloseLocked(const char* call, CuResult r) {
-    if (!abort_reported_ && poisoned_) {
-      abort_reported_ = true;
-      ctx_.observer.FatalReported(
-          poisoned_region_, poisoned_code_,
-          RuntimeContext::CallErrorMessage(call, poisoned_code_));
-    }
-    ctx_.Error(call, r);
+    return r == CuResult::kSuccess;
   }
 
   const bool wait_for_completion_;
@@ -395,7 +363,6 @@ class EventFencePolicy : public Policy {
   bool poisoned_ = false;  // a sticky error was seen; never cleared
   RegionId poisoned_region_ = kNoRegion;
   CuResult poisoned_code_ = CuResult::kSuccess;
-  bool abort_reported_ = false;  // the observer heard about the poisoning
   // A fatal error was raised or Close ran: the process is exiting, and a
   // thread that arrives later must not use the device (see FailLocked).
   bool retired_ = false;

@@ -7,10 +7,12 @@
 // constructor/destructor kernels, and releasing the cache at close.
 //
 // Policies are written against core/device.h and core/host.h only, so the same
-// code runs in the simulator and on real hardware. Errors are fatal, as in
-// libgomp: a policy calls RuntimeContext::Fatal, which tells the observer and
-// ends the (simulated) process through Host::Exit. Policies never catch
-// exceptions: in the simulator Exit unwinds the fiber.
+// code runs in the simulator and on real hardware. As in libgomp's plugin,
+// errors in run are fatal (RuntimeContext::Fatal tells the observer and ends
+// the (simulated) process through Host::Exit), while allocation, free, image
+// load and close report an error and return failure, and the runtime above
+// raises the fatal error after releasing its device lock (libgomp's target.c).
+// Policies never catch exceptions: in the simulator Exit unwinds the fiber.
 #ifndef STACKCHECK_CORE_POLICIES_POLICY_H_
 #define STACKCHECK_CORE_POLICIES_POLICY_H_
 
@@ -48,6 +50,7 @@ class RuntimeContext {
   const RuntimeOptions options;
 
   // Set by Runtime::LoadImage before Policy::OnImageLoad runs.
+  ModuleHandle module{};
   FunctionHandle region_kernel{};
   FunctionHandle ctor_dtor_kernel{};
   bool has_constructors = false;
@@ -58,11 +61,20 @@ class RuntimeContext {
   // slot of `stacks`. An aborting region launches with KernelAction::kTrap.
   // With `completion`, the kernel writes `completion_value` into that host
   // word as it completes (KernelArgs::completion_word).
-  CuResult LaunchRegion(const RegionSpec& region, DevicePtr stacks,
-                        HostWordHandle completion = {},
+  // `vars` is the region's variable table (0: it maps nothing).
+  CuResult LaunchRegion(const RegionSpec& region, DevicePtr vars,
+                        DevicePtr stacks, HostWordHandle completion = {},
                         std::uint32_t completion_value = 0);
   // Launches the one-warp constructor/destructor kernel on the NULL stream.
-  CuResult LaunchCtorDtor(DevicePtr stacks);
+  CuResult LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks);
+
+  // Tells the observer how much the stacks cache holds at the moment a
+  // policy's soft limit has been applied (bounded-cache), against the largest
+  // block a region inside Run needs.
+  void ReportCacheHeld(std::uint64_t held_bytes);
+  // Runtime::Run brackets each region with these (for ReportCacheHeld).
+  void RegionStarted(std::uint64_t need);
+  void RegionFinished(std::uint64_t need);
 
   // Reports a fatal error naming `region` (kNoRegion if none) to the observer,
   // then runs the exit handlers and ends the process: Host::Exit(1), as
@@ -70,15 +82,22 @@ class RuntimeContext {
   [[noreturn]] void Fatal(RegionId region, CuResult code,
                           absl::string_view message);
   // Fatal with libgomp's message shape for a failed driver call:
-  // "cuCtxSynchronize error: <description>", plus " (perhaps abort was
-  // called)" when the code is CUDA_ERROR_LAUNCH_FAILED (what __trap gives).
+  // "cuMemAlloc error: <description>".
   [[noreturn]] void FatalCall(RegionId region, absl::string_view call,
                               CuResult code);
-  static std::string CallErrorMessage(absl::string_view call, CuResult code);
+  // The same for the wait that ends a region (GOMP_OFFLOAD_run's
+  // cuCtxSynchronize): there, and only there, libgomp adds kAbortHint when
+  // the code is CUDA_ERROR_LAUNCH_FAILED (what __trap gives).
+  [[noreturn]] void FatalRegionWait(RegionId region, absl::string_view call,
+                                    CuResult code);
+  static std::string CallErrorMessage(absl::string_view call, CuResult code,
+                                      bool abort_hint = false);
 
-  // A non-fatal error (GOMP_PLUGIN_error): used on the close path, which runs
-  // inside the exit handlers and so must not call exit again.
-  void Error(absl::string_view call, CuResult code);
+  // A non-fatal error (GOMP_PLUGIN_error): the message is printed (the
+  // observer hears it) and the caller returns failure.
+  void Error(absl::string_view call, CuResult code, bool abort_hint = false);
+  // A non-fatal message of libgomp's own (GOMP_PLUGIN_error / gomp_error).
+  void ErrorMessage(CuResult code, absl::string_view message);
   std::vector<std::string> errors() const;
 
   // A rare path was taken (names in core/probes.h).
@@ -89,6 +108,7 @@ class RuntimeContext {
   // scheduling point in the simulator.
   mutable std::mutex errors_mu_;
   std::vector<std::string> errors_;
+  std::vector<std::uint64_t> running_needs_;  // guarded by errors_mu_
 };
 
 // One stack-cache policy. The runtime calls these from any host thread; a
@@ -101,37 +121,46 @@ class Policy {
   Policy(const Policy&) = delete;
   Policy& operator=(const Policy&) = delete;
 
-  // Runs one target region (one kernel launch). Returns when the policy deems
-  // the region done: after its kernel completed (synchronous policies), or
-  // once it is safely enqueued (those declaring accepts_async_completion).
-  virtual void Run(const RegionSpec& region) = 0;
+  // Runs one target region (one kernel launch, GOMP_OFFLOAD_run) whose
+  // variable table is `vars` (0: none). Returns when the policy deems the
+  // region done: after its kernel completed (synchronous policies), or once
+  // it is safely enqueued (those declaring accepts_async_completion).
+  virtual void Run(const RegionSpec& region, DevicePtr vars) = 0;
 
-  // A user allocation (omp_target_alloc / mapping). Failure after the
-  // policy's own recovery is fatal; 0 is returned only when the device was
-  // given up (closed by the exit path, or a fatal error raised on another
-  // thread) while this call was in progress, as omp_target_alloc returns NULL
-  // for a finalized device. The default is a
-  // plain cuMemAlloc, as before GCC 11 had a soft limit or a retry.
+  // Device memory for the program (GOMP_OFFLOAD_alloc): mapping and
+  // omp_target_alloc, called with the runtime's device lock held. Returns 0
+  // on failure, after reporting it with ctx.Error (never fatal: the caller
+  // decides). The default - GCC 10's - is one cuMemAlloc and
+  // ReportCacheHeld before it (no soft limit).
   virtual DevicePtr DeviceAlloc(std::uint64_t bytes);
-  // Frees a user allocation; the default is a plain cuMemFree, fatal on error.
-  virtual void DeviceFree(DevicePtr ptr);
+  // GOMP_OFFLOAD_free, device lock held: false on failure (reported).
+  virtual bool DeviceFree(DevicePtr ptr);
+  // GOMP_OFFLOAD_host2dev / dev2host, device lock held: a synchronous copy
+  // of `bytes` (the program's data: its content does not matter here); false
+  // on failure (reported, as "cuMemcpyHtoD_v2 error: ...").
+  virtual bool CopyToDevice(DevicePtr dst, std::uint64_t bytes);
+  virtual bool CopyFromDevice(DevicePtr src, std::uint64_t bytes);
 
-  // Device global constructors / destructors (ctx.has_constructors /
-  // has_destructors). Versions before V3 did not run them: the default does
-  // nothing.
-  virtual void OnImageLoad() {}
-  virtual void OnImageUnload() {}
+  // Device global constructors at image load (ctx.has_constructors), device
+  // lock held; false on failure (reported), and the runtime raises the fatal
+  // error. Versions before V3 did not run them: the default does nothing.
+  virtual bool OnImageLoad() { return true; }
 
-  // Releases everything the policy holds, before the context is destroyed.
-  // Runs on the close path (usually inside the exit handlers): errors are
-  // reported with ctx.Error, never fatally.
-  virtual void Close() = 0;
+  // GOMP_OFFLOAD_fini_device: runs the destructors (ctx.has_destructors) and
+  // releases everything the policy holds, before the runtime destroys the
+  // context. Runs inside the exit handlers with the device lock held. Stops
+  // at the first failing driver call, as libgomp's close does, and returns
+  // false; the runtime then raises "device finalization failed".
+  virtual bool Close() = 0;
 
   // Bytes the stacks cache holds now. Read from any thread without the
   // policy's lock (an atomic snapshot), for RuntimeObserver::CacheHeld.
   virtual std::uint64_t CachedBytes() const = 0;
 
  protected:
+  // The copy itself, with a scratch host buffer.
+  CuResult CopyCall(bool to_device, DevicePtr ptr, std::uint64_t bytes);
+
   RuntimeContext& ctx_;
 };
 

@@ -1,5 +1,7 @@
 // Shared plumbing of every policy: launch geometry, error text, fatal path.
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/policies/policy.h"
@@ -12,10 +14,11 @@ RuntimeContext::RuntimeContext(Device& device, Host& host,
     : device(device), host(host), observer(observer), options(options) {}
 
 CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
-                                      DevicePtr stacks,
+                                      DevicePtr vars, DevicePtr stacks,
                                       HostWordHandle completion,
                                       std::uint32_t completion_value) {
   KernelArgs args;
+  args.vars = vars;
   args.completion_word = completion;
   args.completion_value = completion_value;
   args.stacks = stacks;
@@ -29,23 +32,43 @@ CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
                              Dim3{32, region.warps, 1}, args, kLegacyStream);
 }
 
-CuResult RuntimeContext::LaunchCtorDtor(DevicePtr stacks) {
+CuResult RuntimeContext::LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks) {
   KernelArgs args;
   args.stacks = stacks;
   args.stack_size_per_warp = kDefaultStackSizePerWarp;
   args.region_tag = kNoRegion;
   args.duration_ns = 1000;
-  return device.LaunchKernel(ctor_dtor_kernel, Dim3{1, 1, 1}, Dim3{32, 1, 1},
+  return device.LaunchKernel(kernel, Dim3{1, 1, 1}, Dim3{32, 1, 1},
                              args, kLegacyStream);
 }
 
+void RuntimeContext::RegionStarted(std::uint64_t need) {
+  std::lock_guard<std::mutex> lock(errors_mu_);
+  running_needs_.push_back(need);
+}
+
+void RuntimeContext::RegionFinished(std::uint64_t need) {
+  std::lock_guard<std::mutex> lock(errors_mu_);
+  auto it = std::find(running_needs_.begin(), running_needs_.end(), need);
+  if (it != running_needs_.end()) running_needs_.erase(it);
+}
+
+void RuntimeContext::ReportCacheHeld(std::uint64_t held_bytes) {
+  std::uint64_t largest = 0;
+  {
+    std::lock_guard<std::mutex> lock(errors_mu_);
+    for (std::uint64_t need : running_needs_) largest = std::max(largest, need);
+  }
+  observer.CacheHeld(held_bytes, largest);
+}
+
 std::string RuntimeContext::CallErrorMessage(absl::string_view call,
-                                             CuResult code) {
+                                             CuResult code, bool abort_hint) {
   std::string message =
       absl::StrCat(call, " error: ", CuResultDescription(code));
   // __trap() (what abort() becomes on the device) surfaces as LAUNCH_FAILED.
-  if (code == CuResult::kLaunchFailed) {
-    absl::StrAppend(&message, " (perhaps abort was called)");
+  if (abort_hint && code == CuResult::kLaunchFailed) {
+    absl::StrAppend(&message, " ", kAbortHint);
   }
   return message;
 }
@@ -68,9 +91,19 @@ void RuntimeContext::FatalCall(RegionId region, absl::string_view call,
   Fatal(region, code, CallErrorMessage(call, code));
 }
 
-void RuntimeContext::Error(absl::string_view call, CuResult code) {
+void RuntimeContext::FatalRegionWait(RegionId region, absl::string_view call,
+                                     CuResult code) {
+  Fatal(region, code, CallErrorMessage(call, code, /*abort_hint=*/true));
+}
+
+void RuntimeContext::Error(absl::string_view call, CuResult code, bool abort_hint) {
+  ErrorMessage(code, CallErrorMessage(call, code, abort_hint));
+}
+
+void RuntimeContext::ErrorMessage(CuResult code, absl::string_view message) {
+  observer.ErrorReported(code, message);
   std::lock_guard<std::mutex> lock(errors_mu_);
-  errors_.push_back(CallErrorMessage(call, code));
+  errors_.emplace_back(message);
 }
 
 std::vector<std::string> RuntimeContext::errors() const {
@@ -78,17 +111,46 @@ std::vector<std::string> RuntimeContext::errors() const {
   return errors_;
 }
 
-// The defaults: what every version before GCC 11 did for user memory.
+// The defaults: what every version before GCC 11 did for program memory.
 DevicePtr Policy::DeviceAlloc(std::uint64_t bytes) {
+  ctx_.ReportCacheHeld(CachedBytes());  // no limit is applied
   DevicePtr ptr = 0;
   CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
-  if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuMemAlloc", r);
+  if (r != CuResult::kSuccess) {
+    ctx_.Error("nvptx_alloc: cuMemAlloc", r);
+    return 0;
+  }
   return ptr;
 }
 
-void Policy::DeviceFree(DevicePtr ptr) {
+CuResult Policy::CopyCall(bool to_device, DevicePtr ptr, std::uint64_t bytes) {
+  thread_local std::vector<unsigned char> scratch;
+  if (scratch.size() < bytes) scratch.resize(bytes);
+  return to_device ? ctx_.device.MemcpyHtoD(ptr, scratch.data(), bytes)
+                   : ctx_.device.MemcpyDtoH(scratch.data(), ptr, bytes);
+}
+
+bool Policy::CopyToDevice(DevicePtr dst, std::uint64_t bytes) {
+  CuResult r = CopyCall(/*to_device=*/true, dst, bytes);
+  if (r == CuResult::kSuccess) return true;
+  ctx_.Error("cuMemcpyHtoD_v2", r);
+  return false;
+}
+
+bool Policy::CopyFromDevice(DevicePtr src, std::uint64_t bytes) {
+  CuResult r = CopyCall(/*to_device=*/false, src, bytes);
+  if (r == CuResult::kSuccess) return true;
+  ctx_.Error("cuMemcpyDtoH_v2", r);
+  return false;
+}
+
+bool Policy::DeviceFree(DevicePtr ptr) {
   CuResult r = ctx_.device.MemFree(ptr);
-  if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuMemFree", r);
+  if (r != CuResult::kSuccess) {
+    ctx_.Error("cuMemFree", r);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace stackcheck

@@ -15,19 +15,19 @@ class V0NoCachePolicy : public Policy {
  public:
   using Policy::Policy;
 
-  void Run(const RegionSpec& region) override {
+  void Run(const RegionSpec& region, DevicePtr vars) override {
     StackBlock block;  // this region's own
     CuResult r = block.Allocate(ctx_.device, region.StacksBytes());
     if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemAlloc", r);
-    r = ctx_.LaunchRegion(region, block.ptr());
+    r = ctx_.LaunchRegion(region, vars, block.ptr());
     if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
     r = ctx_.device.CtxSynchronize();
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuCtxSynchronize", r);
+    if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, "cuCtxSynchronize", r);
     r = block.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemFree", r);
   }
 
-  void Close() override {}
+  bool Close() override { return true; }
   std::uint64_t CachedBytes() const override { return 0; }
 };
 

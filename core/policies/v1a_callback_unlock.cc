@@ -27,7 +27,7 @@ class V1aCallbackUnlockPolicy : public Policy {
   explicit V1aCallbackUnlockPolicy(RuntimeContext& ctx)
       : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
 
-  void Run(const RegionSpec& region) override {
+  void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();  // released by Release(), on the callback thread
     if (!block_.Fits(region.StacksBytes())) {
       // The previous kernel's callback unlocked before we got here, so no
@@ -37,7 +37,7 @@ class V1aCallbackUnlockPolicy : public Policy {
       r = block_.Allocate(ctx_.device, region.StacksBytes());
       if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemAlloc", r);
     }
-    CuResult r = ctx_.LaunchRegion(region, block_.ptr());
+    CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
     if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
     last_region_ = region.id;
     r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
@@ -47,12 +47,16 @@ class V1aCallbackUnlockPolicy : public Policy {
     // Returns with the lock held: the kernel owns the block until Release.
   }
 
-  void Close() override {
+  bool Close() override {
     // No lock taken: it may still be "held" for a kernel whose callback is
     // pending. The mutex object lives as long as the policy, because a
     // callback drained by the context's destruction still unlocks it.
     CuResult r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+    if (r != CuResult::kSuccess) {
+      ctx_.Error("cuMemFree", r);
+      return false;
+    }
+    return true;
   }
 
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
@@ -64,7 +68,7 @@ class V1aCallbackUnlockPolicy : public Policy {
     if (status != CuResult::kSuccess) {
       // Read after the unlock: a run on another thread may have replaced it.
       RegionId blamed = self->last_region_;
-      self->ctx_.FatalCall(blamed, "stream callback", status);
+      self->ctx_.FatalRegionWait(blamed, "stream callback", status);
     }
   }
 

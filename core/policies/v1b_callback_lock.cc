@@ -27,7 +27,7 @@ class V1bCallbackLockPolicy : public Policy {
   explicit V1bCallbackLockPolicy(RuntimeContext& ctx)
       : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
 
-  void Run(const RegionSpec& region) override {
+  void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();
     if (!block_.Fits(region.StacksBytes())) {
       if (in_flight_ > 0) {
@@ -40,7 +40,7 @@ class V1bCallbackLockPolicy : public Policy {
       r = block_.Allocate(ctx_.device, region.StacksBytes());
       if (r != CuResult::kSuccess) Fail(region.id, "cuMemAlloc", r);
     }
-    CuResult r = ctx_.LaunchRegion(region, block_.ptr());
+    CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
     if (r != CuResult::kSuccess) Fail(region.id, "cuLaunchKernel", r);
     ++in_flight_;
     last_region_ = region.id;
@@ -49,11 +49,15 @@ class V1bCallbackLockPolicy : public Policy {
     lock_->Unlock();
   }
 
-  void Close() override {
+  bool Close() override {
     // Like every libgomp close, without the stacks lock: cuMemFree may wait
     // for a pending callback, which takes it.
     CuResult r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+    if (r != CuResult::kSuccess) {
+      ctx_.Error("cuMemFree", r);
+      return false;
+    }
+    return true;
   }
 
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
@@ -72,7 +76,7 @@ class V1bCallbackLockPolicy : public Policy {
     const RegionId blamed = self->last_region_;
     self->lock_->Unlock();
     if (status != CuResult::kSuccess) {
-      self->ctx_.FatalCall(blamed, "stream callback", status);
+      self->ctx_.FatalRegionWait(blamed, "stream callback", status);
     }
   }
 

@@ -7,24 +7,17 @@ namespace stackcheck {
 V2Gcc11Policy::V2Gcc11Policy(RuntimeContext& ctx)
     : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
 
-void V2Gcc11Policy::LockStacks() {
-  if (lock_ != nullptr) lock_->Lock();
-}
-
-void V2Gcc11Policy::UnlockStacks() {
-  if (lock_ != nullptr) lock_->Unlock();
-}
-
-void V2Gcc11Policy::Run(const RegionSpec& region) {
-  LockStacks();
+void V2Gcc11Policy::Run(const RegionSpec& region, DevicePtr vars)
+    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  lock_->Lock();
   AcquireLocked(region.id, region.StacksBytes());
-  CuResult r = ctx_.LaunchRegion(region, block_.ptr());
+  CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
   if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
   const char* call = "";
   r = WaitForKernel(&call);
   // As committed: the fatal error is raised with the stacks lock still held.
-  if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, call, r);
-  UnlockStacks();
+  if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, call, r);
+  lock_->Unlock();
 }
 
 CuResult V2Gcc11Policy::WaitForKernel(const char** call) {
@@ -46,37 +39,53 @@ void V2Gcc11Policy::AcquireLocked(RegionId region, std::uint64_t need) {
   if (r != CuResult::kSuccess) ctx_.FatalCall(region, "cuMemAlloc", r);
 }
 
-void V2Gcc11Policy::StacksFree(bool force) {
-  LockStacks();
+void V2Gcc11Policy::StacksFree(bool force) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  lock_->Lock();
   if (!block_.empty() && (force || block_.size() > ctx_.options.soft_limit)) {
     if (!force) ctx_.Probe(kProbeSoftLimitFree);
     CuResult r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuMemFree", r);
   }
-  UnlockStacks();
+  // The moment GCC's lazy limit speaks for: after the check, under the lock.
+  if (!force) ctx_.ReportCacheHeld(block_.held_bytes());
+  lock_->Unlock();
+}
+
+DevicePtr V2Gcc11Policy::PlainAlloc(std::uint64_t bytes, bool suppress_oom) {
+  DevicePtr ptr = 0;
+  CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
+  if (r == CuResult::kSuccess) return ptr;
+  if (!(suppress_oom && r == CuResult::kOutOfMemory)) {
+    ctx_.Error("nvptx_alloc: cuMemAlloc", r);
+  }
+  return 0;
 }
 
 DevicePtr V2Gcc11Policy::DeviceAlloc(std::uint64_t bytes) {
   StacksFree(/*force=*/false);  // the lazy soft limit
-  DevicePtr ptr = 0;
-  CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
-  if (r == CuResult::kOutOfMemory) {
-    // The cache may be what starves this allocation: give it back, retry once.
-    ctx_.Probe(kProbeOomRetry);
-    StacksFree(/*force=*/true);
-    r = ctx_.device.MemAlloc(&ptr, bytes);
-  }
-  if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuMemAlloc", r);
-  return ptr;
+  DevicePtr ptr = PlainAlloc(bytes, /*suppress_oom=*/true);
+  if (ptr != 0) return ptr;
+  // Any failure: the cache may be what starves this allocation; give it
+  // back and try once more.
+  ctx_.Probe(kProbeOomRetry);
+  StacksFree(/*force=*/true);
+  return PlainAlloc(bytes, /*suppress_oom=*/false);
 }
 
-void V2Gcc11Policy::Close() {
-  // GCC 11's order: destroy the lock (still locked if a fatal error was raised
-  // inside run on this thread: the hazard this model keeps), then free.
-  lock_.reset();
+bool V2Gcc11Policy::ReleaseAtClose() {
+  // GCC's order: destroy the lock (its result is ignored: EBUSY when a fatal
+  // error was raised inside run, and the mutex stays locked), then free.
+  lock_->Destroy();
+  if (block_.empty()) return true;
   CuResult r = block_.Free(ctx_.device);
-  if (r != CuResult::kSuccess) ctx_.Error("cuMemFree", r);
+  if (r != CuResult::kSuccess) {
+    ctx_.Error("cuMemFree", r);
+    return false;
+  }
+  return true;
 }
+
+bool V2Gcc11Policy::Close() { return ReleaseAtClose(); }
 
 std::unique_ptr<Policy> MakeV2Gcc11(RuntimeContext& ctx) {
   return std::make_unique<V2Gcc11Policy>(ctx);

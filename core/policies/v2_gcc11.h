@@ -1,15 +1,22 @@
-// v2-gcc11: the stacks-block cache GCC 11 committed (January 2021).
+// v2-gcc11: the stacks-block cache GCC 11 committed (January 2021), shipped
+// unchanged in GCC 11-14 (Debian 12's GCC 12.2 plugin carries it).
 //
-// One cached block per device behind a "stacks lock". run holds the lock from
-// acquiring the block, across the launch and the context synchronise, so every
-// region on the device is serialised and no kernel ever runs on a block that
-// is freed or reused. device_alloc applies a lazy 128 MiB soft limit (the
-// block above it is freed by the next user allocation) and frees the cache and
-// retries once when cuMemAlloc runs out of memory. close frees the block.
+// One cached block per device behind a "stacks lock" (plugin-nvptx.c's
+// omp_stacks.lock). GOMP_OFFLOAD_run holds the lock from nvptx_stacks_acquire
+// across the launch and the context synchronise, so every region on the
+// device is serialised and no kernel runs on a block that is freed or reused.
+// GOMP_OFFLOAD_alloc (called with libgomp's device lock held) applies a lazy
+// 128 MiB soft limit through nvptx_stacks_free(force=false), and after any
+// failed cuMemAlloc frees the cache (force) and tries once more; a failure is
+// printed and NULL goes to the caller. nvptx_close_device destroys the stacks
+// lock, frees the block and destroys the context, stopping at the first
+// failing call.
 //
-// Hazard carried on purpose (GCC 11's exit path): a fatal error in run is
-// raised with the stacks lock still held; exit() runs the close-device handler,
-// which destroys that locked mutex and frees memory in a poisoned context.
+// Hazards carried on purpose, as GCC has them: a fatal error in run is raised
+// with the stacks lock held, and the exit path then destroys that locked mutex
+// (EBUSY: it stays locked). Another thread inside GOMP_OFFLOAD_alloc holds the
+// device lock while it waits for the stacks lock, and the exiting thread's
+// handler (gomp_target_fini) waits for the device lock: the exit-time hang.
 //
 // V3 (v3_trunk.cc) is this core plus constructor/destructor kernels; it
 // extends the class through the protected hooks below.
@@ -30,9 +37,9 @@ class V2Gcc11Policy : public Policy {
  public:
   explicit V2Gcc11Policy(RuntimeContext& ctx);
 
-  void Run(const RegionSpec& region) override;
+  void Run(const RegionSpec& region, DevicePtr vars) override;
   DevicePtr DeviceAlloc(std::uint64_t bytes) override;
-  void Close() override;
+  bool Close() override;
   std::uint64_t CachedBytes() const override { return block_.held_bytes(); }
 
  protected:
@@ -40,21 +47,19 @@ class V2Gcc11Policy : public Policy {
   // call's name and result. V2: cuCtxSynchronize.
   virtual CuResult WaitForKernel(const char** call);
 
-  // With the lock held: makes the block at least `need` bytes, fatal (lock
-  // still held) on any driver error, naming `region`.
+  // nvptx_stacks_acquire, lock held: makes the block at least `need` bytes,
+  // fatal (lock still held) on any driver error, naming `region`.
   void AcquireLocked(RegionId region, std::uint64_t need);
   // nvptx_stacks_free: takes the lock; frees the block if `force` or it is
-  // above the soft limit.
+  // above the soft limit; a failed cuMemFree is fatal, lock held.
   void StacksFree(bool force);
+  // nvptx_alloc: one cuMemAlloc; out of memory is silent when
+  // `suppress_oom`, any other failure is printed; 0 on failure.
+  DevicePtr PlainAlloc(std::uint64_t bytes, bool suppress_oom);
+  // The part of nvptx_close_device after the destructors: destroy the
+  // stacks lock (EBUSY if held: it stays locked), free the block.
+  bool ReleaseAtClose();
 
-  // The stacks lock, through these two so that a thread still inside the
-  // policy after Close destroyed it (possible only while another thread is
-  // already running the exit handlers) proceeds unlocked, as it would on a
-  // destroyed pthread mutex in practice, instead of crashing the test binary.
-  void LockStacks() ABSL_NO_THREAD_SAFETY_ANALYSIS;
-  void UnlockStacks() ABSL_NO_THREAD_SAFETY_ANALYSIS;
-
-  // Null once Close destroyed it.
   std::unique_ptr<Mutex> lock_;
   StackBlock block_;  // guarded by *lock_
 };

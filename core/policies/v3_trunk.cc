@@ -1,14 +1,20 @@
 // v3-trunk: libgomp trunk (2024-2026) = the GCC 11 core (v2_gcc11.h) plus
-// device global constructor/destructor kernels. At image load, and at unload
-// during device close, each takes the stacks lock, acquires a one-warp block
-// from the cache, launches the kernel on the NULL stream and synchronises that
-// stream, then unlocks.
+// device global constructor/destructor kernels (nvptx_do_global_cdtors).
+// Each is looked up first: cuModuleGetFunction of the plain entry name, and
+// on CUDA_ERROR_NOT_FOUND the "__mgomp" variant that OpenMP images carry.
+// Only that variant takes the stacks lock and a one-warp block from the cache,
+// launches on the NULL stream and synchronises the stream. Every failure is
+// reported (not fatal): the lock is released and load, or close, returns
+// failure; libgomp then releases its device lock and raises the fatal error.
+// The destructors run inside close, before the mutexes are destroyed; images
+// are not unloaded at exit.
 //
-// Hazard carried on purpose (suspected bug B1): a region that aborts makes run
-// raise its fatal error with the stacks lock held; exit() runs the close-device
-// handler on the same thread; close unloads the image, whose destructor kernel
-// takes the stacks lock again - held by this very thread - and the process
-// hangs at exit.
+// Hazard carried on purpose (B1, by reading trunk): a fatal error raised with
+// the stacks lock held on a healthy context - the stacks allocation out of
+// memory, a rejected launch - exits; close runs the "__mgomp" destructor on
+// the same thread, which locks the stacks lock it already holds. After a
+// kernel trap the look-up itself fails (SEM-05: 719 for every name), so an
+// abort does not reach the lock this way.
 //
 // Not modelled: trunk's reverse-offload path, which polls the NULL stream
 // instead of synchronising the context; it is taken only for images that ask
@@ -20,46 +26,62 @@
 namespace stackcheck {
 namespace {
 
+// The image's entry names (device.h's kCtorDtorKernel is the variant).
+constexpr absl::string_view kPlainCtorDtor = "ctor_dtor";
+
 class V3TrunkPolicy : public V2Gcc11Policy {
  public:
   using V2Gcc11Policy::V2Gcc11Policy;
 
-  void OnImageLoad() override {
-    if (ctx_.has_constructors) RunCtorDtor(/*at_close=*/false);
+  bool OnImageLoad() override {
+    return !ctx_.has_constructors || RunCtorDtor();
   }
-  void OnImageUnload() override {
-    if (ctx_.has_destructors) RunCtorDtor(/*at_close=*/true);
+
+  bool Close() override {
+    bool ok = !ctx_.has_destructors || RunCtorDtor();
+    // Trunk goes on after a failed destructor and reports the failure last.
+    return ReleaseAtClose() && ok;
   }
 
  private:
-  // At load, errors are fatal (with the lock held, like run's); at close we
-  // are inside the exit handlers, so they are reported and the unload goes on.
-  void RunCtorDtor(bool at_close) {
-    LockStacks();
-    if (!at_close) {
-      AcquireLocked(kNoRegion, kDefaultStackSizePerWarp);
-    } else if (!block_.Fits(kDefaultStackSizePerWarp)) {
-      CuResult r = block_.Free(ctx_.device);
+  bool RunCtorDtor() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    FunctionHandle kernel{};
+    CuResult r = ctx_.device.ModuleGetFunction(&kernel, ctx_.module, kPlainCtorDtor);
+    if (r == CuResult::kSuccess) {
+      // A plain entry runs without soft stacks; no image here has one.
+      return true;
+    }
+    if (r != CuResult::kNotFound) {
+      ctx_.Error("cuModuleGetFunction", r);
+      return false;
+    }
+    r = ctx_.device.ModuleGetFunction(&kernel, ctx_.module, kCtorDtorKernel);
+    if (r != CuResult::kSuccess) {
+      ctx_.Error("cuModuleGetFunction", r);
+      return false;
+    }
+    lock_->Lock();
+    const char* call = "cuMemAlloc";
+    if (!block_.Fits(kDefaultStackSizePerWarp)) {
+      r = block_.Free(ctx_.device);
       if (r == CuResult::kSuccess) {
         r = block_.Allocate(ctx_.device, kDefaultStackSizePerWarp);
       }
-      if (r != CuResult::kSuccess) {
-        ctx_.Error("cuMemAlloc", r);
-        UnlockStacks();
-        return;
-      }
     }
-    CuResult r = ctx_.LaunchCtorDtor(block_.ptr());
-    const char* call = "cuLaunchKernel";
     if (r == CuResult::kSuccess) {
-      r = ctx_.device.StreamSynchronize(kLegacyStream);
+      call = "cuLaunchKernel";
+      r = ctx_.LaunchCtorDtor(kernel, block_.ptr());
+    }
+    if (r == CuResult::kSuccess) {
       call = "cuStreamSynchronize";
+      r = ctx_.device.StreamSynchronize(kLegacyStream);
     }
+    lock_->Unlock();
     if (r != CuResult::kSuccess) {
-      if (!at_close) ctx_.FatalCall(kNoRegion, call, r);
       ctx_.Error(call, r);
+      return false;
     }
-    UnlockStacks();
+    return true;
   }
 };
 

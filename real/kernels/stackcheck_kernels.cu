@@ -157,7 +157,7 @@ extern "C" __global__ void omp_region(unsigned long long stacks,
              completion_counter);
 }
 
-extern "C" __global__ void ctor_dtor(unsigned long long stacks,
+extern "C" __global__ void ctor_dtor__mgomp(unsigned long long stacks,
                                      unsigned long long stack_size_per_warp,
                                      unsigned int region_tag,
                                      unsigned long long duration_ns,

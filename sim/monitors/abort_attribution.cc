@@ -2,25 +2,18 @@
 
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/observer.h"
 #include "sim/event_format.h"
 #include "sim/monitors/kernel_table.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
-namespace {
-
-std::string RegionName(std::uint32_t region) {
-  return region == 0 ? std::string("no region")
-                     : absl::StrCat("region ", region);
-}
-
-}  // namespace
-
 void AbortAttributionMonitor::Reset() {
   kernel_regions_.clear();
   aborts_.clear();
-  reported_ = false;
+  judged_ = false;
   poisoned_ = false;
 }
 
@@ -53,29 +46,22 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
     case EventKind::kStickyError:
       poisoned_ = true;
       return std::nullopt;
-    case EventKind::kFatalReported: {
+    case EventKind::kFatalReported:
+    case EventKind::kErrorReported: {
       if (aborts_.empty()) return std::nullopt;  // not about an abort
-      bool names_aborted_region = false;
-      bool carries_abort_code = false;
-      for (const Abort& a : aborts_) {
-        names_aborted_region |= a.region == e.c;
-        carries_abort_code |= a.code == e.x;
-      }
-      if (names_aborted_region) {
-        reported_ = true;
-        return std::nullopt;
-      }
-      // A fatal error with another code (say, out of memory) is about
-      // something else; the abort may still be reported later.
-      if (!carries_abort_code) return std::nullopt;
+      // A message with another code (say, out of memory) is about
+      // something else.
       const Abort& first = aborts_.front();
+      if (judged_ || e.x != first.code) return std::nullopt;
+      judged_ = true;
+      const absl::string_view text = view.MessageText(e.d);
+      if (absl::StrContains(text, kAbortHint)) return std::nullopt;
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(Who(view, e.actor), " reported fatal error ",
-                       FormatResult(e.x), " against ", RegionName(e.c),
-                       ", but the kernel that aborted was ",
-                       KernelLabel(first.kernel, first.region), " at event ",
-                       first.index));
+          absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",
+                       first.index, ", but the first message the user sees, from ",
+                       Who(view, e.actor), ", is \"", text,
+                       "\", which does not say that a kernel aborted"));
     }
     case EventKind::kProcessExit:
       return Unreported(events);
@@ -94,15 +80,15 @@ std::optional<Violation> AbortAttributionMonitor::OnQuiescence(
 
 std::optional<Violation> AbortAttributionMonitor::Unreported(
     absl::Span<const Event> events) const {
-  if (aborts_.empty() || reported_) return std::nullopt;
+  if (aborts_.empty() || judged_) return std::nullopt;
   const Abort& first = aborts_.front();
   return ViolationAtLast(
       kName, events,
       absl::StrCat(KernelLabel(first.kernel, first.region),
                    " aborted at event ", first.index, " with ",
                    FormatResult(first.code),
-                   ", but the execution ended without a fatal error naming ",
-                   RegionName(first.region), " (the abort was lost)"));
+                   ", but the execution ended without a message about it (the abort "
+                   "was lost)"));
 }
 
 }  // namespace stackcheck::sim

@@ -1,10 +1,12 @@
-// abort-attribution: when a kernel aborts (ends with an error code in a
-// healthy context, SEM-04, which then becomes sticky), the
-// runtime reports a fatal error against that kernel's region, and never blames
-// another region for it. A fatal error carrying the abort's code but naming a
-// region none of whose kernels aborted is reported at once; an abort for which
-// no fatal error names the region is reported when the execution ends (at
-// process exit, or at quiescence with every actor finished).
+// abort-attribution, judged on what a user sees: when a kernel aborts (ends
+// with an error code in a healthy context, SEM-04, which then becomes
+// sticky), the first message the runtime prints with the abort's code - a
+// fatal error or an error the caller then acts on - says that a kernel
+// aborted (carries kAbortHint, as libgomp's failed region wait does).
+// libgomp's messages carry no region identity, so the region is not judged. A
+// first message without the hint is reported at once; an abort no message
+// ever reports is reported when the execution ends (at process exit, or at
+// quiescence with every actor finished).
 #ifndef STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 #define STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 
@@ -43,7 +45,7 @@ class AbortAttributionMonitor final : public Monitor {
   // Region tag of each kernel in flight: (kernel id, region).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> kernel_regions_;
   std::vector<Abort> aborts_;
-  bool reported_ = false;  // a fatal error named an aborted region
+  bool judged_ = false;  // the first message with the abort's code was judged
   bool poisoned_ = false;  // a kStickyError was seen
 };
 

@@ -12,13 +12,16 @@ std::optional<Violation> BoundedCacheMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
   if (e.kind != EventKind::kCacheHeld) return std::nullopt;
+  // On a poisoned context no block can be freed (SEM-05): the cache keeps
+  // what it had, whatever the policy wants.
+  if (view.sticky_error()) return std::nullopt;
   const std::uint64_t held = e.x;
   const std::uint64_t needed = e.y;
   if (held <= std::max(soft_limit_, needed)) return std::nullopt;
   return ViolationAtLast(
       kName, events,
-      absl::StrCat("after device_alloc on ", Who(view, e.actor),
-                   " the stacks cache holds ", FormatBytes(held),
+      absl::StrCat("when device_alloc on ", Who(view, e.actor),
+                   " has applied the soft limit, the stacks cache holds ", FormatBytes(held),
                    ", above both the soft limit ", FormatBytes(soft_limit_),
                    " and the largest block a running region needs (",
                    FormatBytes(needed), ")"));

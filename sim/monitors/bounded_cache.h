@@ -1,8 +1,13 @@
-// bounded-cache: after each device_alloc the stacks cache holds no more than
-// max(soft limit, the largest block a running region needs). The runtime
-// reports both figures (RuntimeObserver::CacheHeld -> kCacheHeld); this is the
-// reviewer's first question on the V1 patch: a cache that keeps a large block
-// can starve the program's own allocations.
+// bounded-cache, GCC's contract (GOMP_OFFLOAD_alloc): once device_alloc has
+// applied the soft limit (nvptx_stacks_free with force=false, under the
+// stacks lock), the stacks cache holds no more than max(soft limit, the
+// largest block a running region needs). The limit is lazy: a block above it
+// lives until the next device_alloc, and a region on another thread may grow
+// the cache again right after. Policies report the figure at that moment
+// (RuntimeContext::ReportCacheHeld -> kCacheHeld); one without a soft limit
+// reports it as device_alloc starts. This is the reviewer's first question on
+// the V1 patch: a cache that keeps a large block can starve the program's
+// own allocations. On a poisoned context the cache cannot shrink (SEM-05).
 #ifndef STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 #define STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 

@@ -30,6 +30,10 @@ struct KernelInFlight {
   std::size_t start_index = 0;
   // The live block holding `stacks` when the kernel was enqueued, if any.
   BlockSerial block = kNoBlock;
+  // Its variable table (KernelArgs::vars, kKernelVars) and the live block
+  // holding it when it was enqueued.
+  std::uint64_t vars = 0;
+  BlockSerial vars_block = kNoBlock;
 
   // Bytes the warp slots span; saturates instead of wrapping.
   std::uint64_t stack_bytes() const;

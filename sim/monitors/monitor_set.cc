@@ -31,7 +31,7 @@ constexpr EventKindMask kMemoryAndKernels =
     Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
            EventKind::kCtxDestroy, EventKind::kKernelEnqueue,
            EventKind::kKernelStart, EventKind::kKernelEnd,
-           EventKind::kKernelDropped});
+           EventKind::kKernelDropped, EventKind::kKernelVars});
 
 }  // namespace
 
@@ -57,7 +57,8 @@ EventKindMask EventKindsOf(absl::string_view property) {
   if (property == AbortAttributionMonitor::kName) {
     return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelEnd,
                   EventKind::kKernelDropped, EventKind::kStickyError,
-                  EventKind::kFatalReported, EventKind::kProcessExit});
+                  EventKind::kFatalReported, EventKind::kErrorReported,
+                  EventKind::kProcessExit});
   }
   if (property == BoundedCacheMonitor::kName) {
     return KindBit(EventKind::kCacheHeld);

@@ -43,6 +43,7 @@ Verdicts Explore(const char* policy_name, const Scenario& scenario,
   params.soft_limit = scenario.soft_limit;
   config.device_capacity = scenario.device_capacity;
   config.alloc_failure_at_call = scenario.faults.alloc_failure_at_call;
+  config.launch_failure_at_call = scenario.faults.launch_failure_at_call;
   Simulator sim(config, MakeAllMonitors(params));
   RandomStrategy strategy(RandomStrategy::Options{/*seed=*/7, kExecutions});
   while (strategy.NewExecution()) {
@@ -134,11 +135,13 @@ TEST(MonitorsOnEngineTest, V2SoftLimitAndOomProbesAreReached) {
 }
 
 TEST(MonitorsOnEngineTest, V3RelocksTheStacksLockOnTheExitPath) {  // B1
-  // A region aborts; fatal -> exit -> close -> the destructor kernel takes the
-  // stacks lock the same thread still holds from inside run().
+  // A rejected launch (not sticky) is fatal with the stacks lock held; exit
+  // -> close -> the "__mgomp" destructor takes the stacks lock the same
+  // thread still holds from inside run().
   Scenario s;
   s.threads.resize(1);
-  s.threads[0].ops = {HostOp::Run(Region(1, 8, /*aborts=*/true))};
+  s.threads[0].ops = {HostOp::Run(Region(1, 8))};
+  s.faults.launch_failure_at_call = 1;
   s.faults.device_destructors = true;
   const Verdicts v = Explore("v3-trunk", s);
   ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);

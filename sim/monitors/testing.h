@@ -27,6 +27,16 @@ class FakeSimView : public SimView {
   absl::string_view MutexName(std::uint32_t mutex) const override {
     return mutex == 7 ? "stacks lock" : "";
   }
+  // Message keys of the tests: 1 carries libgomp's abort hint, 2 does not.
+  absl::string_view MessageText(std::uint32_t key) const override {
+    if (key == kHintedMessage) {
+      return "cuCtxSynchronize error: unspecified launch failure (perhaps abort was called)";
+    }
+    if (key == kBareMessage) return "cuMemcpyHtoD_v2 error: unspecified launch failure";
+    return "";
+  }
+  static constexpr std::uint32_t kHintedMessage = 1;
+  static constexpr std::uint32_t kBareMessage = 2;
   bool sticky = false;
 };
 

@@ -47,6 +47,7 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       if (!view.sticky_error()) {
         for (const KernelInFlight& k : kernels_.in_flight()) {
           const LiveBlock* b = ledger_.Find(k.block);
+          if (b == nullptr) b = ledger_.Find(k.vars_block);
           if (b == nullptr) continue;
           found = ViolationAtLast(
               kName, events,
@@ -69,11 +70,33 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       k.block = b == nullptr ? kNoBlock : b->serial;
       return std::nullopt;
     }
+    case EventKind::kKernelVars: {
+      KernelInFlight* k = kernels_.Find(e.a);
+      if (k == nullptr) return std::nullopt;
+      k->vars = e.x;
+      const LiveBlock* b = ledger_.Containing(e.x);
+      k->vars_block = b == nullptr ? kNoBlock : b->serial;
+      return std::nullopt;
+    }
     case EventKind::kKernelStart: {
       KernelInFlight* k = kernels_.Find(e.a);
       if (k == nullptr) return std::nullopt;
       k->started = true;
       k->start_index = index;
+      if (k->vars != 0 && !ledger_.IsLive(k->vars_block)) {
+        const FreedBlock* f = k->vars_block != kNoBlock
+                                  ? ledger_.FindFreed(k->vars_block)
+                                  : ledger_.LastFreedContaining(k->vars);
+        return ViolationAtLast(
+            kName, events,
+            absl::StrCat(KernelLabel(*k), " started with its variable table at 0x",
+                         absl::Hex(k->vars), f == nullptr
+                             ? std::string(", which no live block held")
+                             : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
+                                            " ", HowGone(view, *f)),
+                         " (enqueued by ", Who(view, k->enqueued_by), " at event ",
+                         k->enqueue_index, ")"));
+      }
       if (ledger_.IsLive(k->block)) return std::nullopt;
       const std::string stacks = FormatBlock(k->stacks, k->stack_bytes());
       const FreedBlock* f = k->block != kNoBlock
@@ -109,10 +132,11 @@ std::optional<Violation> UseAfterFreeMonitor::CheckGone(
     absl::Span<const Event> events, const SimView& view,
     const FreedBlock& gone) {
   for (const KernelInFlight& k : kernels_.in_flight()) {
-    if (k.block != gone.serial) continue;
+    if (k.block != gone.serial && k.vars_block != gone.serial) continue;
     return ViolationAtLast(
         kName, events,
-        absl::StrCat("block ", FormatBlock(gone.ptr, gone.bytes), " ",
+        absl::StrCat(k.block == gone.serial ? "block " : "variable block ",
+                     FormatBlock(gone.ptr, gone.bytes), " ",
                      HowGone(view, gone), " while ", KernelLabel(k),
                      ", enqueued on stream ", k.stream, " by ",
                      Who(view, k.enqueued_by), " at event ", k.enqueue_index,

@@ -13,12 +13,13 @@ class FakeMutex : public Mutex {
  public:
   FakeMutex(FakeHost& host, absl::string_view name) : host_(host), name_(name) {}
   ~FakeMutex() override {
-    if (owner_ != kNoThread) {
+    if (owner_ != kNoThread && !destroyed_) {
       host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d",
                                          name_, owner_));
     }
   }
   void Lock() override {
+    if (destroyed_) return;
     const ThreadId me = host_.CurrentThread();
     if (owner_ != kNoThread) host_.OnBlock();
     if (owner_ == me) {
@@ -32,6 +33,7 @@ class FakeMutex : public Mutex {
     owner_ = me;
   }
   void Unlock() override {
+    if (destroyed_) return;
     const ThreadId me = host_.CurrentThread();
     if (owner_ != me) {
       host_.AddViolation(absl::StrFormat(
@@ -40,16 +42,27 @@ class FakeMutex : public Mutex {
     owner_ = kNoThread;
   }
   bool TryLock() override {
+    if (destroyed_) return true;
     if (owner_ != kNoThread) return false;
     owner_ = host_.CurrentThread();
     return true;
   }
   ThreadId Owner() const override { return owner_; }
+  bool Destroy() override {
+    if (owner_ != kNoThread) {
+      host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d",
+                                         name_, owner_));
+      return false;  // EBUSY: stays locked
+    }
+    destroyed_ = true;
+    return true;
+  }
 
  private:
   FakeHost& host_;
   const std::string name_;
   ThreadId owner_ = kNoThread;
+  bool destroyed_ = false;
 };
 
 }  // namespace
@@ -75,14 +88,16 @@ void FakeHost::AtExit(std::function<void()> handler) {
 }
 
 void FakeHost::Exit(int status) {
-  if (exiting_) {
-    AddViolation(absl::StrCat("exit(", status, ") called again while exiting"));
-    throw ProcessExited{status};
-  }
+  // glibc: a second exit() (libgomp's "device finalization failed" from
+  // inside its exit handler) goes on with the handlers not yet started and
+  // ends the process with its own status.
   exiting_ = true;
   exit_status_ = status;
-  for (auto it = exit_handlers_.rbegin(); it != exit_handlers_.rend(); ++it) {
-    (*it)();
+  ++exit_calls_;
+  while (!exit_handlers_.empty()) {
+    std::function<void()> handler = std::move(exit_handlers_.back());
+    exit_handlers_.pop_back();
+    handler();
   }
   exited_ = true;
   throw ProcessExited{status};
@@ -247,9 +262,26 @@ CuResult FakeDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle,
   return CuResult::kSuccess;
 }
 
+CuResult FakeDevice::MemcpyHtoD(DevicePtr dst, const void*, std::uint64_t bytes) {
+  if (CuResult r = Call("cuMemcpyHtoD"); r != CuResult::kSuccess) return r;
+  Drain();  // the legacy stream's earlier work first
+  if (sticky_ != CuResult::kSuccess) return sticky_;
+  return InAllocation(dst, bytes) ? CuResult::kSuccess : CuResult::kInvalidValue;
+}
+
+CuResult FakeDevice::MemcpyDtoH(void*, DevicePtr src, std::uint64_t bytes) {
+  if (CuResult r = Call("cuMemcpyDtoH"); r != CuResult::kSuccess) return r;
+  Drain();
+  if (sticky_ != CuResult::kSuccess) return sticky_;
+  return InAllocation(src, bytes) ? CuResult::kSuccess : CuResult::kInvalidValue;
+}
+
 CuResult FakeDevice::LaunchKernel(FunctionHandle, Dim3 grid, Dim3 block,
                                   const KernelArgs& args, StreamHandle) {
   if (CuResult r = Call("cuLaunchKernel"); r != CuResult::kSuccess) return r;
+  if (++launch_calls_ == options_.fail_launch_at_call) {
+    return CuResult::kLaunchOutOfResources;
+  }
   if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
       block.y == 0 || block.z == 0 ||
       std::uint64_t{block.x} * block.y * block.z > 1024) {

@@ -74,6 +74,8 @@ class FakeHost : public Host {
   void AddViolation(std::string v) { violations_.push_back(std::move(v)); }
   bool exited() const { return exited_; }
   int exit_status() const { return exit_status_; }
+  // How many times exit() was called (2: again from an exit handler).
+  int exit_calls() const { return exit_calls_; }
   absl::Duration slept() const { return slept_; }
 
  private:
@@ -84,6 +86,7 @@ class FakeHost : public Host {
   bool exiting_ = false;
   bool exited_ = false;
   int exit_status_ = -1;
+  int exit_calls_ = 0;
   absl::Duration slept_;
   std::vector<std::string> violations_;
 };
@@ -95,6 +98,10 @@ struct FakeDeviceOptions {
   bool free_waits = true;
   // The k-th (1-based) cuMemAlloc returns OUT_OF_MEMORY; 0 = never.
   std::uint32_t fail_alloc_at_call = 0;
+  // The k-th (1-based) cuLaunchKernel returns LAUNCH_OUT_OF_RESOURCES.
+  std::uint32_t fail_launch_at_call = 0;
+  // Module look-ups of these names return NOT_FOUND (an image without them).
+  std::vector<std::string> missing_kernels;
 };
 
 class FakeDevice : public Device {
@@ -114,6 +121,9 @@ class FakeDevice : public Device {
   CuResult MemFreeAsync(DevicePtr, StreamHandle) override {
     return CuResult::kNotSupported;
   }
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
+                      std::uint64_t bytes) override;
+  CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
@@ -183,6 +193,7 @@ class FakeDevice : public Device {
   std::map<DevicePtr, std::uint64_t> allocations_;
   DevicePtr next_address_ = 0x10000000;
   std::uint32_t alloc_calls_ = 0;
+  std::uint32_t launch_calls_ = 0;
   std::deque<Op> queue_;
   bool draining_ = false;
   CuResult sticky_ = CuResult::kSuccess;
@@ -207,6 +218,9 @@ struct RecordingObserver : RuntimeObserver {
                      absl::string_view message) override {
     fatals.push_back({region, code, std::string(message)});
   }
+  void ErrorReported(CuResult code, absl::string_view message) override {
+    errors.push_back({kNoRegion, code, std::string(message)});
+  }
   void CacheHeld(std::uint64_t held, std::uint64_t largest) override {
     cache_held.push_back({held, largest});
   }
@@ -217,6 +231,7 @@ struct RecordingObserver : RuntimeObserver {
 
   std::vector<RegionId> begun, ended;
   std::vector<Fatal> fatals;
+  std::vector<Fatal> errors;  // non-fatal messages (region unused)
   std::vector<std::pair<std::uint64_t, std::uint64_t>> cache_held;
   std::vector<std::string> probes;
 };

@@ -160,8 +160,9 @@ TEST(SemCallbacks, SEM09_DriverCallsFromCallbackAreRefusedAndFlagged) {
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
   ASSERT_EQ(ctx.results.size(), 8u);
   for (int i = 0; i < 6; ++i) EXPECT_EQ(ctx.results[i], CuResult::kNotPermitted) << i;
-  EXPECT_EQ(ctx.results[6], CuResult::kSuccess);
-  EXPECT_EQ(ctx.results[7], CuResult::kSuccess);
+  EXPECT_EQ(ctx.results[6], CuResult::kSuccess);  // cuStreamAddCallback
+  // cuLaunchHostFunc from a callback: 800 on the H200 (driver 580.159.04).
+  EXPECT_EQ(ctx.results[7], CuResult::kNotPermitted);
   int flagged = 0;
   for (const Event& e : r.trace) {
     if (e.kind == EventKind::kDriverCall && (e.b & kCallFromCallback)) {
@@ -170,8 +171,8 @@ TEST(SemCallbacks, SEM09_DriverCallsFromCallbackAreRefusedAndFlagged) {
     }
   }
   EXPECT_EQ(flagged, 8);
-  EXPECT_EQ(Count(r.trace, EventKind::kCallbackStart), 2);  // the late adds ran
-  EXPECT_EQ(Count(r.trace, EventKind::kHostFnStart), 1);
+  EXPECT_EQ(Count(r.trace, EventKind::kCallbackStart), 2);  // the late add ran
+  EXPECT_EQ(Count(r.trace, EventKind::kHostFnStart), 0);
 }
 
 TEST(SemCallbacks, SEM09_StreamSynchronizeFromCallbackHangsAsDeadlock) {
