@@ -1,5 +1,5 @@
 // `stackcheck bench dfs`: what exhaustive checking costs, and what partial-
-// order reduction saves (issue #7).
+// order reduction saves.
 //
 // For v2-gcc11 and event-fence on the regions scenario (2 host threads x 3
 // regions by default, as `check` builds it), without and with one abort:

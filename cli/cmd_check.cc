@@ -65,6 +65,9 @@ ABSL_FLAG(std::string, scenario, "regions", "check: regions or peer");
 ABSL_FLAG(int, threads, 2, "check: host threads of the regions scenario (1-4)");
 ABSL_FLAG(int, regions, 3, "check: regions per thread of the regions scenario (1-8)");
 ABSL_FLAG(bool, abort, false, "check: thread 0's last region aborts");
+ABSL_FLAG(int, mapped_vars, 0,
+          "check: variables every region maps (0-4): allocations and copies under "
+          "the device lock before and after each region");
 ABSL_FLAG(std::uint64_t, max_executions, 0,
           "check: execution budget (0 = 10,000,000 for dfs, 10,000 for random/pct)");
 ABSL_FLAG(std::uint64_t, plain_budget, 0,
@@ -85,7 +88,7 @@ namespace {
 
 using properties::Expectation;
 
-absl::StatusOr<Scenario> BuildScenario() {
+absl::StatusOr<Scenario> BuildRegions() {
   const std::string name = absl::GetFlag(FLAGS_scenario);
   Scenario s;
   RegionId next = 1;
@@ -116,6 +119,20 @@ absl::StatusOr<Scenario> BuildScenario() {
         absl::StrFormat("--scenario must be regions or peer, not '%s'", name));
   }
   if (absl::GetFlag(FLAGS_abort)) s.threads[0].ops.back().region.aborts = true;
+  return s;
+}
+
+absl::StatusOr<Scenario> BuildScenario() {
+  const int mapped = absl::GetFlag(FLAGS_mapped_vars);
+  if (mapped < 0 || mapped > 4) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--mapped_vars must be 0..4, not %d", mapped));
+  }
+  absl::StatusOr<Scenario> s = BuildRegions();
+  if (!s.ok()) return s;
+  for (ThreadProgram& t : s->threads) {
+    for (HostOp& op : t.ops) op.region.mapped_vars = static_cast<std::uint32_t>(mapped);
+  }
   return s;
 }
 
@@ -484,7 +501,7 @@ int RunCheck(const std::vector<std::string>& args) {
 const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
-     "[--scenario regions|peer] [--threads N] [--regions M] [--abort]",
+     "[--scenario regions|peer] [--threads N] [--regions M] [--abort] [--mapped_vars K]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage",
      &RunCheck});
 

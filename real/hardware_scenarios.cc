@@ -57,6 +57,37 @@ std::vector<NamedScenario> Build() {
                    "constructor and destructor kernels around one region",
                    std::move(s)});
   }
+  {
+    // libgomp's exit-time hang: the aborting thread's exit handler waits for
+    // the device lock, which the mapping thread holds while it waits for the
+    // stacks lock inside device_alloc.
+    RegionSpec mapped;
+    mapped.teams = 8;
+    mapped.warps = 8;
+    mapped.duration_ns = 1 * kMs;
+    mapped.mapped_vars = 1;
+    std::vector<HostOp> mapping;
+    for (RegionId id = 2; id < 12; ++id) {
+      mapped.id = id;
+      mapping.push_back(HostOp::Run(mapped));
+      mapping.push_back(HostOp::DeviceAlloc(kMiB, 0));
+    }
+    out.push_back({"abort-while-mapping",
+                   "one thread's region aborts while another maps data and "
+                   "allocates (device lock against stacks lock at exit)",
+                   Threads({{Run(1, 8, 8, 2 * kMs, true)}, std::move(mapping)})});
+  }
+  {
+    // B1 as trunk has it: a rejected launch is fatal under the stacks lock,
+    // and the destructor at exit relocks it.
+    Scenario s = Threads({{Run(1, 8, 8, 1 * kMs)}});
+    s.faults.launch_failure_at_call = 1;
+    s.faults.device_destructors = true;
+    out.push_back({"rejected-launch-with-destructors",
+                   "the first launch is rejected (not sticky) in an image with "
+                   "device destructors (B1)",
+                   std::move(s)});
+  }
   // 256 teams x 8 warps x 128 KiB = 256 MiB, above the 128 MiB soft limit.
   out.push_back(
       {"alloc-after-big-region",

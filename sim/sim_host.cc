@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/probes.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -129,6 +130,10 @@ class SimMutex final : public Mutex {
 };
 
 }  // namespace
+
+SimHost::SimHost(Scheduler* scheduler) : scheduler_(scheduler) {
+  for (absl::string_view probe : kAllProbes) probes_.Intern(probe);
+}
 
 std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
   const std::uint32_t id = scheduler_->NewMutex(name);

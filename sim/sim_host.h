@@ -22,7 +22,10 @@ namespace stackcheck::sim {
 
 class SimHost final : public Host, public RuntimeObserver {
  public:
-  explicit SimHost(Scheduler* scheduler) : scheduler_(scheduler) {}
+  // Every known probe is registered first, in a fixed order, so that a
+  // probe's id (and so a trace's digest) does not depend on which probes
+  // earlier executions of the same Simulator reached.
+  explicit SimHost(Scheduler* scheduler);
 
   // Forgets the previous execution's exit handlers.
   void BeginExecution() { exit_handlers_.clear(), exiting_ = false; }

@@ -26,7 +26,8 @@ TEST(BoundedCacheTest, AboveBoth) {
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->property, "bounded-cache");
   EXPECT_EQ(v->message,
-            "after device_alloc on T2 the stacks cache holds 528 MiB, above "
+            "when device_alloc on T2 has applied the soft limit, the stacks "
+            "cache holds 528 MiB, above "
             "both the soft limit 128 MiB and the largest block a running "
             "region needs (8 MiB)");
 }

@@ -41,7 +41,7 @@ TEST(GccFidelityTest, MappingFailureIsFatalAfterTheDeviceLockIsReleased) {
   FakeDeviceOptions options;
   options.capacity = 64 * kMiB;
   Harness h("v2-gcc11", options);
-  ASSERT_NE(h.runtime->DeviceAlloc(63 * kMiB), 0u);
+  ASSERT_NE(h.runtime->DeviceAlloc(64 * kMiB), 0u);  // the device is full
   RegionSpec region = Region(1, 1, 1);
   region.mapped_vars = 1;
   EXPECT_THROW(h.runtime->Run(region), ProcessExited);

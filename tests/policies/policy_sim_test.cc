@@ -180,6 +180,7 @@ const std::vector<Verdict>& Verdicts() {
       {"v0-nocache", "abort+cdtors", {"abort-attribution"}, {}},
       {"v0-nocache", "stress", {}, {"no-leak"}},
       {"v0-nocache", "stress+abort", {}, {"abort-attribution", "no-leak"}},
+      {"v0-nocache", "abort+mapping", {}, {"abort-attribution"}},
       // v1a: the callback unlocks the launching thread's mutex; no soft limit.
       {"v1a-callback-unlock", "grow", {"mutex-discipline"}, {}},
       {"v1a-callback-unlock", "abort", {"mutex-discipline"},
@@ -187,7 +188,9 @@ const std::vector<Verdict>& Verdicts() {
       {"v1a-callback-unlock", "abort+cdtors", {"mutex-discipline"},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
       {"v1a-callback-unlock", "soft-limit", {"bounded-cache"}, {"mutex-discipline"}},
-      {"v1a-callback-unlock", "oom", {"mutex-discipline"}, {"no-use-after-free"}},
+      {"v1a-callback-unlock", "oom", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache"}},
+      {"v1a-callback-unlock", "abort+mapping", {},
+       {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
       {"v1a-callback-unlock", "stress", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache", "no-leak"}},
       {"v1a-callback-unlock", "stress+abort", {},
        {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback",
@@ -200,7 +203,9 @@ const std::vector<Verdict>& Verdicts() {
       {"v1b-callback-lock", "abort+cdtors", {"abort-attribution"},
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
       {"v1b-callback-lock", "soft-limit", {"no-deadlock"}, {"bounded-cache", "no-use-after-free"}},
-      {"v1b-callback-lock", "oom", {"no-deadlock"}, {"no-use-after-free"}},
+      {"v1b-callback-lock", "oom", {"no-deadlock"}, {"no-use-after-free", "bounded-cache"}},
+      {"v1b-callback-lock", "abort+mapping", {},
+       {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
       {"v1b-callback-lock", "stress", {"no-deadlock"}, {"no-use-after-free", "no-leak", "bounded-cache"}},
       {"v1b-callback-lock", "stress+abort", {},
        {"no-deadlock", "abort-attribution", "no-use-after-free", "no-leak",
@@ -283,8 +288,15 @@ TEST(EventFenceSimTest, ItsOnlyDeviationIsAsyncCompletion) {
   EXPECT_EQ(Properties(found), Set{"sync-completion"}) << Describe(found);
 }
 
+// B1 as trunk has it: a rejected launch (not sticky) is fatal with the
+// stacks lock held; the exit path's "__mgomp" destructor relocks it.
 TEST(V3TrunkSimTest, B1IsTheOwnerRelockingTheStacksLockAtExit) {
-  Findings found = Explore(*FindPolicy("v3-trunk"), Abort(true));
+  Scenario s;
+  s.threads.resize(1);
+  s.threads[0].ops = {HostOp::Run(1, 2, 2)};
+  s.faults.launch_failure_at_call = 1;
+  s.faults.device_destructors = true;
+  Findings found = Explore(*FindPolicy("v3-trunk"), s);
   EXPECT_NE(found["mutex-discipline"].find("relock by the owner"), std::string::npos)
       << Describe(found);
 }
