@@ -272,7 +272,8 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       continue;
     }
     const bool singleton = keyword != "thread" && keyword != "run" && keyword != "alloc" &&
-                           keyword != "free";
+                           keyword != "free" && keyword != "enter" && keyword != "exit" &&
+                           keyword != "update";
     if (singleton && !seen.insert(std::string(keyword)).second) {
       return error(absl::StrFormat("'%s' given twice", keyword));
     }

@@ -62,8 +62,10 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "core/policies/event_fence.h"
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
@@ -316,11 +318,16 @@ class EventFencePolicy : public Policy {
   }
   void ReportLocked(const char* call, CuResult r) {
     if (IsStickyError(r)) MarkPoisonedLocked(kNoRegion, r);
-    if (poisoned_) {
-      ctx_.Error(call, poisoned_code_, /*abort_hint=*/true);
-    } else {
+    if (!poisoned_) {
       ctx_.Error(call, r);
+      return;
     }
+    std::string message = RuntimeContext::CallErrorMessage(call, poisoned_code_,
+                                                           /*abort_hint=*/true);
+    if (poisoned_region_ != kNoRegion) {
+      absl::StrAppend(&message, " in region ", poisoned_region_);
+    }
+    ctx_.ErrorMessage(poisoned_code_, message);
   }
 
   // Constructors at load, destructors at close: synchronous and reported,

@@ -18,7 +18,7 @@ contains() {  # contains NAME NEEDLE (in $out)
 }
 
 # campaign: a small deterministic run of one buggy policy matches the table.
-check campaign_v1b 0 "$bin" campaign --policy=v1b-callback-lock --executions=300 --jobs=1 \
+check campaign_v1b 0 "$bin" campaign --policy=v1b-callback-lock --executions=1000 --jobs=1 \
   --replay_dir="$tmp/replays"
 contains campaign_v1b "no-deadlock"
 contains campaign_v1b "every verdict matches its expectation"

@@ -68,8 +68,8 @@ void ExpectError(const std::string& text, absl::string_view needle) {
 TEST(ReplayFile, GoodFileParses) { ASSERT_TRUE(ParseReplayFile(GoodFile()).ok()); }
 
 TEST(ReplayFile, RejectsOtherFormatVersion) {
-  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 1", "stackcheck-replay 2"}}),
-              "version '2' is not supported");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 2", "stackcheck-replay 1"}}),
+              "version '1' is not supported");
 }
 
 TEST(ReplayFile, RejectsOtherToolVersion) {
@@ -120,7 +120,7 @@ TEST(ReplayFile, RejectsBadValues) {
               "step_bound");
   std::string two_regions_same_id = absl::StrReplaceAll(
       GoodFile(), {{"schedule", "thread\nrun id=1 teams=1 warps=1 stack_size_per_warp=1 "
-                                "duration_ns=1 aborts=0\nschedule"}});
+                                "duration_ns=1 aborts=0 mapped_vars=0\nschedule"}});
   ExpectError(two_regions_same_id, "unique");
   std::string five_threads = GoodFile();
   for (int i = 0; i < 4; ++i) {
