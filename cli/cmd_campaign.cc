@@ -21,6 +21,7 @@
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/json_writer.h"
+#include "properties/quoted_text.h"
 #include "properties/verdict_table.h"
 
 ABSL_FLAG(std::uint64_t, executions, 0,
@@ -151,7 +152,8 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
     if (p == nullptr) {
       std::string known;
       for (const PolicyInfo& q : AllPolicies()) absl::StrAppend(&known, known.empty() ? "" : ", ", q.name);
-      return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)", name, known));
+      return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)",
+                                        properties::Quoted(name), known));
     }
     o.policies.push_back(p);
   }

@@ -16,7 +16,9 @@
 #include "properties/catalogue.h"
 #include "properties/executor.h"
 #include "properties/json_writer.h"
+#include "properties/quoted_text.h"
 #include "properties/replay_file.h"
+#include "sim/strategies/strict_sequence_strategy.h"
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/timeline.h"
 
@@ -33,25 +35,31 @@ int RunReplay(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome] [--out PATH]");
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "chrome") {
-    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'", format));
+    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'",
+                                      properties::Quoted(format)));
   }
   absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
   if (!record.ok()) return UsageError(record.status().message());
   const PolicyInfo* policy = FindPolicy(record->policy);
   if (policy == nullptr) {
-    return UsageError(absl::StrFormat("unknown policy '%s' in the replay", record->policy));
+    return UsageError(absl::StrFormat("unknown policy '%s' in the replay",
+                                      properties::Quoted(record->policy)));
   }
   const properties::PropertyInfo* property = properties::FindProperty(record->property);
   // The same monitors the shrinker used: the recorded property's alone.
   const properties::PropertyInfo* const checked[] = {property};
   properties::ExecuteOptions options;
   options.keep_trace = true;
+  // Strict: a value out of range or left over is bad input naming its step,
+  // never some other interleaving.
+  sim::StrictSequenceStrategy schedule(record->test_case.schedule);
   absl::StatusOr<Execution> e = properties::Execute(record->test_case, *policy, checked,
-                                                    nullptr, options);
+                                                    &schedule, options);
   if (!e.ok()) {
     absl::FPrintF(stderr, "stackcheck: replay failed: %s\n", e.status().ToString());
     return kExitMismatch;
   }
+  if (absl::Status s = schedule.Finish(); !s.ok()) return UsageError(s.message());
   const bool recurred = e->violation.has_value() && e->violation->property == record->property;
   const bool digest_ok = !record->digest.has_value() || *record->digest == e->digest;
 

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "absl/strings/str_format.h"
+#include "properties/quoted_text.h"
 
 namespace stackcheck::cli {
 namespace {
@@ -29,7 +30,8 @@ const Command* FindCommand(absl::string_view name) {
 }
 
 int UsageError(absl::string_view message) {
-  absl::FPrintF(stderr, "stackcheck: %s (see stackcheck --help)\n", message);
+  absl::FPrintF(stderr, "stackcheck: %s (see stackcheck --help)\n",
+                properties::PrintableMessage(message));
   return kExitUsage;
 }
 

@@ -31,7 +31,8 @@ bool RegisterCommand(const Command& command);
 const std::vector<Command>& AllCommands();
 const Command* FindCommand(absl::string_view name);
 
-// Prints "stackcheck: <message>" on stderr; returns kExitUsage.
+// Prints "stackcheck: <message>" on stderr, control bytes escaped and a long
+// message cut; returns kExitUsage.
 int UsageError(absl::string_view message);
 
 }  // namespace stackcheck::cli

@@ -8,8 +8,9 @@
 
 ABSL_FLAG(bool, json, false, "print machine-readable JSON on stdout instead of text");
 ABSL_FLAG(std::string, policy, "",
-          "policies to explore, comma-separated (campaign: default all; check: one)");
-ABSL_FLAG(std::uint64_t, seed, 1, "seed of the explored cases and schedules");
+          "campaign, check: policies to explore, comma-separated (campaign: default "
+          "all; check: one)");
+ABSL_FLAG(std::uint64_t, seed, 1, "campaign, check: seed of the explored cases and schedules");
 
 namespace stackcheck::cli {
 

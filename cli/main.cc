@@ -10,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/flag_parser.h"
 #include "core/version.h"
+#include "properties/quoted_text.h"
 
 namespace stackcheck::cli {
 namespace {
@@ -66,11 +67,17 @@ int Main(int argc, char** argv) {
   } else {
     command = FindCommand(args.front());
     if (command == nullptr) {
-      return UsageError(absl::StrFormat("unknown command '%s'", args.front()));
+      return UsageError(
+          absl::StrFormat("unknown command '%s'", properties::Quoted(args.front())));
     }
     args.erase(args.begin());
   }
   if (command == nullptr) return UsageError("no command available");
+  std::vector<std::string> names;
+  for (const Command& c : AllCommands()) names.emplace_back(c.name);
+  if (absl::Status s = CheckFlagsBelong(command->name, *parsed, names); !s.ok()) {
+    return UsageError(s.message());
+  }
   return command->run(args);
 }
 
