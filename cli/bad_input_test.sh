@@ -77,4 +77,29 @@ check check_dfs_seed 2 "$bin" check --policy=v2-gcc11 --seed 3
 check campaign_format 2 "$bin" campaign --format text
 check policies_json_ok 0 "$bin" policies --json
 
+# --out naming the input would destroy it.
+cp "$corpus" "$tmp/self.replay"
+check replay_out_is_input 2 "$bin" replay "$tmp/self.replay" --format chrome --out "$tmp/self.replay"
+cmp -s "$corpus" "$tmp/self.replay" || { echo "FAIL replay_out_is_input: the replay file changed"; fail=1; }
+
+# Output that cannot be written is a failed run.
+if [[ -w /dev/full ]]; then
+  "$bin" policies >/dev/full 2>"$tmp/err"; rc=$?
+  [[ $rc -ne 0 ]] || { echo "FAIL policies_dev_full: exit 0"; fail=1; }
+  grep -q "error writing standard output" "$tmp/err" || { echo "FAIL policies_dev_full: $(cat "$tmp/err")"; fail=1; }
+  "$bin" replay "$corpus" --json >/dev/full 2>/dev/null && { echo "FAIL replay_json_dev_full: exit 0"; fail=1; }
+fi
+
+# With --json, a failure still prints one JSON object on stdout.
+json_error() {  # json_error NAME WANT_RC CMD... : one object with "error"
+  local name=$1 want=$2; shift 2
+  stdout=$("$@" 2>/dev/null); rc=$?
+  [[ $rc -eq $want ]] || { echo "FAIL $name: exit $rc, want $want"; fail=1; }
+  [[ $(wc -l <<<"$stdout") -eq 1 && "$stdout" == "{"*'"error":'*'"exit_status":'"$want}" ]] ||
+    { echo "FAIL $name: not one JSON error object: $stdout"; fail=1; }
+}
+json_error json_bad_replay 2 "$bin" replay "$tmp" --json
+json_error json_unknown_flag 2 "$bin" policies --bogus --json
+json_error json_unknown_command 2 "$bin" frobnicate --json
+
 exit $fail

@@ -100,7 +100,7 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
                              : "SOME VERDICTS DO NOT MATCH THEIR EXPECTATION");
 }
 
-void PrintJson(const CampaignResult& r, const CampaignOptions& o) {
+void PrintCampaignJson(const CampaignResult& r, const CampaignOptions& o) {
   properties::JsonWriter json;
   const properties::VerdictTable table = properties::ToVerdictTable(r);
   json.BeginObject();
@@ -140,7 +140,7 @@ void PrintJson(const CampaignResult& r, const CampaignOptions& o) {
   for (const auto& [probe, n] : r.probes) json.Key(probe).Uint(n);
   json.EndObject();
   json.EndObject();
-  absl::PrintF("%s\n", json.str());
+  PrintJson(json);
 }
 
 int RunCampaignCommand(const std::vector<std::string>& args) {
@@ -191,7 +191,7 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
     return kExitMismatch;
   }
   if (absl::GetFlag(FLAGS_json)) {
-    PrintJson(*r, o);
+    PrintCampaignJson(*r, o);
   } else {
     PrintText(*r, o);
   }

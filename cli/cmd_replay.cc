@@ -4,7 +4,7 @@
 // Perfetto trace. Exit 0 when the recorded property is violated again (and the
 // trace digest matches, when the file records one), 1 when not, 2 on bad input.
 #include <cstdint>
-#include <fstream>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -13,6 +13,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
+#include "properties/atomic_file.h"
 #include "properties/catalogue.h"
 #include "properties/executor.h"
 #include "properties/json_writer.h"
@@ -37,6 +38,14 @@ int RunReplay(const std::vector<std::string>& args) {
   if (format != "text" && format != "chrome") {
     return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'",
                                       properties::Quoted(format)));
+  }
+  const std::string out_path = absl::GetFlag(FLAGS_out);
+  if (!out_path.empty()) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(args[0], out_path, ec)) {
+      return UsageError("--out names the replay file itself; writing the trace there "
+                        "would destroy it");
+    }
   }
   absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
   if (!record.ok()) return UsageError(record.status().message());
@@ -71,11 +80,10 @@ int RunReplay(const std::vector<std::string>& args) {
     trace = sim::Timeline(e->trace, e->actor_names,
                           e->violation.has_value() ? &*e->violation : nullptr);
   }
-  const std::string out_path = absl::GetFlag(FLAGS_out);
   if (!out_path.empty()) {
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    out << trace;
-    if (!out) return UsageError(absl::StrFormat("cannot write --out %s", out_path));
+    if (absl::Status s = properties::WriteFileAtomically(out_path, trace); !s.ok()) {
+      return UsageError(absl::StrFormat("cannot write --out: %s", s.message()));
+    }
   }
 
   if (absl::GetFlag(FLAGS_json)) {
@@ -97,7 +105,7 @@ int RunReplay(const std::vector<std::string>& args) {
     }
     if (!out_path.empty()) json.Key("trace_file").String(out_path);
     json.EndObject();
-    absl::PrintF("%s\n", json.str());
+    PrintJson(json);
   } else {
     if (out_path.empty()) absl::PrintF("%s", trace);
     if (format == "text" || !out_path.empty()) {

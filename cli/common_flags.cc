@@ -14,11 +14,22 @@ ABSL_FLAG(std::uint64_t, seed, 1, "campaign, check: seed of the explored cases a
 
 namespace stackcheck::cli {
 
+namespace {
+bool json_printed = false;
+}  // namespace
+
+void PrintJson(const properties::JsonWriter& json) {
+  absl::PrintF("%s\n", json.str());
+  json_printed = true;
+}
+
 int PrintJsonResult(properties::JsonWriter& json, int rc) {
   json.Key("exit_status").Int(rc);
   json.EndObject();
-  absl::PrintF("%s\n", json.str());
+  PrintJson(json);
   return rc;
 }
+
+bool JsonPrinted() { return json_printed; }
 
 }  // namespace stackcheck::cli

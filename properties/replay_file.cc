@@ -18,6 +18,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/version.h"
+#include "properties/atomic_file.h"
 #include "properties/catalogue.h"
 #include "properties/quoted_text.h"
 
@@ -407,12 +408,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
 }
 
 absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  out << FormatReplayFile(record);
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("error writing ", path));
-  return absl::OkStatus();
+  return WriteFileAtomically(path, FormatReplayFile(record));
 }
 
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path) {

@@ -57,6 +57,7 @@ std::string FormatReplayFile(const ReplayRecord& record);
 // (The policy is checked by whoever runs it, against the policy registry.)
 absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text);
 
+// Atomically: a reader sees the old file or the whole new one.
 absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record);
 // Only a regular file of at most kMaxReplayFileBytes (not a directory, a
 // device or a pipe) is read.
