@@ -9,6 +9,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -42,7 +43,7 @@ constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 44;  // 16 TiB
 // Where each part of a record was read from, for messages (0: unknown, as in
 // a token).
 struct SourceLines {
-  int tool = 0, property = 0, modes = 0, device = 0, schedule = 0;
+  int tool = 0, policy = 0, property = 0, modes = 0, device = 0, schedule = 0;
   std::vector<int> threads;            // the 'thread' lines
   std::vector<std::vector<int>> ops;   // [thread][op]
 };
@@ -65,6 +66,17 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
     return absl::FailedPreconditionError(s.message());
   }
   if (r.policy.empty()) return absl::InvalidArgumentError("missing policy");
+  // A name, so that it prints as one word on one line (a token could hold any
+  // bytes).
+  const bool name_like = r.policy.size() <= kQuotedMaxBytes &&
+                         std::all_of(r.policy.begin(), r.policy.end(), [](char ch) {
+                           return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
+                                  ch == '-' || ch == '_' || ch == '.';
+                         });
+  if (!name_like) {
+    return InvalidAt(at.policy, absl::StrFormat("policy '%s' is not a policy name",
+                                                Quoted(r.policy)));
+  }
   if (FindProperty(r.property) == nullptr) {
     return InvalidAt(at.property,
                      absl::StrFormat("unknown property '%s'", Quoted(r.property)));
@@ -310,6 +322,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       at.tool = line_no;
       RETURN_IF_ERROR(one_word(&r.tool_version));
     } else if (keyword == "policy") {
+      at.policy = line_no;
       RETURN_IF_ERROR(one_word(&r.policy));
     } else if (keyword == "property") {
       at.property = line_no;

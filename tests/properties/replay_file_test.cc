@@ -138,6 +138,20 @@ TEST(ReplayFile, ValidationErrorsNameTheLine) {
   ExpectError(absl::StrReplaceAll(GoodFile(), {{"id=1", "id=0"}}), "line 10: region id 0");
 }
 
+TEST(ReplayToken, RejectsAPolicyThatIsNotAName) {
+  // A token can carry any bytes; a policy name with a newline would not
+  // survive the file format, nor print safely.
+  Case c;
+  c.scenario.threads.resize(1);
+  c.scenario.threads[0].ops.push_back(HostOp::Run(1, 1, 1));
+  ReplayRecord record = Record(c);
+  record.policy = "v2\nend";
+  absl::StatusOr<ReplayRecord> r = DecodeReplayToken(EncodeReplayToken(record));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is not a policy name"), absl::string_view::npos)
+      << r.status();
+}
+
 TEST(ReplayFile, RejectsByteCountsThatWouldWrap) {
   // 2^60 x 4 x 4 is 2^64: it would wrap to 0.
   ExpectError(absl::StrReplaceAll(GoodFile(), {{"teams=1 warps=1", "teams=4 warps=4"},
