@@ -1,5 +1,7 @@
 #include "tests/properties/test_shard_env.h"
 
+#include <vector>
+
 #include "gtest/gtest.h"
 
 namespace stackcheck::properties::testing {
@@ -44,6 +46,24 @@ TEST(ShardFromEnvironment, EscapesTheValueInItsMessage) {
   absl::StatusOr<TestShard> s = ShardFromEnvironment("\x1b[2J", "0");
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message().find('\x1b'), absl::string_view::npos) << s.status();
+}
+
+TEST(TestShard, SampledItemsAreDealtToExactlyOneShardEach) {
+  for (int every : {1, 2, 4}) {
+    std::vector<int> per_shard(3);
+    for (int k = 0; k < 100; ++k) {
+      int owners = 0;
+      for (int i = 0; i < 3; ++i) {
+        if (TestShard{i, 3}.OwnsSampled(k, every)) {
+          ++owners;
+          ++per_shard[i];
+        }
+      }
+      EXPECT_EQ(owners, k % every == 0 ? 1 : 0) << "item " << k << ", every " << every;
+    }
+    const int sampled = (100 + every - 1) / every;
+    for (int n : per_shard) EXPECT_LE(n, sampled / 3 + 1);
+  }
 }
 
 TEST(RapidCheckParams, GivesEachShardItsSeedAndShare) {

@@ -146,7 +146,7 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
   int compared = 0;
   for (const Config& config : configs) {
     for (const PolicyInfo& policy : AllPolicies()) {
-      if (!shard.Owns(item++)) continue;
+      if (!shard.OwnsSampled(item++, testing::kSanitizerSampling)) continue;
       const std::string label = absl::StrCat(policy.name, " on ", config.name);
       sim::DfsStrategy::Options dpor;  // sleep sets + DPOR
       dpor.max_executions = kDporBudget;
