@@ -395,8 +395,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
     }
     result.executions += pr.executions;
     result.policies.push_back(std::move(pr));
-    if (interrupted) result.interrupted = true;
   }
+  // Set during exploration or shrinking, or before a policy's turn came.
+  result.interrupted = stopped();
   std::sort(result.shortfalls.begin(), result.shortfalls.end());
   result.elapsed_s = Seconds(absl::Now() - start);
   return result;

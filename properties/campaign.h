@@ -102,7 +102,8 @@ struct CampaignResult {
   double elapsed_s = 0;
   // Every known coverage probe -> executions that hit it (0 = never).
   std::map<std::string, std::uint64_t> probes;
-  // `stop` was set: the policies explored so far, partly.
+  // `stop` was set: the policies explored so far, the last one partly, and
+  // violations kept as found or partly shrunk.
   bool interrupted = false;
   // With a fixed execution count: what the time budget cut short, one line
   // each (empty when the count was run in full and every shrink finished).
