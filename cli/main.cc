@@ -41,7 +41,7 @@ void PrintHelp() {
       "\nWith no command, runs '%s'. Flags: --name=value or --name value;\n"
       "each command's description lists the flags it reads.\n"
       "Exit codes: 0 all verdicts as expected, 1 a verdict differs or the run failed, "
-      "2 usage error.\n",
+      "2 usage error or bad input, 128+N stopped by signal N (campaign).\n",
       FindCommand(kDefaultCommands[0]) ? kDefaultCommands[0] : kDefaultCommands[1]);
 }
 
