@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
@@ -218,10 +219,7 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
   o.stop = StopOnSignals();
   absl::StatusOr<CampaignResult> r = properties::RunCampaign(o);
   if (isatty(STDERR_FILENO)) absl::FPrintF(stderr, "\n");
-  if (!r.ok()) {
-    absl::FPrintF(stderr, "stackcheck: campaign failed: %s\n", r.status().ToString());
-    return kExitMismatch;
-  }
+  if (!r.ok()) return RunError(absl::StrCat("campaign failed: ", r.status().ToString()));
   if (absl::GetFlag(FLAGS_json)) {
     PrintCampaignJson(*r, o);
   } else {

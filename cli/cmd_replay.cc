@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
@@ -64,10 +65,7 @@ int RunReplay(const std::vector<std::string>& args) {
   sim::StrictSequenceStrategy schedule(record->test_case.schedule);
   absl::StatusOr<Execution> e = properties::Execute(record->test_case, *policy, checked,
                                                     &schedule, options);
-  if (!e.ok()) {
-    absl::FPrintF(stderr, "stackcheck: replay failed: %s\n", e.status().ToString());
-    return kExitMismatch;
-  }
+  if (!e.ok()) return RunError(absl::StrCat("replay failed: ", e.status().ToString()));
   if (absl::Status s = schedule.Finish(); !s.ok()) return UsageError(s.message());
   const bool recurred = e->violation.has_value() && e->violation->property == record->property;
   const bool digest_ok = !record->digest.has_value() || *record->digest == e->digest;
