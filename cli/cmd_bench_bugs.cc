@@ -142,7 +142,7 @@ int RunBenchBugs(const std::vector<std::string>& args) {
       w.EndObject();
     }
     w.EndArray().Key("all_found").Bool(all_found).EndObject();
-    absl::PrintF("%s\n", w.str());
+    PrintJson(w);
   }
   return all_found ? kExitOk : kExitMismatch;
 }

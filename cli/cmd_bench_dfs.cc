@@ -146,7 +146,7 @@ void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
   absl::PrintF("jobs_scaling 1->2 %.2f\n", jobs.scaling());
 }
 
-void PrintJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
+void PrintDfsJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
   properties::JsonWriter w;
   w.BeginObject().Key("command").String("bench dfs");
   w.Key("cases").BeginArray();
@@ -181,7 +181,7 @@ void PrintJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     w.EndObject();
   }
   w.EndObject();
-  absl::PrintF("%s\n", w.str());
+  PrintJson(w);
 }
 
 int RunBenchDfs(const std::vector<std::string>& args) {
@@ -244,7 +244,7 @@ int RunBenchDfs(const std::vector<std::string>& args) {
     }
   }
   if (json) {
-    PrintJson(figures, jobs);
+    PrintDfsJson(figures, jobs);
   } else {
     PrintText(figures, jobs);
   }

@@ -104,16 +104,10 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   std::vector<Cost> costs;
 
   absl::StatusOr<std::unique_ptr<real::LaunchBench>> bench = real::LaunchBench::Open();
-  if (!bench.ok()) {
-    absl::FPrintF(stderr, "stackcheck: %s\n", bench.status().message());
-    return kExitMismatch;
-  }
+  if (!bench.ok()) return RunError(bench.status().message());
   const real::DeviceProperties& props = (*bench)->properties();
   absl::StatusOr<std::uint32_t> occupancy = (*bench)->DefaultTeams(8);
-  if (!occupancy.ok()) {
-    absl::FPrintF(stderr, "stackcheck: %s\n", occupancy.status().message());
-    return kExitMismatch;
-  }
+  if (!occupancy.ok()) return RunError(occupancy.status().message());
   // libgomp's default on an H200 is 132 SMs x 4 = 528 teams (the reference
   // figures' geometry); the occupancy API alone would allow more.
   const std::uint32_t teams = static_cast<std::uint32_t>(props.sm_count * 4);

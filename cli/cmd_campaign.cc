@@ -2,7 +2,9 @@
 // policy x every property on the simulator, random and PCT exploration within
 // a time budget, then the verdict table, an explanation of each violation and
 // the coverage probes no execution reached. Exit 0 when every verdict matches
-// the expected-verdicts table, 1 when one does not.
+// the expected-verdicts table, 1 when one does not or when --executions was
+// not reached within the time budget; after SIGINT / SIGTERM, the partial
+// results and 128 + the signal's number.
 #include <unistd.h>
 
 #include <cstdint>
@@ -13,14 +15,17 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/interrupt.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/json_writer.h"
+#include "properties/quoted_text.h"
 #include "properties/verdict_table.h"
 
 ABSL_FLAG(std::uint64_t, executions, 0,
@@ -59,6 +64,10 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
                r.elapsed_s, r.executions / std::max(r.elapsed_s, 1e-3), o.seed, o.jobs,
                o.shard_count > 1 ? absl::StrFormat(", shard %d/%d", o.shard_index, o.shard_count)
                                  : "");
+  if (r.interrupted) {
+    absl::PrintF("INTERRUPTED: the verdicts below are partial (policies explored so far, "
+                 "violations unshrunk)\n\n");
+  }
   const properties::VerdictTable table = properties::ToVerdictTable(r);
   absl::PrintF("%s", properties::FormatVerdictTable(table));
 
@@ -71,10 +80,16 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
       absl::PrintF("\n%s / %s (expected: %s)\n", pr.policy->name, v.property->name,
                    properties::ExpectationName(
                        properties::ExpectedVerdict(pr.policy->name, v.property->name)));
-      absl::PrintF("  found by %s exploration at execution %d; shrunk in %d executions to %s%s\n",
-                   properties::ExplorerName(v.found_by), v.found_at, v.shrink_executions,
-                   properties::SizeOf(v.counterexample).ToString(),
-                   v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
+      if (!v.shrunk && v.reproducible) {
+        absl::PrintF("  found by %s exploration at execution %d; not shrunk (interrupted): %s\n",
+                     properties::ExplorerName(v.found_by), v.found_at,
+                     properties::SizeOf(v.counterexample).ToString());
+      } else {
+        absl::PrintF("  found by %s exploration at execution %d; shrunk in %d executions to %s%s\n",
+                     properties::ExplorerName(v.found_by), v.found_at, v.shrink_executions,
+                     properties::SizeOf(v.counterexample).ToString(),
+                     v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
+      }
       absl::PrintF("  what broke: %s\n", v.message);
       for (absl::string_view line :
            absl::StrSplit(properties::DescribeScenario(v.counterexample.scenario), '\n',
@@ -97,9 +112,12 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
   absl::PrintF("\n%s\n", properties::AllMatch(table)
                              ? "every verdict matches its expectation"
                              : "SOME VERDICTS DO NOT MATCH THEIR EXPECTATION");
+  for (const std::string& s : r.shortfalls) {
+    absl::PrintF("INCOMPLETE: %s (raise --time_budget_s)\n", s);
+  }
 }
 
-void PrintJson(const CampaignResult& r, const CampaignOptions& o) {
+void PrintCampaignJson(const CampaignResult& r, const CampaignOptions& o) {
   properties::JsonWriter json;
   const properties::VerdictTable table = properties::ToVerdictTable(r);
   json.BeginObject();
@@ -111,6 +129,11 @@ void PrintJson(const CampaignResult& r, const CampaignOptions& o) {
   json.Key("executions").Uint(r.executions);
   json.Key("elapsed_s").Double(r.elapsed_s);
   json.Key("all_match").Bool(properties::AllMatch(table));
+  json.Key("interrupted").Bool(r.interrupted);
+  json.Key("complete").Bool(r.shortfalls.empty() && !r.interrupted);
+  json.Key("shortfalls").BeginArray();
+  for (const std::string& s : r.shortfalls) json.String(s);
+  json.EndArray();
   json.Key("verdicts");
   properties::WriteVerdictTableJson(table, json);
   json.Key("violations").BeginArray();
@@ -139,7 +162,7 @@ void PrintJson(const CampaignResult& r, const CampaignOptions& o) {
   for (const auto& [probe, n] : r.probes) json.Key(probe).Uint(n);
   json.EndObject();
   json.EndObject();
-  absl::PrintF("%s\n", json.str());
+  PrintJson(json);
 }
 
 int RunCampaignCommand(const std::vector<std::string>& args) {
@@ -151,7 +174,8 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
     if (p == nullptr) {
       std::string known;
       for (const PolicyInfo& q : AllPolicies()) absl::StrAppend(&known, known.empty() ? "" : ", ", q.name);
-      return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)", name, known));
+      return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)",
+                                        properties::Quoted(name), known));
     }
     o.policies.push_back(p);
   }
@@ -180,18 +204,33 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
       return UsageError(absl::StrFormat("cannot create --replay_dir %s: %s", o.replay_dir,
                                         ec.message()));
     }
+    // One run per directory: files of two runs side by side would pass off
+    // an old counterexample as this run's.
+    for (const auto& entry : std::filesystem::directory_iterator(o.replay_dir, ec)) {
+      if (entry.path().extension() == ".replay") {
+        return UsageError(absl::StrFormat(
+            "--replay_dir %s already holds replay files of an earlier run (%s); move them "
+            "away or choose another directory",
+            o.replay_dir, entry.path().filename().string()));
+      }
+    }
   }
   o.on_progress = &PrintProgress;
+  o.stop = StopOnSignals();
   absl::StatusOr<CampaignResult> r = properties::RunCampaign(o);
   if (isatty(STDERR_FILENO)) absl::FPrintF(stderr, "\n");
-  if (!r.ok()) {
-    absl::FPrintF(stderr, "stackcheck: campaign failed: %s\n", r.status().ToString());
-    return kExitMismatch;
-  }
+  if (!r.ok()) return RunError(absl::StrCat("campaign failed: ", r.status().ToString()));
   if (absl::GetFlag(FLAGS_json)) {
-    PrintJson(*r, o);
+    PrintCampaignJson(*r, o);
   } else {
     PrintText(*r, o);
+  }
+  if (CaughtSignal() != 0) return 128 + CaughtSignal();
+  if (!r->shortfalls.empty()) {
+    for (const std::string& s : r->shortfalls) {
+      absl::FPrintF(stderr, "stackcheck: --executions not honoured: %s\n", s);
+    }
+    return kExitMismatch;
   }
   return properties::AllMatch(properties::ToVerdictTable(*r)) ? kExitOk : kExitMismatch;
 }

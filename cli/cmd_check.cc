@@ -38,6 +38,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/flag_parser.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "core/scenario_runner.h"
@@ -134,6 +135,35 @@ absl::StatusOr<Scenario> BuildScenario() {
     for (HostOp& op : t.ops) op.region.mapped_vars = static_cast<std::uint32_t>(mapped);
   }
   return s;
+}
+
+// A flag given that has no effect with this strategy and scenario is a usage
+// error, not a silent no-op.
+absl::Status CheckFlagsApply(const std::string& strategy) {
+  struct Rule {
+    const char* flag;
+    bool applies;
+    const char* when;
+  };
+  const bool dfs = strategy == "dfs" || strategy == "plain-dfs";
+  const bool regions = absl::GetFlag(FLAGS_scenario) == "regions";
+  const Rule rules[] = {
+      {"bound", dfs, "--strategy dfs or plain-dfs"},
+      {"iterative", dfs, "--strategy dfs or plain-dfs"},
+      {"plain_budget", strategy == "dfs", "--strategy dfs"},
+      {"no_plain", strategy == "dfs", "--strategy dfs"},
+      {"depth", strategy == "pct", "--strategy pct"},
+      {"seed", !dfs, "--strategy random or pct"},
+      {"threads", regions, "--scenario regions"},
+      {"regions", regions, "--scenario regions"},
+  };
+  for (const Rule& r : rules) {
+    if (!r.applies && FlagGiven(r.flag)) {
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--%s has no effect here: it is read only with %s", r.flag, r.when));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Passes answers through and keeps them as SequenceStrategy values (actor
@@ -342,6 +372,7 @@ int RunCheck(const std::vector<std::string>& args) {
     return UsageError(absl::StrFormat(
         "--strategy must be dfs, plain-dfs, random or pct, not '%s'", strategy_name));
   }
+  if (absl::Status s = CheckFlagsApply(strategy_name); !s.ok()) return UsageError(s.message());
   const int depth = absl::GetFlag(FLAGS_depth);
   if (depth < 1) return UsageError("--depth must be at least 1");
   std::uint64_t budget = absl::GetFlag(FLAGS_max_executions);

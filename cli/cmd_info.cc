@@ -34,7 +34,7 @@ int RunInfo(const std::vector<std::string>& args) {
     for (const PolicyInfo& policy : AllPolicies()) json.String(policy.name);
     json.EndArray();
     json.EndObject();
-    absl::PrintF("%s\n", json.str());
+    PrintJson(json);
     return kExitOk;
   }
   absl::PrintF("stackcheck %s\n", kVersion);

@@ -27,7 +27,7 @@ int RunPolicies(const std::vector<std::string>& args) {
     }
     json.EndArray();
     json.EndObject();
-    absl::PrintF("%s\n", json.str());
+    PrintJson(json);
     return kExitOk;
   }
   for (const PolicyInfo& policy : AllPolicies()) {

@@ -4,19 +4,23 @@
 // Perfetto trace. Exit 0 when the recorded property is violated again (and the
 // trace digest matches, when the file records one), 1 when not, 2 on bad input.
 #include <cstdint>
-#include <fstream>
+#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
+#include "properties/atomic_file.h"
 #include "properties/catalogue.h"
 #include "properties/executor.h"
 #include "properties/json_writer.h"
+#include "properties/quoted_text.h"
 #include "properties/replay_file.h"
+#include "sim/strategies/strict_sequence_strategy.h"
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/timeline.h"
 
@@ -33,25 +37,36 @@ int RunReplay(const std::vector<std::string>& args) {
   if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome] [--out PATH]");
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "chrome") {
-    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'", format));
+    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'",
+                                      properties::Quoted(format)));
+  }
+  const std::string out_path = absl::GetFlag(FLAGS_out);
+  if (!out_path.empty()) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(args[0], out_path, ec)) {
+      return UsageError("--out names the replay file itself; writing the trace there "
+                        "would destroy it");
+    }
   }
   absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
   if (!record.ok()) return UsageError(record.status().message());
   const PolicyInfo* policy = FindPolicy(record->policy);
   if (policy == nullptr) {
-    return UsageError(absl::StrFormat("unknown policy '%s' in the replay", record->policy));
+    return UsageError(absl::StrFormat("unknown policy '%s' in the replay",
+                                      properties::Quoted(record->policy)));
   }
   const properties::PropertyInfo* property = properties::FindProperty(record->property);
   // The same monitors the shrinker used: the recorded property's alone.
   const properties::PropertyInfo* const checked[] = {property};
   properties::ExecuteOptions options;
   options.keep_trace = true;
+  // Strict: a value out of range or left over is bad input naming its step,
+  // never some other interleaving.
+  sim::StrictSequenceStrategy schedule(record->test_case.schedule);
   absl::StatusOr<Execution> e = properties::Execute(record->test_case, *policy, checked,
-                                                    nullptr, options);
-  if (!e.ok()) {
-    absl::FPrintF(stderr, "stackcheck: replay failed: %s\n", e.status().ToString());
-    return kExitMismatch;
-  }
+                                                    &schedule, options);
+  if (!e.ok()) return RunError(absl::StrCat("replay failed: ", e.status().ToString()));
+  if (absl::Status s = schedule.Finish(); !s.ok()) return UsageError(s.message());
   const bool recurred = e->violation.has_value() && e->violation->property == record->property;
   const bool digest_ok = !record->digest.has_value() || *record->digest == e->digest;
 
@@ -63,11 +78,10 @@ int RunReplay(const std::vector<std::string>& args) {
     trace = sim::Timeline(e->trace, e->actor_names,
                           e->violation.has_value() ? &*e->violation : nullptr);
   }
-  const std::string out_path = absl::GetFlag(FLAGS_out);
   if (!out_path.empty()) {
-    std::ofstream out(out_path, std::ios::binary | std::ios::trunc);
-    out << trace;
-    if (!out) return UsageError(absl::StrFormat("cannot write --out %s", out_path));
+    if (absl::Status s = properties::WriteFileAtomically(out_path, trace); !s.ok()) {
+      return UsageError(absl::StrFormat("cannot write --out: %s", s.message()));
+    }
   }
 
   if (absl::GetFlag(FLAGS_json)) {
@@ -89,7 +103,7 @@ int RunReplay(const std::vector<std::string>& args) {
     }
     if (!out_path.empty()) json.Key("trace_file").String(out_path);
     json.EndObject();
-    absl::PrintF("%s\n", json.str());
+    PrintJson(json);
   } else {
     if (out_path.empty()) absl::PrintF("%s", trace);
     if (format == "text" || !out_path.empty()) {

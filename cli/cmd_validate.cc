@@ -118,10 +118,7 @@ int RunValidate(const std::vector<std::string>& args) {
     // Only dlopen here: the runs fork, and CUDA must not be initialised
     // before a fork.
     absl::StatusOr<const real::DriverApi*> driver = real::LoadDriver();
-    if (!driver.ok()) {
-      absl::FPrintF(stderr, "stackcheck: %s\n", driver.status().message());
-      return kExitMismatch;
-    }
+    if (!driver.ok()) return RunError(driver.status().message());
   }
   if (!absl::GetFlag(FLAGS_validate_replay).empty()) {
     if (!options.hardware) return UsageError("--validate_replay needs --backend=cuda");

@@ -1,8 +1,10 @@
 #include "cli/command.h"
 
 #include <cstdio>
+#include <string>
 
 #include "absl/strings/str_format.h"
+#include "properties/quoted_text.h"
 
 namespace stackcheck::cli {
 namespace {
@@ -10,6 +12,11 @@ namespace {
 std::vector<Command>& Registry() {
   static auto* const commands = new std::vector<Command>();
   return *commands;
+}
+
+std::string& MutableLastError() {
+  static auto* const last = new std::string();
+  return *last;
 }
 
 }  // namespace
@@ -29,8 +36,17 @@ const Command* FindCommand(absl::string_view name) {
 }
 
 int UsageError(absl::string_view message) {
-  absl::FPrintF(stderr, "stackcheck: %s (see stackcheck --help)\n", message);
+  MutableLastError() = properties::PrintableMessage(message);
+  absl::FPrintF(stderr, "stackcheck: %s (see stackcheck --help)\n", MutableLastError());
   return kExitUsage;
 }
+
+int RunError(absl::string_view message, int rc) {
+  MutableLastError() = properties::PrintableMessage(message);
+  absl::FPrintF(stderr, "stackcheck: %s\n", MutableLastError());
+  return rc;
+}
+
+const std::string& LastError() { return MutableLastError(); }
 
 }  // namespace stackcheck::cli

@@ -31,8 +31,13 @@ bool RegisterCommand(const Command& command);
 const std::vector<Command>& AllCommands();
 const Command* FindCommand(absl::string_view name);
 
-// Prints "stackcheck: <message>" on stderr; returns kExitUsage.
+// Prints "stackcheck: <message>" on stderr, control bytes escaped and a long
+// message cut; returns kExitUsage.
 int UsageError(absl::string_view message);
+// The same for a run that failed (no driver, a failed write); returns `rc`.
+int RunError(absl::string_view message, int rc = kExitMismatch);
+// The message of the last UsageError or RunError ("" when none).
+const std::string& LastError();
 
 }  // namespace stackcheck::cli
 

@@ -8,16 +8,28 @@
 
 ABSL_FLAG(bool, json, false, "print machine-readable JSON on stdout instead of text");
 ABSL_FLAG(std::string, policy, "",
-          "policies to explore, comma-separated (campaign: default all; check: one)");
-ABSL_FLAG(std::uint64_t, seed, 1, "seed of the explored cases and schedules");
+          "campaign, check: policies to explore, comma-separated (campaign: default "
+          "all; check: one)");
+ABSL_FLAG(std::uint64_t, seed, 1, "campaign, check: seed of the explored cases and schedules");
 
 namespace stackcheck::cli {
+
+namespace {
+bool json_printed = false;
+}  // namespace
+
+void PrintJson(const properties::JsonWriter& json) {
+  absl::PrintF("%s\n", json.str());
+  json_printed = true;
+}
 
 int PrintJsonResult(properties::JsonWriter& json, int rc) {
   json.Key("exit_status").Int(rc);
   json.EndObject();
-  absl::PrintF("%s\n", json.str());
+  PrintJson(json);
   return rc;
 }
+
+bool JsonPrinted() { return json_printed; }
 
 }  // namespace stackcheck::cli

@@ -19,9 +19,15 @@ ABSL_DECLARE_FLAG(std::uint64_t, seed);
 
 namespace stackcheck::cli {
 
+// Prints a command's finished --json object on stdout, one line.
+void PrintJson(const properties::JsonWriter& json);
+
 // Ends a command's --json object with its exit status, prints it on stdout
 // and returns `rc`.
 int PrintJsonResult(properties::JsonWriter& json, int rc);
+
+// Whether a --json object was printed (by the two functions above).
+bool JsonPrinted();
 
 }  // namespace stackcheck::cli
 

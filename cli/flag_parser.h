@@ -8,16 +8,34 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 
 namespace stackcheck::cli {
 
 struct ParsedCommandLine {
   std::vector<std::string> positional;  // command name first, if any
   bool help = false;                    // --help / -h was given
+  std::vector<std::string> given;       // the flags set, by name, in order
 };
 
 absl::StatusOr<ParsedCommandLine> ParseFlags(int argc, char** argv);
+
+// Whether the last ParseFlags set the flag `name` (to any value).
+bool FlagGiven(absl::string_view name);
+
+// The commands a flag belongs to, from its help text: "campaign: ..." or
+// "validate, bench launch: ..." (words after " --" in a name qualify it and
+// are ignored). Empty when the help names no known command: the flag belongs
+// to every command.
+std::vector<std::string> FlagCommands(absl::string_view help,
+                                      const std::vector<std::string>& commands);
+
+// The usage error for `command` when a given flag belongs to other commands
+// only ("--threads has no effect on replay"); OK otherwise.
+absl::Status CheckFlagsBelong(absl::string_view command, const ParsedCommandLine& parsed,
+                              const std::vector<std::string>& commands);
 
 }  // namespace stackcheck::cli
 

@@ -221,12 +221,17 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
   for (const std::string& probe : KnownProbes()) result.probes[probe] = 0;
   std::atomic<std::uint64_t> total_executions{0};
 
-  for (size_t pi = 0; pi < policies.size(); ++pi) {
+  const bool counted = options.executions > 0;
+  auto stopped = [&options] {
+    return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+  };
+  for (size_t pi = 0; pi < policies.size() && !stopped(); ++pi) {
     const PolicyInfo& policy = *policies[pi];
     // This policy's share of what is left: 70% exploring, the rest shrinking.
+    // A fixed count runs whole, within the whole budget.
     const absl::Duration slice = (end - absl::Now()) / static_cast<int>(policies.size() - pi);
-    const absl::Time explore_end = absl::Now() + slice * 0.7;
-    const absl::Time policy_end = absl::Now() + slice;
+    const absl::Time explore_end = counted ? end : absl::Now() + slice * 0.7;
+    const absl::Time policy_end = counted ? end : absl::Now() + slice;
 
     std::vector<WorkerStats> workers(options.jobs);
     std::mutex progress_mu;
@@ -240,7 +245,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       for (std::uint64_t i = options.shard_index +
                              static_cast<std::uint64_t>(options.shard_count) * job;
            options.executions == 0 || i < options.executions; i += stride) {
-        if (absl::Now() >= explore_end) break;
+        if (absl::Now() >= explore_end || stopped()) break;
         const PlannedExecution plan = PlanExecution(gen, options.seed, i, policy, available);
         absl::StatusOr<Execution> e = RunPlanned(plan, policy, &stats.coverage);
         if (!e.ok()) {
@@ -296,20 +301,54 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       }
     }
 
-    // Shrink every violation, spread over the jobs.
+    const bool interrupted = stopped();
+    if (counted && !interrupted) {
+      // This shard's share of indices 0 .. executions-1.
+      const std::uint64_t first = static_cast<std::uint64_t>(options.shard_index);
+      const std::uint64_t share =
+          options.executions > first
+              ? (options.executions - first + options.shard_count - 1) / options.shard_count
+              : 0;
+      if (pr.executions < share) {
+        result.shortfalls.push_back(absl::StrFormat(
+            "%s: %d of %d executions explored before the time budget ran out", policy.name,
+            pr.executions, share));
+      }
+    }
+
+    // Shrink every violation, spread over the jobs (none once interrupted:
+    // the violations are kept as found).
     std::vector<PropertyVerdict*> to_shrink;
     for (PropertyVerdict& v : pr.verdicts) {
       if (v.violated) to_shrink.push_back(&v);
     }
     std::atomic<size_t> next{0};
+    std::mutex shortfall_mu;
     std::vector<absl::Status> errors(options.jobs);
     auto shrink = [&](int job) {
       for (size_t k = next++; k < to_shrink.size(); k = next++) {
         PropertyVerdict& v = *to_shrink[k];
+        if (interrupted) {
+          v.counterexample = v.original;
+          ReplayRecord record;
+          record.tool_version = kVersion;
+          record.policy = policy.name;
+          record.property = std::string(v.property->name);
+          record.test_case = v.original;
+          v.token = EncodeReplayToken(record);
+          continue;
+        }
         ShrinkOptions so = options.shrink;
-        // At least a moment to shrink, even when exploration used the slice up.
-        so.time_limit =
-            std::min(so.time_limit, std::max(absl::Milliseconds(250), policy_end - absl::Now()));
+        so.stop = options.stop;
+        if (counted) {
+          // Bounded by its execution count; the budget only caps it, and a
+          // shrink the cap cuts short is reported.
+          so.time_limit = std::max(absl::ZeroDuration(), end - absl::Now());
+        } else {
+          // At least a moment to shrink, even when exploration used the slice up.
+          so.time_limit = std::min(so.time_limit,
+                                   std::max(absl::Milliseconds(250), policy_end - absl::Now()));
+        }
         absl::StatusOr<ShrinkResult> s = Shrink(v.original, policy, *v.property, so);
         if (!s.ok() && s.status().code() == absl::StatusCode::kFailedPrecondition) {
           v.reproducible = false;
@@ -321,8 +360,15 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
           return;
         }
         v.counterexample = s->smallest;
+        v.shrunk = true;
         v.message = s->execution.violation->message;
         v.shrink_executions = s->executions;
+        if (counted && (s->timed_out || s->stopped)) {
+          std::lock_guard<std::mutex> lock(shortfall_mu);
+          result.shortfalls.push_back(absl::StrFormat(
+              "%s / %s: shrinking stopped by %s after %d executions", policy.name,
+              v.property->name, s->stopped ? "a signal" : "the time budget", s->executions));
+        }
         ReplayRecord record;
         record.tool_version = kVersion;
         record.policy = policy.name;
@@ -350,6 +396,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
     result.executions += pr.executions;
     result.policies.push_back(std::move(pr));
   }
+  // Set during exploration or shrinking, or before a policy's turn came.
+  result.interrupted = stopped();
+  std::sort(result.shortfalls.begin(), result.shortfalls.end());
   result.elapsed_s = Seconds(absl::Now() - start);
   return result;
 }

@@ -9,10 +9,14 @@
 // again, and each property's counterexample is the one found at the smallest
 // index. So with a fixed execution count the merged verdicts, counts and
 // counterexamples are the same for any shard count and any number of jobs.
-// A time budget instead of a count trades that for a bounded run time.
+// A time budget instead of a count trades that for a bounded run time. With a
+// count, the budget is only a cap: a count it cuts short (exploring or
+// shrinking) is reported in CampaignResult::shortfalls, never passed off as
+// the full result.
 #ifndef STACKCHECK_PROPERTIES_CAMPAIGN_H_
 #define STACKCHECK_PROPERTIES_CAMPAIGN_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -61,6 +65,10 @@ struct CampaignOptions {
   GenOptions generator;
   // Called about twice a second from one worker thread.
   std::function<void(const CampaignProgress&)> on_progress;
+  // When set and it becomes true (a signal handler may set it), exploration
+  // stops, violations found so far are kept unshrunk and no further policy
+  // is explored.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct PropertyVerdict {
@@ -78,6 +86,7 @@ struct PropertyVerdict {
   std::string replay_path;      // "" when no replay_dir
   std::string token;            // the replay token
   int shrink_executions = 0;
+  bool shrunk = false;          // false: kept as found (the campaign was interrupted)
   bool reproducible = true;     // the found case violated again when replayed
 };
 
@@ -93,6 +102,12 @@ struct CampaignResult {
   double elapsed_s = 0;
   // Every known coverage probe -> executions that hit it (0 = never).
   std::map<std::string, std::uint64_t> probes;
+  // `stop` was set: the policies explored so far, the last one partly, and
+  // violations kept as found or partly shrunk.
+  bool interrupted = false;
+  // With a fixed execution count: what the time budget cut short, one line
+  // each (empty when the count was run in full and every shrink finished).
+  std::vector<std::string> shortfalls;
 };
 
 absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options);

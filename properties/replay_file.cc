@@ -1,14 +1,15 @@
 #include "properties/replay_file.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
-#include <sstream>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -18,7 +19,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "core/version.h"
+#include "properties/atomic_file.h"
 #include "properties/catalogue.h"
+#include "properties/quoted_text.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -29,70 +32,118 @@ constexpr std::uint64_t kMaxWarpSlots = 4096;     // teams * warps
 constexpr std::uint64_t kMaxWarps = 32;           // libgomp's limit per team
 constexpr std::uint64_t kMaxDurationNs = 1'000'000'000'000;  // 1000 s virtual
 constexpr std::uint64_t kMaxStepBound = 100'000'000;
-constexpr std::size_t kMaxSchedule = 10'000'000;
+// Longer than any schedule a file within kMaxReplayFileBytes holds.
+constexpr std::size_t kMaxSchedule = 1'000'000;
 constexpr std::size_t kMaxOpsPerThread = 10'000;
 constexpr std::uint64_t kMaxMappedVars = 64;
 
+// Byte counts (capacity, limits, allocations, a region's stacks) stay below
+// this, so that the simulator's sums and roundings of them cannot wrap.
+constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 44;  // 16 TiB
+
+// Where each part of a record was read from, for messages (0: unknown, as in
+// a token).
+struct SourceLines {
+  int tool = 0, policy = 0, property = 0, modes = 0, device = 0, schedule = 0;
+  std::vector<int> threads;            // the 'thread' lines
+  std::vector<std::vector<int>> ops;   // [thread][op]
+};
+
+int LineOf(const std::vector<int>& lines, size_t i) { return i < lines.size() ? lines[i] : 0; }
+
+absl::Status InvalidAt(int line, absl::string_view what) {
+  if (line <= 0) return absl::InvalidArgumentError(what);
+  return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line, what));
+}
+
 // Checks what a well-formed file or token must satisfy beyond its syntax.
-absl::Status Validate(const ReplayRecord& r) {
+absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
   if (r.tool_version != kVersion) {
-    return absl::FailedPreconditionError(absl::StrFormat(
+    const absl::Status s = InvalidAt(at.tool, absl::StrFormat(
         "written by stackcheck %s, this is %s; schedules do not carry across "
-        "versions, regenerate it (stackcheck campaign --corpus_dir=DIR)",
-        r.tool_version, kVersion));
+        "versions: find the failure again with this version (stackcheck campaign "
+        "--policy=%s --replay_dir=DIR; the corpus: tests/corpus/regenerate.sh)",
+        Quoted(r.tool_version), kVersion, Quoted(r.policy)));
+    return absl::FailedPreconditionError(s.message());
   }
   if (r.policy.empty()) return absl::InvalidArgumentError("missing policy");
+  // A name, so that it prints as one word on one line (a token could hold any
+  // bytes).
+  const bool name_like = r.policy.size() <= kQuotedMaxBytes &&
+                         std::all_of(r.policy.begin(), r.policy.end(), [](char ch) {
+                           return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
+                                  ch == '-' || ch == '_' || ch == '.';
+                         });
+  if (!name_like) {
+    return InvalidAt(at.policy, absl::StrFormat("policy '%s' is not a policy name",
+                                                Quoted(r.policy)));
+  }
   if (FindProperty(r.property) == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("unknown property '%s'", r.property));
+    return InvalidAt(at.property,
+                     absl::StrFormat("unknown property '%s'", Quoted(r.property)));
   }
   const Scenario& s = r.test_case.scenario;
   if (s.threads.empty() || s.threads.size() > kMaxThreads) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%d threads; a scenario has 1 to %d", s.threads.size(), kMaxThreads));
+    return InvalidAt(LineOf(at.threads, kMaxThreads),
+                     absl::StrFormat("%d threads; a scenario has 1 to %d", s.threads.size(),
+                                     kMaxThreads));
   }
   absl::flat_hash_set<RegionId> ids;
   for (size_t t = 0; t < s.threads.size(); ++t) {
     if (s.threads[t].ops.size() > kMaxOpsPerThread) {
-      return absl::InvalidArgumentError(absl::StrFormat("thread %d: too many ops", t));
+      return InvalidAt(LineOf(at.threads, t), absl::StrFormat("thread %d: too many ops", t));
     }
-    for (const HostOp& op : s.threads[t].ops) {
-      if (op.kind == HostOp::Kind::kDeviceAlloc && op.bytes == 0) {
-        return absl::InvalidArgumentError(absl::StrFormat("thread %d: alloc of 0 bytes", t));
+    const std::vector<int> no_lines;
+    const std::vector<int>& op_lines = t < at.ops.size() ? at.ops[t] : no_lines;
+    for (size_t i = 0; i < s.threads[t].ops.size(); ++i) {
+      const HostOp& op = s.threads[t].ops[i];
+      const int line = LineOf(op_lines, i);
+      if (op.kind == HostOp::Kind::kDeviceAlloc && (op.bytes == 0 || op.bytes > kMaxBytes)) {
+        return InvalidAt(line, absl::StrFormat("thread %d: alloc of %d bytes (1..%d)", t,
+                                               op.bytes, kMaxBytes));
       }
       if (op.kind != HostOp::Kind::kRun) continue;
       const RegionSpec& g = op.region;
       if (g.id == kNoRegion || !ids.insert(g.id).second) {
-        return absl::InvalidArgumentError(absl::StrFormat(
+        return InvalidAt(line, absl::StrFormat(
             "region id %d: ids must be >= 1 and unique", g.id));
       }
-      if (g.teams == 0 || g.warps == 0 || g.warps > kMaxWarps ||
-          static_cast<std::uint64_t>(g.teams) * g.warps > kMaxWarpSlots) {
-        return absl::InvalidArgumentError(absl::StrFormat(
+      const std::uint64_t slots = static_cast<std::uint64_t>(g.teams) * g.warps;
+      if (g.teams == 0 || g.warps == 0 || g.warps > kMaxWarps || slots > kMaxWarpSlots) {
+        return InvalidAt(line, absl::StrFormat(
             "region %d: geometry %dx%d outside 1..%d warps per team, %d slots",
             g.id, g.teams, g.warps, kMaxWarps, kMaxWarpSlots));
       }
-      if (g.stack_size_per_warp == 0) {
-        return absl::InvalidArgumentError(absl::StrFormat("region %d: zero stack size", g.id));
+      // slots <= kMaxWarpSlots, so the product below cannot wrap.
+      if (g.stack_size_per_warp == 0 || g.stack_size_per_warp > kMaxBytes / slots) {
+        return InvalidAt(line, absl::StrFormat(
+            "region %d: stack_size_per_warp x teams x warps must be 1..%d bytes", g.id,
+            kMaxBytes));
       }
       if (g.duration_ns > kMaxDurationNs) {
-        return absl::InvalidArgumentError(absl::StrFormat("region %d: duration too long", g.id));
+        return InvalidAt(line, absl::StrFormat("region %d: duration too long", g.id));
       }
     }
   }
-  if (s.device_capacity == 0) return absl::InvalidArgumentError("device capacity is 0");
+  if (s.device_capacity == 0 || s.device_capacity > kMaxBytes) {
+    return InvalidAt(at.device, absl::StrFormat("device capacity must be 1..%d", kMaxBytes));
+  }
+  if (s.soft_limit > kMaxBytes) {
+    return InvalidAt(at.device, absl::StrFormat("soft_limit must be at most %d", kMaxBytes));
+  }
   const SimModes& m = r.test_case.modes;
   if (!IsStickyError(m.trap_code)) {
-    return absl::InvalidArgumentError(absl::StrFormat(
+    return InvalidAt(at.modes, absl::StrFormat(
         "trap_code %d is not a sticky error (700, 710 or 719)", static_cast<int>(m.trap_code)));
   }
-  if (m.alloc_granularity == 0) return absl::InvalidArgumentError("alloc_granularity is 0");
+  if (m.alloc_granularity == 0 || m.alloc_granularity > kMaxBytes) {
+    return InvalidAt(at.modes, absl::StrFormat("alloc_granularity must be 1..%d", kMaxBytes));
+  }
   if (m.step_bound == 0 || m.step_bound > kMaxStepBound) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("step_bound must be 1..%d", kMaxStepBound));
+    return InvalidAt(at.modes, absl::StrFormat("step_bound must be 1..%d", kMaxStepBound));
   }
   if (r.test_case.schedule.size() > kMaxSchedule) {
-    return absl::InvalidArgumentError("schedule too long");
+    return InvalidAt(at.schedule, "schedule too long");
   }
   return absl::OkStatus();
 }
@@ -107,10 +158,10 @@ class Fields {
     for (absl::string_view w : words) {
       const size_t eq = w.find('=');
       if (eq == absl::string_view::npos || eq == 0) {
-        return f.Error(absl::StrFormat("expected key=value, got '%s'", w));
+        return f.Error(absl::StrFormat("expected key=value, got '%s'", Quoted(w)));
       }
       if (!f.values_.emplace(w.substr(0, eq), w.substr(eq + 1)).second) {
-        return f.Error(absl::StrFormat("field '%s' given twice", w.substr(0, eq)));
+        return f.Error(absl::StrFormat("field '%s' given twice", Quoted(w.substr(0, eq))));
       }
     }
     return f;
@@ -122,7 +173,8 @@ class Fields {
     const std::string v = std::move(it->second);  // erase frees the map's copy
     values_.erase(it);
     if (!absl::SimpleAtoi(v, out)) {
-      return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key, v));
+      return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key,
+                                     Quoted(v)));
     }
     return absl::OkStatus();
   }
@@ -148,7 +200,7 @@ class Fields {
     std::vector<std::string> keys;
     for (const auto& [k, v] : values_) keys.emplace_back(k);
     std::sort(keys.begin(), keys.end());
-    return Error(absl::StrFormat("unknown field '%s'", keys.front()));
+    return Error(absl::StrFormat("unknown field '%s'", Quoted(keys.front())));
   }
   absl::Status Error(absl::string_view what) const {
     return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line_, what));
@@ -247,6 +299,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
   s.threads.clear();
   bool seen_header = false, seen_end = false;
   absl::flat_hash_set<std::string> seen;  // singleton keywords
+  SourceLines at;
   int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
@@ -266,7 +319,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       int version = 0;
       if (!absl::SimpleAtoi(rest[0], &version) || version != kReplayFormatVersion) {
         return error(absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
-                                     rest[0], kReplayFormatVersion));
+                                     Quoted(rest[0]), kReplayFormatVersion));
       }
       seen_header = true;
       continue;
@@ -275,7 +328,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
                            keyword != "free" && keyword != "enter" && keyword != "exit" &&
                            keyword != "update";
     if (singleton && !seen.insert(std::string(keyword)).second) {
-      return error(absl::StrFormat("'%s' given twice", keyword));
+      return error(absl::StrFormat("'%s' given twice", Quoted(keyword)));
     }
     auto one_word = [&](std::string* out) -> absl::Status {
       if (rest.size() != 1) return error(absl::StrFormat("'%s' takes one value", keyword));
@@ -283,12 +336,16 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       return absl::OkStatus();
     };
     if (keyword == "tool") {
+      at.tool = line_no;
       RETURN_IF_ERROR(one_word(&r.tool_version));
     } else if (keyword == "policy") {
+      at.policy = line_no;
       RETURN_IF_ERROR(one_word(&r.policy));
     } else if (keyword == "property") {
+      at.property = line_no;
       RETURN_IF_ERROR(one_word(&r.property));
     } else if (keyword == "modes") {
+      at.modes = line_no;
       absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
       if (!f.ok()) return f.status();
       std::uint32_t trap = 0;
@@ -300,6 +357,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       RETURN_IF_ERROR(f->Done());
       c.modes.trap_code = static_cast<CuResult>(trap);
     } else if (keyword == "device") {
+      at.device = line_no;
       absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
       if (!f.ok()) return f.status();
       RETURN_IF_ERROR(f->Get("capacity", &s.device_capacity));
@@ -316,7 +374,12 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       RETURN_IF_ERROR(f->Done());
     } else if (keyword == "thread") {
       if (!rest.empty()) return error("'thread' takes no values");
+      if (s.threads.size() >= kMaxThreads) {
+        return error(absl::StrFormat("more than %d threads", kMaxThreads));
+      }
       s.threads.emplace_back();
+      at.threads.push_back(line_no);
+      at.ops.emplace_back();
     } else if (keyword == "run" || keyword == "alloc" || keyword == "free" ||
                keyword == "enter" || keyword == "exit" || keyword == "update") {
       if (s.threads.empty()) return error(absl::StrFormat("'%s' before any 'thread'", keyword));
@@ -338,12 +401,18 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
         RETURN_IF_ERROR(f->Get("slot", &op.slot));
         RETURN_IF_ERROR(f->Done());
       }
+      if (s.threads.back().ops.size() >= kMaxOpsPerThread) {
+        return error(absl::StrFormat("more than %d ops in one thread", kMaxOpsPerThread));
+      }
       s.threads.back().ops.push_back(op);
+      at.ops.back().push_back(line_no);
     } else if (keyword == "schedule") {
+      at.schedule = line_no;
+      if (rest.size() > kMaxSchedule) return error("schedule too long");
       for (absl::string_view w : rest) {
         std::uint64_t v;
         if (!absl::SimpleAtoi(w, &v)) {
-          return error(absl::StrFormat("schedule: expected an unsigned integer, got '%s'", w));
+          return error(absl::StrFormat("schedule: expected an unsigned integer, got '%s'", Quoted(w)));
         }
         c.schedule.push_back(v);
       }
@@ -351,13 +420,13 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       std::string hex;
       RETURN_IF_ERROR(one_word(&hex));
       std::uint64_t d;
-      if (!absl::SimpleHexAtoi(hex, &d)) return error(absl::StrFormat("digest: bad hex '%s'", hex));
+      if (!absl::SimpleHexAtoi(hex, &d)) return error(absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
       r.digest = d;
     } else if (keyword == "end") {
       if (!rest.empty()) return error("'end' takes no values");
       seen_end = true;
     } else {
-      return error(absl::StrFormat("unknown keyword '%s'", keyword));
+      return error(absl::StrFormat("unknown keyword '%s'", Quoted(keyword)));
     }
   }
   if (!seen_header) return absl::InvalidArgumentError("empty file: not a stackcheck replay file");
@@ -368,25 +437,39 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
     }
   }
   if (!seen_end) return absl::InvalidArgumentError("missing 'end' line: the file is truncated");
-  RETURN_IF_ERROR(Validate(r));
+  RETURN_IF_ERROR(Validate(r, at));
   return r;
 }
 
 absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
-  out << FormatReplayFile(record);
-  out.close();
-  if (!out) return absl::UnavailableError(absl::StrCat("error writing ", path));
-  return absl::OkStatus();
+  return WriteFileAtomically(path, FormatReplayFile(record));
 }
 
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a replay file"));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a regular file (a replay file is read whole)"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  absl::StatusOr<ReplayRecord> r = ParseReplayFile(buffer.str());
+  // Reads one byte past the cap, so a file that grew since stat() is caught.
+  std::string text(kMaxReplayFileBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > kMaxReplayFileBytes) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: larger than %d bytes; a replay file is far smaller", path, kMaxReplayFileBytes));
+  }
+  absl::StatusOr<ReplayRecord> r = ParseReplayFile(text);
   if (!r.ok()) {
     return absl::Status(r.status().code(), absl::StrCat(path, ": ", r.status().message()));
   }
@@ -445,6 +528,8 @@ class Reader {
     return true;
   }
   bool AtEnd() const { return in_.empty(); }
+  // Bytes not read yet: a bound on how many more values the input can hold.
+  std::size_t Remaining() const { return in_.size(); }
 
  private:
   absl::string_view in_;
@@ -512,6 +597,11 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a replay token (expected the prefix '", kReplayTokenPrefix, "')"));
   }
+  if (token.size() > kMaxReplayTokenChars) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "replay token: longer than %d characters; a replay token is far shorter",
+        kMaxReplayTokenChars));
+  }
   std::string bytes;
   if (!absl::WebSafeBase64Unescape(token, &bytes)) {
     return absl::InvalidArgumentError("replay token: not base64url");
@@ -554,7 +644,7 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   if (!in.Small(&threads, kMaxThreads)) return bad("thread count");
   for (std::uint64_t t = 0; t < threads; ++t) {
     std::uint64_t ops;
-    if (!in.Small(&ops, kMaxOpsPerThread)) return bad("op count");
+    if (!in.Small(&ops, kMaxOpsPerThread) || ops > in.Remaining()) return bad("op count");
     ThreadProgram& program = s.threads.emplace_back();
     for (std::uint64_t i = 0; i < ops; ++i) {
       HostOp op;
@@ -583,7 +673,9 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
     }
   }
   std::uint64_t n;
-  if (!in.Small(&n, kMaxSchedule)) return bad("schedule");
+  // Each value takes at least one byte: a count the input cannot hold is
+  // rejected before anything is allocated for it.
+  if (!in.Small(&n, kMaxSchedule) || n > in.Remaining()) return bad("schedule");
   c.schedule.resize(n);
   for (std::uint64_t& choice : c.schedule) {
     if (!in.Varint(&choice)) return bad("schedule");

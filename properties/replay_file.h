@@ -44,6 +44,9 @@ namespace stackcheck::properties {
 
 inline constexpr int kReplayFormatVersion = 2;
 inline constexpr absl::string_view kReplayTokenPrefix = "sc1.";
+// Inputs larger than these are rejected before they are parsed.
+inline constexpr std::size_t kMaxReplayFileBytes = 1 << 20;
+inline constexpr std::size_t kMaxReplayTokenChars = 100000;  // below one argv word's limit
 
 struct ReplayRecord {
   std::string tool_version;  // filled with core/version.h's kVersion on write
@@ -59,7 +62,10 @@ std::string FormatReplayFile(const ReplayRecord& record);
 // (The policy is checked by whoever runs it, against the policy registry.)
 absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text);
 
+// Atomically: a reader sees the old file or the whole new one.
 absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record);
+// Only a regular file of at most kMaxReplayFileBytes (not a directory, a
+// device or a pipe) is read.
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path);
 
 std::string EncodeReplayToken(const ReplayRecord& record);

@@ -174,8 +174,18 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
   const absl::Time deadline = absl::Now() + options.time_limit;
 
   auto out_of_budget = [&] {
-    if (result.executions < options.max_executions && absl::Now() <= deadline) return false;
+    if (result.executions >= options.max_executions) {
+      result.budget_spent = true;
+      return true;
+    }
+    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
+      result.budget_spent = true;
+      result.stopped = true;
+      return true;
+    }
+    if (absl::Now() <= deadline) return false;
     result.budget_spent = true;
+    result.timed_out = true;
     return true;
   };
   bool progress = true;

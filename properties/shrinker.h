@@ -10,6 +10,7 @@
 #ifndef STACKCHECK_PROPERTIES_SHRINKER_H_
 #define STACKCHECK_PROPERTIES_SHRINKER_H_
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -31,6 +32,8 @@ struct ShrinkOptions {
   // not reproduce the violation, this many seeded random / PCT schedules are
   // tried on the smaller scenario before giving it up.
   int research_attempts = 16;
+  // When set and it becomes true, shrinking stops with what it has.
+  const std::atomic<bool>* stop = nullptr;
 };
 
 struct ShrinkResult {
@@ -39,6 +42,11 @@ struct ShrinkResult {
   int executions = 0;   // candidates tried
   int accepted = 0;     // candidates that still failed
   bool budget_spent = false;
+  // The time limit, not the execution count, ended it: the result depends on
+  // the machine's speed.
+  bool timed_out = false;
+  // `stop` ended it.
+  bool stopped = false;
 };
 
 // The candidates one shrink step tries for `c`, in order.

@@ -9,6 +9,7 @@
 #include "properties/catalogue.h"
 #include "properties/case.h"
 #include "properties/executor.h"
+#include "sim/strategies/strict_sequence_strategy.h"
 
 namespace stackcheck::real {
 
@@ -47,9 +48,13 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
       p != nullptr && p->checker == properties::Checker::kMonitor) {
     checked.push_back(p);
   }
+  // Strictly, as `stackcheck replay` runs it: a schedule that does not fit
+  // is bad input, not some other interleaving.
+  sim::StrictSequenceStrategy schedule(record->test_case.schedule);
   absl::StatusOr<properties::Execution> sim =
-      properties::Execute(record->test_case, *policy, checked);
+      properties::Execute(record->test_case, *policy, checked, &schedule);
   if (!sim.ok()) return sim.status();
+  if (absl::Status s = schedule.Finish(); !s.ok()) return s;
   if (sim->violation.has_value()) {
     result.sim_violated = sim->violation->property == record->property;
     result.sim_message = absl::StrCat(sim->violation->property, ": ",

@@ -9,13 +9,21 @@ cd "$(dirname "$0")/../.."
 ./bazelw build //cli:stackcheck
 bin=bazel-bin/cli/stackcheck
 out=$(mktemp -d)
-# A fixed execution count keeps the result deterministic; the budget is only a cap.
+# A fixed execution count keeps the result deterministic; the budget is only a
+# cap, and a count or a shrink it cuts short fails the campaign (exit 1), as
+# does a verdict that differs from the table: then nothing is replaced.
 # 400,000 per policy: V2 and V3 use-after-free at close first shows at 258,241
 # and 327,649 (seed 1).
-"$bin" campaign --executions="${EXECUTIONS:-400000}" --time_budget_s=1200 --jobs=2 \
-  --shrink_executions=20000 --replay_dir="$out" >"$out/campaign.txt" || true
+rc=0
+"$bin" campaign --executions="${EXECUTIONS:-400000}" --time_budget_s="${TIME_BUDGET_S:-3600}" \
+  --jobs=2 --shrink_executions=20000 --replay_dir="$out/replays" >"$out/campaign.txt" || rc=$?
+if ((rc != 0)); then
+  grep -E "INCOMPLETE|MISMATCH|INTERRUPTED" "$out/campaign.txt" >&2 || true
+  echo "regenerate.sh: the campaign exited $rc; the corpus is left as it was ($out)" >&2
+  exit 1
+fi
 rm -f tests/corpus/*.replay
-for f in "$out"/*.replay; do
+for f in "$out"/replays/*.replay; do
   name=$(basename "$f" .replay)
   policy=${name%%.*}
   property=${name#*.}

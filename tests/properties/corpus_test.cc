@@ -12,6 +12,7 @@
 #include "properties/executor.h"
 #include "properties/expected_verdicts.h"
 #include "properties/replay_file.h"
+#include "sim/strategies/strict_sequence_strategy.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -56,8 +57,11 @@ TEST(Corpus, EveryFileReproducesItsViolation) {
     const PolicyInfo* policy = FindPolicy(record.policy);
     ASSERT_NE(policy, nullptr) << "unknown policy " << record.policy;
     const PropertyInfo* const checked[] = {FindProperty(record.property)};
-    absl::StatusOr<Execution> e = Execute(record.test_case, *policy, checked);
+    // As `stackcheck replay` runs it: every schedule value in range, none left.
+    sim::StrictSequenceStrategy schedule(record.test_case.schedule);
+    absl::StatusOr<Execution> e = Execute(record.test_case, *policy, checked, &schedule);
     ASSERT_TRUE(e.ok()) << e.status();
+    EXPECT_TRUE(schedule.Finish().ok()) << schedule.status();
     ASSERT_TRUE(e->violation.has_value()) << "the violation did not recur";
     EXPECT_EQ(e->violation->property, record.property) << e->violation->message;
     // The exact trace is a stronger claim than the violation; it moves whenever

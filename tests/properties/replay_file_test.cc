@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_replace.h"
 #include "core/version.h"
 #include "gtest/gtest.h"
@@ -126,7 +127,75 @@ TEST(ReplayFile, RejectsBadValues) {
   for (int i = 0; i < 4; ++i) {
     five_threads = absl::StrReplaceAll(five_threads, {{"schedule", "thread\nschedule"}});
   }
-  ExpectError(five_threads, "5 threads");
+  ExpectError(five_threads, "more than 4 threads");
+}
+
+TEST(ReplayFile, ValidationErrorsNameTheLine) {
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"property no-deadlock", "property no-bugs"}}),
+              "line 5: unknown property");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"trap_code=719", "trap_code=2"}}),
+              "line 6: trap_code 2");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"id=1", "id=0"}}), "line 10: region id 0");
+}
+
+TEST(ReplayToken, RejectsAPolicyThatIsNotAName) {
+  // A token can carry any bytes; a policy name with a newline would not
+  // survive the file format, nor print safely.
+  Case c;
+  c.scenario.threads.resize(1);
+  c.scenario.threads[0].ops.push_back(HostOp::Run(1, 1, 1));
+  ReplayRecord record = Record(c);
+  record.policy = "v2\nend";
+  absl::StatusOr<ReplayRecord> r = DecodeReplayToken(EncodeReplayToken(record));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("is not a policy name"), absl::string_view::npos)
+      << r.status();
+}
+
+TEST(ReplayFile, RejectsByteCountsThatWouldWrap) {
+  // 2^60 x 4 x 4 is 2^64: it would wrap to 0.
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"teams=1 warps=1", "teams=4 warps=4"},
+                                               {"stack_size_per_warp=131072",
+                                                "stack_size_per_warp=1152921504606846976"}}),
+              "stack_size_per_warp x teams x warps");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"capacity=1073741824", "capacity=17592186044417"}}),
+              "line 7: device capacity");
+}
+
+TEST(ReplayFile, RejectsEscapeSequencesWithoutEchoingThem) {
+  absl::StatusOr<ReplayRecord> r =
+      ParseReplayFile(absl::StrReplaceAll(GoodFile(), {{"policy ", "\x1b[2J "}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message().find('\x1b'), absl::string_view::npos) << r.status();
+  EXPECT_NE(r.status().message().find("\\033[2J"), absl::string_view::npos) << r.status();
+  const std::string huge(1000000, 'k');
+  r = ParseReplayFile(absl::StrReplaceAll(GoodFile(), {{"policy ", huge + " "}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_LT(r.status().message().size(), 200u) << r.status().message().substr(0, 300);
+}
+
+TEST(ReplayToken, RejectsACountItsBytesCannotHold) {
+  // An empty schedule and no digest end the token with two zero bytes; a
+  // schedule count of kMaxSchedule with nothing after it must be refused
+  // before room is made for it.
+  Case c;
+  c.scenario.threads.resize(1);
+  c.scenario.threads[0].ops.push_back(HostOp::Run(1, 1, 1));
+  ReplayRecord record = Record(c);
+  record.digest.reset();
+  std::string token = EncodeReplayToken(record);
+  std::string bytes;
+  ASSERT_TRUE(absl::WebSafeBase64Unescape(token.substr(kReplayTokenPrefix.size()), &bytes));
+  ASSERT_EQ(bytes.substr(bytes.size() - 2), std::string("\0\0", 2));
+  bytes.resize(bytes.size() - 2);
+  bytes += "\xc0\x84\x3d";  // varint 1,000,000
+  absl::StatusOr<ReplayRecord> r =
+      DecodeReplayToken(absl::StrCat(kReplayTokenPrefix, absl::WebSafeBase64Escape(bytes)));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("schedule"), absl::string_view::npos) << r.status();
+  EXPECT_FALSE(DecodeReplayToken(absl::StrCat(kReplayTokenPrefix,
+                                              std::string(kMaxReplayTokenChars, 'A')))
+                   .ok());
 }
 
 TEST(ReplayToken, RejectsGarbage) {

@@ -6,15 +6,17 @@
 //   - the shard is recorded for CurrentShard() and gtest's own sharding is
 //     switched off;
 //   - RapidCheck gets a per-shard seed and a per-shard share of the cases,
-//     unless RC_PARAMS is already set (so RC_PARAMS="reproduce=..." still works).
+//     added to RC_PARAMS unless it sets them (RC_PARAMS="reproduce=..." works).
+// A shard environment it cannot honour (see test_shard_env.h) fails the run
+// before the status file is touched.
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_format.h"
+#include "absl/status/statusor.h"
 #include "gtest/gtest.h"
 #include "tests/properties/test_shard.h"
+#include "tests/properties/test_shard_env.h"
 
 namespace stackcheck::properties::testing {
 namespace {
@@ -24,9 +26,6 @@ TestShard& MutableShard() {
   return shard;
 }
 
-// RapidCheck cases per property, over all shards together.
-constexpr int kTotalCases = 6000;
-
 }  // namespace
 
 const TestShard& CurrentShard() { return MutableShard(); }
@@ -35,27 +34,24 @@ const TestShard& CurrentShard() { return MutableShard(); }
 
 int main(int argc, char** argv) {
   using stackcheck::properties::testing::MutableShard;
-  using stackcheck::properties::testing::kTotalCases;
-  const char* total = std::getenv("TEST_TOTAL_SHARDS");
-  const char* index = std::getenv("TEST_SHARD_INDEX");
-  int count = 1, shard = 0;
-  if (total != nullptr && index != nullptr && absl::SimpleAtoi(total, &count) &&
-      absl::SimpleAtoi(index, &shard) && count >= 1 && shard >= 0 && shard < count) {
-    MutableShard().count = count;
-    MutableShard().index = shard;
+  namespace shards = stackcheck::properties::testing;
+  const absl::StatusOr<shards::TestShard> shard = shards::ShardFromEnvironment(
+      std::getenv("TEST_TOTAL_SHARDS"), std::getenv("TEST_SHARD_INDEX"));
+  if (!shard.ok()) {
+    std::fprintf(stderr, "property suites: cannot run this shard: %s\n",
+                 std::string(shard.status().message()).c_str());
+    return 1;
   }
+  MutableShard() = *shard;
   if (const char* status = std::getenv("TEST_SHARD_STATUS_FILE")) {
     if (FILE* f = std::fopen(status, "w")) std::fclose(f);
   }
   unsetenv("GTEST_TOTAL_SHARDS");
   unsetenv("GTEST_SHARD_INDEX");
-  if (std::getenv("RC_PARAMS") == nullptr) {
-    const std::string params =
-        absl::StrFormat("seed=%d max_success=%d verbose_progress=0", 1000 + shard,
-                        (kTotalCases + count - 1) / count);
-    setenv("RC_PARAMS", params.c_str(), 1);
-  }
-  std::printf("property suites: shard %d of %d\n", shard, count);
+  const std::string params = shards::RapidCheckParams(std::getenv("RC_PARAMS"), *shard);
+  setenv("RC_PARAMS", params.c_str(), 1);
+  std::printf("property suites: shard %d of %d (RC_PARAMS=%s)\n", shard->index, shard->count,
+              params.c_str());
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }

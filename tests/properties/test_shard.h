@@ -6,12 +6,27 @@
 
 namespace stackcheck::properties::testing {
 
+// Under AddressSanitizer the simulator runs more than ten times slower (every
+// fiber switch is announced to it, and the scheduler's answer cache is off):
+// the exhaustive suites then run a sample of their items (OwnsSampled), so
+// that each shard still fits its timeout.
+#if defined(STACKCHECK_ASAN) || defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kUnderAsan = true;
+#else
+inline constexpr bool kUnderAsan = false;
+#endif
+
 struct TestShard {
   int index = 0;
   int count = 1;
   // Whether item k (of any enumeration every shard sees in the same order)
   // belongs to this shard.
   bool Owns(int k) const { return k % count == index; }
+  // The same when only every `every`-th item runs: those items are dealt to
+  // the shards in turn, so the shards stay even.
+  bool OwnsSampled(int k, int every) const {
+    return k % every == 0 && (k / every) % count == index;
+  }
 };
 
 const TestShard& CurrentShard();

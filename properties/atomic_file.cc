@@ -1,0 +1,62 @@
+#include "properties/atomic_file.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+
+namespace stackcheck::properties {
+namespace {
+
+// The process's umask, read once (reading it means setting it).
+mode_t Umask() {
+  static const mode_t mask = [] {
+    const mode_t m = umask(022);
+    umask(m);
+    return m;
+  }();
+  return mask;
+}
+
+absl::Status Errno(absl::string_view what, const std::string& path, int error) {
+  return absl::UnavailableError(absl::StrCat(what, " ", path, ": ", std::strerror(error)));
+}
+
+}  // namespace
+
+absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  std::string temp = absl::StrCat(path, ".tmp.XXXXXX");
+  const int fd = mkstemp(temp.data());
+  if (fd < 0) return Errno("cannot create a temporary file for", path, errno);
+  auto fail = [&](absl::string_view what, int error) {
+    close(fd);
+    unlink(temp.c_str());
+    return Errno(what, path, error);
+  };
+  for (size_t done = 0; done < contents.size();) {
+    const ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return fail("error writing", n < 0 ? errno : EIO);
+    done += static_cast<size_t>(n);
+  }
+  // mkstemp creates the file 0600; a written file gets the usual mode.
+  if (fchmod(fd, 0666 & ~Umask()) != 0) return fail("cannot set the mode of", errno);
+  if (fsync(fd) != 0) return fail("error writing", errno);
+  if (close(fd) != 0) {
+    const int error = errno;
+    unlink(temp.c_str());
+    return Errno("error writing", path, error);
+  }
+  if (std::rename(temp.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    unlink(temp.c_str());
+    return Errno("cannot write", path, error);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stackcheck::properties
