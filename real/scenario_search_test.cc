@@ -61,13 +61,17 @@ TEST(SearchScenario, CounterexampleReplaysFromItsToken) {
   EXPECT_THAT(s.DescribeFor("no-stack-overlap"), HasSubstr("stopped early by"));
 }
 
-TEST(SteeringFor, StartsThreadsInTheCounterexamplesOrder) {
+TEST(SteeringFor, StartsEachThreadWhenTheCounterexampleRanIt) {
+  // V0's misattributed abort: thread 1's region begins once thread 0's
+  // 2 ms kernel has aborted.
   const ScenarioSearch s = Search("v0-nocache", "abort-beside-region");
   ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
   absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
   ASSERT_TRUE(st.ok()) << st.status();
   EXPECT_TRUE(st->steerable) << st->not_steerable;
-  EXPECT_THAT(st->spawn_delays, ElementsAre(absl::ZeroDuration(), kSpawnGap));
+  EXPECT_THAT(st->spawn_delays,
+              ElementsAre(absl::ZeroDuration(), absl::Milliseconds(2)));
+  EXPECT_EQ(st->min_kernel_duration, absl::ZeroDuration());
 }
 
 TEST(SteeringFor, StretchesKernelsThatMustStayPending) {

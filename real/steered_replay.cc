@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -139,6 +140,9 @@ bool HardwareObserves(absl::string_view property) {
 
 std::string Steering::Describe() const {
   if (!steerable) return absl::StrCat("not steerable: ", not_steerable);
+  if (spawn_delays.empty() && min_kernel_duration == absl::ZeroDuration()) {
+    return "no delays: the schedule is one a free run takes";
+  }
   std::vector<std::string> delays;
   for (absl::Duration d : spawn_delays) delays.push_back(absl::FormatDuration(d));
   return absl::StrFormat("start delays [%s], kernels at least %s",
@@ -177,10 +181,13 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   }
   const std::vector<std::string>& names = e->actor_names;
 
-  // When each actor first acted, by trace position.
-  std::map<sim::ActorId, std::size_t> first_step;
+  // When each actor first did something past starting: (trace position,
+  // virtual time).
+  std::map<sim::ActorId, std::pair<std::size_t, std::uint64_t>> first_step;
   for (std::size_t i = 0; i < e->trace.size(); ++i) {
-    first_step.emplace(e->trace[i].actor, i);
+    const sim::Event& ev = e->trace[i];
+    if (ev.kind == sim::EventKind::kThreadStart) continue;
+    first_step.emplace(ev.actor, std::make_pair(i, ev.time_ns));
   }
   if (watcher.nonzero_numbers() > 0) {
     steering.not_steerable =
@@ -216,23 +223,6 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
     }
   }
 
-  // Host threads start in the order the counterexample first ran them.
-  std::vector<std::pair<std::size_t, int>> order;  // (first step, index)
-  for (const auto& [actor, at] : first_step) {
-    const int index = HostIndex(NameOf(names, actor));
-    if (index >= 0) order.emplace_back(at, index);
-  }
-  std::sort(order.begin(), order.end());
-  const int threads = static_cast<int>(record.test_case.scenario.threads.size());
-  if (threads > 1) {
-    steering.spawn_delays.assign(threads, absl::ZeroDuration());
-    for (std::size_t rank = 0; rank < order.size(); ++rank) {
-      const int index = order[rank].second;
-      if (index < threads) {
-        steering.spawn_delays[index] = kSpawnGap * static_cast<int64_t>(rank);
-      }
-    }
-  }
   // Kernels stay pending as long as the counterexample needed: stretched
   // when one was still pending at a region's start or at the violation.
   std::set<std::uint32_t> pending;
@@ -250,6 +240,40 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   }
   pending_matters |= !pending.empty();
   if (pending_matters) steering.min_kernel_duration = kPendingKernel;
+
+  // Host threads start in the order the counterexample first ran them. A
+  // thread that first acted later in virtual time (after a kernel ran) starts
+  // that much later, unless the kernels are stretched (the virtual times no
+  // longer apply); one that acted at the same time as an earlier one, but
+  // after it, starts kSpawnGap after it.
+  std::vector<std::tuple<std::size_t, std::uint64_t, int>> order;  // at, ns, index
+  for (const auto& [actor, at] : first_step) {
+    const int index = HostIndex(NameOf(names, actor));
+    if (index >= 0) order.emplace_back(at.first, at.second, index);
+  }
+  std::sort(order.begin(), order.end());
+  const int threads = static_cast<int>(record.test_case.scenario.threads.size());
+  if (threads > 1 && !order.empty()) {
+    steering.spawn_delays.assign(threads, absl::ZeroDuration());
+    const std::uint64_t start_ns = std::get<1>(order.front());
+    absl::Duration previous = absl::ZeroDuration();
+    std::uint64_t previous_ns = start_ns;
+    for (std::size_t rank = 0; rank < order.size(); ++rank) {
+      const auto [at, ns, index] = order[rank];
+      absl::Duration delay;
+      if (rank == 0) {
+        delay = absl::ZeroDuration();
+      } else if (pending_matters || ns <= previous_ns) {
+        delay = previous + kSpawnGap;
+      } else {
+        delay = std::max(previous + absl::Nanoseconds(ns - previous_ns),
+                         absl::Nanoseconds(ns - start_ns));
+      }
+      if (index < threads) steering.spawn_delays[index] = delay;
+      previous = delay;
+      previous_ns = ns;
+    }
+  }
   steering.steerable = true;
   return steering;
 }
