@@ -141,7 +141,7 @@ bool HardwareObserves(absl::string_view property) {
 std::string Steering::Describe() const {
   if (!steerable) return absl::StrCat("not steerable: ", not_steerable);
   if (spawn_delays.empty() && min_kernel_duration == absl::ZeroDuration()) {
-    return "no delays: the schedule is one a free run takes";
+    return "none needed: no thread start order, no kernel kept pending";
   }
   std::vector<std::string> delays;
   for (absl::Duration d : spawn_delays) delays.push_back(absl::FormatDuration(d));

@@ -8,10 +8,13 @@
 //
 // SteeringFor derives the steering from the counterexample itself, by
 // replaying its schedule on the simulator:
-//  - host threads start in the order the schedule first ran them, each
-//    kSpawnGap after the previous one;
 //  - kernels are stretched to kPendingKernel when a kernel was still pending
 //    at a region's start or at the violation;
+//  - host threads start in the order the schedule first ran them: a thread
+//    whose first step came later in virtual time (after a kernel ran) starts
+//    that much later, unless kernels are stretched; one whose first step came
+//    at the same virtual time as an earlier thread's starts kSpawnGap after
+//    it;
 // and says when no host-side steering can force the schedule ("not
 // steerable"):
 //  - the GPU cannot observe the property (no-use-after-free: cuMemFree waits
