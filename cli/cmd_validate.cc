@@ -1,12 +1,19 @@
 // `stackcheck validate --backend=cuda`: every policy x the standard hardware
-// scenarios on the GPU, beside the simulator's verdicts on the same scenarios,
-// as the campaign's verdict table with a "sim" and a "cuda" column, then per
-// scenario what each backend found. --backend=sim runs the simulator column
-// alone (anywhere). Exit 1 when either backend violates a property the
-// expected-verdicts table says holds, or there is no GPU to run on; an
-// expected violation these few scenarios do not provoke shows as MISMATCH in
-// the table but does not fail the run. --json prints one JSON object with the
-// same results (the steered replay and the SEM probes too).
+// scenarios on the GPU, compared with the simulator's search of the same
+// scenarios (real/side_by_side.h), one row per policy, scenario and property
+// (real/backend_compare.h): "confirmed on hardware", "not reached" (the
+// simulator found it, the GPU's few runs did not), "not steerable", or
+// MISMATCH when the GPU shows a violation the simulator's search of that
+// scenario did not find, or a steerable simulator counterexample does not
+// reproduce on the GPU. Every simulator counterexample is steered onto the
+// GPU. Exit 1 on a MISMATCH (or a row neither backend could judge), or when
+// there is no GPU to run on.
+//
+// --backend=sim runs the simulator column alone (anywhere), as the
+// campaign's verdict table judged against the expected verdicts: exit 1 when
+// a property expected to hold is violated. --json prints one JSON object with
+// the same results (the steered replay and the SEM probes too).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,7 +51,14 @@ ABSL_FLAG(int, validate_max_delay_us, 2000,
 ABSL_FLAG(double, validate_watchdog_s, 3,
           "validate: seconds past a run's kernel time before it is a hang");
 ABSL_FLAG(int, validate_sim_executions, 100,
-          "validate: simulator executions per policy and scenario");
+          "validate: random simulator executions per policy and scenario, when "
+          "DPOR does not exhaust the scenario within --validate_sim_dpor_budget");
+ABSL_FLAG(int64_t, validate_sim_dpor_budget, 20000,
+          "validate: DPOR executions per policy and scenario before falling back "
+          "to random schedules (0: random only)");
+ABSL_FLAG(int, validate_steer_runs, 3,
+          "validate --backend=cuda: GPU runs per simulator counterexample, "
+          "steered towards its schedule (0: no steering)");
 ABSL_FLAG(bool, validate_campaign, true,
           "validate: run the policy x scenario campaign (--novalidate_campaign: "
           "only the SEM probes)");
@@ -92,6 +106,12 @@ int RunValidate(const std::vector<std::string>& args) {
   options.jitter_max_delay = absl::Microseconds(absl::GetFlag(FLAGS_validate_max_delay_us));
   options.watchdog = absl::Seconds(absl::GetFlag(FLAGS_validate_watchdog_s));
   options.sim_executions = absl::GetFlag(FLAGS_validate_sim_executions);
+  const std::int64_t dpor_budget = absl::GetFlag(FLAGS_validate_sim_dpor_budget);
+  options.sim_dpor_budget = dpor_budget > 0 ? static_cast<std::uint64_t>(dpor_budget) : 0;
+  options.steer_runs = absl::GetFlag(FLAGS_validate_steer_runs);
+  if (dpor_budget < 0 || options.steer_runs < 0) {
+    return UsageError("validate: the DPOR budget and steer runs must be >= 0");
+  }
   if (options.hardware_repeat < 1 || options.sim_executions < 1 ||
       options.jitter_probability < 0 || options.jitter_probability > 1 ||
       options.watchdog <= absl::ZeroDuration()) {
@@ -185,7 +205,12 @@ int RunValidate(const std::vector<std::string>& args) {
   const bool probes_too = options.hardware && absl::GetFlag(FLAGS_validate_sem_probes);
   if (json) {
     out.Key("sim_executions").Int(options.sim_executions);
-    if (options.hardware) out.Key("hardware_repeat").Int(options.hardware_repeat);
+    out.Key("sim_dpor_budget").Uint(options.sim_dpor_budget);
+    if (options.hardware) {
+      out.Key("hardware_repeat").Int(options.hardware_repeat);
+      out.Key("steer_runs").Int(options.steer_runs);
+      out.Key("backends_agree").Bool(!real::BackendsDisagree(*result));
+    }
     WriteSideBySideJson(*result, out);
     if (probes_too) {
       absl::FPrintF(stderr, "validate: SEM probes\n");
@@ -194,22 +219,33 @@ int RunValidate(const std::vector<std::string>& args) {
     }
   } else {
     absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
-                 "(sim: %d executions per policy and scenario, the first unpreempted, the "
-                 "others random schedules",
+                 "(sim: DPOR over each scenario's schedules, exhaustive when it ends within "
+                 "%d executions, else %d random schedules on top",
                  options.policies.empty() ? AllPolicies().size() : options.policies.size(),
                  options.scenarios.empty() ? real::StandardHardwareScenarios().size()
                                            : options.scenarios.size(),
-                 options.hardware ? "sim | cuda" : "sim", options.sim_executions);
+                 options.hardware ? "sim | cuda" : "sim", options.sim_dpor_budget,
+                 options.sim_executions);
     if (options.hardware) {
       absl::PrintF("; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
-                   "up to %d us; watchdog %.1f s past the kernels' time",
+                   "up to %d us; watchdog %.1f s past the kernels' time; each simulator "
+                   "counterexample steered %d times",
                    options.hardware_repeat, options.jitter_probability,
                    absl::GetFlag(FLAGS_validate_max_delay_us),
-                   absl::ToDoubleSeconds(options.watchdog));
+                   absl::ToDoubleSeconds(options.watchdog), options.steer_runs);
     }
     absl::PrintF(")\n\n");
-    absl::PrintF("%s", properties::FormatVerdictTable(result->table));
-    absl::PrintF("\nPer scenario (violated properties; cuda compared on what it can observe):\n%s",
+    if (options.hardware) {
+      absl::PrintF("The simulator beside the GPU, per policy, scenario and property "
+                   "(MISMATCH: the GPU shows what the simulator's search of the scenario "
+                   "did not find, or a steerable simulator counterexample did not "
+                   "reproduce):\n%s",
+                   real::FormatComparison(*result));
+    } else {
+      absl::PrintF("%s", properties::FormatVerdictTable(result->table));
+    }
+    absl::PrintF("\nPer scenario (violated properties; => the rows that are not 'holds on "
+                 "both'):\n%s",
                  real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
     if (probes_too) {
       absl::FPrintF(stderr, "validate: SEM probes\n");
@@ -218,9 +254,13 @@ int RunValidate(const std::vector<std::string>& args) {
                    real::FormatSemProbes(real::RunSemProbes()));
     }
   }
-  // The scenarios are a small fixed set, so an expected violation they do not
+  if (options.hardware) {
+    return finish(real::BackendsDisagree(*result) ? kExitMismatch : kExitOk);
+  }
+  // The simulator column alone is judged against the expected verdicts. The
+  // scenarios are a small fixed set, so an expected violation they do not
   // provoke is reported (MISMATCH in the table) but is no failure; a
-  // violation of a property expected to hold, on either backend, is.
+  // violation of a property expected to hold is.
   bool unexpected = false;
   for (const properties::VerdictRow& row : result->table.rows) {
     for (const properties::VerdictCell& cell : row.cells) {

@@ -17,6 +17,61 @@ void WriteMessages(const std::map<std::string, std::string>& by_property,
   json.EndObject();
 }
 
+void WriteSearchJson(const real::ScenarioSearch& search,
+                     properties::JsonWriter& json) {
+  json.BeginObject();
+  json.Key("dpor_executions").Uint(search.dfs_executions);
+  json.Key("exhausted").Bool(search.exhausted);
+  json.Key("random_executions").Uint(search.random_executions);
+  json.Key("counterexamples").BeginObject();
+  for (const auto& [property, cx] : search.counterexamples) {
+    json.Key(property).BeginObject();
+    json.Key("message").String(cx.message);
+    json.Key("replay").String(cx.token);
+    json.EndObject();
+  }
+  json.EndObject();
+  if (!search.error.empty()) json.Key("error").String(search.error);
+  json.EndObject();
+}
+
+void WriteComparisonJson(const real::PropertyComparison& c,
+                         properties::JsonWriter& json) {
+  json.BeginObject();
+  json.Key("property").String(c.property);
+  json.Key("status").String(real::RowStatusName(c.comparison.status));
+  json.Key("disagrees").Bool(real::Disagrees(c.comparison.status));
+  json.Key("text").String(c.comparison.text);
+  json.Key("sim").BeginObject();
+  json.Key("checked").Bool(c.sim.checked);
+  json.Key("violated").Bool(c.sim.violated);
+  json.Key("executions").Uint(c.sim.executions);
+  json.Key("exhaustive").Bool(c.sim.exhaustive);
+  json.Key("search").String(c.sim.search);
+  if (c.sim.violated) {
+    json.Key("message").String(c.sim.message);
+    json.Key("replay").String(c.sim.token);
+  }
+  if (!c.sim.error.empty()) json.Key("error").String(c.sim.error);
+  json.EndObject();
+  json.Key("cuda").BeginObject();
+  json.Key("observable").Bool(c.hw.observable);
+  json.Key("runs").Int(c.hw.runs);
+  json.Key("violated_runs").Int(c.hw.violated_runs);
+  if (!c.hw.evidence.empty()) json.Key("evidence").String(c.hw.evidence);
+  if (!c.hw.unavailable.empty()) json.Key("unavailable").String(c.hw.unavailable);
+  if (c.hw.steered) {
+    json.Key("steering").String(c.hw.steering);
+    json.Key("steerable").Bool(c.hw.not_steerable.empty());
+    if (!c.hw.not_steerable.empty()) json.Key("not_steerable").String(c.hw.not_steerable);
+    json.Key("steered_runs").Int(c.hw.steered_runs);
+    json.Key("reproduced").Int(c.hw.reproduced);
+    if (!c.hw.steer_error.empty()) json.Key("steer_error").String(c.hw.steer_error);
+  }
+  json.EndObject();
+  json.EndObject();
+}
+
 }  // namespace
 
 void WriteHardwareRunJson(const real::HardwareRunResult& run,
@@ -90,6 +145,37 @@ void WriteSideBySideJson(const real::SideBySideResult& result,
       WriteHardwareRunJson(run, json);
     }
     json.EndArray();
+    json.Key("sim_search");
+    WriteSearchJson(o.sim_search, json);
+    if (!o.sim_targeted.empty()) {
+      json.Key("sim_targeted").BeginObject();
+      for (const auto& [property, search] : o.sim_targeted) {
+        json.Key(property);
+        WriteSearchJson(search, json);
+      }
+      json.EndObject();
+    }
+    if (!o.steered.empty()) {
+      json.Key("steered").BeginObject();
+      for (const auto& [property, s] : o.steered) {
+        json.Key(property).BeginObject();
+        json.Key("replay").String(s.token);
+        json.Key("steering").String(s.steering.Describe());
+        json.Key("steerable").Bool(s.steering.steerable);
+        json.Key("reproduced").Int(s.reproduced);
+        if (!s.error.empty()) json.Key("error").String(s.error);
+        json.Key("runs").BeginArray();
+        for (const real::HardwareRunResult& run : s.runs) WriteHardwareRunJson(run, json);
+        json.EndArray();
+        json.EndObject();
+      }
+      json.EndObject();
+    }
+    if (!o.comparisons.empty()) {
+      json.Key("comparison").BeginArray();
+      for (const real::PropertyComparison& c : o.comparisons) WriteComparisonJson(c, json);
+      json.EndArray();
+    }
     json.EndObject();
   }
   json.EndArray();

@@ -1,6 +1,8 @@
 // The hardware results of `stackcheck validate` as JSON, for --json: one
 // hardware run, a steered replay, the SEM probes, and the side-by-side
-// campaign (the verdict table and each policy x scenario outcome).
+// campaign (the verdict table and each policy x scenario outcome: the
+// simulator's search, the steered counterexamples and, with the hardware
+// column, one comparison per property with its status).
 #ifndef STACKCHECK_CLI_VALIDATE_JSON_H_
 #define STACKCHECK_CLI_VALIDATE_JSON_H_
 

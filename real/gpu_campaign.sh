@@ -5,7 +5,9 @@
 #   env       machine, driver, binary facts
 #   tests     the real/ unit tests (GPU cases run there, skip elsewhere)
 #   probes    one hardware probe per SEM rule
-#   validate  every policy x the hardware scenarios beside the simulator
+#   validate  every policy x the hardware scenarios compared with the
+#             simulator's search of them; every simulator counterexample is
+#             steered onto the GPU (3 runs each)
 #   steer     simulator counterexamples replayed on the GPU, steered
 #   bench     the launch-cost benchmark
 #   overlap   us per region through the runtime, back to back and with host
@@ -41,7 +43,7 @@ part_probes() {
 }
 
 part_validate() {
-  run validate.txt timeout 240 "$SC" validate --backend=cuda --validate_repeat=2 \
+  run validate.txt timeout 540 "$SC" validate --backend=cuda --validate_repeat=2 \
       --validate_watchdog_s=2 --novalidate_sem_probes --validate_details
 }
 

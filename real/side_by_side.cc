@@ -1,7 +1,8 @@
 #include "real/side_by_side.h"
 
 #include <algorithm>
-#include <set>
+#include <cstring>
+#include <map>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -18,32 +19,187 @@ namespace {
 
 using properties::VerdictCell;
 
-void Simulate(ScenarioOutcome& out, int executions,
-              const std::vector<const properties::PropertyInfo*>& checked) {
-  properties::Case c;
-  c.scenario = out.scenario->scenario;
-  for (int i = 0; i < executions; ++i) {
-    absl::StatusOr<properties::Execution> e;
-    if (i == 0) {
-      // The least-preemptive execution first: the one a developer would
-      // picture, and the one the hardware's free run most resembles.
-      e = properties::Execute(c, *out.policy, checked);
-    } else {
-      sim::RandomStrategy::Options o;
-      o.seed = static_cast<std::uint64_t>(i);
-      o.max_executions = 1;
-      sim::RandomStrategy random(o);
-      e = properties::Execute(c, *out.policy, checked, &random);
-    }
-    if (!e.ok()) {
-      out.sim_error = std::string(e.status().message());
-      return;
-    }
-    ++out.sim_executions;
-    if (e->violation.has_value()) {
-      out.sim_violations.emplace(e->violation->property, e->violation->message);
+// The hardware reports a hang under both no-deadlock and progress (the
+// watchdog cannot tell a deadlock from a livelock); the simulator's engine
+// tells them apart. For comparison with the GPU they are one observation.
+std::vector<std::string> HardwareAliases(const std::string& property) {
+  if (property == "no-deadlock" || property == "progress") {
+    return {"no-deadlock", "progress"};
+  }
+  return {property};
+}
+
+void Simulate(ScenarioOutcome& out, const SideBySideOptions& options,
+              const std::vector<std::string>& monitored) {
+  ScenarioSearchOptions o;
+  o.dfs_budget = options.sim_dpor_budget;
+  o.random_executions = options.sim_executions;
+  o.properties = monitored;
+  o.only_engine_properties = monitored.empty();
+  out.sim_search = SearchScenario(out.scenario->scenario, *out.policy, o);
+  out.sim_error = out.sim_search.error;
+  out.sim_executions = static_cast<int>(out.sim_search.executions());
+  for (const auto& [p, cx] : out.sim_search.counterexamples) {
+    out.sim_violations.emplace(p, cx.message);
+  }
+}
+
+// The counterexample the simulator found for `property` (or, for a hang,
+// for its alias), from the scenario's search or the property's own; nullptr
+// if none.
+const Counterexample* FindCounterexample(const ScenarioOutcome& out,
+                                         const std::string& property,
+                                         bool with_aliases) {
+  const std::vector<std::string> names =
+      with_aliases ? HardwareAliases(property) : std::vector<std::string>{property};
+  for (const std::string& name : names) {
+    auto it = out.sim_search.counterexamples.find(name);
+    if (it != out.sim_search.counterexamples.end()) return &it->second;
+    auto t = out.sim_targeted.find(property);
+    if (t != out.sim_targeted.end()) {
+      auto jt = t->second.counterexamples.find(name);
+      if (jt != t->second.counterexamples.end()) return &jt->second;
     }
   }
+  return nullptr;
+}
+
+// A property the GPU violated that the scenario's search neither found nor
+// ruled out for every schedule: searched again with its monitor alone.
+void SimulateTargeted(ScenarioOutcome& out, const SideBySideOptions& options,
+                      const std::vector<std::string>& monitored) {
+  for (const auto& [property, evidence] : out.hw_violations) {
+    const properties::PropertyInfo* info = properties::FindProperty(property);
+    if (info == nullptr || !info->ObservableOn(properties::kSimBackend) ||
+        FindCounterexample(out, property, /*with_aliases=*/true) != nullptr ||
+        out.sim_search.ExhaustiveFor(property)) {
+      continue;
+    }
+    ScenarioSearchOptions o;
+    o.dfs_budget = options.sim_dpor_budget;
+    o.random_executions = options.sim_executions;
+    if (info->checker == properties::Checker::kMonitor) {
+      if (std::find(monitored.begin(), monitored.end(), property) == monitored.end()) {
+        continue;  // the simulator has no monitor for it here
+      }
+      o.properties = {property};
+    } else {
+      o.only_engine_properties = true;
+    }
+    out.sim_targeted[property] = SearchScenario(out.scenario->scenario, *out.policy, o);
+    for (const auto& [p, cx] : out.sim_targeted[property].counterexamples) {
+      out.sim_violations.emplace(p, cx.message);
+    }
+  }
+}
+
+// Every counterexample of the scenario, its steering derived from its own
+// schedule, run on the GPU.
+void Steer(ScenarioOutcome& out, const SideBySideOptions& options) {
+  std::vector<const Counterexample*> all;
+  for (const auto& [p, cx] : out.sim_search.counterexamples) all.push_back(&cx);
+  for (const auto& [t, search] : out.sim_targeted) {
+    for (const auto& [p, cx] : search.counterexamples) {
+      if (out.sim_search.counterexamples.count(p) == 0) all.push_back(&cx);
+    }
+  }
+  for (const Counterexample* cx : all) {
+    const std::string& property = cx->record.property;
+    if (out.steered.count(property) > 0) continue;
+    SteeredCounterexample& s = out.steered[property];
+    s.token = cx->token;
+    absl::StatusOr<Steering> steering = SteeringFor(cx->record);
+    if (!steering.ok()) {
+      s.error = std::string(steering.status().message());
+      continue;
+    }
+    s.steering = *steering;
+    if (!s.steering.steerable) continue;
+    SteeredReplayOptions o;
+    o.runs = options.steer_runs;
+    o.run.watchdog = options.watchdog;
+    o.run.spawn_delays = s.steering.spawn_delays;
+    o.run.min_kernel_duration = s.steering.min_kernel_duration;
+    o.run_on_hardware = options.run_on_hardware;
+    absl::StatusOr<SteeredReplayResult> r = ReplayOnHardware(cx->record, o);
+    if (!r.ok()) {
+      s.error = std::string(r.status().message());
+      continue;
+    }
+    s.runs = std::move(r->runs);
+    s.reproduced = r->reproduced;
+    for (const HardwareRunResult& run : s.runs) {
+      if (run.ending == HardwareRunResult::Ending::kSetupFailed) {
+        s.error = absl::StrCat("setup failed: ", run.setup_error);
+      }
+    }
+    if (options.progress) {
+      options.progress(absl::StrFormat(
+          "cuda: %s / %s steered %s (%s): reproduced in %d of %d runs",
+          out.policy->name, out.scenario->name, property,
+          s.steering.Describe(), s.reproduced, s.runs.size()));
+    }
+  }
+}
+
+SimSide SimSideFor(const ScenarioOutcome& out, const std::string& property,
+                   bool available, bool hw_violated) {
+  SimSide side;
+  side.checked = available;
+  if (!available) return side;
+  side.error = out.sim_search.error;
+  auto t = out.sim_targeted.find(property);
+  const ScenarioSearch& search =
+      t != out.sim_targeted.end() ? t->second : out.sim_search;
+  if (side.error.empty()) side.error = search.error;
+  side.executions = search.executions();
+  side.exhaustive = search.ExhaustiveFor(property);
+  side.search = search.DescribeFor(property);
+  // A hang on the GPU is compared with either of the simulator's names for it.
+  if (const Counterexample* cx = FindCounterexample(out, property, hw_violated)) {
+    side.violated = true;
+    side.message = cx->record.property == property
+                       ? cx->message
+                       : absl::StrCat("as ", cx->record.property, ": ", cx->message);
+    side.token = cx->token;
+  }
+  return side;
+}
+
+HwSide HwSideFor(const ScenarioOutcome& out, const std::string& property,
+                 const SimSide& sim, bool steering_on) {
+  HwSide side;
+  side.observable = HardwareObserves(property);
+  for (const HardwareRunResult& run : out.hardware_runs) {
+    if (run.ending == HardwareRunResult::Ending::kSetupFailed ||
+        run.properties.empty()) {
+      side.unavailable = run.setup_error.empty() ? "no run was judged" : run.setup_error;
+      return side;
+    }
+    const PropertyResult* p = run.Find(property);
+    if (p == nullptr || p->verdict == HwVerdict::kNotObserved) continue;
+    ++side.runs;
+    if (p->verdict == HwVerdict::kViolated && side.violated_runs++ == 0) {
+      side.evidence = p->evidence;
+    }
+  }
+  if (!sim.violated || !steering_on) return side;
+  // The steered counterexample: the one the row's simulator side names.
+  for (const auto& [p, steered] : out.steered) {
+    if (steered.token != sim.token) continue;
+    side.steered = true;
+    side.steer_error = steered.error;
+    if (!steered.steering.steerable && steered.error.empty()) {
+      side.not_steerable = steered.steering.not_steerable;
+    }
+    side.steering = steered.steering.Describe();
+    side.steered_runs = static_cast<int>(steered.runs.size());
+    for (const HardwareRunResult& run : steered.runs) {
+      const PropertyResult* r = run.Find(property);
+      if (r != nullptr && r->verdict == HwVerdict::kViolated) ++side.reproduced;
+    }
+  }
+  return side;
 }
 
 void RunHardware(ScenarioOutcome& out, const SideBySideOptions& options) {
@@ -56,7 +212,9 @@ void RunHardware(ScenarioOutcome& out, const SideBySideOptions& options) {
       o.jitter.seed = static_cast<std::uint64_t>(run);
     }
     absl::StatusOr<HardwareRunResult> r =
-        RunOnHardware(out.scenario->scenario, *out.policy, o);
+        options.run_on_hardware
+            ? options.run_on_hardware(out.scenario->scenario, *out.policy, o)
+            : RunOnHardware(out.scenario->scenario, *out.policy, o);
     if (!r.ok()) {
       HardwareRunResult failed;
       failed.setup_error = std::string(r.status().message());
@@ -167,9 +325,14 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
   const std::vector<const properties::PropertyInfo*> checked =
       properties::AvailableProperties(&unavailable);
 
+  std::vector<std::string> monitored;
+  for (const properties::PropertyInfo* p : checked) {
+    if (p->checker == properties::Checker::kMonitor) monitored.emplace_back(p->name);
+  }
+
   SideBySideResult result;
-  // Hardware first, while this process has no simulator threads: each run
-  // forks.
+  // Hardware first; the simulator runs on fibers in this thread, so the
+  // steered runs after it may fork too.
   for (const PolicyInfo* policy : policies) {
     for (const NamedScenario* scenario : scenarios) {
       ScenarioOutcome out;
@@ -184,7 +347,11 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
       options.progress(absl::StrCat("sim: ", out.policy->name, " / ",
                                     out.scenario->name));
     }
-    Simulate(out, options.sim_executions, checked);
+    Simulate(out, options, monitored);
+    if (options.hardware) SimulateTargeted(out, options, monitored);
+  }
+  if (options.hardware && options.steer_runs > 0) {
+    for (ScenarioOutcome& out : result.outcomes) Steer(out, options);
   }
 
   result.table.columns = {"sim"};
@@ -201,7 +368,67 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
       }
     }
   }
+  if (!options.hardware) return result;
+  for (ScenarioOutcome& out : result.outcomes) {
+    for (const properties::PropertyInfo& prop : properties::AllProperties()) {
+      PropertyComparison c;
+      c.property = std::string(prop.name);
+      bool available = prop.ObservableOn(properties::kSimBackend);
+      for (const auto& [p, why] : unavailable) available &= p != &prop;
+      c.sim = SimSideFor(out, c.property, available,
+                         out.hw_violations.count(c.property) > 0);
+      c.hw = HwSideFor(out, c.property, c.sim, options.steer_runs > 0);
+      c.comparison = CompareBackends(c.sim, c.hw);
+      out.comparisons.push_back(std::move(c));
+    }
+  }
   return result;
+}
+
+bool BackendsDisagree(const SideBySideResult& result) {
+  for (const ScenarioOutcome& o : result.outcomes) {
+    for (const PropertyComparison& c : o.comparisons) {
+      if (Disagrees(c.comparison.status)) return true;
+    }
+  }
+  return false;
+}
+
+std::string FormatComparison(const SideBySideResult& result) {
+  size_t policy_w = 6, scenario_w = 8, property_w = 8;
+  std::map<RowStatus, int> quiet;  // statuses of the rows not listed
+  std::vector<std::pair<const ScenarioOutcome*, const PropertyComparison*>> listed;
+  for (const ScenarioOutcome& o : result.outcomes) {
+    for (const PropertyComparison& c : o.comparisons) {
+      const RowStatus s = c.comparison.status;
+      if (s == RowStatus::kHoldsOnBoth || s == RowStatus::kNotObservable) {
+        ++quiet[s];
+        continue;
+      }
+      listed.emplace_back(&o, &c);
+      policy_w = std::max(policy_w, std::strlen(o.policy->name));
+      scenario_w = std::max(scenario_w, o.scenario->name.size());
+      property_w = std::max(property_w, c.property.size());
+    }
+  }
+  std::string out = absl::StrFormat("%-*s  %-*s  %-*s  %s\n", policy_w, "policy",
+                                    scenario_w, "scenario", property_w, "property",
+                                    "sim beside cuda");
+  for (const auto& [o, c] : listed) {
+    absl::StrAppendFormat(&out, "%-*s  %-*s  %-*s  %s\n", policy_w, o->policy->name,
+                          scenario_w, o->scenario->name, property_w, c->property,
+                          c->comparison.text);
+  }
+  std::map<RowStatus, int> all = quiet;
+  for (const auto& [o, c] : listed) ++all[c->comparison.status];
+  std::vector<std::string> counts;
+  for (const auto& [s, n] : all) {
+    counts.push_back(absl::StrFormat("%d %s", n, RowStatusName(s)));
+  }
+  absl::StrAppendFormat(&out, "(%s; the unlisted rows hold on both, or hold on "
+                        "sim and cannot be observed on the GPU)\n",
+                        absl::StrJoin(counts, ", "));
+  return out;
 }
 
 std::string FormatScenarioMatrix(const SideBySideResult& result,
@@ -221,34 +448,48 @@ std::string FormatScenarioMatrix(const SideBySideResult& result,
       current = o.scenario;
       absl::StrAppendFormat(&out, "\n%s: %s\n", current->name, current->aim);
     }
-    absl::StrAppendFormat(&out, "  %-22s sim (%d runs): %s\n", o.policy->name,
-                          o.sim_executions,
+    std::string search;
+    if (o.sim_search.exhausted) {
+      search = absl::StrFormat("exhaustive DPOR, %d executions", o.sim_executions);
+    } else {
+      search = absl::StrFormat("%d executions, not exhaustive", o.sim_executions);
+    }
+    absl::StrAppendFormat(&out, "  %-22s sim (%s): %s\n", o.policy->name, search,
                           o.sim_error.empty() ? Names(o.sim_violations)
                                               : "error: " + o.sim_error);
+    for (const auto& [p, targeted] : o.sim_targeted) {
+      absl::StrAppendFormat(&out, "  %-22s   %s alone (%s): %s\n", "", p,
+                            targeted.DescribeFor(p),
+                            targeted.counterexamples.empty() ? "no violation"
+                                                             : "violated");
+    }
     if (o.hardware_runs.empty()) continue;
     std::vector<std::string> endings;
     for (const HardwareRunResult& r : o.hardware_runs) {
       endings.push_back(absl::StrFormat("%s %.1fs", r.EndingText(), r.seconds));
     }
-    // Compare on what the hardware can observe at all.
-    std::set<std::string> sim_seen, hw_seen;
-    for (const auto& [p, m] : o.sim_violations) {
-      const properties::PropertyInfo* info = properties::FindProperty(p);
-      if (info != nullptr && info->ObservableOn(properties::kCudaBackend)) {
-        sim_seen.insert(p);
-      }
-    }
-    for (const auto& [p, m] : o.hw_violations) {
-      const properties::PropertyInfo* info = properties::FindProperty(p);
-      if (info != nullptr && info->ObservableOn(properties::kCudaBackend)) {
-        hw_seen.insert(p);
-      }
-    }
-    absl::StrAppendFormat(&out, "  %-22s cuda (%s): %s%s\n", "",
-                          absl::StrJoin(endings, ", "), Names(o.hw_violations),
-                          sim_seen == hw_seen ? "" : "   <-- differs from sim");
+    absl::StrAppendFormat(&out, "  %-22s cuda (%s): %s\n", "",
+                          absl::StrJoin(endings, ", "), Names(o.hw_violations));
     for (const auto& [p, evidence] : o.hw_violations) {
       absl::StrAppendFormat(&out, "  %-22s   %s: %s\n", "", p, evidence);
+    }
+    for (const auto& [p, steered] : o.steered) {
+      absl::StrAppendFormat(
+          &out, "  %-22s   steered %s: %s%s\n", "", p,
+          steered.error.empty() ? steered.steering.Describe()
+                                : "error: " + steered.error,
+          steered.runs.empty()
+              ? ""
+              : absl::StrFormat("; reproduced in %d of %d runs", steered.reproduced,
+                                steered.runs.size()));
+    }
+    for (const PropertyComparison& c : o.comparisons) {
+      if (c.comparison.status == RowStatus::kHoldsOnBoth ||
+          c.comparison.status == RowStatus::kNotObservable) {
+        continue;
+      }
+      absl::StrAppendFormat(&out, "  %-22s   => %s: %s\n", "", c.property,
+                            RowStatusName(c.comparison.status));
     }
     if (with_run_facts) {
       for (size_t i = 0; i < o.hardware_runs.size(); ++i) {

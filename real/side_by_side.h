@@ -1,7 +1,15 @@
 // The hardware campaign: every policy x the standard hardware scenarios, run
-// on the GPU (real/hardware_runner) and on the simulator (random schedules
-// over the very same Scenario values), merged into the verdict table with a
-// "sim" and a "cuda" column, each cell judged against the expected verdicts.
+// on the GPU (real/hardware_runner) and searched on the simulator (the very
+// same Scenario values: exhaustive DPOR where the tree is small enough, else
+// random schedules; real/scenario_search.h), then compared backend with
+// backend, property by property (real/backend_compare.h):
+//  - every simulator counterexample of a scenario is steered onto the GPU
+//    (real/steered_replay.h), unless its schedule is not steerable;
+//  - a property the GPU violated but the scenario's search did not is
+//    searched again with that property's monitor alone, so that other
+//    properties' violations cannot hide it.
+// The verdict table (a "sim" and a "cuda" column, each cell judged against
+// the expected verdicts) is kept for the simulator-only run and for --json.
 #ifndef STACKCHECK_REAL_SIDE_BY_SIDE_H_
 #define STACKCHECK_REAL_SIDE_BY_SIDE_H_
 
@@ -14,8 +22,11 @@
 #include "absl/time/time.h"
 #include "core/policies/registry.h"
 #include "properties/verdict_table.h"
+#include "real/backend_compare.h"
 #include "real/hardware_runner.h"
 #include "real/hardware_scenarios.h"
+#include "real/scenario_search.h"
+#include "real/steered_replay.h"
 
 namespace stackcheck::real {
 
@@ -29,9 +40,33 @@ struct SideBySideOptions {
   double jitter_probability = 0.3;
   absl::Duration jitter_max_delay = absl::Milliseconds(2);
   absl::Duration watchdog = absl::Seconds(3);
-  // Simulator executions per (policy, scenario), random schedules.
+  // The simulator's search per (policy, scenario): DPOR up to this many
+  // executions; when that does not exhaust the tree, sim_executions random
+  // schedules on top.
+  std::uint64_t sim_dpor_budget = 20000;
   int sim_executions = 100;
+  // GPU runs per simulator counterexample, steered towards its schedule;
+  // 0: no steering.
+  int steer_runs = 3;
   std::function<void(const std::string&)> progress;  // one line per step
+  HardwareRunFn run_on_hardware;  // empty: RunOnHardware
+};
+
+// A simulator counterexample on the GPU.
+struct SteeredCounterexample {
+  std::string token;  // the counterexample's replay token
+  Steering steering;
+  std::string error;  // steering or the runs could not be made
+  std::vector<HardwareRunResult> runs;
+  int reproduced = 0;  // runs violating the counterexample's property
+};
+
+// One property of one (policy, scenario): both sides and the judgement.
+struct PropertyComparison {
+  std::string property;
+  SimSide sim;
+  HwSide hw;  // empty without the hardware column
+  RowComparison comparison;
 };
 
 struct ScenarioOutcome {
@@ -42,6 +77,13 @@ struct ScenarioOutcome {
   std::string sim_error;                               // executor failure
   std::vector<HardwareRunResult> hardware_runs;
   std::map<std::string, std::string> hw_violations;   // property -> evidence
+  ScenarioSearch sim_search;
+  // Property -> its search with its own monitor alone (see the file comment).
+  std::map<std::string, ScenarioSearch> sim_targeted;
+  // Counterexample property -> its steered GPU runs.
+  std::map<std::string, SteeredCounterexample> steered;
+  // Catalogue order; with the hardware column only.
+  std::vector<PropertyComparison> comparisons;
 };
 
 struct SideBySideResult {
@@ -51,7 +93,16 @@ struct SideBySideResult {
 
 absl::StatusOr<SideBySideResult> RunSideBySide(const SideBySideOptions& options);
 
-// Per scenario and policy: what each backend found, and whether they agree.
+// Whether any comparison disagrees (real/backend_compare.h's Disagrees).
+bool BackendsDisagree(const SideBySideResult& result);
+
+// The backend comparison as a table: one line per (policy, scenario,
+// property) where either backend found a violation or the row disagrees,
+// then how many rows hold on both, per status.
+std::string FormatComparison(const SideBySideResult& result);
+
+// Per scenario and policy: what each backend found, how much the simulator
+// searched, and what the steered counterexamples did.
 std::string FormatScenarioMatrix(const SideBySideResult& result,
                                  bool with_run_facts);
 

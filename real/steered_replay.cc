@@ -1,6 +1,15 @@
 #include "real/steered_replay.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -9,30 +18,295 @@
 #include "properties/catalogue.h"
 #include "properties/case.h"
 #include "properties/executor.h"
+#include "sim/event.h"
+#include "sim/strategies/sequence_strategy.h"
 #include "sim/strategies/strict_sequence_strategy.h"
+#include "sim/strategy.h"
 
 namespace stackcheck::real {
+namespace {
+
+// Replays a schedule and notes, at every preemption, which actor was held
+// back in favour of which, and every number choice.
+class PreemptionWatcher : public sim::Strategy {
+ public:
+  struct Preemption {
+    sim::ActorId held_back;
+    sim::ActorId chosen;
+    bool chosen_had_acted;  // the chosen actor took a step before
+  };
+  explicit PreemptionWatcher(const std::vector<std::uint64_t>& schedule)
+      : inner_(schedule) {}
+  bool NewExecution() override { return inner_.NewExecution(); }
+  std::size_t NextActor(const sim::SchedulingPoint& point) override {
+    const std::size_t chosen = inner_.NextActor(point);
+    const sim::ActorId actor = point.runnable[chosen].actor;
+    if (point.current >= 0) {
+      acted_.insert(point.runnable[point.current].actor);
+      if (chosen != static_cast<std::size_t>(point.current)) {
+        preemptions_.push_back({point.runnable[point.current].actor, actor,
+                                acted_.count(actor) > 0});
+      }
+    }
+    acted_.insert(actor);
+    return chosen;
+  }
+  std::uint64_t NextNumber(std::uint64_t n) override {
+    const std::uint64_t v = inner_.NextNumber(n);
+    if (v != 0) ++nonzero_numbers_;
+    return v;
+  }
+  const std::vector<Preemption>& preemptions() const { return preemptions_; }
+  int nonzero_numbers() const { return nonzero_numbers_; }
+
+ private:
+  sim::SequenceStrategy inner_;
+  std::vector<Preemption> preemptions_;
+  std::set<sim::ActorId> acted_;  // as far as the asked points tell
+  int nonzero_numbers_ = 0;
+};
+
+std::string NameOf(const std::vector<std::string>& names, sim::ActorId a) {
+  return a < names.size() ? names[a] : absl::StrCat("actor ", a);
+}
+
+// The scenario's program thread a simulator actor runs, or -1. Host
+// threads are named by ordinal: T0 is the main thread, which spawns the
+// programs' threads in order, so T<k> runs program thread k-1.
+int HostIndex(const std::string& name) {
+  int ordinal = 0;
+  if (absl::StartsWith(name, "T") &&
+      absl::SimpleAtoi(absl::string_view(name).substr(1), &ordinal) && ordinal >= 1) {
+    return ordinal - 1;
+  }
+  return -1;
+}
+
+bool IsCallback(const std::vector<std::string>& names, sim::ActorId a) {
+  return absl::StartsWith(NameOf(names, a), "callback");
+}
+
+// A callback that waits for a lock inside its body and, once the lock is
+// released (and not taken straight back), is kept waiting while a host thread
+// goes on to a driver call or the process's exit: on hardware the woken
+// callback takes the free lock within microseconds. Returns why, or "".
+std::string CallbackHeldAfterWake(const std::vector<sim::Event>& trace,
+                                  const std::vector<std::string>& names) {
+  struct Waiting {
+    std::uint32_t mutex = 0;
+    bool woken = false;
+  };
+  std::map<sim::ActorId, Waiting> waiting;  // callbacks blocked on a mutex
+  for (const sim::Event& ev : trace) {
+    if (IsCallback(names, ev.actor)) {
+      if (ev.kind == sim::EventKind::kMutexBlock) {
+        waiting[ev.actor] = Waiting{ev.a, false};
+      } else {
+        waiting.erase(ev.actor);  // it moved on
+      }
+      continue;
+    }
+    if (ev.kind == sim::EventKind::kMutexUnlock) {
+      for (auto& [cb, w] : waiting) w.woken |= w.mutex == ev.a;
+      continue;
+    }
+    if (ev.kind == sim::EventKind::kMutexLock) {
+      // The releasing thread taking it straight back happens on hardware
+      // too: a woken waiter needs time to be scheduled.
+      for (auto& [cb, w] : waiting) w.woken &= w.mutex != ev.a;
+      continue;
+    }
+    const bool host_moves_on = ev.kind == sim::EventKind::kDriverCall ||
+                               ev.kind == sim::EventKind::kProcessExit;
+    if (!host_moves_on) continue;
+    for (const auto& [cb, w] : waiting) {
+      if (w.woken) {
+        return absl::StrFormat(
+            "the schedule keeps the driver's callback thread (%s) waiting for a "
+            "lock already released while %s goes on (%s); the runner can delay a "
+            "callback only before it starts",
+            NameOf(names, cb), NameOf(names, ev.actor), sim::EventKindName(ev.kind));
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+bool HardwareObserves(absl::string_view property) {
+  return properties::FindProperty(property) != nullptr &&
+         property != "no-use-after-free";
+}
+
+std::string Steering::Describe() const {
+  if (!steerable) return absl::StrCat("not steerable: ", not_steerable);
+  if (spawn_delays.empty() && min_kernel_duration == absl::ZeroDuration()) {
+    return "none needed: no thread start order, no kernel kept pending";
+  }
+  std::vector<std::string> delays;
+  for (absl::Duration d : spawn_delays) delays.push_back(absl::FormatDuration(d));
+  return absl::StrFormat("start delays [%s], kernels at least %s",
+                         absl::StrJoin(delays, ", "),
+                         absl::FormatDuration(min_kernel_duration));
+}
+
+absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
+  Steering steering;
+  const properties::PropertyInfo* info = properties::FindProperty(record.property);
+  if (info == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("unknown property '", record.property, "'"));
+  }
+  if (!HardwareObserves(record.property)) {
+    steering.not_steerable =
+        absl::StrCat("the GPU cannot observe ", record.property);
+    return steering;
+  }
+  const PolicyInfo* policy = FindPolicy(record.policy);
+  if (policy == nullptr) {
+    return absl::NotFoundError(
+        absl::StrCat("the replay's policy '", record.policy, "' is unknown"));
+  }
+  std::vector<const properties::PropertyInfo*> checked;
+  if (info->checker == properties::Checker::kMonitor) checked.push_back(info);
+  PreemptionWatcher watcher(record.test_case.schedule);
+  properties::ExecuteOptions keep;
+  keep.keep_trace = true;
+  absl::StatusOr<properties::Execution> e =
+      properties::Execute(record.test_case, *policy, checked, &watcher, keep);
+  if (!e.ok()) return e.status();
+  if (!e->violation.has_value() || e->violation->property != record.property) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the schedule does not replay to a violation of ", record.property));
+  }
+  const std::vector<std::string>& names = e->actor_names;
+
+  // When each actor first did something past starting: (trace position,
+  // virtual time).
+  std::map<sim::ActorId, std::pair<std::size_t, std::uint64_t>> first_step;
+  for (std::size_t i = 0; i < e->trace.size(); ++i) {
+    const sim::Event& ev = e->trace[i];
+    if (ev.kind == sim::EventKind::kThreadStart) continue;
+    first_step.emplace(ev.actor, std::make_pair(i, ev.time_ns));
+  }
+  if (watcher.nonzero_numbers() > 0) {
+    steering.not_steerable =
+        "the schedule makes a data choice (which callbacks run at once, which "
+        "allocation fails) that the driver makes on hardware";
+    return steering;
+  }
+  if (std::string why = CallbackHeldAfterWake(e->trace, names); !why.empty()) {
+    steering.not_steerable = std::move(why);
+    return steering;
+  }
+  for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
+    const std::string held = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (absl::StartsWith(held, "callback")) {
+      steering.not_steerable = absl::StrFormat(
+          "the schedule holds the driver's callback thread (%s) back while it "
+          "could run, in favour of %s; host-side delays act only before a "
+          "callback starts",
+          held, chosen);
+      return steering;
+    }
+  }
+  for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
+    const std::string held = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (HostIndex(held) >= 0 && HostIndex(chosen) >= 0 && p.chosen_had_acted) {
+      steering.not_steerable = absl::StrFormat(
+          "the schedule holds %s back in favour of %s, which had already "
+          "started; the runner delays host threads only at their start",
+          held, chosen);
+      return steering;
+    }
+  }
+
+  // Kernels stay pending as long as the counterexample needed: stretched
+  // when one was still pending at a region's start or at the violation.
+  std::set<std::uint32_t> pending;
+  bool pending_matters = false;
+  for (const sim::Event& ev : e->trace) {
+    switch (ev.kind) {
+      case sim::EventKind::kKernelEnqueue: pending.insert(ev.a); break;
+      case sim::EventKind::kKernelEnd:
+      case sim::EventKind::kKernelDropped: pending.erase(ev.a); break;
+      case sim::EventKind::kRegionBegin:
+        pending_matters |= !pending.empty();
+        break;
+      default: break;
+    }
+  }
+  pending_matters |= !pending.empty();
+  if (pending_matters) steering.min_kernel_duration = kPendingKernel;
+
+  // Host threads start in the order the counterexample first ran them. A
+  // thread that first acted later in virtual time (after a kernel ran) starts
+  // that much later, unless the kernels are stretched (the virtual times no
+  // longer apply); one that acted at the same time as an earlier one, but
+  // after it, starts kSpawnGap after it.
+  std::vector<std::tuple<std::size_t, std::uint64_t, int>> order;  // at, ns, index
+  for (const auto& [actor, at] : first_step) {
+    const int index = HostIndex(NameOf(names, actor));
+    if (index >= 0) order.emplace_back(at.first, at.second, index);
+  }
+  std::sort(order.begin(), order.end());
+  const int threads = static_cast<int>(record.test_case.scenario.threads.size());
+  if (threads > 1 && !order.empty()) {
+    steering.spawn_delays.assign(threads, absl::ZeroDuration());
+    const std::uint64_t start_ns = std::get<1>(order.front());
+    absl::Duration previous = absl::ZeroDuration();
+    std::uint64_t previous_ns = start_ns;
+    for (std::size_t rank = 0; rank < order.size(); ++rank) {
+      const auto [at, ns, index] = order[rank];
+      absl::Duration delay;
+      if (rank == 0) {
+        delay = absl::ZeroDuration();
+      } else if (pending_matters || ns <= previous_ns) {
+        delay = previous + kSpawnGap;
+      } else {
+        delay = std::max(previous + absl::Nanoseconds(ns - previous_ns),
+                         absl::Nanoseconds(ns - start_ns));
+      }
+      if (index < threads) steering.spawn_delays[index] = delay;
+      previous = delay;
+      previous_ns = ns;
+    }
+  }
+  steering.steerable = true;
+  return steering;
+}
 
 absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
     absl::string_view replay, const SteeredReplayOptions& options) {
   absl::StatusOr<properties::ReplayRecord> record =
       properties::LoadReplay(replay);
   if (!record.ok()) return record.status();
-  const PolicyInfo* policy = FindPolicy(record->policy);
+  return ReplayOnHardware(*record, options);
+}
+
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
+    const properties::ReplayRecord& record,
+    const SteeredReplayOptions& options) {
+  const PolicyInfo* policy = FindPolicy(record.policy);
   if (policy == nullptr) {
     return absl::NotFoundError(
-        absl::StrCat("the replay's policy '", record->policy, "' is unknown"));
+        absl::StrCat("the replay's policy '", record.policy, "' is unknown"));
   }
   SteeredReplayResult result;
-  result.record = *record;
-  result.scenario_text = properties::DescribeScenario(record->test_case.scenario);
+  result.record = record;
+  result.scenario_text = properties::DescribeScenario(record.test_case.scenario);
 
   // Hardware first (each run forks), then the simulator.
   for (int i = 0; i < options.runs; ++i) {
     absl::StatusOr<HardwareRunResult> run =
-        RunOnHardware(record->test_case.scenario, *policy, options.run);
+        options.run_on_hardware
+            ? options.run_on_hardware(record.test_case.scenario, *policy, options.run)
+            : RunOnHardware(record.test_case.scenario, *policy, options.run);
     if (!run.ok()) return run.status();
-    const PropertyResult* p = run->Find(record->property);
+    const PropertyResult* p = run->Find(record.property);
     if (p != nullptr && p->verdict == HwVerdict::kViolated) ++result.reproduced;
     const bool setup_failed =
         run->ending == HardwareRunResult::Ending::kSetupFailed;
@@ -44,19 +318,19 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
   // before the recorded violation.
   std::vector<const properties::PropertyInfo*> checked;
   if (const properties::PropertyInfo* p =
-          properties::FindProperty(record->property);
+          properties::FindProperty(record.property);
       p != nullptr && p->checker == properties::Checker::kMonitor) {
     checked.push_back(p);
   }
   // Strictly, as `stackcheck replay` runs it: a schedule that does not fit
   // is bad input, not some other interleaving.
-  sim::StrictSequenceStrategy schedule(record->test_case.schedule);
+  sim::StrictSequenceStrategy schedule(record.test_case.schedule);
   absl::StatusOr<properties::Execution> sim =
-      properties::Execute(record->test_case, *policy, checked, &schedule);
+      properties::Execute(record.test_case, *policy, checked, &schedule);
   if (!sim.ok()) return sim.status();
   if (absl::Status s = schedule.Finish(); !s.ok()) return s;
   if (sim->violation.has_value()) {
-    result.sim_violated = sim->violation->property == record->property;
+    result.sim_violated = sim->violation->property == record.property;
     result.sim_message = absl::StrCat(sim->violation->property, ": ",
                                       sim->violation->message);
   } else {

@@ -5,24 +5,76 @@
 // what it found pending stays pending), several times. Reports the
 // simulator's verdict from replaying the recorded schedule, and whether the
 // hardware runs violate the same property.
+//
+// SteeringFor derives the steering from the counterexample itself, by
+// replaying its schedule on the simulator:
+//  - kernels are stretched to kPendingKernel when a kernel was still pending
+//    at a region's start or at the violation;
+//  - host threads start in the order the schedule first ran them: a thread
+//    whose first step came later in virtual time (after a kernel ran) starts
+//    that much later, unless kernels are stretched; one whose first step came
+//    at the same virtual time as an earlier thread's starts kSpawnGap after
+//    it;
+// and says when no host-side steering can force the schedule ("not
+// steerable"):
+//  - the GPU cannot observe the property (no-use-after-free: cuMemFree waits
+//    for the device, SEM-11);
+//  - the schedule holds a driver callback thread back while it could run:
+//    the runner can delay a callback only before it starts, not inside it
+//    (after it took a lock, say);
+//  - the schedule preempts a host thread that has started in favour of
+//    another one that has too: the runner delays threads only at their start;
+//  - the schedule makes a data choice (which pending callbacks run at once,
+//    which allocation fails) that the driver makes on hardware.
 #ifndef STACKCHECK_REAL_STEERED_REPLAY_H_
 #define STACKCHECK_REAL_STEERED_REPLAY_H_
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "core/policies/registry.h"
+#include "core/scenario.h"
 #include "properties/replay_file.h"
 #include "real/hardware_runner.h"
 
 namespace stackcheck::real {
 
+// Runs one scenario on the GPU: RunOnHardware, or a stand-in that a test
+// feeds synthetic results through.
+using HardwareRunFn = std::function<absl::StatusOr<HardwareRunResult>(
+    const Scenario&, const PolicyInfo&, const HardwareRunOptions&)>;
+
 struct SteeredReplayOptions {
   int runs = 3;
   HardwareRunOptions run;  // spawn_delays, min_kernel_duration, watchdog
+  HardwareRunFn run_on_hardware;  // empty: RunOnHardware
 };
+
+// Whether the hardware runner judges `property` at all: every catalogue
+// property but no-use-after-free (real/hardware_runner.h says how each is
+// observed, and why that one is not).
+bool HardwareObserves(absl::string_view property);
+
+inline constexpr absl::Duration kSpawnGap = absl::Milliseconds(20);
+inline constexpr absl::Duration kPendingKernel = absl::Milliseconds(100);
+
+struct Steering {
+  bool steerable = false;
+  std::string not_steerable;  // why, when !steerable
+  std::vector<absl::Duration> spawn_delays;
+  absl::Duration min_kernel_duration = absl::ZeroDuration();
+
+  // "start delays [0, 20ms], kernels at least 100ms" or "not steerable: ...".
+  std::string Describe() const;
+};
+
+// Errors: the record's policy is unknown, or its schedule does not replay to
+// its violation on the simulator.
+absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record);
 
 struct SteeredReplayResult {
   properties::ReplayRecord record;
@@ -36,6 +88,8 @@ struct SteeredReplayResult {
 // `replay` is a file path or a token (properties::LoadReplay).
 absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
     absl::string_view replay, const SteeredReplayOptions& options);
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
+    const properties::ReplayRecord& record, const SteeredReplayOptions& options);
 
 std::string FormatSteeredReplay(const SteeredReplayResult& result,
                                 const SteeredReplayOptions& options);

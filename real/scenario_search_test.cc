@@ -1,0 +1,125 @@
+#include "real/scenario_search.h"
+
+#include "absl/status/statusor.h"
+#include "core/policies/registry.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "properties/executor.h"
+#include "properties/replay_file.h"
+#include "real/hardware_scenarios.h"
+#include "real/steered_replay.h"
+
+namespace stackcheck::real {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+ScenarioSearch Search(const char* policy, const char* scenario,
+                      ScenarioSearchOptions options = {}) {
+  return SearchScenario(FindHardwareScenario(scenario)->scenario, *FindPolicy(policy),
+                        options);
+}
+
+TEST(SearchScenario, ExhaustsASmallScenario) {
+  const ScenarioSearch s = Search("v2-gcc11", "two-threads");
+  EXPECT_TRUE(s.error.empty()) << s.error;
+  EXPECT_TRUE(s.exhausted);
+  EXPECT_EQ(s.random_executions, 0u);
+  EXPECT_TRUE(s.counterexamples.empty());
+  EXPECT_TRUE(s.ExhaustiveFor("no-stack-overlap"));
+  EXPECT_THAT(s.DescribeFor("no-stack-overlap"), StartsWith("exhaustive DPOR, "));
+}
+
+TEST(SearchScenario, FallsBackToRandomSchedulesOverBudget) {
+  ScenarioSearchOptions o;
+  o.dfs_budget = 1;
+  o.random_executions = 5;
+  const ScenarioSearch s = Search("v2-gcc11", "two-threads", o);
+  EXPECT_FALSE(s.exhausted);
+  EXPECT_EQ(s.executions(), 6u);
+  EXPECT_FALSE(s.ExhaustiveFor("no-stack-overlap"));
+  EXPECT_EQ(s.DescribeFor("no-stack-overlap"),
+            "1 DPOR + 5 random executions, not exhaustive");
+}
+
+TEST(SearchScenario, CounterexampleReplaysFromItsToken) {
+  const ScenarioSearch s = Search("v1b-callback-lock", "grow-while-busy");
+  ASSERT_EQ(s.counterexamples.count("no-deadlock"), 1u);
+  const Counterexample& cx = s.counterexamples.at("no-deadlock");
+  absl::StatusOr<properties::ReplayRecord> record = properties::LoadReplay(cx.token);
+  ASSERT_TRUE(record.ok()) << record.status();
+  EXPECT_EQ(record->policy, "v1b-callback-lock");
+  absl::StatusOr<properties::Execution> e =
+      properties::Execute(record->test_case, *FindPolicy("v1b-callback-lock"), {});
+  ASSERT_TRUE(e.ok()) << e.status();
+  ASSERT_TRUE(e->violation.has_value());
+  EXPECT_EQ(e->violation->property, "no-deadlock");
+  // Another property's violations end executions early: no exhaustive claim.
+  EXPECT_FALSE(s.ExhaustiveFor("no-stack-overlap"));
+  EXPECT_THAT(s.DescribeFor("no-stack-overlap"), HasSubstr("stopped early by"));
+}
+
+TEST(SteeringFor, StartsEachThreadWhenTheCounterexampleRanIt) {
+  // V0's misattributed abort: thread 1's region begins once thread 0's
+  // 2 ms kernel has aborted.
+  const ScenarioSearch s = Search("v0-nocache", "abort-beside-region");
+  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_TRUE(st->steerable) << st->not_steerable;
+  EXPECT_THAT(st->spawn_delays,
+              ElementsAre(absl::ZeroDuration(), absl::Milliseconds(2)));
+  EXPECT_EQ(st->min_kernel_duration, absl::ZeroDuration());
+}
+
+TEST(SteeringFor, StretchesKernelsThatMustStayPending) {
+  const ScenarioSearch s = Search("event-fence", "one-region");
+  ASSERT_EQ(s.counterexamples.count("sync-completion"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("sync-completion").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_TRUE(st->steerable);
+  EXPECT_EQ(st->min_kernel_duration, kPendingKernel);
+}
+
+TEST(SteeringFor, CallbackKeptFromAReleasedLockIsNotSteerable) {
+  const ScenarioSearch s = Search("v1b-callback-lock", "abort");
+  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_FALSE(st->steerable);
+  EXPECT_THAT(st->Describe(), HasSubstr("not steerable: the schedule keeps the driver's "
+                                        "callback thread"));
+}
+
+TEST(SteeringFor, CallbackPreemptedWhileRunnableIsNotSteerable) {
+  const ScenarioSearch s = Search("v1b-callback-lock", "abort-beside-region");
+  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_FALSE(st->steerable);
+  EXPECT_THAT(st->not_steerable, HasSubstr("back while it could run"));
+}
+
+TEST(SteeringFor, PropertyTheGpuCannotObserveIsNotSteerable) {
+  properties::ReplayRecord record;
+  record.policy = "v1b-callback-lock";
+  record.property = "no-use-after-free";
+  record.test_case.scenario = FindHardwareScenario("one-region")->scenario;
+  absl::StatusOr<Steering> st = SteeringFor(record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_FALSE(st->steerable);
+  EXPECT_EQ(st->not_steerable, "the GPU cannot observe no-use-after-free");
+}
+
+TEST(SteeringFor, ScheduleThatDoesNotReplayToItsViolationIsAnError) {
+  properties::ReplayRecord record;
+  record.policy = "v2-gcc11";
+  record.property = "no-deadlock";
+  record.test_case.scenario = FindHardwareScenario("one-region")->scenario;
+  EXPECT_FALSE(SteeringFor(record).ok());
+}
+
+}  // namespace
+}  // namespace stackcheck::real
