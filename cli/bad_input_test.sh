@@ -54,14 +54,14 @@ contains replay_old_version "line 3: written by stackcheck 0.0.1"
 grep -q -- "--corpus_dir" <<<"$out" && { echo "FAIL replay_old_version: names a flag that does not exist"; fail=1; }
 
 # Raw input is escaped and cut, never echoed byte for byte.
-printf 'stackcheck-replay 1\n\033[2Jevil\n' >"$tmp/escape.replay"
+printf 'stackcheck-replay 2\n\033[2Jevil\n' >"$tmp/escape.replay"
 check replay_escape_sequence 2 "$bin" replay "$tmp/escape.replay"
 contains replay_escape_sequence '\033[2Jevil'
 if grep -q $'\033' <<<"$out"; then echo "FAIL replay_escape_sequence: raw ESC echoed"; fail=1; fi
 sed "s/^policy .*/policy $(printf '\033')]0;pwned/" "$corpus" >"$tmp/policy.replay"
 check replay_escape_policy 2 "$bin" replay "$tmp/policy.replay"
 if grep -q $'\033' <<<"$out"; then echo "FAIL replay_escape_policy: raw ESC echoed"; fail=1; fi
-{ echo "stackcheck-replay 1"; head -c 1000000 /dev/zero | tr '\0' 'k'; echo; } >"$tmp/keyword.replay"
+{ echo "stackcheck-replay 2"; head -c 1000000 /dev/zero | tr '\0' 'k'; echo; } >"$tmp/keyword.replay"
 check replay_huge_keyword 2 "$bin" replay "$tmp/keyword.replay"
 (( ${#out} < 1000 )) || { echo "FAIL replay_huge_keyword: a ${#out}-byte message"; fail=1; }
 check unknown_command_escape 2 "$bin" $'\033[31mred'

@@ -28,7 +28,7 @@ check count_reached_json 0 "$bin" campaign --policy=event-fence --executions=50 
 contains count_reached_json '"complete":true'
 
 # One run per replay directory; files are written whole (no temporary left).
-check first_run 0 "$bin" campaign --policy=v1b-callback-lock --executions=300 --jobs=1 \
+check first_run 0 "$bin" campaign --policy=v1b-callback-lock --executions=1000 --jobs=1 \
   --replay_dir="$tmp/replays"
 ls "$tmp/replays"/*.replay >/dev/null 2>&1 || { echo "FAIL first_run: no replay files"; fail=1; }
 if ls "$tmp/replays" | grep -q '\.tmp\.'; then echo "FAIL first_run: temporary files left"; fail=1; fi

@@ -35,6 +35,9 @@ ABSL_FLAG(int, bench_repetitions, 5, "bench launch: repetitions; the median is r
 ABSL_FLAG(std::string, bench_policies, "",
           "bench launch: comma-separated policies (default: all)");
 ABSL_FLAG(int, bench_long_kernel_us, 50, "bench launch: the long kernel's duration");
+ABSL_FLAG(int, bench_mapped_vars, 0,
+          "bench launch: variables each policy region maps (0-8): allocation and "
+          "copies in and back around every region, as libgomp maps a target region");
 ABSL_FLAG(int, bench_watchdog_s, 60,
           "bench launch: a cell that takes longer is reported as hung (1-3600)");
 
@@ -83,6 +86,11 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   }
   real::BenchOptions options;
   options.launches = absl::GetFlag(FLAGS_bench_launches);
+  options.mapped_vars = absl::GetFlag(FLAGS_bench_mapped_vars);
+  if (options.mapped_vars < 0 || options.mapped_vars > 8) {
+    return UsageError(absl::StrFormat("--bench_mapped_vars must be 0..8, not %d",
+                                      options.mapped_vars));
+  }
   options.repetitions = absl::GetFlag(FLAGS_bench_repetitions);
   const int long_us = absl::GetFlag(FLAGS_bench_long_kernel_us);
   if (options.launches < 1 || options.repetitions < 1 || long_us < 1) {
@@ -311,7 +319,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
 
 const bool registered = RegisterCommand(
     {"bench launch",
-     "bench launch --backend=cuda [--bench_launches=N] [--bench_policies=P,...]",
+     "bench launch --backend=cuda [--bench_launches=N] [--bench_policies=P,...] [--bench_mapped_vars=K]",
      "us per launch on the GPU: every policy and the driver's floors", &RunBenchLaunch});
 
 }  // namespace

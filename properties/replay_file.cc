@@ -123,6 +123,10 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
       if (g.duration_ns > kMaxDurationNs) {
         return InvalidAt(line, absl::StrFormat("region %d: duration too long", g.id));
       }
+      if (g.mapped_vars > kMaxMappedVars) {
+        return InvalidAt(line, absl::StrFormat("region %d: mapped_vars must be 0..%d",
+                                               g.id, kMaxMappedVars));
+      }
     }
   }
   if (s.device_capacity == 0 || s.device_capacity > kMaxBytes) {

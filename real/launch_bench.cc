@@ -208,9 +208,26 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasurePolicy(
   if (CuResult r = device_->CtxSynchronize(); r != CuResult::kSuccess) {
     return DriverError("cuCtxSynchronize", r);
   }
+  region.mapped_vars = static_cast<std::uint32_t>(options.mapped_vars);
   absl::StatusOr<BenchFigure> figure = Time(options, [&] {
-    policy->Run(region, 0);  // errors are fatal inside the policy
-    return true;
+    if (region.mapped_vars == 0) {
+      policy->Run(region, 0);  // errors are fatal inside the policy
+      return true;
+    }
+    // The region as libgomp runs it: map, run, unmap (the device lock is
+    // uncontended here and left out).
+    const DevicePtr vars = policy->DeviceAlloc(region.MappingBytes());
+    if (vars == 0) return false;
+    for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {  // the variables, the table
+      const std::uint64_t bytes =
+          i < region.mapped_vars ? kMappedVarBytes : region.mapped_vars * sizeof(DevicePtr);
+      if (!policy->CopyToDevice(vars + i * kMappedVarBytes, bytes)) return false;
+    }
+    policy->Run(region, vars);
+    for (std::uint32_t i = 0; i < region.mapped_vars; ++i) {
+      if (!policy->CopyFromDevice(vars + i * kMappedVarBytes, kMappedVarBytes)) return false;
+    }
+    return policy->DeviceFree(vars);
   });
   policy->Close();
   return figure;

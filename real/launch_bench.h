@@ -48,6 +48,10 @@ struct BenchOptions {
   // ~1.3 ms per launch); it still counts at least `min_launches`.
   absl::Duration max_repetition = absl::Milliseconds(400);
   int min_launches = 20;
+  // Policy figures only: each region also maps this many variables as
+  // libgomp's gomp_map_vars / gomp_unmap_vars do (one allocation, copies in,
+  // copies back, a free), so the figure is a region's, not a launch's.
+  int mapped_vars = 0;
 };
 
 struct BenchFigure {

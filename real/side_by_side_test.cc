@@ -158,7 +158,7 @@ TEST(SideBySide, GpuViolationHiddenByAnotherPropertyIsSearchedAlone) {
   // V3's B1 hang: the scenario's search stops every execution at the
   // relock (mutex-discipline); searched with no-deadlock alone, the
   // simulator finds the hang the GPU shows.
-  SideBySideOptions o = Options("v3-trunk", "abort-with-destructors");
+  SideBySideOptions o = Options("v3-trunk", "rejected-launch-with-destructors");
   o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) {
     return std::set<std::string>{"no-deadlock", "progress", "mutex-discipline"};
   });
