@@ -561,9 +561,11 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   op.id = next_kernel_++;
   op.args = args;  // copied: later changes to the caller's buffer don't matter
   op.slots = grid.x * block.y;
-  // A kernel with a variable table uses two blocks; its steps then get the
-  // imprecise footprints (no block object), which cover every block.
-  op.block = args.vars != 0 ? 0 : HoldingBlockObject(args.stacks);
+  // A kernel with a variable table uses two blocks, and its steps touch both
+  // (a table in no block leaves it the imprecise footprints).
+  op.block = HoldingBlockObject(args.stacks);
+  op.vars_block = args.vars != 0 ? HoldingBlockObject(args.vars) : 0;
+  if (args.vars != 0 && op.vars_block == 0) op.block = 0;
   op.launch = launch;
   scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
                   args.stacks, args.stack_size_per_warp);

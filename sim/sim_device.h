@@ -123,6 +123,7 @@ class SimDevice final : public Device, public GpuModel {
     void* user_data = nullptr;
     DevicePtr ptr = 0;       // kAsyncFree; kWriteValue: the value
     std::uint32_t block = 0; // kernel: footprint object of its stacks' block (0: none)
+    std::uint32_t vars_block = 0;  // kernel: its variable table's block (0: none)
     std::uint32_t launch = 0;  // kernel: footprint object of its launch call
     ActorId runner = kNoActor;  // the callback's actor once handed over
   };

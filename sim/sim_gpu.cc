@@ -50,15 +50,20 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
         if (!precise || op.block == 0) {
           *next = GlobalFootprint();
         } else {
+          // A variable table's block is read like the stacks' block.
+          const std::uint32_t vars = op.vars_block;
           switch (s.front_by) {
             case Stream::FrontBy::kOwnStep:
-              *next = Touches(op.block, false);
+              *next = vars != 0 ? Touches(op.block, false, vars, false)
+                                : Touches(op.block, false);
               break;
             case Stream::FrontBy::kEnqueue:
-              *next = Touches(op.block, false, op.launch, false);
+              *next = vars != 0 ? Touches(op.block, false, op.launch, false, vars, false)
+                                : Touches(op.block, false, op.launch, false);
               break;
             case Stream::FrontBy::kCallbackThread:
-              *next = Touches(op.block, false, progress, false);
+              *next = vars != 0 ? Touches(op.block, false, progress, false, vars, false)
+                                : Touches(op.block, false, progress, false);
               break;
           }
         }
@@ -74,7 +79,9 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
         // and completion-word loads read) and takes the warps off the block
         // (read: only a free of the block conflicts). It leaves what is
         // enqueued alone, so it commutes with launches.
-        *next = Touches(progress, true, op.block, false);
+        *next = op.vars_block != 0
+                    ? Touches(progress, true, op.block, false, op.vars_block, false)
+                    : Touches(progress, true, op.block, false);
       }
       return true;
     case OpKind::kCallback:
