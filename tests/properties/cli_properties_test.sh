@@ -68,6 +68,15 @@ check replay_unknown_policy 2 "$bin" replay "$tmp/p.replay"
 contains replay_unknown_policy "unknown policy 'no-such-policy'"
 check replay_bad_token 2 "$bin" replay sc1.AAAA
 
+# check: DPOR finds GCC's exit-time hang with two threads, one region each
+# mapping a variable, one aborting: the cycle names both locks.
+for p in v2-gcc11 v3-trunk; do
+  check "check_exit_hang_$p" 0 "$bin" check --policy=$p --strategy=dfs --threads=2 --regions=1 \
+    --mapped_vars=1 --abort --only_kept --no_plain
+  contains "check_exit_hang_$p" "waits for mutex 'device lock' held by T2; T2 waits for mutex 'stacks lock' held by T1"
+done
+check check_mapped_range 2 "$bin" check --policy=v2-gcc11 --mapped_vars=9
+
 # bench bugs: the figures, per buggy policy.
 check bench_bugs 0 "$bin" bench bugs --bench_seeds=2
 contains bench_bugs "time_to_bug_s v1b-callback-lock"
