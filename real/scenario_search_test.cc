@@ -95,6 +95,20 @@ TEST(SteeringFor, CallbackKeptFromAReleasedLockIsNotSteerable) {
                                         "callback thread"));
 }
 
+// V2's destroy of the held stacks lock at exit: the mapping thread never runs
+// past its start in the counterexample (were it mapping, the exit would hang
+// on the device lock instead), so on hardware it starts after the exit.
+TEST(SteeringFor, ThreadThatNeverRanStartsAfterEverythingElse) {
+  const ScenarioSearch s = Search("v2-gcc11", "abort-while-mapping");
+  ASSERT_EQ(s.counterexamples.count("mutex-discipline"), 1u);
+  absl::StatusOr<Steering> st =
+      SteeringFor(s.counterexamples.at("mutex-discipline").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  ASSERT_TRUE(st->steerable) << st->not_steerable;
+  EXPECT_THAT(st->spawn_delays,
+              ElementsAre(absl::ZeroDuration(), absl::Milliseconds(2) + kNeverRanGap));
+}
+
 // Some counterexample of the callback policies holds the callback thread back
 // while it could run; the rule must name it.
 TEST(SteeringFor, CallbackPreemptedWhileRunnableIsNotSteerable) {

@@ -274,6 +274,17 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
       previous = delay;
       previous_ns = ns;
     }
+    // A thread the counterexample never ran past its start did nothing before
+    // the violation: it starts once everything the others did is over.
+    std::set<int> ran;
+    for (const auto& entry : order) ran.insert(std::get<2>(entry));
+    const std::uint64_t end_ns = e->trace.empty() ? start_ns : e->trace.back().time_ns;
+    for (int index = 0; index < threads; ++index) {
+      if (ran.count(index) > 0) continue;
+      steering.spawn_delays[index] = previous +
+                                     absl::Nanoseconds(end_ns - std::min(end_ns, previous_ns)) +
+                                     kNeverRanGap;
+    }
   }
   steering.steerable = true;
   return steering;

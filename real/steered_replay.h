@@ -14,7 +14,8 @@
 //    whose first step came later in virtual time (after a kernel ran) starts
 //    that much later, unless kernels are stretched; one whose first step came
 //    at the same virtual time as an earlier thread's starts kSpawnGap after
-//    it;
+//    it; one it never ran past its start begins kNeverRanGap after the
+//    counterexample's last event;
 // and says when no host-side steering can force the schedule ("not
 // steerable"):
 //  - the GPU cannot observe the property (no-use-after-free: cuMemFree waits
@@ -61,6 +62,9 @@ bool HardwareObserves(absl::string_view property);
 
 inline constexpr absl::Duration kSpawnGap = absl::Milliseconds(20);
 inline constexpr absl::Duration kPendingKernel = absl::Milliseconds(100);
+// How long after the counterexample's last event a thread it never ran past
+// its start begins: long enough for the others' exit to end the process.
+inline constexpr absl::Duration kNeverRanGap = absl::Milliseconds(200);
 
 struct Steering {
   bool steerable = false;
