@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 
@@ -36,10 +37,28 @@ class SimView {
   virtual absl::string_view MessageText(std::uint32_t key) const { return {}; }
 };
 
+// A set of event kinds, bit i for EventKind i.
+using EventKindMask = std::uint64_t;
+inline constexpr EventKindMask kAllEventKinds = ~EventKindMask{0};
+static_assert(static_cast<int>(EventKind::kProbe) < 64, "EventKindMask has one bit per kind");
+
+constexpr EventKindMask KindBit(EventKind kind) {
+  return EventKindMask{1} << static_cast<int>(kind);
+}
+constexpr EventKindMask Kinds(std::initializer_list<EventKind> kinds) {
+  EventKindMask mask = 0;
+  for (EventKind k : kinds) mask |= KindBit(k);
+  return mask;
+}
+
 class Monitor {
  public:
   virtual ~Monitor() = default;
   virtual absl::string_view property() const = 0;
+  // The event kinds OnEvent acts on; the engine may skip calling it for any
+  // other kind (MonitorSet does). Declared beside the code that reads them:
+  // a kind missing here blinds the monitor.
+  virtual EventKindMask reads() const { return kAllEventKinds; }
   // Called before each execution.
   virtual void Reset() = 0;
   // `events` is the trace so far; its last element is the new event.

@@ -24,6 +24,13 @@ class AbortAttributionMonitor final : public Monitor {
   static constexpr absl::string_view kName = "abort-attribution";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelEnd,
+                  EventKind::kKernelDropped, EventKind::kStickyError,
+                  EventKind::kFatalReported, EventKind::kErrorReported,
+                  EventKind::kProcessExit});
+  }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -26,6 +26,10 @@ class BoundedCacheMonitor final : public Monitor {
       : soft_limit_(soft_limit) {}
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kCacheHeld});
+  }
   void Reset() override {}
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -22,6 +22,12 @@ class DriverCallInCallbackMonitor final : public Monitor {
   static constexpr absl::string_view kName = "no-driver-call-in-callback";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kCallbackStart, EventKind::kHostFnStart,
+                  EventKind::kCallbackEnd, EventKind::kHostFnEnd, EventKind::kDriverCall,
+                  EventKind::kDriverCallBlock});
+  }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -24,6 +24,13 @@ class LeakMonitor final : public Monitor {
   static constexpr absl::string_view kName = "no-leak";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kRegionBegin, EventKind::kRegionEnd, EventKind::kAlloc,
+                  EventKind::kKernelEnqueue, EventKind::kFree,
+                  EventKind::kAsyncFreeComplete, EventKind::kStickyError,
+                  EventKind::kCtxDestroy});
+  }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -25,20 +25,11 @@
 
 namespace stackcheck::sim {
 
-// Bit i stands for EventKind i.
-using EventKindMask = std::uint64_t;
-inline constexpr EventKindMask kAllEventKinds = ~EventKindMask{0};
-
-constexpr EventKindMask KindBit(EventKind kind) {
-  return EventKindMask{1} << static_cast<int>(kind);
-}
-
 class MonitorSet final : public Monitor {
  public:
-  // `kinds[i]` lists the kinds `monitors[i]` reads; it is never called for
-  // others (OnQuiescence always reaches every monitor).
-  MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors,
-             absl::Span<const EventKindMask> kinds);
+  // Each monitor is called only for the kinds its reads() lists
+  // (OnQuiescence always reaches every monitor).
+  explicit MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors);
 
   absl::string_view property() const override { return "monitor-set"; }
   void Reset() override;
@@ -55,10 +46,6 @@ class MonitorSet final : public Monitor {
   // For each event kind, the monitors that read it, in the given order.
   std::array<absl::InlinedVector<Monitor*, 4>, kKindSlots> by_kind_;
 };
-
-// The kinds the named monitor of this directory reads; kAllEventKinds for an
-// unknown name.
-EventKindMask EventKindsOf(absl::string_view property);
 
 // The named monitors (see MakeMonitor) in one MonitorSet; the first unknown
 // name is an InvalidArgument error.

@@ -164,9 +164,14 @@ TEST(MonitorSetTest, UnknownNameIsAnError) {
               HasSubstr("\"no-such-property\""));
 }
 
-TEST(MonitorSetTest, KindsOfUnknownMonitorsAreAll) {
-  EXPECT_EQ(EventKindsOf("made-up"), kAllEventKinds);
-  EXPECT_EQ(EventKindsOf("bounded-cache"), KindBit(EventKind::kCacheHeld));
+TEST(MonitorSetTest, EveryMonitorDeclaresWhatItReads) {
+  for (absl::string_view name : MonitorNames()) {
+    auto m = MakeMonitor(name, MonitorParams{});
+    ASSERT_TRUE(m.ok()) << m.status();
+    EXPECT_NE((*m)->reads(), kAllEventKinds) << name;
+    EXPECT_NE((*m)->reads(), 0u) << name;
+  }
+  EXPECT_EQ((*MakeMonitor("bounded-cache", {}))->reads(), KindBit(EventKind::kCacheHeld));
 }
 
 }  // namespace

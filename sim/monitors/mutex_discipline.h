@@ -19,6 +19,12 @@ class MutexDisciplineMonitor final : public Monitor {
   static constexpr absl::string_view kName = "mutex-discipline";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kMutexCreate, EventKind::kMutexLock, EventKind::kMutexBlock,
+                  EventKind::kMutexTryLockFail, EventKind::kMutexUnlock,
+                  EventKind::kMutexDestroy});
+  }
   void Reset() override { mutexes_.clear(); }
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -19,6 +19,13 @@ class StackOverlapMonitor final : public Monitor {
   static constexpr absl::string_view kName = "no-stack-overlap";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
+                  EventKind::kCtxDestroy, EventKind::kKernelEnqueue,
+                  EventKind::kKernelStart, EventKind::kKernelEnd,
+                  EventKind::kKernelDropped});
+  }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;

@@ -20,6 +20,12 @@ class SyncCompletionMonitor final : public Monitor {
   static constexpr absl::string_view kName = "sync-completion";
 
   absl::string_view property() const override { return kName; }
+
+  EventKindMask reads() const override {
+    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelStart,
+                  EventKind::kKernelEnd, EventKind::kKernelDropped,
+                  EventKind::kRegionEnd});
+  }
   void Reset() override { kernels_.Reset(); }
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
