@@ -21,6 +21,7 @@
 // jobs_scaling (the ratio). --json prints one JSON object instead.
 #include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
-#include "properties/exhaustive.h"
+#include "properties/explore.h"
+#include "properties/scenarios.h"
 #include "properties/json_writer.h"
 
 ABSL_FLAG(int, bench_dfs_threads, 2, "bench dfs: host threads of the regions scenario (1-4)");
@@ -53,8 +55,8 @@ namespace {
 struct DfsFigures {
   std::string policy;
   std::string scenario;
-  properties::ExhaustiveResult reduced;
-  properties::ExhaustiveResult plain;
+  properties::ExploreReport reduced;
+  properties::ExploreReport plain;
   double reduction() const {
     return static_cast<double>(plain.executions) /
            static_cast<double>(std::max<std::uint64_t>(1, reduced.executions));
@@ -73,17 +75,27 @@ struct JobsFigures {
   double scaling() const { return per_s[0] > 0 ? per_s[1] / per_s[0] : 0; }
 };
 
-properties::ExhaustiveResult Search(const properties::Case& c, const PolicyInfo& policy,
-                                    bool reduce, std::uint64_t cap) {
-  properties::ExhaustiveOptions options;
-  options.dfs.sleep_sets = reduce;
-  options.dfs.dpor = reduce;
-  options.dfs.max_executions = cap;
-  return properties::ExploreExhaustively(c, policy, options);
+// Every schedule, past violations: the count is the size of the tree.
+properties::ExploreReport Search(const properties::Case& c, const PolicyInfo& policy,
+                                 bool reduce, std::uint64_t cap) {
+  properties::ExploreSpec spec;
+  spec.test_case = c;
+  spec.policy = &policy;
+  spec.strategy = reduce ? "dfs" : "plain-dfs";
+  spec.max_executions = cap;
+  spec.stop = properties::StopRule::kNever;
+  return properties::Explore(spec);
 }
 
-std::string Violations(const properties::ExhaustiveResult& r) {
-  return r.violated.empty() ? "none" : absl::StrJoin(r.violated, ",");
+std::set<std::string> Violated(const properties::ExploreReport& r) {
+  std::set<std::string> names;
+  for (const properties::Finding& f : r.findings) names.insert(f.violation.property);
+  return names;
+}
+
+std::string Violations(const properties::ExploreReport& r) {
+  const std::set<std::string> names = Violated(r);
+  return names.empty() ? "none" : absl::StrJoin(names, ",");
 }
 
 // The same campaign twice, with 1 and 2 worker threads: wall-clock rates.
@@ -159,7 +171,7 @@ void PrintDfsJson(const std::vector<DfsFigures>& figures, const JobsFigures& job
     w.Key("dfs_executions_per_s")
         .Double(f.reduced.executions / std::max(1e-9, f.reduced.seconds));
     w.Key("dfs_violations").BeginArray();
-    for (const std::string& v : f.reduced.violated) w.String(v);
+    for (const std::string& v : Violated(f.reduced)) w.String(v);
     w.EndArray();
     w.Key("plain_dfs_executions").Uint(f.plain.executions);
     w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
@@ -226,7 +238,7 @@ int RunBenchDfs(const std::vector<std::string>& args) {
                           : std::max<std::uint64_t>(1000000, 10 * f.reduced.executions + 1);
         f.plain = Search(c, *policy, /*reduce=*/false, this_cap);
       }
-      for (const properties::ExhaustiveResult* r : {&f.reduced, &f.plain}) {
+      for (const properties::ExploreReport* r : {&f.reduced, &f.plain}) {
         if (!r->status.ok()) {
           absl::FPrintF(stderr, "stackcheck: bench dfs: %s %s: %s\n", name, f.scenario,
                         r->status.ToString());

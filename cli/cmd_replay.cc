@@ -16,7 +16,7 @@
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "properties/json_writer.h"
 #include "properties/quoted_text.h"
 #include "properties/replay_file.h"

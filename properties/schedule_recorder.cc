@@ -10,11 +10,9 @@ bool ScheduleRecorder::NewExecution() {
 std::size_t ScheduleRecorder::NextActor(const sim::SchedulingPoint& point) {
   const std::size_t chosen = inner_.NextActor(point);
   const std::size_t n = point.runnable.size();
-  if (point.current >= 0) {
-    values_.push_back((chosen + n - static_cast<std::size_t>(point.current)) % n);
-  } else {
-    values_.push_back(chosen);
-  }
+  if (n < 2) return chosen;  // not a choice: SequenceStrategy is not asked there
+  const std::size_t base = point.current >= 0 ? static_cast<std::size_t>(point.current) : 0;
+  values_.push_back((chosen + n - base) % n);
   return chosen;
 }
 

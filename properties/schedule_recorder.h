@@ -4,7 +4,9 @@
 //
 // An actor choice is stored relative to the current actor ((chosen - current)
 // mod n, so 0 = no preemption), a number choice as itself; this is the inverse
-// of SequenceStrategy's mapping.
+// of SequenceStrategy's mapping. Points with a single candidate are asked
+// only of strategies that observe every step (DPOR); they are no choice and
+// are not recorded, so the schedule replays under any strategy.
 #ifndef STACKCHECK_PROPERTIES_SCHEDULE_RECORDER_H_
 #define STACKCHECK_PROPERTIES_SCHEDULE_RECORDER_H_
 
@@ -23,6 +25,7 @@ class ScheduleRecorder : public sim::Strategy {
   bool NewExecution() override;
   std::size_t NextActor(const sim::SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
+  bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
 
   // The execution in progress (or the last one), without trailing zeros: they
   // are SequenceStrategy's defaults once its values run out.

@@ -19,7 +19,7 @@
 #include "core/policies/registry.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 
 namespace stackcheck::properties {
 

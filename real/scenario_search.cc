@@ -11,7 +11,7 @@
 #include "core/scenario_runner.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
 #include "sim/strategies/dfs_strategy.h"

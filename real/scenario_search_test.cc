@@ -6,7 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "properties/replay_file.h"
 #include "real/hardware_scenarios.h"
 #include "real/steered_replay.h"

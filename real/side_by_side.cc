@@ -11,7 +11,7 @@
 #include "properties/campaign.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "sim/strategies/random_strategy.h"
 
 namespace stackcheck::real {

@@ -17,7 +17,7 @@
 #include "properties/campaign.h"
 #include "properties/catalogue.h"
 #include "properties/case.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "sim/event.h"
 #include "sim/strategies/sequence_strategy.h"
 #include "sim/strategies/strict_sequence_strategy.h"

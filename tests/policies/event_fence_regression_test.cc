@@ -6,7 +6,7 @@
 #include "gtest/gtest.h"
 #include "core/policies/registry.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "properties/replay_file.h"
 
 namespace stackcheck {

@@ -9,7 +9,7 @@
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
 #include "properties/replay_file.h"
 #include "sim/strategies/strict_sequence_strategy.h"

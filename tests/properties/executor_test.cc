@@ -1,6 +1,6 @@
 // The executor runs a case on the simulator: simple cases behave as the
 // policies promise, and the recorded schedule replays to the same trace.
-#include "properties/executor.h"
+#include "properties/explore.h"
 
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"

@@ -15,7 +15,7 @@
 #include "gtest/gtest.h"
 #include "properties/campaign.h"
 #include "properties/catalogue.h"
-#include "properties/executor.h"
+#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
 #include "properties/generators.h"
 #include "properties/replay_file.h"

@@ -1,7 +1,7 @@
 // Partial-order reduction must not lose a verdict: for every policy (the
 // buggy ones included) on small two-thread scenarios, under several
 // simulator modes and faults, each property is searched for on its own (only
-// its monitor on; see properties/exhaustive.h for why one at a time) by
+// its monitor on; see properties/explore.h; one at a time because an execution stops at its first violation) by
 //  - plain DFS within a preemption bound K (no reduction: the reference),
 //  - sleep sets within the same bound, which must agree with it exactly,
 //  - DPOR without a bound, which must find everything the bounded plain
@@ -16,7 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
-#include "properties/exhaustive.h"
+#include "properties/explore.h"
+#include "properties/scenarios.h"
 #include "tests/properties/test_shard.h"
 
 namespace stackcheck::properties {
@@ -81,20 +82,22 @@ std::vector<Config> Configs() {
 // monitor on (or none, for kEngineOnly), and past violations to the end, so
 // that no-deadlock found in one execution cannot hide `property` in another.
 std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
-                               const std::string& property,
-                               const sim::DfsStrategy::Options& dfs,
-                               const std::string& label) {
-  ExhaustiveOptions options;
-  options.dfs = dfs;
-  if (property == kEngineOnly) {
-    options.only_engine_properties = true;
-  } else {
-    options.properties = {property};
-  }
-  const ExhaustiveResult r = ExploreExhaustively(c, policy, options);
+                               const std::string& property, const std::string& strategy,
+                               int bound, const std::string& label) {
+  ExploreSpec spec;
+  spec.test_case = c;
+  spec.policy = &policy;
+  spec.strategy = strategy;
+  spec.strategy_params.preemption_bound = bound;
+  spec.stop = StopRule::kNever;
+  spec.monitors = property == kEngineOnly ? MonitorSelection{MonitorSelection::kNone, {}}
+                                          : MonitorSelection::Named({property});
+  const ExploreReport r = Explore(spec);
   EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
   EXPECT_TRUE(r.exhausted) << label << ": not exhausted after " << r.executions;
-  return r.violated;
+  std::set<std::string> violated;
+  for (const Finding& f : r.findings) violated.insert(f.violation.property);
+  return violated;
 }
 
 // Whether the search found `property` (for kEngineOnly: anything).
@@ -117,7 +120,9 @@ std::vector<Item> Items(const std::vector<Config>& configs) {
   std::vector<Item> items;
   for (const Config& config : configs) {
     for (const PolicyInfo& policy : AllPolicies()) {
-      std::vector<std::string> properties = MonitoredProperties(policy);
+      std::vector<std::string> properties;
+      const auto monitored = SelectMonitors(MonitorSelection{}, policy);
+      for (const PropertyInfo* p : monitored.value()) properties.emplace_back(p->name);
       properties.push_back(kEngineOnly);
       for (std::string& property : properties) {
         items.push_back({&config, &policy, std::move(property)});
@@ -138,17 +143,15 @@ TEST(ReductionSoundnessTest, ReducedSearchesFindEveryViolationPlainDfsFinds) {
     const Item& item = items[k];
     const std::string label =
         absl::StrCat(item.policy->name, " on ", item.config->name, ", ", item.property);
-    sim::DfsStrategy::Options plain;
-    plain.sleep_sets = false;
-    plain.dpor = false;
-    plain.preemption_bound = kBound;
-    sim::DfsStrategy::Options sleep = plain;
-    sleep.sleep_sets = true;
-    sim::DfsStrategy::Options dpor;  // sleep sets + DPOR, no bound
+    // Within the bound: plain DFS, and dfs (sleep sets alone under a bound);
+    // without one: dfs with DPOR and sleep sets.
     const Case& c = item.config->c;
-    const std::set<std::string> by_plain = Violated(c, *item.policy, item.property, plain, label);
-    const std::set<std::string> by_sleep = Violated(c, *item.policy, item.property, sleep, label);
-    const std::set<std::string> by_dpor = Violated(c, *item.policy, item.property, dpor, label);
+    const std::set<std::string> by_plain =
+        Violated(c, *item.policy, item.property, "plain-dfs", kBound, label);
+    const std::set<std::string> by_sleep =
+        Violated(c, *item.policy, item.property, "dfs", kBound, label);
+    const std::set<std::string> by_dpor =
+        Violated(c, *item.policy, item.property, "dfs", -1, label);
     EXPECT_EQ(by_sleep, by_plain) << label << ": sleep sets within bound " << kBound;
     for (const std::string& p : by_plain) {
       EXPECT_TRUE(by_dpor.count(p)) << label << ": DPOR missed " << p

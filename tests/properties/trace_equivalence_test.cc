@@ -26,12 +26,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
-#include "core/scenario_runner.h"
-#include "properties/executor.h"
-#include "properties/exhaustive.h"
+#include "properties/explore.h"
+#include "properties/scenarios.h"
 #include "sim/event.h"
 #include "sim/simulator.h"
-#include "sim/strategies/random_strategy.h"
 #include "tests/properties/test_shard.h"
 
 namespace stackcheck::properties {
@@ -72,20 +70,24 @@ constexpr std::uint64_t kRandomExecutions = 20'000;
 // keeps each shard near a minute and a half of one core.
 constexpr int kSampling = testing::kUnderAsan ? 4 : 1;
 
-Search Explore(const Case& c, const PolicyInfo& policy,
-               const sim::DfsStrategy::Options& dfs, const std::string& label) {
+Search Explored(const Case& c, const PolicyInfo& policy, const std::string& strategy,
+                std::uint64_t budget, const std::string& label) {
   Search search;
-  ExhaustiveOptions options;
-  options.dfs = dfs;
+  ExploreSpec options;
+  options.test_case = c;
+  options.policy = &policy;
+  options.strategy = strategy;
+  options.max_executions = budget;
+  options.stop = StopRule::kNever;
   // No monitors: a monitor's violation stops an execution at a point that
   // depends on the interleaving, so equivalent executions would be cut
   // differently. The engine's own properties (a deadlock: everyone blocked)
   // end it where every order ends it.
-  options.only_engine_properties = true;
+  options.monitors.kind = MonitorSelection::kNone;
   options.on_execution = [&](const sim::ExecutionResult& r) {
     search.observed.insert(Observed(r));
   };
-  const ExhaustiveResult r = ExploreExhaustively(c, policy, options);
+  const ExploreReport r = Explore(options);
   EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
   search.executions = r.executions;
   search.exhausted = r.exhausted;
@@ -96,14 +98,18 @@ Search Explore(const Case& c, const PolicyInfo& policy,
 std::set<std::string> RandomlyObserved(const Case& c, const PolicyInfo& policy,
                                        std::uint64_t seed) {
   std::set<std::string> observed;
-  sim::Simulator simulator(SimConfigFor(c));
-  sim::RandomStrategy random({seed, kRandomExecutions});
-  while (random.NewExecution()) {
-    observed.insert(Observed(simulator.Run(
-        random, [&](Device& device, Host& host, RuntimeObserver& observer) {
-          RunScenario(c.scenario, device, host, observer, policy);
-        })));
-  }
+  ExploreSpec spec;
+  spec.test_case = c;
+  spec.policy = &policy;
+  spec.strategy = "random";
+  spec.strategy_params.seed = seed;
+  spec.max_executions = kRandomExecutions;
+  spec.stop = StopRule::kNever;
+  spec.monitors.kind = MonitorSelection::kNone;
+  spec.on_execution = [&](const sim::ExecutionResult& r) { observed.insert(Observed(r)); };
+  const ExploreReport r = Explore(spec);
+  EXPECT_TRUE(r.status.ok()) << r.status;
+  EXPECT_EQ(r.executions, kRandomExecutions);
   return observed;
 }
 
@@ -151,9 +157,7 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
     for (const PolicyInfo& policy : AllPolicies()) {
       if (!shard.OwnsSampled(item++, kSampling)) continue;
       const std::string label = absl::StrCat(policy.name, " on ", config.name);
-      sim::DfsStrategy::Options dpor;  // sleep sets + DPOR
-      dpor.max_executions = kDporBudget;
-      const Search by_dpor = Explore(config.c, policy, dpor, label);
+      const Search by_dpor = Explored(config.c, policy, "dfs", kDporBudget, label);
       if (!by_dpor.exhausted) {
         // Only the larger cases of policies without a cache or with
         // callbacks; ours and v2 must finish.
@@ -168,11 +172,7 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
           RandomlyObserved(config.c, policy, /*seed=*/item);
       ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
       std::string plain_note = "plain DFS not run";
-      sim::DfsStrategy::Options plain;
-      plain.sleep_sets = false;
-      plain.dpor = false;
-      plain.max_executions = kPlainBudget;
-      const Search by_plain = Explore(config.c, policy, plain, label);
+      const Search by_plain = Explored(config.c, policy, "plain-dfs", kPlainBudget, label);
       if (by_plain.exhausted) {
         ExpectCovered(by_dpor.observed, by_plain.observed, "plain DFS", label);
         plain_note = absl::StrCat("plain DFS ", by_plain.executions, " executions");

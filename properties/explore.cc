@@ -1,0 +1,334 @@
+#include "properties/explore.h"
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/scenario_runner.h"
+#include "properties/expected_verdicts.h"
+#include "properties/replay_file.h"
+#include "properties/schedule_recorder.h"
+#include "sim/monitors/monitor_set.h"
+#include "sim/monitors/monitors.h"
+#include "sim/strategies/determinism_check.h"
+#include "sim/strategies/dfs_strategy.h"
+#include "sim/strategies/sequence_strategy.h"
+#include "sim/strategies/strict_sequence_strategy.h"
+
+namespace stackcheck::properties {
+namespace {
+
+bool HasSimMonitor(const PropertyInfo& p) {
+  return p.ObservableOn(kSimBackend) && p.checker == Checker::kMonitor;
+}
+
+// Building a Simulator maps fiber stacks; one per monitor set and thread is
+// reused across runs. Monitors take the soft limit at construction, so it is
+// part of the key. Every monitor sits in one MonitorSet, which calls each only
+// for the event kinds it reads.
+absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* const> monitored,
+                                             std::uint64_t soft_limit) {
+  thread_local absl::flat_hash_map<std::string, std::unique_ptr<sim::Simulator>> cache;
+  std::string key = absl::StrCat(soft_limit);
+  std::vector<absl::string_view> names;
+  for (const PropertyInfo* p : monitored) {
+    if (p->checker != Checker::kMonitor) continue;
+    absl::StrAppend(&key, "|", p->monitor_name);
+    names.push_back(p->monitor_name);
+  }
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second.get();
+  std::vector<std::unique_ptr<sim::Monitor>> monitors;
+  if (!names.empty()) {
+    sim::MonitorParams params;
+    params.soft_limit = soft_limit;
+    absl::StatusOr<std::unique_ptr<sim::Monitor>> set = sim::MakeMonitorSet(names, params);
+    if (!set.ok()) return set.status();
+    monitors.push_back(*std::move(set));
+  }
+  if (cache.size() >= 256) cache.clear();  // bound memory on long, varied runs
+  auto simulator = std::make_unique<sim::Simulator>(sim::SimConfig{}, std::move(monitors));
+  sim::Simulator* raw = simulator.get();
+  cache.emplace(std::move(key), std::move(simulator));
+  return raw;
+}
+
+const sim::ExecutionResult& RunOnce(sim::Simulator& simulator, sim::Strategy& strategy,
+                                    const Case& c, const PolicyInfo& policy) {
+  return simulator.Run(strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
+    RunScenario(c.scenario, device, host, observer, policy);
+  });
+}
+
+std::vector<std::string> ActorNames(const sim::Simulator& simulator,
+                                    const std::vector<sim::Event>& trace) {
+  std::vector<std::string> names;
+  sim::ActorId max_actor = 0;
+  for (const sim::Event& e : trace) {
+    if (e.actor != sim::kNoActor) max_actor = std::max(max_actor, e.actor);
+  }
+  for (sim::ActorId a = 0; a <= max_actor && !trace.empty(); ++a) {
+    names.emplace_back(simulator.ActorName(a));
+  }
+  return names;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::vector<const PropertyInfo*> SimProperties() {
+  std::vector<const PropertyInfo*> out;
+  for (const PropertyInfo& p : AllProperties()) {
+    if (p.ObservableOn(kSimBackend)) out.push_back(&p);
+  }
+  return out;
+}
+
+sim::SimConfig SimConfigFor(const Case& c) {
+  sim::SimConfig config;
+  config.device_capacity = c.scenario.device_capacity;
+  config.alloc_granularity = c.modes.alloc_granularity;
+  config.free_waits_for_streams = c.modes.free_waits_for_streams;
+  config.serial_callback_thread = c.modes.serial_callback_thread;
+  config.trap_code = c.modes.trap_code;
+  config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
+  config.launch_failure_at_call = c.scenario.faults.launch_failure_at_call;
+  config.step_bound = c.modes.step_bound;
+  return config;
+}
+
+absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
+    const MonitorSelection& selection, const PolicyInfo& policy) {
+  std::vector<const PropertyInfo*> out;
+  switch (selection.kind) {
+    case MonitorSelection::kNone:
+      return out;
+    case MonitorSelection::kNamed:
+      for (const std::string& name : selection.names) {
+        const PropertyInfo* p = FindProperty(name);
+        if (p == nullptr || !HasSimMonitor(*p)) {
+          return absl::InvalidArgumentError(
+              absl::StrFormat("'%s' is not a property a simulator monitor checks", name));
+        }
+        out.push_back(p);
+      }
+      return out;
+    case MonitorSelection::kAll:
+    case MonitorSelection::kOnlyKept:
+      for (const PropertyInfo& p : AllProperties()) {
+        if (!HasSimMonitor(p)) continue;
+        const Expectation e = ExpectedVerdict(policy.name, p.name);
+        if (e == Expectation::kAcceptedDeviation) continue;
+        if (selection.kind == MonitorSelection::kOnlyKept &&
+            (e == Expectation::kViolated || e == Expectation::kViolatedRarely)) {
+          continue;
+        }
+        out.push_back(&p);
+      }
+      return out;
+  }
+  return out;
+}
+
+const Finding* ExploreReport::FindingFor(absl::string_view property) const {
+  for (const Finding& f : findings) {
+    if (f.violation.property == property) return &f;
+  }
+  return nullptr;
+}
+
+ExploreReport Explore(const ExploreSpec& spec) {
+  ExploreReport report;
+  if (spec.policy == nullptr) {
+    report.status = absl::InvalidArgumentError("no policy to explore");
+    return report;
+  }
+  const PolicyInfo& policy = *spec.policy;
+  absl::StatusOr<const sim::StrategyRow*> row = sim::FindStrategy(spec.strategy);
+  if (!row.ok()) {
+    report.status = row.status();
+    return report;
+  }
+  absl::StatusOr<std::vector<const PropertyInfo*>> monitored =
+      SelectMonitors(spec.monitors, policy);
+  if (!monitored.ok()) {
+    report.status = monitored.status();
+    return report;
+  }
+  report.monitored = *monitored;
+  for (const PropertyInfo& p : AllProperties()) {
+    if (HasSimMonitor(p) &&
+        std::find(report.monitored.begin(), report.monitored.end(), &p) ==
+            report.monitored.end()) {
+      report.not_monitored.emplace_back(p.name);
+    }
+  }
+  absl::StatusOr<sim::Simulator*> sim =
+      SimulatorFor(report.monitored, spec.test_case.scenario.soft_limit);
+  if (!sim.ok()) {
+    report.status = sim.status();
+    return report;
+  }
+  sim::Simulator& simulator = **sim;
+  simulator.set_config(SimConfigFor(spec.test_case));
+
+  sim::StrategyParams params = spec.strategy_params;
+  if (params.schedule.empty()) params.schedule = spec.test_case.schedule;
+  if (params.max_executions == 0) params.max_executions = spec.max_executions;
+  const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
+  const auto* dfs = dynamic_cast<const sim::DfsStrategy*>(strategy.get());
+  const auto* strict = dynamic_cast<const sim::StrictSequenceStrategy*>(strategy.get());
+  if (dfs != nullptr) report.reduction = dfs->reduction();
+
+  // Wrappers, innermost first: metrics count what the strategy chose, the
+  // determinism check re-runs some executions (never reaching the strategy),
+  // the recorder keeps the schedule that replays the execution.
+  sim::MetricsStrategy metrics(*strategy);
+  sim::DeterminismCheck determinism(metrics, {spec.determinism_every});
+  ScheduleRecorder recorder(determinism);
+
+  const std::uint64_t budget =
+      spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = spec.time_budget == absl::InfiniteDuration()
+                            ? std::chrono::steady_clock::time_point::max()
+                            : start + absl::ToChronoNanoseconds(spec.time_budget);
+  auto next_progress = start + std::chrono::milliseconds(500);
+  bool stopped = false;  // by the stop rule, a budget or an error
+  const sim::ExecutionResult* last = nullptr;
+  while (true) {
+    if (report.executions >= budget) {
+      stopped = true;
+      break;
+    }
+    if (!recorder.NewExecution()) break;
+    const sim::ExecutionResult& r = RunOnce(simulator, recorder, spec.test_case, policy);
+    last = &r;
+    determinism.ReportDigest(r.digest);
+    if (!determinism.status().ok()) {
+      report.status = determinism.status();
+      break;
+    }
+    if (determinism.is_rerun()) {
+      ++report.determinism_reruns;
+      continue;
+    }
+    ++report.executions;
+    report.digest = r.digest;
+    report.steps = r.steps;
+    report.process_exited = r.process_exited;
+    report.exit_status = r.exit_status;
+    if (spec.coverage != nullptr) {
+      spec.coverage->Observe(r.trace, [&simulator](std::uint32_t id) {
+        return simulator.probes().Name(id);
+      });
+    }
+    if (spec.on_execution) spec.on_execution(r);
+    // DPOR is sound only if the engine asked at every point but the last
+    // (the one that finds nobody runnable).
+    if (dfs != nullptr && dfs->ObservesEveryStep() && r.steps > dfs->points_seen() + 1) {
+      report.status = absl::FailedPreconditionError(
+          "the engine skipped scheduling points that DPOR must see");
+      break;
+    }
+    if (strict != nullptr && !strict->status().ok()) {
+      report.status = strict->status();
+      break;
+    }
+    if (r.violation) {
+      ++report.violating_executions;
+      if (report.FindingFor(r.violation->property) == nullptr) {
+        Finding f;
+        f.violation = *r.violation;
+        f.at_execution = report.executions;
+        f.schedule = recorder.Schedule();
+        ReplayRecord record;
+        record.policy = policy.name;
+        record.property = r.violation->property;
+        record.test_case = spec.test_case;
+        record.test_case.schedule = f.schedule;
+        f.token = EncodeReplayToken(record);
+        report.findings.push_back(std::move(f));
+      }
+      if (spec.stop == StopRule::kFirstViolation) {
+        stopped = true;
+        break;
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now >= deadline) {
+      report.out_of_time = true;
+      stopped = true;
+      break;
+    }
+    if (spec.on_progress && now >= next_progress) {
+      next_progress = now + std::chrono::milliseconds(500);
+      spec.on_progress({report.executions, SecondsSince(start)});
+    }
+  }
+  if (spec.keep_trace && last != nullptr) {
+    report.trace = last->trace;
+    report.actor_names = ActorNames(simulator, report.trace);
+  }
+  report.seconds = SecondsSince(start);
+  report.metrics = metrics.metrics();
+  if (dfs != nullptr) {
+    if (report.status.ok()) report.status = dfs->status();
+    const sim::DfsStrategy::Stats& stats = dfs->stats();
+    report.sleep_blocked = stats.sleep_blocked;
+    report.rounds = stats.rounds;
+    report.last_bound = dfs->current_bound();
+    report.bound_cut = dfs->bound_cut();
+  }
+  report.exhausted = (*row)->exhaustive && !stopped && report.status.ok() &&
+                     (dfs == nullptr || dfs->exhausted());
+  return report;
+}
+
+absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
+                                  absl::Span<const PropertyInfo* const> monitored,
+                                  sim::Strategy* strategy, const ExecuteOptions& options) {
+  absl::StatusOr<sim::Simulator*> sim = SimulatorFor(monitored, c.scenario.soft_limit);
+  if (!sim.ok()) return sim.status();
+  sim::Simulator& simulator = **sim;
+  simulator.set_config(SimConfigFor(c));
+
+  std::unique_ptr<sim::SequenceStrategy> own;
+  if (strategy == nullptr) {
+    own = std::make_unique<sim::SequenceStrategy>(c.schedule);
+    strategy = own.get();
+  }
+  ScheduleRecorder recorder(*strategy);
+  if (!recorder.NewExecution()) {
+    return absl::InvalidArgumentError("the strategy has no execution to run");
+  }
+  const sim::ExecutionResult& r = RunOnce(simulator, recorder, c, policy);
+
+  Execution out;
+  out.violation = r.violation;
+  out.schedule = recorder.Schedule();
+  out.digest = r.digest;
+  out.steps = r.steps;
+  out.process_exited = r.process_exited;
+  out.exit_status = r.exit_status;
+  if (options.coverage != nullptr) {
+    options.coverage->Observe(r.trace, [&simulator](std::uint32_t id) {
+      return simulator.probes().Name(id);
+    });
+  }
+  if (options.keep_trace) {
+    out.trace = r.trace;
+    out.actor_names = ActorNames(simulator, r.trace);
+  }
+  return out;
+}
+
+}  // namespace stackcheck::properties

@@ -1,0 +1,181 @@
+// The one way to run the simulator: Explore(spec) runs a case under a policy,
+// its schedules chosen by a strategy from the registry, with a selection of
+// monitors, until the strategy has nothing left, the budget is spent or the
+// stop rule ends it, and returns one report. `check`, `bench`, the
+// campaign's executions, `replay`, the property tests and the hardware
+// side-by-side all run through here (Execute is its one-execution form).
+//
+//   ExploreSpec spec;
+//   spec.test_case.scenario = RegionsScenario(2, 3, /*abort=*/false);
+//   spec.policy = FindPolicy("event-fence");
+//   spec.strategy = "dfs";
+//   ExploreReport r = Explore(spec);   // r.exhausted, r.findings, r.status
+//
+// Determinism: the report of a spec with a seeded or exhaustive strategy and
+// an execution budget is a function of the spec. A time budget trades that
+// for a bounded run time; the report says which ended the run.
+#ifndef STACKCHECK_PROPERTIES_EXPLORE_H_
+#define STACKCHECK_PROPERTIES_EXPLORE_H_
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "absl/types/span.h"
+#include "core/policies/registry.h"
+#include "properties/case.h"
+#include "properties/catalogue.h"
+#include "sim/event.h"
+#include "sim/monitor.h"
+#include "sim/monitors/coverage_probes.h"
+#include "sim/simulator.h"
+#include "sim/strategies/metrics_strategy.h"
+#include "sim/strategies/registry.h"
+#include "sim/strategy.h"
+
+namespace stackcheck::properties {
+
+// Which monitor-checked properties a run watches. The engine's own
+// (no-deadlock, progress) are always judged.
+struct MonitorSelection {
+  enum Kind {
+    kAll,       // every simulator monitor, but deviations the policy accepts
+    kOnlyKept,  // kAll less the bugs the expected-verdicts table lists
+    kNamed,     // exactly `names`
+    kNone,      // engine properties only
+  };
+  Kind kind = kAll;
+  std::vector<std::string> names;  // kNamed
+
+  static MonitorSelection Named(std::vector<std::string> names) {
+    return {kNamed, std::move(names)};
+  }
+};
+
+// The monitored properties `selection` means for `policy`, in catalogue
+// order (kNamed: in the given order). Errors: a name that is not a
+// monitor-checked property.
+absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
+    const MonitorSelection& selection, const PolicyInfo& policy);
+
+enum class StopRule {
+  kFirstViolation,  // end the run at the first violating execution
+  kNever,           // go on to the end; keep the first finding per property
+};
+
+struct ExploreProgress {
+  std::uint64_t executions = 0;
+  double elapsed_s = 0;
+};
+
+struct ExploreSpec {
+  Case test_case;  // scenario, device modes; its schedule feeds sequence/replay
+  const PolicyInfo* policy = nullptr;
+  MonitorSelection monitors;
+  std::string strategy = "dfs";  // a name in sim/strategies/registry.h
+  sim::StrategyParams strategy_params;  // its schedule defaults to the case's
+  std::uint64_t max_executions = 0;     // 0: until the strategy ends
+  absl::Duration time_budget = absl::InfiniteDuration();
+  StopRule stop = StopRule::kFirstViolation;
+  // Re-run executions 1, 1+N, 1+2N, ... and compare trace digests (0: off).
+  std::uint64_t determinism_every = 0;
+  bool keep_trace = false;  // the last execution's trace and actor names
+  sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
+  // About twice a second, from the exploring thread.
+  std::function<void(const ExploreProgress&)> on_progress;
+  // After every execution (not the determinism re-runs).
+  std::function<void(const sim::ExecutionResult&)> on_execution;
+};
+
+// A violated property, where it was first seen, and how to replay it.
+struct Finding {
+  sim::Violation violation;
+  std::uint64_t at_execution = 0;  // 1-based
+  std::vector<std::uint64_t> schedule;
+  std::string token;  // the replay token: policy, property, case and schedule
+};
+
+struct ExploreReport {
+  std::uint64_t executions = 0;
+  // The strategy ran out with nothing cut short: no budget, no stop rule, no
+  // error. For an exhaustive strategy (dfs) that covers every schedule.
+  bool exhausted = false;
+  bool out_of_time = false;  // the time budget ended the run
+  double seconds = 0;
+  sim::StrategyMetrics metrics;
+  std::uint64_t determinism_reruns = 0;
+  std::vector<const PropertyInfo*> monitored;
+  std::vector<std::string> not_monitored;  // simulator monitors left out
+
+  // Exhaustive strategies only.
+  std::string reduction;  // "dpor + sleep sets", ...
+  std::uint64_t sleep_blocked = 0;
+  bool bound_cut = false;  // a preemption bound pruned something
+  std::uint64_t rounds = 0;
+  int last_bound = -1;
+
+  std::vector<Finding> findings;  // first per property, in the order found
+  std::uint64_t violating_executions = 0;
+
+  // The last execution's outcome (a one-execution run's result).
+  std::uint64_t digest = 0;
+  std::uint64_t steps = 0;
+  bool process_exited = false;
+  int exit_status = 0;
+  std::vector<sim::Event> trace;         // keep_trace only
+  std::vector<std::string> actor_names;  // keep_trace only, by ActorId
+
+  // Not OK: bad spec, the engine diverged (determinism), skipped points DPOR
+  // must see, or a replayed schedule did not fit the case.
+  absl::Status status;
+
+  const Finding* first() const { return findings.empty() ? nullptr : &findings[0]; }
+  const Finding* FindingFor(absl::string_view property) const;
+};
+
+ExploreReport Explore(const ExploreSpec& spec);
+
+// --- one execution, the form the campaign and the shrinker call at a rate of
+// hundreds of thousands a second (no spec to copy) ---
+
+struct Execution {
+  std::optional<sim::Violation> violation;
+  // Sequence values that replay this execution through SequenceStrategy.
+  std::vector<std::uint64_t> schedule;
+  std::uint64_t digest = 0;
+  std::uint64_t steps = 0;
+  bool process_exited = false;
+  int exit_status = 0;
+  std::vector<sim::Event> trace;         // only with keep_trace
+  std::vector<std::string> actor_names;  // indexed by ActorId; only with keep_trace
+};
+
+struct ExecuteOptions {
+  bool keep_trace = false;
+  sim::CoverageProbes* coverage = nullptr;
+};
+
+// Runs `c` once, checking the monitor properties in `monitored`; `strategy`
+// answers the scheduling choices, or when null the case's schedule through
+// the lenient sequence strategy. Errors: a monitor the simulator lacks, or
+// a strategy with no execution to run.
+absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
+                                  absl::Span<const PropertyInfo* const> monitored,
+                                  sim::Strategy* strategy = nullptr,
+                                  const ExecuteOptions& options = {});
+
+// The simulator configuration a case runs under: its modes, capacity and
+// injected faults, so a printed token replays the same.
+sim::SimConfig SimConfigFor(const Case& c);
+
+// Every property the simulator can check (the whole catalogue's sim column).
+std::vector<const PropertyInfo*> SimProperties();
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_EXPLORE_H_
