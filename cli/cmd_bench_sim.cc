@@ -1,13 +1,13 @@
-// `stackcheck bench sim`: how fast the simulator explores, and that its
-// memory stays flat. Two scenarios run through the real runtime under the
-// v2-gcc11 policy with random schedules, on one core:
-//   standard  2 host threads x 4 target regions, no faults
-//   peer      2 host threads x 2 regions whose blocks are 1 or 2 units, so
-//             the cached block grows
+// `stackcheck bench sim`: how fast the simulator explores as users run it,
+// and that its memory stays flat. The catalogue's standard and peer scenarios
+// (and their +exit forms) run through the real runtime under the v2-gcc11
+// policy with random schedules, on one core, through properties::Explore with
+// every monitor the campaign attaches; then once more with no monitor, the
+// engine alone.
 // Prints, per scenario, `steps_per_s NAME N` and `executions_per_s NAME N`
-// (per CPU-second of the one thread that runs them), and peak RSS after a
-// tenth of the executions and after all of them; --json prints one JSON
-// object with the same figures.
+// (per CPU-second of the one thread that runs them), the same prefixed
+// `engine_only `, and peak RSS after a tenth of the executions and after all
+// of them; --json prints one JSON object with the same figures.
 #include <sys/resource.h>
 #include <time.h>
 
@@ -18,15 +18,16 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
-#include "core/scenario_runner.h"
+#include "properties/explore.h"
 #include "properties/json_writer.h"
-#include "sim/simulator.h"
-#include "sim/strategies/random_strategy.h"
+#include "properties/scenarios.h"
 
 ABSL_FLAG(std::uint64_t, bench_executions, 1000000,
           "bench sim: executions per scenario (RSS is also sampled at a tenth)");
@@ -36,39 +37,6 @@ ABSL_FLAG(std::string, bench_only, "",
 
 namespace stackcheck::cli {
 namespace {
-
-// The measured scenarios end by returning from main (close_at_end = false:
-// the runtime is destroyed normally). Their "+exit" variants close the device
-// through Host::Exit as libgcc does, which costs one C++ unwind of the main
-// thread's stack per execution (a few microseconds).
-Scenario Standard() {
-  Scenario s;
-  s.close_at_end = false;
-  RegionId next = 1;
-  for (int t = 0; t < 2; ++t) {
-    ThreadProgram program;
-    for (int r = 0; r < 4; ++r) {
-      program.ops.push_back(HostOp::Run(next++, /*teams=*/2, /*warps=*/2));
-    }
-    s.threads.push_back(program);
-  }
-  return s;
-}
-
-Scenario Peer() {
-  Scenario s;
-  s.close_at_end = false;
-  RegionId next = 1;
-  for (int t = 0; t < 2; ++t) {
-    ThreadProgram program;
-    for (std::uint32_t units : {1u, 2u}) {
-      // One unit = one warp's 128 KiB slot.
-      program.ops.push_back(HostOp::Run(next++, /*teams=*/units, /*warps=*/1));
-    }
-    s.threads.push_back(program);
-  }
-  return s;
-}
 
 // CPU time of this thread: the figures are per core, and stay honest on a
 // loaded machine where wall time would count other processes' turns.
@@ -86,6 +54,7 @@ long PeakRssKib() {
 
 struct SimFigures {
   std::string name;
+  bool monitored = true;
   std::uint64_t executions = 0;
   std::uint64_t steps = 0;
   std::uint64_t violations = 0;
@@ -94,43 +63,55 @@ struct SimFigures {
   std::uint64_t checkpoint = 0;  // executions at the first RSS sample (0: none)
   long rss_checkpoint_kib = 0;
   long rss_end_kib = 0;
+  std::string error;  // the run did not complete
 };
 
-SimFigures Bench(const char* name, const Scenario& scenario, const PolicyInfo& policy,
-                 std::uint64_t executions, std::uint64_t seed) {
-  sim::Simulator simulator;
-  sim::RandomStrategy strategy(sim::RandomStrategy::Options{seed, 0, 0});
+// Explores `scenario` with random schedules as a campaign does: every
+// monitor the policy is checked with (or none, for the engine-only figure),
+// trace digests, the schedule recorder.
+SimFigures Bench(const std::string& name, const Scenario& scenario, const PolicyInfo& policy,
+                 std::uint64_t executions, std::uint64_t seed, bool monitored) {
   SimFigures f;
   f.name = name;
+  f.monitored = monitored;
   f.executions = executions;
   f.checkpoint = executions / 10;
+  properties::ExploreSpec spec;
+  spec.test_case.scenario = scenario;
+  spec.policy = &policy;
+  spec.monitors.kind =
+      monitored ? properties::MonitorSelection::kAll : properties::MonitorSelection::kNone;
+  spec.strategy = "random";
+  spec.strategy_params.seed = seed;
+  spec.max_executions = executions;
+  spec.stop = properties::StopRule::kNever;
+  std::uint64_t done = 0;
+  spec.on_execution = [&](const sim::ExecutionResult& r) {
+    f.steps += r.steps;
+    if (++done == f.checkpoint) f.rss_checkpoint_kib = PeakRssKib();
+  };
   const auto start = std::chrono::steady_clock::now();
   const double cpu_start = ThreadCpuSeconds();
-  for (std::uint64_t i = 1; i <= executions; ++i) {
-    strategy.NewExecution();
-    const sim::ExecutionResult& r = simulator.Run(
-        strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
-          RunScenario(scenario, device, host, observer, policy);
-        });
-    f.steps += r.steps;
-    f.violations += r.violation.has_value();
-    if (i == f.checkpoint) f.rss_checkpoint_kib = PeakRssKib();
-  }
+  const properties::ExploreReport r = properties::Explore(spec);
   f.cpu_s = ThreadCpuSeconds() - cpu_start;
   f.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   f.rss_end_kib = PeakRssKib();
+  f.violations = r.violating_executions;
+  if (!r.status.ok()) f.error = std::string(r.status.message());
   return f;
 }
 
 void PrintText(const SimFigures& f) {
   const char* name = f.name.c_str();
-  absl::PrintF("steps_per_s %s %.0f\n", name, f.steps / f.cpu_s);
-  absl::PrintF("executions_per_s %s %.0f\n", name, f.executions / f.cpu_s);
-  absl::PrintF("cpu_s %s %.3f (wall %.3f)\n", name, f.cpu_s, f.wall_s);
-  absl::PrintF("steps_per_execution %s %.1f\n", name,
+  const char* engine = f.monitored ? "" : "engine_only ";
+  absl::PrintF("%ssteps_per_s %s %.0f\n", engine, name, f.steps / f.cpu_s);
+  absl::PrintF("%sexecutions_per_s %s %.0f\n", engine, name, f.executions / f.cpu_s);
+  absl::PrintF("%scpu_s %s %.3f (wall %.3f)\n", engine, name, f.cpu_s, f.wall_s);
+  absl::PrintF("%ssteps_per_execution %s %.1f\n", engine, name,
                static_cast<double>(f.steps) / f.executions);
-  absl::PrintF("violations %s %d\n", name, f.violations);
+  absl::PrintF("%sviolations %s %d\n", engine, name, f.violations);
+  if (!f.monitored) return;  // memory: the monitored run's figures
   if (f.checkpoint > 0) {
     absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, f.checkpoint,
                  f.rss_checkpoint_kib);
@@ -142,6 +123,7 @@ void PrintText(const SimFigures& f) {
 void WriteJson(const SimFigures& f, properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("scenario").String(f.name);
+  json.Key("monitors").String(f.monitored ? "all" : "none (engine_only)");
   json.Key("executions").Uint(f.executions);
   json.Key("steps_per_s").Double(f.steps / f.cpu_s);
   json.Key("executions_per_s").Double(f.executions / f.cpu_s);
@@ -175,19 +157,13 @@ int RunBenchSim(const std::vector<std::string>& args) {
   if (policy == nullptr) return UsageError("policy v2-gcc11 is not in this build");
   const std::uint64_t seed = absl::GetFlag(FLAGS_bench_seed);
   const std::string only = absl::GetFlag(FLAGS_bench_only);
-  auto with_exit = [](Scenario s) {
-    s.close_at_end = true;
-    return s;
-  };
-  const std::pair<const char*, Scenario> scenarios[] = {
-      {"standard", Standard()},
-      {"peer", Peer()},
-      {"standard+exit", with_exit(Standard())},
-      {"peer+exit", with_exit(Peer())},
-  };
+  const char* const names[] = {"standard", "peer", "standard+exit", "peer+exit"};
   bool known = only.empty();
-  for (const auto& entry : scenarios) known |= only == entry.first;
-  if (!known) return UsageError(absl::StrFormat("no scenario named '%s'", only));
+  for (const char* name : names) known |= only == name;
+  if (!known) {
+    return UsageError(absl::StrFormat("--bench_only must be one of %s, not '%s'",
+                                      absl::StrJoin(names, ", "), only));
+  }
   const bool json = absl::GetFlag(FLAGS_json);
   properties::JsonWriter out;
   if (json) {
@@ -197,20 +173,25 @@ int RunBenchSim(const std::vector<std::string>& args) {
     out.Key("seed").Uint(seed);
     out.Key("scenarios").BeginArray();
   } else {
-    absl::PrintF("# one core, random schedules, policy %s, %d executions each\n",
+    absl::PrintF("# one core, random schedules, policy %s, %d executions each; every "
+                 "monitor the campaign attaches, then the engine alone (engine_only)\n",
                  policy->name, executions);
   }
   int rc = kExitOk;
-  for (const auto& [name, scenario] : scenarios) {
+  for (const char* name : names) {
     if (!only.empty() && only != name) continue;
-    const SimFigures f = Bench(name, scenario, *policy, executions, seed);
-    // The policy and scenarios are fixed and clean: a violation is a bug of
-    // the engine or the runtime.
-    if (f.violations != 0) rc = kExitMismatch;
-    if (json) {
-      WriteJson(f, out);
-    } else {
-      PrintText(f);
+    const Scenario& scenario = properties::FindScenario(name)->scenario;
+    for (bool monitored : {true, false}) {
+      SimFigures f = Bench(name, scenario, *policy, executions, seed, monitored);
+      // The policy and scenarios are fixed and clean: a violation is a bug of
+      // the engine, the runtime or a monitor.
+      if (f.violations != 0 || !f.error.empty()) rc = kExitMismatch;
+      if (!f.error.empty()) absl::FPrintF(stderr, "stackcheck: %s: %s\n", f.name, f.error);
+      if (json) {
+        WriteJson(f, out);
+      } else {
+        PrintText(f);
+      }
     }
   }
   if (!json) return rc;
