@@ -43,7 +43,8 @@ json_object policies_json policies
 grep -q '"name":"event-fence"' <<<"$out" || { echo "FAIL policies_json: $out"; fail=1; }
 check bench_sim_json 0 "$bin" bench sim --bench_executions=50 --bench_only=peer --json
 json_object bench_sim_json "bench sim"
-grep -q '"scenario":"peer","executions":50,' <<<"$out" || { echo "FAIL bench_sim_json: $out"; fail=1; }
+grep -q '"scenario":"peer","monitors":"all","executions":50,' <<<"$out" || { echo "FAIL bench_sim_json: $out"; fail=1; }
+grep -q '"monitors":"none (engine_only)"' <<<"$out" || { echo "FAIL bench_sim_json engine_only: $out"; fail=1; }
 check validate_sim_json 0 "$bin" validate --backend=sim --validate_policies=event-fence \
   --validate_scenarios=one-region --validate_sim_executions=5 --json
 json_object validate_sim_json validate

@@ -20,7 +20,6 @@
 #include "properties/json_writer.h"
 #include "properties/quoted_text.h"
 #include "properties/replay_file.h"
-#include "sim/strategies/strict_sequence_strategy.h"
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/timeline.h"
 
@@ -30,7 +29,6 @@ ABSL_FLAG(std::string, out, "", "replay: write the trace to this file instead of
 namespace stackcheck::cli {
 namespace {
 
-using properties::Execution;
 using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
@@ -56,27 +54,29 @@ int RunReplay(const std::vector<std::string>& args) {
                                       properties::Quoted(record->policy)));
   }
   const properties::PropertyInfo* property = properties::FindProperty(record->property);
+  properties::ExploreSpec spec;
+  spec.test_case = record->test_case;
+  spec.policy = policy;
   // The same monitors the shrinker used: the recorded property's alone.
-  const properties::PropertyInfo* const checked[] = {property};
-  properties::ExecuteOptions options;
-  options.keep_trace = true;
+  spec.monitors = property != nullptr && property->checker == properties::Checker::kMonitor
+                      ? properties::MonitorSelection::Named({record->property})
+                      : properties::MonitorSelection{properties::MonitorSelection::kNone, {}};
   // Strict: a value out of range or left over is bad input naming its step,
   // never some other interleaving.
-  sim::StrictSequenceStrategy schedule(record->test_case.schedule);
-  absl::StatusOr<Execution> e = properties::Execute(record->test_case, *policy, checked,
-                                                    &schedule, options);
-  if (!e.ok()) return RunError(absl::StrCat("replay failed: ", e.status().ToString()));
-  if (absl::Status s = schedule.Finish(); !s.ok()) return UsageError(s.message());
-  const bool recurred = e->violation.has_value() && e->violation->property == record->property;
-  const bool digest_ok = !record->digest.has_value() || *record->digest == e->digest;
+  spec.strategy = "replay";
+  spec.keep_trace = true;
+  properties::ExploreReport e = properties::Explore(spec);
+  if (absl::IsInvalidArgument(e.status)) return UsageError(e.status.message());
+  if (!e.status.ok()) return RunError(absl::StrCat("replay failed: ", e.status.ToString()));
+  const sim::Violation* violation = e.first() != nullptr ? &e.first()->violation : nullptr;
+  const bool recurred = violation != nullptr && violation->property == record->property;
+  const bool digest_ok = !record->digest.has_value() || *record->digest == e.digest;
 
   std::string trace;
   if (format == "chrome") {
-    trace = sim::ChromeTraceJson(e->trace, e->actor_names,
-                                 e->violation.has_value() ? &*e->violation : nullptr);
+    trace = sim::ChromeTraceJson(e.trace, e.actor_names, violation);
   } else {
-    trace = sim::Timeline(e->trace, e->actor_names,
-                          e->violation.has_value() ? &*e->violation : nullptr);
+    trace = sim::Timeline(e.trace, e.actor_names, violation);
   }
   if (!out_path.empty()) {
     if (absl::Status s = properties::WriteFileAtomically(out_path, trace); !s.ok()) {
@@ -92,13 +92,13 @@ int RunReplay(const std::vector<std::string>& args) {
     json.Key("property").String(record->property);
     json.Key("recurred").Bool(recurred);
     json.Key("digest_matches").Bool(digest_ok);
-    json.Key("digest").String(absl::StrFormat("%016x", e->digest));
-    json.Key("steps").Uint(e->steps);
-    if (e->violation.has_value()) {
+    json.Key("digest").String(absl::StrFormat("%016x", e.digest));
+    json.Key("steps").Uint(e.steps);
+    if (violation != nullptr) {
       json.Key("violation").BeginObject();
-      json.Key("property").String(e->violation->property);
-      json.Key("message").String(e->violation->message);
-      json.Key("event_index").Uint(e->violation->event_index);
+      json.Key("property").String(violation->property);
+      json.Key("message").String(violation->message);
+      json.Key("event_index").Uint(violation->event_index);
       json.EndObject();
     }
     if (!out_path.empty()) json.Key("trace_file").String(out_path);
@@ -109,12 +109,12 @@ int RunReplay(const std::vector<std::string>& args) {
     if (format == "text" || !out_path.empty()) {
       absl::PrintF("\npolicy %s, property %s: %s\n", record->policy, record->property,
                    recurred ? "VIOLATED again" : "did NOT recur");
-      if (e->violation.has_value()) {
-        absl::PrintF("violation: %s: %s\n", e->violation->property, e->violation->message);
+      if (violation != nullptr) {
+        absl::PrintF("violation: %s: %s\n", violation->property, violation->message);
       }
       if (!digest_ok) {
         absl::PrintF("the trace differs from the recorded one (digest %016x, recorded %016x)\n",
-                     e->digest, *record->digest);
+                     e.digest, *record->digest);
       }
       if (!out_path.empty()) absl::PrintF("trace written to %s\n", out_path);
     }

@@ -185,7 +185,7 @@ ExploreReport Explore(const ExploreSpec& spec) {
   if (params.max_executions == 0) params.max_executions = spec.max_executions;
   const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
   const auto* dfs = dynamic_cast<const sim::DfsStrategy*>(strategy.get());
-  const auto* strict = dynamic_cast<const sim::StrictSequenceStrategy*>(strategy.get());
+  auto* strict = dynamic_cast<sim::StrictSequenceStrategy*>(strategy.get());
   if (dfs != nullptr) report.reduction = dfs->reduction();
 
   // Wrappers, innermost first: metrics count what the strategy chose, the
@@ -278,6 +278,8 @@ ExploreReport Explore(const ExploreSpec& spec) {
     report.trace = last->trace;
     report.actor_names = ActorNames(simulator, report.trace);
   }
+  // A recorded schedule must be used up exactly.
+  if (strict != nullptr && report.status.ok()) report.status = strict->Finish();
   report.seconds = SecondsSince(start);
   report.metrics = metrics.metrics();
   if (dfs != nullptr) {
