@@ -13,50 +13,11 @@
 #include <cstdint>
 
 #include "absl/types/span.h"
+#include "sim/footprint.h"
 
 namespace stackcheck::sim {
 
-// Actors are numbered densely from 0 within one execution, in creation order
-// (deterministic for a given scenario and schedule).
-using ActorId = std::uint32_t;
 
-// The shared object a step touches. Objects are encoded (kind << 24 | index)
-// by the engine; kGlobalObject conflicts with everything. Objects with
-// kDeviceBit set are the device's state; kDeviceWideObject (always written)
-// conflicts with every one of them, and with nothing else: a step that
-// changes the whole device (a trap poisoning the context) but no host state.
-//
-// Besides objects, a footprint says whether the step runs program code (the
-// policy's and runtime's code between two scheduling points of a host or
-// callback thread, whose state no object names: it is assumed guarded by
-// simulated mutexes or owned by one thread), and whether it is program-wide:
-// it changes that state unlocked (the exit handlers), so it conflicts with
-// every step that runs program code, and with no GPU step.
-struct Access {
-  std::uint32_t object = 0;
-  bool write = false;
-};
-inline constexpr std::uint32_t kGlobalObject = 0;
-inline constexpr std::uint32_t kDeviceBit = 0x80000000u;
-inline constexpr std::uint32_t kDeviceWideObject = kDeviceBit;
-inline constexpr std::uint8_t kRunsProgram = 1;
-inline constexpr std::uint8_t kProgramWide = 2;
-
-// What an actor's next step touches: at most three objects (e.g. the memory
-// ledger, and what is enqueued on and what has completed on a stream). Two
-// steps are dependent when they touch a common object and one of them writes
-// it; reordering independent steps cannot change the outcome, which is what
-// sleep sets and DPOR exploit.
-struct alignas(8) Footprint {
-  Access accesses[3];
-  std::uint8_t count = 0;
-  std::uint8_t program = 0;  // kRunsProgram | kProgramWide
-
-  static Footprint Global() { return Footprint{{{kGlobalObject, true}, {}}, 1}; }
-  static Footprint DeviceWide() { return Footprint{{{kDeviceWideObject, true}, {}}, 1}; }
-};
-
-bool Dependent(const Footprint& a, const Footprint& b);
 
 struct Candidate {
   ActorId actor = 0;

@@ -241,7 +241,7 @@ void DfsStrategy::CheckLastStep() {
   const std::size_t last = n - 1;
   const ActorId last_actor = happens_before_.actor_of(last);
   happens_before_.ForEachRaceOfLastAsGlobal([&](std::size_t i) {
-    AddBacktrack(i, last_actor, Footprint::Global(), last);
+    AddBacktrack(i, last_actor, GlobalFootprint(), last);
   });
   // The actors it left runnable (those offered beside it that never ran).
   for (const Candidate& c : stack_[step_node_[last]].runnable) {

@@ -1,4 +1,4 @@
-#include "sim/strategy.h"
+#include "sim/footprint.h"
 
 namespace stackcheck::sim {
 

@@ -1,0 +1,170 @@
+// The footprint vocabulary: what a step touches, as the strategies (DPOR,
+// sleep sets) see it, and how the engine names the objects it touches.
+// Steps are dependent when they touch a common object and one writes it.
+#ifndef STACKCHECK_SIM_FOOTPRINT_H_
+#define STACKCHECK_SIM_FOOTPRINT_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace stackcheck::sim {
+
+// Actors are numbered densely from 0 within one execution, in creation order
+// (deterministic for a given scenario and schedule).
+using ActorId = std::uint32_t;
+
+// The shared object a step touches. Objects are encoded (kind << 24 | index)
+// by the engine; kGlobalObject conflicts with everything. Objects with
+// kDeviceBit set are the device's state; kDeviceWideObject (always written)
+// conflicts with every one of them, and with nothing else: a step that
+// changes the whole device (a trap poisoning the context) but no host state.
+//
+// Besides objects, a footprint says whether the step runs program code (the
+// policy's and runtime's code between two scheduling points of a host or
+// callback thread, whose state no object names: it is assumed guarded by
+// simulated mutexes or owned by one thread), and whether it is program-wide:
+// it changes that state unlocked (the exit handlers), so it conflicts with
+// every step that runs program code, and with no GPU step.
+struct Access {
+  std::uint32_t object = 0;
+  bool write = false;
+};
+inline constexpr std::uint32_t kGlobalObject = 0;
+inline constexpr std::uint32_t kDeviceBit = 0x80000000u;
+inline constexpr std::uint32_t kDeviceWideObject = kDeviceBit;
+inline constexpr std::uint8_t kRunsProgram = 1;
+inline constexpr std::uint8_t kProgramWide = 2;
+
+// What an actor's next step touches: at most three objects (e.g. the memory
+// ledger, and what is enqueued on and what has completed on a stream). Two
+// steps are dependent when they touch a common object and one of them writes
+// it; reordering independent steps cannot change the outcome, which is what
+// sleep sets and DPOR exploit.
+struct alignas(8) Footprint {
+  Access accesses[3];
+  std::uint8_t count = 0;
+  std::uint8_t program = 0;  // kRunsProgram | kProgramWide
+
+};
+
+bool Dependent(const Footprint& a, const Footprint& b);
+
+// Footprint object kinds: object id = kind << 24 | index .
+enum class ObjectKind : std::uint32_t {
+  kMutex = 1,
+  kStream = 2,        // what is enqueued on a stream (launches append to it)
+  kMemory = 3,        // the device-memory ledger
+  kThread = 4,        // an actor's life (spawn, finish, join)
+  kEvent = 5,
+  kCallbackThread = 6,
+  kContext = 7,       // modules, context lifetime
+  kStreamOrder = 8,   // the set of streams and the legacy barrier between them
+  kBlock = 9,         // one device-memory block (index: a hash of its base)
+  kProcess = 10,      // exit() and its handlers' order
+  kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
+  kEventTable = 12,   // the event handles (creation)
+  kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is
+                      // whether its records completed
+  kHostWord = 14,     // a device-mapped host word (EXT-01/02)
+  kStreamProgress = 15,  // what has completed on a stream (its GPU steps pop it)
+  kLaunch = 16,       // one launch call (index: actor, its launch count), which
+                      // the launched kernel's start may read (sim_gpu.cc)
+};
+
+// The device's objects carry kDeviceBit (above), so that one step
+// can conflict with all of them and with no host object.
+inline constexpr bool IsDeviceObjectKind(ObjectKind kind) {
+  switch (kind) {
+    case ObjectKind::kStream:
+    case ObjectKind::kMemory:
+    case ObjectKind::kEvent:
+    case ObjectKind::kCallbackThread:
+    case ObjectKind::kContext:
+    case ObjectKind::kStreamOrder:
+    case ObjectKind::kBlock:
+    case ObjectKind::kEventTable:
+    case ObjectKind::kEventPointer:
+    case ObjectKind::kStreamProgress:
+    case ObjectKind::kLaunch:
+    case ObjectKind::kHostWord:  // its calls read the sticky state; a trap stops its writes
+      return true;
+    default:
+      return false;
+  }
+}
+inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
+  return (IsDeviceObjectKind(kind) ? kDeviceBit : 0u) |
+         static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
+}
+// Footprints are built with two 16-byte stores (the first two accesses; the
+// third with the count and the padding after it): the engine copies a
+// footprint at every step, and a 16-byte load of a struct written field by
+// field cannot be store-forwarded (a stall of ~15 cycles per step).
+inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
+                               bool w2, std::uint32_t o3, bool w3,
+                               std::uint8_t count) {
+  Footprint f;
+  static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
+                    offsetof(Footprint, program) == 25 &&
+                    sizeof(Footprint) == 32,
+                "three 8-byte accesses, then the count and the program flags "
+                "in the last 8 bytes");
+#if defined(__SSE2__)
+  auto* halves = reinterpret_cast<__m128i*>(f.accesses);
+  _mm_storeu_si128(halves, _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2),
+                                         w1 ? 1 : 0, static_cast<int>(o1)));
+  _mm_storeu_si128(halves + 1, _mm_set_epi32(0, count, w3 ? 1 : 0,
+                                             static_cast<int>(o3)));
+#else
+  f.accesses[0] = {o1, w1};
+  f.accesses[1] = {o2, w2};
+  f.accesses[2] = {o3, w3};
+  f.count = count;
+#endif
+  return f;
+}
+inline Footprint Touches(std::uint32_t object, bool write) {
+  return MakeFootprint(object, write, 0, false, 0, false, 1);
+}
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
+  return MakeFootprint(o1, w1, o2, w2, 0, false, 2);
+}
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2,
+                         std::uint32_t o3, bool w3) {
+  return MakeFootprint(o1, w1, o2, w2, o3, w3, 3);
+}
+inline Footprint GlobalFootprint() {
+  return MakeFootprint(kGlobalObject, true, 0, false, 0, false, 1);
+}
+inline Footprint DeviceWideFootprint() {
+  return MakeFootprint(kDeviceWideObject, true, 0, false, 0, false, 1);
+}
+// `step`, declared program-wide (see Footprint::program): for a step that
+// runs code changing policy or runtime state without the program's locks.
+inline Footprint ProgramWide(Footprint step) {
+  step.program |= kProgramWide;
+  return step;
+}
+// Stores `from` into `*to` with `program` added to its flags, in two 16-byte
+// stores like MakeFootprint (the engine reads it back whole at every step).
+inline void StoreWithProgram(Footprint* to, const Footprint& from,
+                             std::uint8_t program) {
+#if defined(__SSE2__)
+  const auto* in = reinterpret_cast<const __m128i*>(from.accesses);
+  auto* out = reinterpret_cast<__m128i*>(to->accesses);
+  _mm_storeu_si128(out, _mm_loadu_si128(in));
+  _mm_storeu_si128(out + 1, _mm_or_si128(_mm_loadu_si128(in + 1),
+                                         _mm_set_epi32(0, program << 8, 0, 0)));
+#else
+  *to = from;
+  to->program |= program;
+#endif
+}
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_FOOTPRINT_H_
