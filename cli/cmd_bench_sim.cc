@@ -40,7 +40,7 @@ namespace {
 // The measured scenarios end by returning from main (close_at_end = false:
 // the runtime is destroyed normally). Their "+exit" variants close the device
 // through Host::Exit as libgcc does, which costs one C++ unwind of the main
-// thread's stack per execution (a few microseconds).
+// thread's stack per execution.
 Scenario Standard() {
   Scenario s;
   s.close_at_end = false;
