@@ -111,8 +111,6 @@ def num(x, digits=3):
         return "–"
     if isinstance(x, bool):
         return "yes" if x else "no"
-    if isinstance(x, float) and x.is_integer() and abs(x) < 1e4:
-        x = int(x)
     if isinstance(x, int):
         return "{:,}".format(x)
     if x == 0:
@@ -129,6 +127,11 @@ def num(x, digits=3):
     if mag >= 1:
         return "%.2f" % x
     return "%.3g" % x
+
+
+def count(x):
+    """A counter Google Benchmark reports as a float."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
 
 
 def seconds(x):
@@ -347,7 +350,7 @@ def render_benchmarks(mon, strat):
             per_item = ""
             if b.get("items_per_second"):
                 per_item = "%s ns" % num(1e9 / b["items_per_second"])
-            extra = ", ".join("%s %s" % (k, num(b[k])) for k in
+            extra = ", ".join("%s %s" % (k, num(count(b[k]))) for k in
                               ("executions", "sleep_blocked", "events/execution") if k in b)
             rows.append([name, "%s %s" % (num(b["cpu_time"]), b.get("time_unit", "ns")),
                          per_item, extra])
