@@ -8,7 +8,7 @@
 // run only if the reduced search finished within --bench_dfs_cap (default
 // 1,000,000 executions), capped by default at ten times the reduced count (at
 // least 1,000,000):
-// enough to show the 10x target met, or to measure the ratio when
+// enough to show a 10x reduction, or to measure the ratio when
 // plain DFS finishes first. Prints per case
 //   dfs_executions POLICY SCENARIO N        dfs_exhausted ... yes|no
 //   plain_dfs_executions POLICY SCENARIO N  plain_dfs_exhausted ... yes|no

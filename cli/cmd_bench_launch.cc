@@ -71,7 +71,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   if (policies.empty()) {
     // Policies that can deadlock go last: a hang ends the benchmark (the
     // context is unusable with a thread stuck in the driver), and the
-    // others should be measured by then. V1b does hang here (VALIDATION.md).
+    // others should be measured by then. V1b does hang here (real/VALIDATION.md).
     std::vector<const PolicyInfo*> may_hang;
     for (const PolicyInfo& p : AllPolicies()) {
       const bool deadlocks = properties::ExpectedVerdict(p.name, "no-deadlock") !=
@@ -249,8 +249,8 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     }
   }
   // The floors' launch-only row was measured minutes earlier, on a colder
-  // driver and GPU, and launch-only itself drifts by +-25% within minutes on
-  // the H200. So each policy is compared pairwise: every repetition of the
+  // driver and GPU, and launch-only itself drifts within minutes. So each
+  // policy is compared pairwise: every repetition of the
   // policy runs right after one repetition of launch-only, and the cost is
   // the median of those paired ratios.
   struct PolicyRow {

@@ -1,5 +1,5 @@
 // The scenarios the hardware campaign runs for every policy. Each one aims at
-// one hazard of libgomp-stack-cache.md's table and is small enough to run in
+// one hazard of docs/libgomp-model.md's table and is small enough to run in
 // well under a second on a GPU, so a whole campaign fits a short device lease.
 // The simulator runs the very same values for the side-by-side column.
 #ifndef STACKCHECK_REAL_HARDWARE_SCENARIOS_H_

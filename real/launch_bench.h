@@ -1,9 +1,8 @@
 // The launch-cost benchmark: microseconds per OpenMP-shaped kernel launch for
 // each stack-cache policy, next to the raw floors the driver allows (launch
 // alone, + event record, + stream callback, + host function, + context
-// synchronise, alloc+launch+synchronise+free). Same method as the reference
-// figures in cuda-semantics.md: back-to-back launches, one final context
-// synchronise, median over repetitions.
+// synchronise, alloc+launch+synchronise+free). The method: back-to-back
+// launches, one final context synchronise, median over repetitions.
 #ifndef STACKCHECK_REAL_LAUNCH_BENCH_H_
 #define STACKCHECK_REAL_LAUNCH_BENCH_H_
 
@@ -44,8 +43,9 @@ absl::string_view FloorName(Floor f);  // "launch only", "launch + cuEventRecord
 struct BenchOptions {
   int launches = 1000;   // per repetition, at most
   int repetitions = 5;
-  // A repetition stops early after this long (V0 at default geometry costs
-  // ~1.3 ms per launch); it still counts at least `min_launches`.
+  // A repetition stops early after this long (V0 at default geometry pays an
+  // allocation and a free per launch); it still counts at least
+  // `min_launches`.
   absl::Duration max_repetition = absl::Milliseconds(400);
   int min_launches = 20;
   // Policy figures only: each region also maps this many variables as

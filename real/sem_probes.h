@@ -1,7 +1,7 @@
-// One hardware probe per rule of cuda-semantics.md that a GPU can show: each
-// runs in its own forked child (several poison the context on purpose), does
-// the smallest thing that exhibits the rule through CudaDevice, and reports
-// what it saw next to what the spec (and so the simulator) says.
+// One hardware probe per rule of docs/cuda-semantics.md that a GPU can show:
+// each runs in its own forked child (several poison the context on purpose),
+// does the smallest thing that exhibits the rule through CudaDevice, and
+// reports what it saw next to what the spec (and so the simulator) says.
 #ifndef STACKCHECK_REAL_SEM_PROBES_H_
 #define STACKCHECK_REAL_SEM_PROBES_H_
 

@@ -1,6 +1,6 @@
-// The simulator's modes (where cuda-semantics.md says "may") and the device's
-// parameters. One value configures a Simulator; it may change between
-// executions.
+// The simulator's modes (where docs/cuda-semantics.md says "may") and the
+// device's parameters. One value configures a Simulator; it may change
+// between executions.
 #ifndef STACKCHECK_SIM_SIM_CONFIG_H_
 #define STACKCHECK_SIM_SIM_CONFIG_H_
 

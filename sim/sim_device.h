@@ -1,5 +1,5 @@
 // core/device.h as a deterministic fake GPU: the CUDA semantics SEM-01..16 of
-// cuda-semantics.md.
+// docs/cuda-semantics.md.
 //
 // Each stream is a FIFO of operations (kernels, callbacks, host functions,
 // event records, stream waits, stream-ordered frees) and a GPU actor of the

@@ -49,9 +49,8 @@ class Strategy {
   // lists hold only answers at points with two or more candidates). Dynamic
   // partial-order reduction needs every step, since a step nobody was asked
   // about can still race with a later one; other strategies skip those
-  // points for speed. Added after the first version of this interface; an
-  // engine that ignores it makes DfsStrategy fall back to sleep sets only
-  // (see DfsStrategy::points_seen()).
+  // points for speed. An engine that ignores it makes DfsStrategy fall back
+  // to sleep sets only (see DfsStrategy::points_seen()).
   virtual bool ObservesEveryStep() const { return false; }
 };
 

@@ -14,7 +14,7 @@
 //   completion ledger the GPU keeps in launch order, at no host cost. The
 //   launch path is lock, launch, unlock - nothing waits, nothing else is
 //   enqueued. (A host-side cuStreamWriteValue32 behind each kernel, EXT-01,
-//   does the same but costs about 1 us per launch on an H200: bench launch.)
+//   does the same but adds a driver call to every launch.)
 // - Before the cached block is freed or grown (soft limit, out-of-memory
 //   retry, a larger region, close) and before a user free, the policy waits
 //   for its kernels (cuStreamSynchronize on the legacy stream) - unless the

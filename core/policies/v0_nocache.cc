@@ -1,8 +1,8 @@
 // v0-nocache: libgomp before the cache (to 2020). Every region allocates its
 // stacks block, launches on the NULL stream, synchronises the context and
 // frees the block. Nothing is shared between regions, so there is no lock and
-// nothing to release at close; the price is an alloc+free per region (about
-// 1.3 ms at default geometry on an H200). No hazard carried: the baseline.
+// nothing to release at close; the price is an alloc+free per region. No
+// hazard carried: the baseline.
 #include <memory>
 
 #include "core/policies/policy.h"

@@ -21,9 +21,9 @@
 // half), so a block pays one atomic either way. A trapping block never
 // counts, so a kernel that traps never writes. This is the kernel's critical
 // path at default geometry, where 528 blocks take about as long on the GPU as
-// a launch takes on the host: real/experiments/completion_tail.cu measured a
-// separate counter plus a system fence before the word at +26-33% per launch,
-// this form at +8%.
+// a launch takes on the host, so the tail is kept to one atomic per block
+// (real/experiments/completion_tail.cu compares the variants; figures in
+// real/VALIDATION.md).
 //
 // ctor_dtor stands for device global constructors/destructors: the same body,
 // launched by the runtime with one warp.
@@ -124,8 +124,8 @@ __device__ void RegionBody(unsigned long long stacks,
     // is then exactly `blocks`); its high half accumulates checked warps.
     // No fence before the word: it says that every block got past its work,
     // not that the kernel's stores are visible (the stream's completion
-    // orders those for later work), and a system fence there cost ~0.5 us
-    // per launch at 528 blocks.
+    // orders those for later work), and a system fence there would lengthen
+    // every launch at default geometry.
     const unsigned int blocks = gridDim.x * gridDim.y * gridDim.z;
     const unsigned long long before = atomicAdd(
         completion_counter,

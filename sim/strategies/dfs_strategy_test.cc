@@ -175,9 +175,9 @@ TEST(DfsStrategy, DporRunsOneExecutionForIndependentThreads) {
 TEST(DfsStrategy, AnExitCutsTheOtherThreadShortAtEveryPoint) {
   // T0 exits: the process ends and nobody moves again. Its footprint (the
   // process object) is independent of T1's writes, yet it disables them, so
-  // 0, 1 or 2 writes come first: three final states. Explored first, the
-  // exit used to go to sleep in T1's subtree and stay asleep across T1's
-  // first write, losing "one write, then the exit".
+  // 0, 1 or 2 writes come first: three final states. Explored first, an exit
+  // put to sleep in T1's subtree would stay asleep across T1's first write
+  // and lose "one write, then the exit".
   System system;
   system.threads.push_back({{Exit(9)}});
   system.threads.push_back({{Write(1), Write(1)}});

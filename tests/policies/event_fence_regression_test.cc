@@ -1,5 +1,5 @@
-// Counterexamples the campaign found against earlier versions of event-fence,
-// replayed: each must no longer violate its property.
+// Schedules that break a property under a flawed variant of event-fence,
+// replayed: under event-fence each must keep its property.
 #include <string>
 #include <vector>
 
@@ -13,9 +13,9 @@ namespace stackcheck {
 namespace {
 
 // A user allocation's genuine out-of-memory error, raised after another
-// thread's abort had poisoned the context, was reported with the abort's
-// code (719) against no region: abort-attribution. The OOM is now reported as
-// itself; the abort had already been reported against region 5.
+// thread's abort has poisoned the context, must be reported as itself, not
+// with the abort's code (719) against no region (abort-attribution); the
+// abort has already been reported against region 5.
 constexpr char kOomAfterAbort[] = R"(# stackcheck replay file
 stackcheck-replay 2
 tool 0.2.0

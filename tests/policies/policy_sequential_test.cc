@@ -11,7 +11,7 @@
 namespace stackcheck::testing {
 namespace {
 
-// What each version does sequentially, from libgomp-stack-cache.md.
+// What each version does sequentially, from docs/libgomp-model.md.
 struct Expected {
   const char* policy;
   bool caches;           // the block survives the region

@@ -1,0 +1,698 @@
+#!/usr/bin/env python3
+"""Writes docs/figures.md: every measured figure of the project, generated.
+
+Simulator figures come from running `stackcheck ... --json` (and the two Google
+Benchmark binaries with --benchmark_format=json) on this machine, each row
+stamped with the date, the commit and the machine. Hardware (H200) figures come
+from the raw output committed under the hardware log's validation/ folder; they
+are rendered with the date, build and machine the log records for them, never
+re-measured here.
+
+    docs/make_figures.py                # build, run everything (a few minutes on 2 cores)
+    docs/make_figures.py --no-build     # use what bazel-bin already holds
+    docs/make_figures.py --hardware-only
+    docs/make_figures.py --long         # also the runs that take minutes each
+
+Only the Python standard library is used.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STACKCHECK = "bazel-bin/cli/stackcheck"
+MONITORS_BENCH = "bazel-bin/sim/monitors/monitors_benchmark"
+STRATEGY_BENCH = "bazel-bin/sim/strategies/strategy_benchmark"
+BUILD_TARGETS = ["//cli:stackcheck", "//sim/monitors:monitors_benchmark",
+                 "//sim/strategies:strategy_benchmark"]
+
+# The exhaustive runs rendered in the `check` table: (what, flags, long).
+# A "long" run takes minutes and is skipped unless --long is given.
+CHECK_RUNS = [
+    ("v2-gcc11, 2 x 1, against plain DFS to its end",
+     ["--policy=v2-gcc11", "--regions=1", "--plain_budget=2000000"], False),
+    ("event-fence, 2 x 1", ["--policy=event-fence", "--regions=1", "--no_plain"], False),
+    ("event-fence, 2 x 1, one abort",
+     ["--policy=event-fence", "--regions=1", "--abort", "--no_plain"], False),
+    ("v2-gcc11, 2 x 3, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--no_plain"], False),
+    ("v2-gcc11, 2 x 3, one abort, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--abort", "--no_plain"], False),
+    ("event-fence-sync, 2 x 3", ["--policy=event-fence-sync", "--no_plain"], False),
+    ("event-fence-sync, 2 x 3, one abort",
+     ["--policy=event-fence-sync", "--abort", "--no_plain"], True),
+    ("event-fence, 2 x 1, one mapped variable per region",
+     ["--policy=event-fence", "--regions=1", "--mapped_vars=1", "--no_plain"], False),
+    ("v2-gcc11, 2 x 1, one mapped variable, one abort (the exit-time hang)",
+     ["--policy=v2-gcc11", "--regions=1", "--mapped_vars=1", "--abort", "--only_kept",
+      "--no_plain"], False),
+    ("v3-trunk, 2 x 1, one mapped variable, one abort (the exit-time hang)",
+     ["--policy=v3-trunk", "--regions=1", "--mapped_vars=1", "--abort", "--only_kept",
+      "--no_plain"], False),
+    ("v1b-callback-lock, peer (the callback deadlock)",
+     ["--policy=v1b-callback-lock", "--scenario=peer", "--no_plain"], False),
+    ("v2-gcc11, 2 x 3, preemption bound 2 (sleep sets)", ["--policy=v2-gcc11", "--bound=2"], False),
+    ("event-fence, 2 x 3, preemption bound 2 (sleep sets)",
+     ["--policy=event-fence", "--bound=2"], False),
+]
+CAMPAIGN_BUDGET_S = 60
+BENCH_SIM_EXECUTIONS = 200000
+
+
+# ----------------------------------------------------------------- helpers
+
+def sh(args, **kw):
+    return subprocess.run(args, cwd=ROOT, capture_output=True, text=True, **kw)
+
+
+def git(*args):
+    r = sh(["git", *args])
+    return r.stdout.strip() if r.returncode == 0 else ""
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def this_machine():
+    return "%s, %s, %d cores" % (platform.machine(), cpu_model(), os.cpu_count() or 0)
+
+
+def this_commit():
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += "+changes"
+    return commit
+
+
+def now_utc():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def num(x, digits=3):
+    """A figure as a person reads it: 3 significant digits, thousands separated."""
+    if x is None:
+        return "–"
+    if isinstance(x, bool):
+        return "yes" if x else "no"
+    if isinstance(x, int):
+        return "{:,}".format(x)
+    if x == 0:
+        return "0"
+    mag = abs(x)
+    if mag >= 1e6:
+        return "%s M" % num(x / 1e6, digits)
+    if mag >= 1e4:
+        return "{:,}".format(int(round(x)))
+    if mag >= 100:
+        return "%.0f" % x
+    if mag >= 10:
+        return "%.1f" % x
+    if mag >= 1:
+        return "%.2f" % x
+    return "%.3g" % x
+
+
+def count(x):
+    """A counter Google Benchmark reports as a float."""
+    return int(x) if isinstance(x, float) and x.is_integer() else x
+
+
+def seconds(x):
+    if x is None:
+        return "–"
+    if x < 1e-3:
+        return "%.0f µs" % (x * 1e6)
+    if x < 1:
+        return "%.1f ms" % (x * 1e3)
+    return "%.2f s" % x
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for r in rows:
+        out.append("| " + " | ".join(str(c).replace("|", "\\|") for c in r) + " |")
+    return "\n".join(out)
+
+
+class Run:
+    """One command's JSON output, with when, where and how long."""
+
+    def __init__(self, cmd, doc, rc, wall, stamp, stderr=""):
+        self.cmd, self.doc, self.rc, self.wall, self.stamp = cmd, doc, rc, wall, stamp
+        self.stderr = stderr
+
+    @property
+    def ok(self):
+        return self.doc is not None
+
+    def failure(self):
+        tail = self.stderr.strip().splitlines()[-1:] if self.stderr else []
+        return "failed (exit %s)%s" % (self.rc, (": " + tail[0]) if tail else "")
+
+
+class Runner:
+    def __init__(self, stamp_fn):
+        self.stamp_fn = stamp_fn
+        self.runs = []
+
+    def json(self, argv, shown, timeout=900):
+        """Runs argv, parses its stdout as one JSON document.
+
+        The command runs as a child of a shell, not of this script: Linux keeps
+        a process's peak RSS (ru_maxrss) across exec, so a direct child would
+        report this script's memory as its own peak.
+        """
+        stamp = self.stamp_fn()
+        start = time.monotonic()
+        sys.stderr.write("make_figures: %s\n" % shown)
+        try:
+            r = sh(["sh", "-c", '"$@"; exit $?', "sh", *argv], timeout=timeout)
+            out, err, rc = r.stdout, r.stderr, r.returncode
+        except subprocess.TimeoutExpired:
+            out, err, rc = "", "timed out after %d s" % timeout, "timeout"
+        wall = time.monotonic() - start
+        doc = None
+        try:
+            doc = json.loads(out)
+        except ValueError:
+            pass
+        run = Run(shown, doc, rc, wall, stamp, err)
+        self.runs.append(run)
+        return run
+
+
+# ------------------------------------------------------- simulator figures
+
+def stamp_cell(run):
+    return run.stamp
+
+
+def render_bench_sim(run):
+    lines = ["### Simulator speed (`%s`)" % run.cmd, ""]
+    if not run.ok:
+        return lines + [run.failure(), ""]
+    lines.append("Policy %s, random schedules, one core; rates per CPU-second of the "
+                 "thread that runs them. Run: %s." % (run.doc.get("policy"), stamp_cell(run)))
+    lines.append("")
+    rows = []
+    for s in run.doc.get("scenarios", []):
+        rss = " / ".join("%s MiB after %s" % (num(p["kib"] / 1024.0), num(p["after_executions"]))
+                         for p in s.get("peak_rss_kib", []))
+        rows.append([s["scenario"], num(s["executions"]), num(s["steps_per_s"]) + " steps/s",
+                     num(s["executions_per_s"]) + "/s", num(s["steps_per_execution"]), rss,
+                     num(s.get("violations"))])
+    lines.append(table(["scenario", "executions", "steps/s", "executions/s",
+                        "steps per execution", "peak RSS", "violations"], rows))
+    return lines + [""]
+
+
+def render_bench_bugs(run):
+    lines = ["### Time to the first violation (`%s`)" % run.cmd, ""]
+    if not run.ok:
+        return lines + [run.failure(), ""]
+    lines.append("Median over %s seeds of the time until a hunt finds its target, the "
+                 "executions it took, and the regions left after shrinking. A row "
+                 "`policy:property` hunts that property alone; `policy` hunts all the "
+                 "policy's expected violations at once. Every target found: %s. Run: %s."
+                 % (run.doc.get("seeds"), num(run.doc.get("all_found")), stamp_cell(run)))
+    lines.append("")
+    rows = [[p["policy"], "%d of %s" % (p["found"], run.doc.get("seeds")),
+             seconds(p.get("time_to_bug_s")), num(p.get("median_executions")),
+             num(p.get("shrunk_regions"))] for p in run.doc.get("policies", [])]
+    lines.append(table(["hunt", "found", "time to bug", "executions", "shrunk regions"], rows))
+    return lines + [""]
+
+
+def render_bench_dfs(run):
+    lines = ["### Exhaustive checking: DPOR against plain DFS (`%s`)" % run.cmd, ""]
+    if not run.ok:
+        return lines + [run.failure(), ""]
+    lines.append("DPOR with sleep sets, no preemption bound, run to the end of the tree "
+                 "past any violation; then plain DFS on the same case, capped. A "
+                 "reduction marked ≥ is a lower bound (plain DFS hit its cap). Run: %s."
+                 % stamp_cell(run))
+    lines.append("")
+    rows = []
+    for c in run.doc.get("cases", []):
+        red = c.get("reduction")
+        red_s = ("≥ " if c.get("reduction_is_lower_bound") else "") + num(red) + "×" \
+            if c.get("plain_dfs_run") else "not run"
+        rows.append([c["policy"], c["scenario"], num(c["dfs_executions"]),
+                     num(c["dfs_exhausted"]), seconds(c["dfs_seconds"]),
+                     num(c["dfs_executions_per_s"]) + "/s",
+                     ", ".join(c.get("dfs_violations") or []) or "none",
+                     num(c.get("plain_dfs_executions")), num(c.get("plain_dfs_exhausted")),
+                     red_s])
+    lines.append(table(["policy", "threads x regions", "DPOR executions", "exhausted", "time",
+                        "rate", "violations found", "plain DFS executions", "exhausted",
+                        "reduction"], rows))
+    jobs = run.doc.get("jobs")
+    if jobs:
+        lines += ["", "Campaign scaling (event-fence, %s executions, wall clock): %s/s with "
+                  "one job, %s/s with two, %s×. Run: %s." % (
+                      num(jobs.get("campaign_executions")), num(jobs.get("executions_per_s_1")),
+                      num(jobs.get("executions_per_s_2")), num(jobs.get("scaling")),
+                      stamp_cell(run))]
+    return lines + [""]
+
+
+def render_checks(runs):
+    lines = ["### Single scenarios (`stackcheck check`)", "",
+             "Every run explores one bounded scenario (2 host threads; regions per "
+             "thread as shown) with DPOR and sleep sets unless a preemption bound is "
+             "given (then sleep sets alone). `--only_kept` leaves the policy's known "
+             "bugs unmonitored so the search goes past them; deadlock and progress are "
+             "always checked. A search stops at its first violation.", ""]
+    rows = []
+    for what, run in runs:
+        if run is None:
+            rows.append([what, "not run (long; `--long`)", "", "", "", "", "", ""])
+            continue
+        if not run.ok:
+            rows.append([what, run.failure(), "", "", "", "", "", run.stamp])
+            continue
+        d = run.doc
+        v = d.get("violation")
+        found = "none" if not v else "%s at execution %s" % (v["property"], num(v["at_execution"]))
+        plain = d.get("plain_dfs")
+        plain_s = "–"
+        if plain:
+            plain_s = "%s (%s)" % (num(plain["executions"]),
+                                   "exhausted" if plain["exhausted"] else "not exhausted")
+            if d.get("reduction_ratio") is not None:
+                plain_s += ", %s%s×" % ("≥ " if d.get("reduction_ratio_is_lower_bound") else "",
+                                        num(d["reduction_ratio"]))
+        rows.append([what, "`%s`" % run.cmd.replace("stackcheck ", ""), num(d["executions"]),
+                     num(d["exhausted"]), seconds(d["seconds"]), found, plain_s, run.stamp])
+    lines.append(table(["what", "command", "executions", "exhausted", "time",
+                        "first violation", "plain DFS", "run"], rows))
+    return lines + [""]
+
+
+def render_campaign(run):
+    lines = ["### The default campaign (`%s`)" % run.cmd, ""]
+    if not run.ok:
+        return lines + [run.failure(), ""]
+    d = run.doc
+    verdicts = d.get("verdicts", [])
+    violated = sum(1 for v in verdicts if v.get("sim", {}).get("verdict") == "violated")
+    lines.append("Every policy × every property, random, PCT and generated schedules, "
+                 "with shrinking. %s executions in %s (%s/s) with %s jobs; %d policy × "
+                 "property verdicts, %d violated, every verdict as expected: %s. Run: %s." % (
+                     num(d.get("executions")), seconds(d.get("elapsed_s")),
+                     num(d["executions"] / d["elapsed_s"]) if d.get("elapsed_s") else "–",
+                     d.get("jobs"), len(verdicts), violated, num(d.get("all_match")),
+                     run.stamp))
+    rows = []
+    for v in d.get("violations", []):
+        rows.append([v["policy"], v["property"], v.get("found_by", ""), num(v.get("found_at")),
+                     "%s threads, %s regions, %s faults, %s preemptions" % (
+                         v.get("threads"), v.get("regions"), v.get("faults"),
+                         v.get("preemptions"))])
+    if rows:
+        lines += ["", table(["policy", "property", "found by", "at execution", "shrunk to"],
+                            rows)]
+    probes = d.get("probes")
+    if probes:
+        lines += ["", "Coverage probes (executions that reached each rare situation): " +
+                  ", ".join("%s %s" % (k, num(v)) for k, v in sorted(probes.items())) + "."]
+    return lines + [""]
+
+
+def render_benchmarks(mon, strat):
+    lines = ["### Per-event and per-answer costs (Google Benchmark)", ""]
+    for run, title in ((mon, "monitors"), (strat, "strategies")):
+        if run is None:
+            continue
+        if not run.ok:
+            lines += ["%s: %s" % (title, run.failure()), ""]
+            continue
+        rows = []
+        for b in run.doc.get("benchmarks", []):
+            name = b["name"] + (" (%s)" % b["label"] if b.get("label") else "")
+            per_item = ""
+            if b.get("items_per_second"):
+                per_item = "%s ns" % num(1e9 / b["items_per_second"])
+            extra = ", ".join("%s %s" % (k, num(count(b[k]))) for k in
+                              ("executions", "sleep_blocked", "events/execution") if k in b)
+            rows.append([name, "%s %s" % (num(b["cpu_time"]), b.get("time_unit", "ns")),
+                         per_item, extra])
+        lines += ["`%s` (run: %s):" % (run.cmd, run.stamp), "",
+                  table(["benchmark", "CPU time per iteration", "per event / step", "counters"],
+                        rows), ""]
+    lines.append("The monitors' per-event cost is measured on a synthetic execution; the "
+                 "strategies' DFS rows explore a toy program of 3 threads × 4 steps, a "
+                 "shared object every third step.")
+    return lines + [""]
+
+
+# -------------------------------------------------------- hardware figures
+
+def find_validation_dir():
+    for d in ("hardware/validation", "real/validation"):
+        if os.path.isdir(os.path.join(ROOT, d)):
+            return d
+    return None
+
+
+def find_log(vdir):
+    parent = os.path.dirname(vdir)
+    for name in ("VALIDATION.md",):
+        p = os.path.join(ROOT, parent, name)
+        if os.path.exists(p):
+            return os.path.join(parent, name)
+    return None
+
+
+def log_sections(log_path):
+    """The hardware log split at its level-2 headings: [(heading, text)]."""
+    if not log_path:
+        return []
+    with open(os.path.join(ROOT, log_path)) as f:
+        text = f.read()
+    parts = re.split(r"^## ", text, flags=re.M)
+    return [(p.splitlines()[0].strip(), p) for p in parts[1:]]
+
+
+def provenance(vdir, sections, fname):
+    """What the log records about a raw file: date, build, machine."""
+    rec = {"file": "%s/%s" % (vdir, fname), "date": "not recorded", "build": "not recorded",
+           "machine": "not recorded"}
+    for heading, text in sections:
+        if fname in text:
+            m = re.match(r"Run of (.*?): ", heading)
+            if m:
+                rec["date"] = m.group(1)
+            m = re.search(r"HEAD ([0-9a-f]{7,40})", text)
+            if m:
+                rec["build"] = m.group(1)
+            env = re.search(r"(env\d*\.txt)", text)
+            digits = re.sub(r"\D", "", fname)
+            if not env and digits:
+                env = re.search(r"(env%s\.txt)" % digits, " ".join(os.listdir(os.path.join(ROOT, vdir))))
+            gpu = driver = None
+            if env and os.path.exists(os.path.join(ROOT, vdir, env.group(1))):
+                with open(os.path.join(ROOT, vdir, env.group(1))) as f:
+                    etext = f.read()
+                g = re.search(r"NVIDIA [A-Z]\d+\w*", etext)
+                dv = re.search(r"(\d{3}\.\d+\.\d+)", etext)
+                gpu = g.group(0) if g else None
+                driver = dv.group(1) if dv else None
+            if not driver:
+                dv = re.search(r"[Dd]river (\d{3}\.\d+\.\d+)", text)
+                driver = dv.group(1) if dv else None
+            if not gpu and "H200" in text:
+                gpu = "NVIDIA H200"
+            if gpu:
+                rec["machine"] = gpu + (", driver " + driver if driver else "")
+            break
+    committed = git("log", "--diff-filter=A", "--format=%h", "--", rec["file"])
+    rec["committed"] = committed.splitlines()[-1] if committed else "not committed"
+    return rec
+
+
+def provenance_line(rec):
+    return ("Source `%s`: run %s; build %s; machine %s; committed in %s." % (
+        rec["file"], rec["date"], rec["build"], rec["machine"], rec["committed"]))
+
+
+def parse_launch_text(path):
+    """`launch_us GEOM KERNEL ROW VALUE` and `policy_over_launch_only ...` lines."""
+    cells, ratios, header = {}, {}, ""
+    with open(path) as f:
+        for line in f:
+            if line.startswith("stackcheck bench launch:"):
+                header = line.split(":", 1)[1].strip()
+            parts = line.split()
+            if len(parts) == 5 and parts[0] == "launch_us":
+                cells[(parts[3].replace("_", " "), parts[1], parts[2])] = float(parts[4])
+            elif len(parts) == 5 and parts[0] == "policy_over_launch_only":
+                ratios[(parts[3], parts[1], parts[2])] = parts[4]
+    return header, cells, ratios
+
+
+GEOMS = [("8x8", "tiny"), ("8x8", "50us"), ("528x8", "tiny"), ("528x8", "50us")]
+
+
+def render_launch(vdir, sections, fname, title):
+    path = os.path.join(ROOT, vdir, fname)
+    if not os.path.exists(path):
+        return []
+    header, cells, ratios = parse_launch_text(path)
+    rows_order = []
+    for (row, _, _) in cells:
+        if row not in rows_order:
+            rows_order.append(row)
+    rows = [[r] + [num(cells.get((r, g, k))) for g, k in GEOMS] for r in rows_order]
+    lines = ["#### %s" % title, "", provenance_line(provenance(vdir, sections, fname)),
+             "Device: %s." % header if header else "", "",
+             table(["µs per launch (median of 5 repetitions)"] +
+                   ["%s %s" % (g, k.replace("us", " µs kernel")) for g, k in GEOMS], rows)]
+    if ratios:
+        pols = []
+        for (p, _, _) in ratios:
+            if p not in pols:
+                pols.append(p)
+        lines += ["", "Policy over launch only, paired repetition by repetition (median of "
+                  "the ratios):", "",
+                  table(["policy"] + ["%s %s" % (g, k.replace("us", " µs kernel"))
+                                      for g, k in GEOMS],
+                        [[p] + [ratios.get((p, g, k), "–") for g, k in GEOMS] for p in pols])]
+    return lines + [""]
+
+
+def first_json(path):
+    with open(path) as f:
+        text = f.read()
+    i = text.find("{")
+    if i < 0:
+        return None
+    try:
+        return json.JSONDecoder().raw_decode(text[i:])[0]
+    except ValueError:
+        return None
+
+
+def render_launch_json(vdir, sections, fname, title):
+    path = os.path.join(ROOT, vdir, fname)
+    if not os.path.exists(path):
+        return []
+    d = first_json(path)
+    if not d:
+        return []
+    lines = ["#### %s" % title, "", provenance_line(provenance(vdir, sections, fname))]
+    dev = d.get("device", {})
+    lines.append("Device: %s, %s SMs; %s repetitions of up to %s launches." % (
+        dev.get("name"), dev.get("sm_count"), d.get("repetitions"), d.get("launches")))
+    rows = {}
+    for c in d.get("policy_over_launch_only", []):
+        key = (c["geometry"], "tiny" if c["kernel_ns"] == 0 else "50us")
+        rows.setdefault(c["policy"], {})[key] = "%+.1f%% (%s)" % (c["percent"],
+                                                                  num(c["launch_only_us"]))
+    lines += ["", table(["policy over launch only, paired (launch only µs)"] +
+                        ["%s %s" % (g, k.replace("us", " µs kernel")) for g, k in GEOMS],
+                        [[p] + [r.get(gk, "–") for gk in GEOMS] for p, r in rows.items()])]
+    return lines + [""]
+
+
+def render_validate(vdir, sections, fname, title):
+    path = os.path.join(ROOT, vdir, fname)
+    if not os.path.exists(path):
+        return []
+    outcomes = {}
+    summary = ""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"validate: cuda: (\S+) / (\S+) run \d+: (hang|exit \d+)", line)
+            if m:
+                outcomes.setdefault((m.group(1), m.group(2)), []).append(m.group(3))
+            m = re.match(r"\((\d+ holds-on-both.*?)(;|\))", line)
+            if m:
+                summary = m.group(1)
+    lines = ["#### %s" % title, "", provenance_line(provenance(vdir, sections, fname)), ""]
+    if summary:
+        lines += ["Rows of the comparison: %s." % summary, ""]
+    rows = []
+    for (pol, scen), ends in outcomes.items():
+        counts = {}
+        for e in ends:
+            counts[e] = counts.get(e, 0) + 1
+        rows.append([pol, scen, ", ".join("%s %d of %d" % (e, n, len(ends))
+                                          for e, n in counts.items())])
+    lines.append(table(["policy", "scenario", "how the GPU runs ended"], rows))
+    return lines + [""]
+
+
+def render_probes(vdir, sections):
+    files = sorted((f for f in os.listdir(os.path.join(ROOT, vdir))
+                    if re.fullmatch(r"probes\d*\.txt", f)),
+                   key=lambda f: int(re.sub(r"\D", "", f) or 0))
+    if not files:
+        return []
+    fname = files[-1]
+    rows = []
+    with open(os.path.join(ROOT, vdir, fname)) as f:
+        for line in f:
+            m = re.match(r"((?:SEM|EXT)-\d+)\s+(\S+)\s+(?:spec|gpu):", line)
+            if m:
+                rows.append([m.group(1), m.group(2), ""])
+            m = re.match(r"\s*gpu:\s+(.*)", line)
+            if m and rows:
+                rows[-1][2] = m.group(1).strip()
+    agree = sum(1 for r in rows if r[1] == "as-spec")
+    lines = ["#### SEM and EXT probes (latest probe run)", "",
+             provenance_line(provenance(vdir, sections, fname)), "",
+             "%d of %d probes as specified. The status compares the GPU with the "
+             "specification compiled into that run's binary; the current one is "
+             "`docs/cuda-semantics.md`." % (agree, len(rows)),
+             "", table(["rule", "status", "what the GPU showed"], rows)]
+    return lines + [""]
+
+
+def hardware_section():
+    vdir = find_validation_dir()
+    if not vdir:
+        return ["## Hardware (H200)", "", "No validation folder found.", ""]
+    log = find_log(vdir)
+    sections = log_sections(log)
+    lines = ["## Hardware (H200), from the committed raw output", "",
+             "Rendered from the files under `%s/`; the date, build and machine are what "
+             "the hardware log (`%s`) records for each; \"committed in\" is the commit "
+             "that added the raw file. Nothing here is re-measured." % (vdir, log), ""]
+    lines += render_launch(vdir, sections, "bench8_plain.txt", "Launch cost per region")
+    lines += render_launch(vdir, sections, "bench8_mapped.txt",
+                           "Launch cost per region with one mapped variable "
+                           "(`--bench_mapped_vars=1`)")
+    lines += render_launch_json(vdir, sections, "bench7_json.txt",
+                                "Policy over launch only, from `bench launch --json`")
+    lines += render_validate(vdir, sections, "validate8_device_lock.txt",
+                             "`validate --backend=cuda`: the device-lock scenarios")
+    lines += render_probes(vdir, sections)
+    return lines
+
+
+# -------------------------------------------------------------------- main
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--no-build", action="store_true", help="do not run ./bazelw build")
+    ap.add_argument("--hardware-only", action="store_true",
+                    help="render the hardware section only; keep no simulator figures")
+    ap.add_argument("--long", action="store_true", help="also the runs that take minutes")
+    ap.add_argument("--out", default=os.path.join(ROOT, "docs", "figures.md"))
+    args = ap.parse_args()
+
+    started = time.monotonic()
+    machine, commit = this_machine(), this_commit()
+
+    def stamp():
+        return "%s · %s · %s" % (now_utc(), commit, machine)
+
+    body = []
+    if not args.hardware_only:
+        if not args.no_build:
+            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", *BUILD_TARGETS],
+                               cwd=ROOT)
+            if r.returncode != 0:
+                sys.exit("make_figures: the build failed")
+        bin_ = os.path.join(ROOT, STACKCHECK)
+        if not os.path.exists(bin_):
+            sys.exit("make_figures: %s is missing; build it or drop --no-build" % STACKCHECK)
+        run = Runner(stamp)
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+
+        sim = run.json([bin_, "bench", "sim", "--bench_executions=%d" % BENCH_SIM_EXECUTIONS,
+                        "--json"], "stackcheck bench sim --bench_executions=%d"
+                       % BENCH_SIM_EXECUTIONS)
+        bugs = run.json([bin_, "bench", "bugs", "--json"], "stackcheck bench bugs")
+        dfs = run.json([bin_, "bench", "dfs", "--json"], "stackcheck bench dfs")
+        checks = []
+        for what, flags, long_run in CHECK_RUNS:
+            if long_run and not args.long:
+                checks.append((what, None))
+                continue
+            checks.append((what, run.json([bin_, "check", *flags, "--json"],
+                                          "stackcheck check " + " ".join(flags))))
+        tmp = tempfile.mkdtemp(prefix="stackcheck-figures-")
+        try:
+            camp = run.json([bin_, "campaign", "--time_budget_s=%d" % CAMPAIGN_BUDGET_S,
+                             "--jobs=2", "--replay_dir=" + os.path.join(tmp, "replays"),
+                             "--json"],
+                            "stackcheck campaign --time_budget_s=%d --jobs=2"
+                            % CAMPAIGN_BUDGET_S)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+        mon = strat = None
+        if os.path.exists(os.path.join(ROOT, MONITORS_BENCH)):
+            mon = run.json([os.path.join(ROOT, MONITORS_BENCH), "--benchmark_format=json",
+                            "--benchmark_min_time=0.1"], "monitors_benchmark")
+        if os.path.exists(os.path.join(ROOT, STRATEGY_BENCH)):
+            strat = run.json([os.path.join(ROOT, STRATEGY_BENCH), "--benchmark_format=json",
+                              "--benchmark_min_time=0.1"], "strategy_benchmark")
+
+        body += ["## Simulator, on this project's development machine", "",
+                 "Commit %s, machine %s; the default build (`.bazelrc`: `-O2`). Load "
+                 "average when the runs began: %s (the machine is shared with other "
+                 "builds, so rates move by a quarter or more between runs). Each "
+                 "table names its run: date · commit · machine." % (
+                     commit, machine, "%.2f" % load if load is not None else "unknown"), ""]
+        body += render_bench_sim(sim)
+        body += render_bench_bugs(bugs)
+        body += render_bench_dfs(dfs)
+        body += render_checks(checks)
+        body += render_campaign(camp)
+        body += render_benchmarks(mon, strat)
+        total = time.monotonic() - started
+        timing = ["### What this run cost", "",
+                  table(["command", "wall time", "exit status"],
+                        [["`%s`" % r.cmd, seconds(r.wall), r.rc] for r in run.runs]),
+                  "", "In all %s, build excluded." % seconds(sum(r.wall for r in run.runs)),
+                  ""]
+        body += timing
+    elif os.path.exists(args.out):
+        # Keep the simulator part of the document as it is.
+        with open(args.out) as f:
+            old = f.read()
+        m = re.search(r"(## Simulator.*?)(?=^## Hardware)", old, flags=re.S | re.M)
+        if m:
+            body.append(m.group(1).rstrip() + "\n")
+
+    body += hardware_section()
+
+    head = ["# Figures", "",
+            "<!-- Generated by docs/make_figures.py; do not edit by hand. -->", "",
+            "This document is generated by `docs/make_figures.py`: the simulator's figures "
+            "from the `--json` output of the commands, run on the machine each table names; "
+            "the H200's from the raw output committed beside the hardware log, which keeps "
+            "the runs' other observations in prose. Regenerate it with",
+            "", "```sh", "docs/make_figures.py            # builds, then runs for a few "
+            "minutes on 2 cores", "```", "",
+            "and commit the result. Nothing here is edited by hand; the README and the "
+            "package READMEs point here instead of quoting figures.", ""]
+    text = "\n".join(head + body).rstrip() + "\n"
+    text = re.sub(r"\n{3,}", "\n\n", text)
+    with open(args.out, "w") as f:
+        f.write(text)
+    sys.stderr.write("make_figures: wrote %s in %s\n" % (
+        os.path.relpath(args.out, ROOT), seconds(time.monotonic() - started)))
+
+
+if __name__ == "__main__":
+    main()
