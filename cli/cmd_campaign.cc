@@ -82,11 +82,11 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
                        properties::ExpectedVerdict(pr.policy->name, v.property->name)));
       if (!v.shrunk && v.reproducible) {
         absl::PrintF("  found by %s exploration at execution %d; not shrunk (interrupted): %s\n",
-                     properties::ExplorerName(v.found_by), v.found_at,
+                     v.found_by, v.found_at,
                      properties::SizeOf(v.counterexample).ToString());
       } else {
         absl::PrintF("  found by %s exploration at execution %d; shrunk in %d executions to %s%s\n",
-                     properties::ExplorerName(v.found_by), v.found_at, v.shrink_executions,
+                     v.found_by, v.found_at, v.shrink_executions,
                      properties::SizeOf(v.counterexample).ToString(),
                      v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
       }
@@ -144,7 +144,7 @@ void PrintCampaignJson(const CampaignResult& r, const CampaignOptions& o) {
       json.BeginObject();
       json.Key("policy").String(pr.policy->name);
       json.Key("property").String(v.property->name);
-      json.Key("found_by").String(properties::ExplorerName(v.found_by));
+      json.Key("found_by").String(v.found_by);
       json.Key("found_at").Uint(v.found_at);
       json.Key("reproducible").Bool(v.reproducible);
       json.Key("threads").Int(size.threads);

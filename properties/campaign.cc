@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -14,8 +15,7 @@
 #include "properties/replay_file.h"
 #include "core/version.h"
 #include "sim/monitors/monitors.h"
-#include "sim/strategies/pct_strategy.h"
-#include "sim/strategies/random_strategy.h"
+#include "sim/strategies/registry.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -37,7 +37,7 @@ double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 struct PropertyStats {
   std::uint64_t checked = 0;
   std::optional<std::uint64_t> first;  // smallest violating index seen
-  Explorer by = Explorer::kGenerated;
+  absl::string_view by = kPortfolio[0];
   Case found;
   std::string message;
 };
@@ -67,7 +67,7 @@ void Account(const PlannedExecution& plan, std::uint64_t index, const Execution&
     ++s.checked;
     if (!s.first.has_value() || index < *s.first) {
       s.first = index;
-      s.by = plan.explorer;
+      s.by = plan.strategy;
       s.found = plan.test_case;
       s.found.schedule = e.schedule;
       s.message = e.violation->message;
@@ -86,14 +86,6 @@ void Account(const PlannedExecution& plan, std::uint64_t index, const Execution&
 
 }  // namespace
 
-absl::string_view ExplorerName(Explorer e) {
-  switch (e) {
-    case Explorer::kGenerated: return "generated";
-    case Explorer::kRandom: return "random";
-    case Explorer::kPct: return "pct";
-  }
-  return "?";
-}
 
 std::vector<const PropertyInfo*> AvailableProperties(
     std::vector<std::pair<const PropertyInfo*, std::string>>* unavailable) {
@@ -125,7 +117,7 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
   // Sizes sweep 0..100 as in a RapidCheck run: small sizes give tight device
   // capacities (OOM paths), large ones roomy devices and long schedules.
   plan.test_case = CaseForSeed(gen, MixSeed(seed, index, 0), static_cast<int>((index / 3) % 101));
-  plan.explorer = static_cast<Explorer>(index % 3);
+  plan.strategy = kPortfolio[index % std::size(kPortfolio)];
   plan.strategy_seed = MixSeed(seed, index, 1);
   std::vector<const PropertyInfo*> monitors;
   for (const PropertyInfo* p : available) {
@@ -150,27 +142,16 @@ absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyI
                                      sim::CoverageProbes* coverage) {
   ExecuteOptions options;
   options.coverage = coverage;
-  switch (plan.explorer) {
-    case Explorer::kGenerated:
-      return Execute(plan.test_case, policy, plan.checked, nullptr, options);
-    case Explorer::kRandom: {
-      sim::RandomStrategy::Options o;
-      o.seed = plan.strategy_seed;
-      o.max_executions = 1;
-      sim::RandomStrategy random(o);
-      return Execute(plan.test_case, policy, plan.checked, &random, options);
-    }
-    case Explorer::kPct: {
-      sim::PctStrategy::Options o;
-      o.seed = plan.strategy_seed;
-      o.depth = 3;
-      o.max_executions = 1;
-      o.initial_step_estimate = 150;
-      sim::PctStrategy pct(o);
-      return Execute(plan.test_case, policy, plan.checked, &pct, options);
-    }
-  }
-  return absl::InternalError("unknown explorer");
+  absl::StatusOr<const sim::StrategyRow*> row = sim::FindStrategy(plan.strategy);
+  if (!row.ok()) return row.status();
+  sim::StrategyParams params;
+  params.seed = plan.strategy_seed;
+  params.max_executions = 1;
+  params.depth = 3;
+  params.step_estimate = 150;
+  params.schedule = plan.test_case.schedule;
+  const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
+  return Execute(plan.test_case, policy, plan.checked, strategy.get(), options);
 }
 
 absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,

@@ -35,13 +35,11 @@
 
 namespace stackcheck::properties {
 
-// How execution i chooses its schedule.
-enum class Explorer : std::uint8_t {
-  kGenerated,  // the case's generated schedule, through the sequence strategy
-  kRandom,     // uniform random scheduling
-  kPct,        // PCT, depth 3
-};
-absl::string_view ExplorerName(Explorer e);
+// The campaign's portfolio: execution i chooses its schedule with strategy
+// kPortfolio[i % 3] of the registry (sim/strategies/registry.h): the case's
+// generated schedule through the sequence strategy, uniform random
+// scheduling, or PCT of depth 3.
+inline constexpr absl::string_view kPortfolio[] = {"sequence", "random", "pct"};
 
 struct CampaignProgress {
   std::uint64_t executions = 0;  // done so far, all policies
@@ -79,7 +77,7 @@ struct PropertyVerdict {
   bool violated = false;
   // For a violation: where it was first found and its shrunk counterexample.
   std::uint64_t found_at = 0;   // execution index
-  Explorer found_by = Explorer::kGenerated;
+  absl::string_view found_by = kPortfolio[0];  // the strategy
   Case original;                // as found
   Case counterexample;          // shrunk
   std::string message;          // the shrunk case's violation message
@@ -125,7 +123,7 @@ VerdictTable ToVerdictTable(const CampaignResult& result);
 // What execution `index` of a campaign seeded `seed` runs.
 struct PlannedExecution {
   Case test_case;
-  Explorer explorer;
+  absl::string_view strategy;  // one of kPortfolio
   std::uint64_t strategy_seed;
   std::vector<const PropertyInfo*> checked;  // monitor-checked properties on
 };

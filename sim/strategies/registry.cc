@@ -38,6 +38,7 @@ constexpr StrategyRow kStrategies[] = {
        o.seed = p.seed;
        o.depth = p.depth;
        o.max_executions = p.max_executions;
+       o.initial_step_estimate = p.step_estimate;
        return std::make_unique<PctStrategy>(o);
      }},
     {"sequence", "one execution from a schedule, values taken leniently (shrinking)", false,

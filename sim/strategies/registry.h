@@ -24,6 +24,7 @@ struct StrategyParams {
   int preemption_bound = -1;          // dfs, plain-dfs; < 0: none
   bool iterative_bounding = false;    // dfs, plain-dfs: bounds 0, 1, ... up to the bound
   std::uint32_t depth = 3;            // pct: bug depth
+  std::uint64_t step_estimate = 64;   // pct: steps per execution, before it learns
   std::vector<std::uint64_t> schedule;  // sequence, replay
 };
 

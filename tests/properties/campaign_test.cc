@@ -3,6 +3,7 @@
 // shards split the seed space.
 #include "properties/campaign.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -100,19 +101,19 @@ TEST(Campaign, PlansDependOnSeedAndIndexOnly) {
     const PlannedExecution a = PlanExecution(gen, 3, i, *v2, available);
     const PlannedExecution b = PlanExecution(GenCase(), 3, i, *v2, available);
     EXPECT_TRUE(a.test_case == b.test_case);
-    EXPECT_EQ(a.explorer, b.explorer);
+    EXPECT_EQ(a.strategy, b.strategy);
     EXPECT_EQ(a.strategy_seed, b.strategy_seed);
     EXPECT_EQ(a.checked, b.checked);
   }
   // Every explorer and every monitored property gets executions.
-  std::vector<int> explorers(3);
+  std::map<absl::string_view, int> explorers;
   std::vector<const PropertyInfo*> focused;
   for (std::uint64_t i = 0; i < 60; ++i) {
     const PlannedExecution p = PlanExecution(gen, 3, i, *v2, available);
-    ++explorers[static_cast<int>(p.explorer)];
+    ++explorers[p.strategy];
     if (p.checked.size() == 1) focused.push_back(p.checked[0]);
   }
-  for (int n : explorers) EXPECT_EQ(n, 20);
+  for (absl::string_view name : kPortfolio) EXPECT_EQ(explorers[name], 20) << name;
   for (const PropertyInfo* p : available) {
     if (p->checker != Checker::kMonitor) continue;
     EXPECT_NE(std::find(focused.begin(), focused.end(), p), focused.end()) << p->name;
