@@ -82,6 +82,13 @@ int HostIndex(const std::string& name) {
   return -1;
 }
 
+// Any host thread, the main thread T0 included.
+bool IsHostThread(const std::string& name) {
+  int ordinal = 0;
+  return absl::StartsWith(name, "T") &&
+         absl::SimpleAtoi(absl::string_view(name).substr(1), &ordinal);
+}
+
 bool IsCallback(const std::vector<std::string>& names, sim::ActorId a) {
   return absl::StartsWith(NameOf(names, a), "callback");
 }
@@ -215,6 +222,13 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
     const std::string held = NameOf(names, p.held_back);
     const std::string chosen = NameOf(names, p.chosen);
+    if (IsHostThread(held) && absl::StartsWith(chosen, "callback")) {
+      steering.not_steerable = absl::StrFormat(
+          "the schedule holds %s back while it could run, in favour of the driver's "
+          "callback thread (%s); the runner delays host threads only at their start",
+          held, chosen);
+      return steering;
+    }
     if (HostIndex(held) >= 0 && HostIndex(chosen) >= 0 && p.chosen_had_acted) {
       steering.not_steerable = absl::StrFormat(
           "the schedule holds %s back in favour of %s, which had already "

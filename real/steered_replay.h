@@ -24,7 +24,8 @@
 //    the runner can delay a callback only before it starts, not inside it
 //    (after it took a lock, say);
 //  - the schedule preempts a host thread that has started in favour of
-//    another one that has too: the runner delays threads only at their start;
+//    another one that has too, or in favour of the callback thread: the
+//    runner delays threads only at their start;
 //  - the schedule makes a data choice (which pending callbacks run at once,
 //    which allocation fails) that the driver makes on hardware.
 #ifndef STACKCHECK_REAL_STEERED_REPLAY_H_
