@@ -417,5 +417,100 @@ TEST(ReplayFormatPin, GoldensFormatParseEncodeAndDecodeExactly) {
   }
 }
 
+// Error messages name the line, the field and the bound; scripts and users
+// match on them, so they are pinned whole.
+TEST(ReplayFormatPin, FieldErrorsAreExact) {
+  const std::string good = FormatReplayFile(Smallest());
+  ASSERT_TRUE(ParseReplayFile(good).ok());
+  const std::string run = "run id=1 teams=1 warps=1 stack_size_per_warp=131072 duration_ns=1000 "
+                          "aborts=0 mapped_vars=0\n";
+  const struct {
+    std::string from, to, message;
+  } kEdits[] = {
+      {"trap_code=719", "trap_code=4294967296",
+       "line 6: field 'trap_code': 4294967296 is out of range"},
+      {"trap_code=719", "trap_code=70000",
+       "line 6: trap_code 70000 is not a sticky error (700, 710 or 719)"},
+      {"free_waits_for_streams=1", "free_waits_for_streams=2",
+       "line 6: field 'free_waits_for_streams': expected 0 or 1, got 2"},
+      {"alloc_granularity=65536", "alloc_granularity=0",
+       "line 6: alloc_granularity must be 1..17592186044416"},
+      {"step_bound=20000", "step_bound=100000001", "line 6: step_bound must be 1..100000000"},
+      {"step_bound=20000", "step_bound=x",
+       "line 6: field 'step_bound': expected an unsigned integer, got 'x'"},
+      {" step_bound=20000", "", "line 6: missing field 'step_bound'"},
+      {"capacity=1073741824", "capacity=0", "line 7: device capacity must be 1..17592186044416"},
+      {"soft_limit=134217728", "soft_limit=17592186044417",
+       "line 7: soft_limit must be at most 17592186044416"},
+      {"close_at_end=1", "close_at_end=2",
+       "line 7: field 'close_at_end': expected 0 or 1, got 2"},
+      {"close_at_end=1", "close_at_end=1 colour=blue", "line 7: unknown field 'colour'"},
+      {"alloc_failure_at_call=0", "alloc_failure_at_call=4294967296",
+       "line 8: field 'alloc_failure_at_call': 4294967296 is out of range"},
+      {"device_destructors=0", "device_destructors=2",
+       "line 8: field 'device_destructors': expected 0 or 1, got 2"},
+      {"device_destructors=0", "device_destructors=0 device_destructors=0",
+       "line 8: field 'device_destructors' given twice"},
+      {"duration_ns=1000", "duration_ns=1000000000001", "line 10: region 1: duration too long"},
+      {"mapped_vars=0", "mapped_vars=65", "line 10: region 1: mapped_vars must be 0..64"},
+      {"mapped_vars=0", "mapped_vars=4294967296",
+       "line 10: field 'mapped_vars': 4294967296 is out of range"},
+      {"aborts=0", "aborts", "line 10: expected key=value, got 'aborts'"},
+      {"warps=1", "warps=33", "line 10: region 1: geometry 1x33 outside 1..32 warps per team, "
+                              "4096 slots"},
+      {run, run + "alloc slot=0 bytes=0\n",
+       "line 11: thread 0: alloc of 0 bytes (1..17592186044416)"},
+      {run, run + "alloc slot=0 bytes=17592186044417\n",
+       "line 11: thread 0: alloc of 17592186044417 bytes (1..17592186044416)"},
+      {run, run + "enter slot=4294967296 bytes=1\n",
+       "line 11: field 'slot': 4294967296 is out of range"},
+      {run, run + "free slot=1 bytes=2\n", "line 11: unknown field 'bytes'"},
+      {run, run + "update\n", "line 11: missing field 'slot'"},
+      {run, run + "exit slot=-1\n",
+       "line 11: field 'slot': expected an unsigned integer, got '-1'"},
+      {run, run + "run id=2\n", "line 11: missing field 'teams'"},
+      {run, run + "run id=1 teams=1 warps=1 stack_size_per_warp=1 duration_ns=1 aborts=0 "
+                  "mapped_vars=0\n",
+       "line 11: region id 1: ids must be >= 1 and unique"},
+  };
+  for (const auto& e : kEdits) {
+    const std::string text = absl::StrReplaceAll(good, {{e.from, e.to}});
+    ASSERT_NE(text, good) << e.from;
+    absl::StatusOr<ReplayRecord> r = ParseReplayFile(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_EQ(r.status().message(), e.message) << text;
+  }
+}
+
+TEST(ReplayFormatPin, TokenErrorsAreExact) {
+  const struct {
+    void (*edit)(Case&);
+    const char* message;
+  } kEdits[] = {
+      {[](Case& c) { c.modes.trap_code = static_cast<CuResult>(0x10000); },
+       "replay token: bad or truncated modes"},
+      {[](Case& c) { c.modes.trap_code = static_cast<CuResult>(70); },
+       "replay token: trap_code 70 is not a sticky error (700, 710 or 719)"},
+      {[](Case& c) { c.modes.step_bound = 0; },
+       "replay token: step_bound must be 1..100000000"},
+      {[](Case& c) { c.scenario.device_capacity = 0; },
+       "replay token: device capacity must be 1..17592186044416"},
+      {[](Case& c) { c.scenario.threads[0].ops[0].region.mapped_vars = 65; },
+       "replay token: bad or truncated op"},
+      {[](Case& c) { c.scenario.threads[0].ops[0].region.duration_ns = 1'000'000'000'001; },
+       "replay token: region 1: duration too long"},
+      {[](Case& c) { c.scenario.threads[0].ops.push_back(HostOp::DeviceAlloc(0, 1)); },
+       "replay token: thread 0: alloc of 0 bytes (1..17592186044416)"},
+      {[](Case& c) { c.scenario.threads.resize(5); }, "replay token: bad or truncated thread count"},
+  };
+  for (const auto& e : kEdits) {
+    ReplayRecord record = Smallest();
+    e.edit(record.test_case);
+    absl::StatusOr<ReplayRecord> r = DecodeReplayToken(EncodeReplayToken(record));
+    ASSERT_FALSE(r.ok()) << e.message;
+    EXPECT_EQ(r.status().message(), e.message);
+  }
+}
+
 }  // namespace
 }  // namespace stackcheck::properties
