@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <limits>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -16,8 +19,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "absl/types/span.h"
 #include "core/version.h"
 #include "properties/atomic_file.h"
 #include "properties/catalogue.h"
@@ -25,6 +30,11 @@
 
 namespace stackcheck::properties {
 namespace {
+
+#define RETURN_IF_ERROR(expr)                  \
+  do {                                         \
+    if (absl::Status _s = (expr); !_s.ok()) return _s; \
+  } while (0)
 
 // Bounds that keep a hand-edited file from asking the simulator for the absurd.
 constexpr std::uint64_t kMaxThreads = 4;
@@ -41,10 +51,174 @@ constexpr std::uint64_t kMaxMappedVars = 64;
 // this, so that the simulator's sums and roundings of them cannot wrap.
 constexpr std::uint64_t kMaxBytes = std::uint64_t{1} << 44;  // 16 TiB
 
+constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+constexpr std::uint64_t k32 = std::numeric_limits<std::uint32_t>::max();
+
+// ---------------------------------------------------------------- fields
+
+// One key=value field of a record part (the modes, the device, the faults, a
+// region, a host operation). The text writer and parser, the token encoder
+// and decoder and the validation all walk the same table, in its order: that
+// order is the order of the fields on a line and in a token. A new field is
+// one row (and, as the format changes, a new kReplayFormatVersion).
+template <typename T>
+struct Field {
+  absl::string_view key;
+  std::variant<bool T::*, std::uint32_t T::*, std::uint64_t T::*, CuResult T::*> member;
+  // Validation refuses a value outside [min, max] with `out_of_range`, in
+  // which $key, $min, $max and $value are replaced; "" is "$key must be
+  // $min..$max". (Checks that span several fields are written out in
+  // Validate.)
+  std::uint64_t min = 0;
+  std::uint64_t max = kNoLimit;
+  absl::string_view out_of_range = "";
+  // The token decoder refuses a value above this, or above what the member's
+  // type holds in a token, as malformed.
+  std::uint64_t token_max = kNoLimit;
+};
+
+// The type of the member `m` of a T points to.
+template <typename T, typename M>
+using MemberType = std::decay_t<decltype(std::declval<T&>().*std::declval<M>())>;
+
+// The largest value a field's member holds in the text, and in a token (where
+// a trap code has 16 bits).
+struct Width {
+  std::uint64_t text_max, token_max;
+};
+template <typename T>
+Width WidthOf(const Field<T>& f) {
+  return std::visit(
+      [](auto m) -> Width {
+        using V = MemberType<T, decltype(m)>;
+        if constexpr (std::is_same_v<V, bool>) return {1, 1};
+        if constexpr (std::is_same_v<V, std::uint64_t>) return {kNoLimit, kNoLimit};
+        if constexpr (std::is_same_v<V, CuResult>) return {k32, 0xffff};
+        return {k32, k32};
+      },
+      f.member);
+}
+
+template <typename T>
+std::uint64_t ValueOf(const T& x, const Field<T>& f) {
+  return std::visit([&x](auto m) { return static_cast<std::uint64_t>(x.*m); }, f.member);
+}
+
+// `v` is at most WidthOf(f).text_max.
+template <typename T>
+void Store(T* x, const Field<T>& f, std::uint64_t v) {
+  std::visit(
+      [x, v](auto m) {
+        using V = MemberType<T, decltype(m)>;
+        if constexpr (std::is_same_v<V, bool>) {
+          x->*m = v == 1;
+        } else if constexpr (std::is_same_v<V, CuResult>) {
+          x->*m = static_cast<CuResult>(static_cast<std::uint32_t>(v));
+        } else {
+          x->*m = static_cast<V>(v);
+        }
+      },
+      f.member);
+}
+
+template <typename T>
+std::string RangeError(const Field<T>& f, std::uint64_t v) {
+  return absl::StrReplaceAll(f.out_of_range.empty() ? "$key must be $min..$max" : f.out_of_range,
+                             {{"$key", f.key},
+                              {"$min", absl::StrCat(f.min)},
+                              {"$max", absl::StrCat(f.max)},
+                              {"$value", absl::StrCat(v)}});
+}
+
+// The tables. Each order is the format's; see Field.
+
+constexpr Field<SimModes> kModeFields[] = {
+    {"free_waits_for_streams", &SimModes::free_waits_for_streams},
+    {"serial_callback_thread", &SimModes::serial_callback_thread},
+    {"trap_code", &SimModes::trap_code},  // a sticky error: checked in Validate
+    {"alloc_granularity", &SimModes::alloc_granularity, 1, kMaxBytes},
+    {"step_bound", &SimModes::step_bound, 1, kMaxStepBound},
+};
+
+constexpr Field<Scenario> kDeviceFields[] = {
+    {"capacity", &Scenario::device_capacity, 1, kMaxBytes, "device capacity must be $min..$max"},
+    {"soft_limit", &Scenario::soft_limit, 0, kMaxBytes, "$key must be at most $max"},
+    {"close_at_end", &Scenario::close_at_end},
+};
+
+constexpr Field<FaultPlan> kFaultFields[] = {
+    {"alloc_failure_at_call", &FaultPlan::alloc_failure_at_call},
+    {"launch_failure_at_call", &FaultPlan::launch_failure_at_call},
+    {"device_constructors", &FaultPlan::device_constructors},
+    {"device_destructors", &FaultPlan::device_destructors},
+};
+
+// Messages are prefixed "region <id>: ". The id, the geometry and the stack
+// size are checked together in Validate.
+constexpr Field<RegionSpec> kRegionFields[] = {
+    {"id", &RegionSpec::id},
+    {"teams", &RegionSpec::teams},
+    {"warps", &RegionSpec::warps},
+    {"stack_size_per_warp", &RegionSpec::stack_size_per_warp},
+    {"duration_ns", &RegionSpec::duration_ns, 0, kMaxDurationNs, "duration too long"},
+    {"aborts", &RegionSpec::aborts},
+    {"mapped_vars", &RegionSpec::mapped_vars, 0, kMaxMappedVars, "", kMaxMappedVars},
+};
+
+// Messages are prefixed "thread <index>: ".
+constexpr Field<HostOp> kAllocFields[] = {
+    {"slot", &HostOp::slot},
+    {"bytes", &HostOp::bytes, 1, kMaxBytes, "alloc of $value bytes ($min..$max)"},
+};
+constexpr Field<HostOp> kEnterFields[] = {
+    {"slot", &HostOp::slot},
+    {"bytes", &HostOp::bytes},
+};
+constexpr Field<HostOp> kSlotFields[] = {
+    {"slot", &HostOp::slot},
+};
+
+// A host operation: its keyword in the text, its fields, then (kRun) the
+// fields of its region. Row i is HostOp::Kind i, whose number a token holds.
+struct OpSyntax {
+  HostOp::Kind kind;
+  absl::string_view keyword;
+  absl::Span<const Field<HostOp>> fields;
+  absl::Span<const Field<RegionSpec>> region_fields;
+};
+
+constexpr OpSyntax kOps[] = {
+    {HostOp::Kind::kRun, "run", {}, kRegionFields},
+    {HostOp::Kind::kDeviceAlloc, "alloc", kAllocFields, {}},
+    {HostOp::Kind::kDeviceFree, "free", kSlotFields, {}},
+    {HostOp::Kind::kEnterData, "enter", kEnterFields, {}},
+    {HostOp::Kind::kExitData, "exit", kSlotFields, {}},
+    {HostOp::Kind::kUpdate, "update", kSlotFields, {}},
+};
+
+constexpr bool OpsIndexedByKind() {
+  for (std::size_t i = 0; i < std::size(kOps); ++i) {
+    if (static_cast<std::size_t>(kOps[i].kind) != i) return false;
+  }
+  return true;
+}
+static_assert(OpsIndexedByKind(), "kOps row i must describe HostOp::Kind i");
+
+const OpSyntax& SyntaxOf(HostOp::Kind kind) { return kOps[static_cast<std::size_t>(kind)]; }
+
+const OpSyntax* FindOp(absl::string_view keyword) {
+  for (const OpSyntax& op : kOps) {
+    if (op.keyword == keyword) return &op;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------- validation
+
 // Where each part of a record was read from, for messages (0: unknown, as in
 // a token).
 struct SourceLines {
-  int tool = 0, policy = 0, property = 0, modes = 0, device = 0, schedule = 0;
+  int tool = 0, policy = 0, property = 0, modes = 0, device = 0, faults = 0, schedule = 0;
   std::vector<int> threads;            // the 'thread' lines
   std::vector<std::vector<int>> ops;   // [thread][op]
 };
@@ -54,6 +228,19 @@ int LineOf(const std::vector<int>& lines, size_t i) { return i < lines.size() ? 
 absl::Status InvalidAt(int line, absl::string_view what) {
   if (line <= 0) return absl::InvalidArgumentError(what);
   return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line, what));
+}
+
+// The first field of `x` outside its table row's range, as an error.
+template <typename T>
+absl::Status CheckRanges(const T& x, absl::Span<const Field<T>> fields, int line,
+                         absl::string_view prefix = "") {
+  for (const Field<T>& f : fields) {
+    const std::uint64_t v = ValueOf(x, f);
+    if (v < f.min || v > f.max) {
+      return InvalidAt(line, absl::StrCat(prefix, RangeError(f, v)));
+    }
+  }
+  return absl::OkStatus();
 }
 
 // Checks what a well-formed file or token must satisfy beyond its syntax.
@@ -98,11 +285,9 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
     for (size_t i = 0; i < s.threads[t].ops.size(); ++i) {
       const HostOp& op = s.threads[t].ops[i];
       const int line = LineOf(op_lines, i);
-      if (op.kind == HostOp::Kind::kDeviceAlloc && (op.bytes == 0 || op.bytes > kMaxBytes)) {
-        return InvalidAt(line, absl::StrFormat("thread %d: alloc of %d bytes (1..%d)", t,
-                                               op.bytes, kMaxBytes));
-      }
-      if (op.kind != HostOp::Kind::kRun) continue;
+      const OpSyntax& syntax = SyntaxOf(op.kind);
+      RETURN_IF_ERROR(CheckRanges(op, syntax.fields, line, absl::StrFormat("thread %d: ", t)));
+      if (syntax.region_fields.empty()) continue;
       const RegionSpec& g = op.region;
       if (g.id == kNoRegion || !ids.insert(g.id).second) {
         return InvalidAt(line, absl::StrFormat(
@@ -120,32 +305,18 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
             "region %d: stack_size_per_warp x teams x warps must be 1..%d bytes", g.id,
             kMaxBytes));
       }
-      if (g.duration_ns > kMaxDurationNs) {
-        return InvalidAt(line, absl::StrFormat("region %d: duration too long", g.id));
-      }
-      if (g.mapped_vars > kMaxMappedVars) {
-        return InvalidAt(line, absl::StrFormat("region %d: mapped_vars must be 0..%d",
-                                               g.id, kMaxMappedVars));
-      }
+      RETURN_IF_ERROR(
+          CheckRanges(g, syntax.region_fields, line, absl::StrFormat("region %d: ", g.id)));
     }
   }
-  if (s.device_capacity == 0 || s.device_capacity > kMaxBytes) {
-    return InvalidAt(at.device, absl::StrFormat("device capacity must be 1..%d", kMaxBytes));
-  }
-  if (s.soft_limit > kMaxBytes) {
-    return InvalidAt(at.device, absl::StrFormat("soft_limit must be at most %d", kMaxBytes));
-  }
+  RETURN_IF_ERROR(CheckRanges(s, absl::MakeConstSpan(kDeviceFields), at.device));
+  RETURN_IF_ERROR(CheckRanges(s.faults, absl::MakeConstSpan(kFaultFields), at.faults));
   const SimModes& m = r.test_case.modes;
   if (!IsStickyError(m.trap_code)) {
     return InvalidAt(at.modes, absl::StrFormat(
         "trap_code %d is not a sticky error (700, 710 or 719)", static_cast<int>(m.trap_code)));
   }
-  if (m.alloc_granularity == 0 || m.alloc_granularity > kMaxBytes) {
-    return InvalidAt(at.modes, absl::StrFormat("alloc_granularity must be 1..%d", kMaxBytes));
-  }
-  if (m.step_bound == 0 || m.step_bound > kMaxStepBound) {
-    return InvalidAt(at.modes, absl::StrFormat("step_bound must be 1..%d", kMaxStepBound));
-  }
+  RETURN_IF_ERROR(CheckRanges(m, absl::MakeConstSpan(kModeFields), at.modes));
   if (r.test_case.schedule.size() > kMaxSchedule) {
     return InvalidAt(at.schedule, "schedule too long");
   }
@@ -171,34 +342,23 @@ class Fields {
     return f;
   }
 
-  absl::Status Get(absl::string_view key, std::uint64_t* out) {
-    auto it = values_.find(key);
-    if (it == values_.end()) return Error(absl::StrFormat("missing field '%s'", key));
-    const std::string v = std::move(it->second);  // erase frees the map's copy
-    values_.erase(it);
-    if (!absl::SimpleAtoi(v, out)) {
-      return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key,
-                                     Quoted(v)));
+  // Consumes the fields of `table` into `x`, in the table's order.
+  template <typename T>
+  absl::Status Take(absl::Span<const Field<T>> table, T* x) {
+    for (const Field<T>& f : table) {
+      std::uint64_t v;
+      if (absl::Status s = Get(f.key, &v); !s.ok()) return s;
+      if (v > WidthOf(f).text_max) {
+        return Error(std::holds_alternative<bool T::*>(f.member)
+                         ? absl::StrFormat("field '%s': expected 0 or 1, got %d", f.key, v)
+                         : absl::StrFormat("field '%s': %d is out of range", f.key, v));
+      }
+      Store(x, f, v);
     }
     return absl::OkStatus();
   }
-  absl::Status Get(absl::string_view key, std::uint32_t* out) {
-    std::uint64_t v;
-    if (absl::Status s = Get(key, &v); !s.ok()) return s;
-    if (v > std::numeric_limits<std::uint32_t>::max()) {
-      return Error(absl::StrFormat("field '%s': %d is out of range", key, v));
-    }
-    *out = static_cast<std::uint32_t>(v);
-    return absl::OkStatus();
-  }
-  absl::Status Get(absl::string_view key, bool* out) {
-    std::uint64_t v;
-    if (absl::Status s = Get(key, &v); !s.ok()) return s;
-    if (v > 1) return Error(absl::StrFormat("field '%s': expected 0 or 1, got %d", key, v));
-    *out = v == 1;
-    return absl::OkStatus();
-  }
-  // After the Gets: anything left over is a field we do not know.
+
+  // After the Takes: anything left over is a field we do not know.
   absl::Status Done() {
     if (values_.empty()) return absl::OkStatus();
     std::vector<std::string> keys;
@@ -212,24 +372,54 @@ class Fields {
 
  private:
   explicit Fields(int line) : line_(line) {}
+
+  absl::Status Get(absl::string_view key, std::uint64_t* out) {
+    auto it = values_.find(key);
+    if (it == values_.end()) return Error(absl::StrFormat("missing field '%s'", key));
+    const std::string v = std::move(it->second);  // erase frees the map's copy
+    values_.erase(it);
+    if (!absl::SimpleAtoi(v, out)) {
+      return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key,
+                                     Quoted(v)));
+    }
+    return absl::OkStatus();
+  }
+
   int line_;
   absl::flat_hash_map<std::string, std::string> values_;
 };
 
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (0)
+// A line of `words` that holds exactly the fields of `table`.
+template <typename T>
+absl::Status ParseFields(int line, absl::Span<const absl::string_view> words,
+                         absl::Span<const Field<T>> table, T* x) {
+  absl::StatusOr<Fields> f = Fields::Parse(line, words);
+  if (!f.ok()) return f.status();
+  RETURN_IF_ERROR(f->Take(table, x));
+  return f->Done();
+}
 
-absl::Status ParseRegion(Fields& f, RegionSpec* r) {
-  RETURN_IF_ERROR(f.Get("id", &r->id));
-  RETURN_IF_ERROR(f.Get("teams", &r->teams));
-  RETURN_IF_ERROR(f.Get("warps", &r->warps));
-  RETURN_IF_ERROR(f.Get("stack_size_per_warp", &r->stack_size_per_warp));
-  RETURN_IF_ERROR(f.Get("duration_ns", &r->duration_ns));
-  RETURN_IF_ERROR(f.Get("aborts", &r->aborts));
-  RETURN_IF_ERROR(f.Get("mapped_vars", &r->mapped_vars));
-  return f.Done();
+absl::Status ParseOp(int line, absl::Span<const absl::string_view> words, const OpSyntax& syntax,
+                     HostOp* op) {
+  absl::StatusOr<Fields> f = Fields::Parse(line, words);
+  if (!f.ok()) return f.status();
+  op->kind = syntax.kind;
+  RETURN_IF_ERROR(f->Take(syntax.fields, op));
+  RETURN_IF_ERROR(f->Take(syntax.region_fields, &op->region));
+  return f->Done();
+}
+
+// " key=value" for each field of `table`.
+template <typename T>
+void AppendFields(std::string* out, absl::Span<const Field<T>> table, const T& x) {
+  for (const Field<T>& f : table) {
+    absl::StrAppend(out, " ", f.key, "=");
+    if (const auto* trap = std::get_if<CuResult T::*>(&f.member)) {
+      absl::StrAppend(out, static_cast<int>(x.**trap));
+    } else {
+      absl::StrAppend(out, ValueOf(x, f));
+    }
+  }
 }
 
 }  // namespace
@@ -243,49 +433,21 @@ std::string FormatReplayFile(const ReplayRecord& r) {
   absl::StrAppend(&out, "tool ", r.tool_version.empty() ? kVersion : r.tool_version, "\n");
   absl::StrAppend(&out, "policy ", r.policy, "\n");
   absl::StrAppend(&out, "property ", r.property, "\n");
-  absl::StrAppendFormat(
-      &out,
-      "modes free_waits_for_streams=%d serial_callback_thread=%d trap_code=%d "
-      "alloc_granularity=%d step_bound=%d\n",
-      c.modes.free_waits_for_streams, c.modes.serial_callback_thread,
-      static_cast<int>(c.modes.trap_code), c.modes.alloc_granularity, c.modes.step_bound);
-  absl::StrAppendFormat(&out, "device capacity=%d soft_limit=%d close_at_end=%d\n",
-                        s.device_capacity, s.soft_limit, s.close_at_end);
-  absl::StrAppendFormat(
-      &out,
-      "faults alloc_failure_at_call=%d launch_failure_at_call=%d device_constructors=%d "
-      "device_destructors=%d\n",
-      s.faults.alloc_failure_at_call, s.faults.launch_failure_at_call,
-      s.faults.device_constructors, s.faults.device_destructors);
+  absl::StrAppend(&out, "modes");
+  AppendFields(&out, absl::MakeConstSpan(kModeFields), c.modes);
+  absl::StrAppend(&out, "\ndevice");
+  AppendFields(&out, absl::MakeConstSpan(kDeviceFields), s);
+  absl::StrAppend(&out, "\nfaults");
+  AppendFields(&out, absl::MakeConstSpan(kFaultFields), s.faults);
+  absl::StrAppend(&out, "\n");
   for (const ThreadProgram& t : s.threads) {
     absl::StrAppend(&out, "thread\n");
     for (const HostOp& op : t.ops) {
-      switch (op.kind) {
-        case HostOp::Kind::kRun:
-          absl::StrAppendFormat(
-              &out,
-              "run id=%d teams=%d warps=%d stack_size_per_warp=%d duration_ns=%d aborts=%d "
-              "mapped_vars=%d\n",
-              op.region.id, op.region.teams, op.region.warps,
-              op.region.stack_size_per_warp, op.region.duration_ns, op.region.aborts,
-              op.region.mapped_vars);
-          break;
-        case HostOp::Kind::kDeviceAlloc:
-          absl::StrAppendFormat(&out, "alloc slot=%d bytes=%d\n", op.slot, op.bytes);
-          break;
-        case HostOp::Kind::kDeviceFree:
-          absl::StrAppendFormat(&out, "free slot=%d\n", op.slot);
-          break;
-        case HostOp::Kind::kEnterData:
-          absl::StrAppendFormat(&out, "enter slot=%d bytes=%d\n", op.slot, op.bytes);
-          break;
-        case HostOp::Kind::kExitData:
-          absl::StrAppendFormat(&out, "exit slot=%d\n", op.slot);
-          break;
-        case HostOp::Kind::kUpdate:
-          absl::StrAppendFormat(&out, "update slot=%d\n", op.slot);
-          break;
-      }
+      const OpSyntax& syntax = SyntaxOf(op.kind);
+      absl::StrAppend(&out, syntax.keyword);
+      AppendFields(&out, syntax.fields, op);
+      AppendFields(&out, syntax.region_fields, op.region);
+      absl::StrAppend(&out, "\n");
     }
   }
   absl::StrAppend(&out, "schedule");
@@ -328,9 +490,8 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       seen_header = true;
       continue;
     }
-    const bool singleton = keyword != "thread" && keyword != "run" && keyword != "alloc" &&
-                           keyword != "free" && keyword != "enter" && keyword != "exit" &&
-                           keyword != "update";
+    const OpSyntax* op_syntax = FindOp(keyword);
+    const bool singleton = keyword != "thread" && op_syntax == nullptr;
     if (singleton && !seen.insert(std::string(keyword)).second) {
       return error(absl::StrFormat("'%s' given twice", Quoted(keyword)));
     }
@@ -350,32 +511,13 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       RETURN_IF_ERROR(one_word(&r.property));
     } else if (keyword == "modes") {
       at.modes = line_no;
-      absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
-      if (!f.ok()) return f.status();
-      std::uint32_t trap = 0;
-      RETURN_IF_ERROR(f->Get("free_waits_for_streams", &c.modes.free_waits_for_streams));
-      RETURN_IF_ERROR(f->Get("serial_callback_thread", &c.modes.serial_callback_thread));
-      RETURN_IF_ERROR(f->Get("trap_code", &trap));
-      RETURN_IF_ERROR(f->Get("alloc_granularity", &c.modes.alloc_granularity));
-      RETURN_IF_ERROR(f->Get("step_bound", &c.modes.step_bound));
-      RETURN_IF_ERROR(f->Done());
-      c.modes.trap_code = static_cast<CuResult>(trap);
+      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kModeFields), &c.modes));
     } else if (keyword == "device") {
       at.device = line_no;
-      absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
-      if (!f.ok()) return f.status();
-      RETURN_IF_ERROR(f->Get("capacity", &s.device_capacity));
-      RETURN_IF_ERROR(f->Get("soft_limit", &s.soft_limit));
-      RETURN_IF_ERROR(f->Get("close_at_end", &s.close_at_end));
-      RETURN_IF_ERROR(f->Done());
+      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kDeviceFields), &s));
     } else if (keyword == "faults") {
-      absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
-      if (!f.ok()) return f.status();
-      RETURN_IF_ERROR(f->Get("alloc_failure_at_call", &s.faults.alloc_failure_at_call));
-      RETURN_IF_ERROR(f->Get("launch_failure_at_call", &s.faults.launch_failure_at_call));
-      RETURN_IF_ERROR(f->Get("device_constructors", &s.faults.device_constructors));
-      RETURN_IF_ERROR(f->Get("device_destructors", &s.faults.device_destructors));
-      RETURN_IF_ERROR(f->Done());
+      at.faults = line_no;
+      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kFaultFields), &s.faults));
     } else if (keyword == "thread") {
       if (!rest.empty()) return error("'thread' takes no values");
       if (s.threads.size() >= kMaxThreads) {
@@ -384,27 +526,10 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       s.threads.emplace_back();
       at.threads.push_back(line_no);
       at.ops.emplace_back();
-    } else if (keyword == "run" || keyword == "alloc" || keyword == "free" ||
-               keyword == "enter" || keyword == "exit" || keyword == "update") {
+    } else if (op_syntax != nullptr) {
       if (s.threads.empty()) return error(absl::StrFormat("'%s' before any 'thread'", keyword));
-      absl::StatusOr<Fields> f = Fields::Parse(line_no, rest);
-      if (!f.ok()) return f.status();
       HostOp op;
-      if (keyword == "run") {
-        op.kind = HostOp::Kind::kRun;
-        RETURN_IF_ERROR(ParseRegion(*f, &op.region));
-      } else if (keyword == "alloc" || keyword == "enter") {
-        op.kind = keyword == "alloc" ? HostOp::Kind::kDeviceAlloc : HostOp::Kind::kEnterData;
-        RETURN_IF_ERROR(f->Get("slot", &op.slot));
-        RETURN_IF_ERROR(f->Get("bytes", &op.bytes));
-        RETURN_IF_ERROR(f->Done());
-      } else {
-        op.kind = keyword == "free"   ? HostOp::Kind::kDeviceFree
-                  : keyword == "exit" ? HostOp::Kind::kExitData
-                                      : HostOp::Kind::kUpdate;
-        RETURN_IF_ERROR(f->Get("slot", &op.slot));
-        RETURN_IF_ERROR(f->Done());
-      }
+      RETURN_IF_ERROR(ParseOp(line_no, rest, *op_syntax, &op));
       if (s.threads.back().ops.size() >= kMaxOpsPerThread) {
         return error(absl::StrFormat("more than %d ops in one thread", kMaxOpsPerThread));
       }
@@ -539,6 +664,22 @@ class Reader {
   absl::string_view in_;
 };
 
+template <typename T>
+void PutFields(Writer& w, absl::Span<const Field<T>> table, const T& x) {
+  for (const Field<T>& f : table) w.Varint(ValueOf(x, f));
+}
+
+// False when a value is missing or above what its field holds in a token.
+template <typename T>
+bool GetFields(Reader& in, absl::Span<const Field<T>> table, T* x) {
+  for (const Field<T>& f : table) {
+    std::uint64_t v;
+    if (!in.Varint(&v) || v > std::min(f.token_max, WidthOf(f).token_max)) return false;
+    Store(x, f, v);
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeReplayToken(const ReplayRecord& r) {
@@ -549,44 +690,17 @@ std::string EncodeReplayToken(const ReplayRecord& r) {
   w.String(r.tool_version.empty() ? kVersion : r.tool_version);
   w.String(r.policy);
   w.String(r.property);
-  w.Varint(c.modes.free_waits_for_streams);
-  w.Varint(c.modes.serial_callback_thread);
-  w.Varint(static_cast<std::uint64_t>(c.modes.trap_code));
-  w.Varint(c.modes.alloc_granularity);
-  w.Varint(c.modes.step_bound);
-  w.Varint(s.device_capacity);
-  w.Varint(s.soft_limit);
-  w.Varint(s.close_at_end);
-  w.Varint(s.faults.alloc_failure_at_call);
-  w.Varint(s.faults.launch_failure_at_call);
-  w.Varint(s.faults.device_constructors);
-  w.Varint(s.faults.device_destructors);
+  PutFields(w, absl::MakeConstSpan(kModeFields), c.modes);
+  PutFields(w, absl::MakeConstSpan(kDeviceFields), s);
+  PutFields(w, absl::MakeConstSpan(kFaultFields), s.faults);
   w.Varint(s.threads.size());
   for (const ThreadProgram& t : s.threads) {
     w.Varint(t.ops.size());
     for (const HostOp& op : t.ops) {
+      const OpSyntax& syntax = SyntaxOf(op.kind);
       w.Varint(static_cast<std::uint64_t>(op.kind));
-      switch (op.kind) {
-        case HostOp::Kind::kRun:
-          w.Varint(op.region.id);
-          w.Varint(op.region.teams);
-          w.Varint(op.region.warps);
-          w.Varint(op.region.stack_size_per_warp);
-          w.Varint(op.region.duration_ns);
-          w.Varint(op.region.aborts);
-          w.Varint(op.region.mapped_vars);
-          break;
-        case HostOp::Kind::kDeviceAlloc:
-        case HostOp::Kind::kEnterData:
-          w.Varint(op.slot);
-          w.Varint(op.bytes);
-          break;
-        case HostOp::Kind::kDeviceFree:
-        case HostOp::Kind::kExitData:
-        case HostOp::Kind::kUpdate:
-          w.Varint(op.slot);
-          break;
-      }
+      PutFields(w, syntax.fields, op);
+      PutFields(w, syntax.region_fields, op.region);
     }
   }
   w.Varint(c.schedule.size());
@@ -618,8 +732,6 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   const auto bad = [](absl::string_view what) {
     return absl::InvalidArgumentError(absl::StrCat("replay token: bad or truncated ", what));
   };
-  constexpr std::uint64_t k32 = std::numeric_limits<std::uint32_t>::max();
-  constexpr std::uint64_t k64 = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t version;
   if (!in.Varint(&version)) return bad("header");
   if (version != kReplayFormatVersion) {
@@ -630,18 +742,9 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   if (!in.String(&r.tool_version) || !in.String(&r.policy) || !in.String(&r.property)) {
     return bad("names");
   }
-  int trap = 0;
-  if (!in.Small(&c.modes.free_waits_for_streams, 1) ||
-      !in.Small(&c.modes.serial_callback_thread, 1) || !in.Small(&trap, 0xffff) ||
-      !in.Varint(&c.modes.alloc_granularity) || !in.Varint(&c.modes.step_bound)) {
-    return bad("modes");
-  }
-  c.modes.trap_code = static_cast<CuResult>(trap);
-  if (!in.Varint(&s.device_capacity) || !in.Varint(&s.soft_limit) ||
-      !in.Small(&s.close_at_end, 1) || !in.Small(&s.faults.alloc_failure_at_call, k32) ||
-      !in.Small(&s.faults.launch_failure_at_call, k32) ||
-      !in.Small(&s.faults.device_constructors, 1) ||
-      !in.Small(&s.faults.device_destructors, 1)) {
+  if (!GetFields(in, absl::MakeConstSpan(kModeFields), &c.modes)) return bad("modes");
+  if (!GetFields(in, absl::MakeConstSpan(kDeviceFields), &s) ||
+      !GetFields(in, absl::MakeConstSpan(kFaultFields), &s.faults)) {
     return bad("scenario");
   }
   std::uint64_t threads;
@@ -652,27 +755,11 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
     ThreadProgram& program = s.threads.emplace_back();
     for (std::uint64_t i = 0; i < ops; ++i) {
       HostOp op;
-      if (!in.Small(&op.kind, 5)) return bad("op kind");
-      bool ok = true;
-      switch (op.kind) {
-        case HostOp::Kind::kRun:
-          ok = in.Small(&op.region.id, k32) && in.Small(&op.region.teams, k32) &&
-               in.Small(&op.region.warps, k32) &&
-               in.Small(&op.region.stack_size_per_warp, k64) &&
-               in.Small(&op.region.duration_ns, k64) && in.Small(&op.region.aborts, 1) &&
-               in.Small(&op.region.mapped_vars, kMaxMappedVars);
-          break;
-        case HostOp::Kind::kDeviceAlloc:
-        case HostOp::Kind::kEnterData:
-          ok = in.Small(&op.slot, k32) && in.Varint(&op.bytes);
-          break;
-        case HostOp::Kind::kDeviceFree:
-        case HostOp::Kind::kExitData:
-        case HostOp::Kind::kUpdate:
-          ok = in.Small(&op.slot, k32);
-          break;
+      if (!in.Small(&op.kind, std::size(kOps) - 1)) return bad("op kind");
+      const OpSyntax& syntax = SyntaxOf(op.kind);
+      if (!GetFields(in, syntax.fields, &op) || !GetFields(in, syntax.region_fields, &op.region)) {
+        return bad("op");
       }
-      if (!ok) return bad("op");
       program.ops.push_back(op);
     }
   }
