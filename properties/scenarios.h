@@ -25,8 +25,11 @@ struct NamedScenario {
 
 // Every named scenario, in a stable order.
 const std::vector<NamedScenario>& AllScenarios();
-// The ones `validate` runs on the GPU (and beside it on the simulator).
-std::vector<const NamedScenario*> HardwareScenarios();
+// The ones `validate` runs on the GPU (and beside it on the simulator), in
+// catalogue order.
+const std::vector<NamedScenario>& HardwareScenarios();
+// nullptr for a name that is not a hardware scenario.
+const NamedScenario* FindHardwareScenario(absl::string_view name);
 // nullptr for an unknown name.
 const NamedScenario* FindScenario(absl::string_view name);
 // "standard, peer, ..."
