@@ -1,4 +1,4 @@
-// Experiment behind real/VALIDATION.md: the per-launch host cost of
+// Experiment behind hardware/VALIDATION.md: the per-launch host cost of
 // each stream-ordered completion marker a runtime could queue behind a kernel.
 // Stand-alone (CUDA runtime + driver API), not part of the build:
 //   nvcc -O2 -arch=sm_90 -o marker_cost marker_cost.cu -lcuda && ./marker_cost

@@ -1,12 +1,12 @@
-#include "real/hardware_runner.h"
+#include "hardware/hardware_runner.h"
 
 #include "absl/strings/match.h"
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
+#include "hardware/hardware_scenarios.h"
 #include "real/driver_api.h"
-#include "real/hardware_scenarios.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 HardwareRunOptions Quick() {
@@ -24,7 +24,7 @@ const PolicyInfo& Policy(absl::string_view name) {
 // Without a driver the forked child says why and the run is "setup failed"
 // with the loader's line: the campaign reports it instead of crashing.
 TEST(HardwareRunnerTest, WithoutDriverTheRunSaysWhy) {
-  if (LoadDriver().ok()) GTEST_SKIP() << "a driver is present";
+  if (real::LoadDriver().ok()) GTEST_SKIP() << "a driver is present";
   absl::StatusOr<HardwareRunResult> r = RunOnHardware(
       FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
@@ -53,7 +53,7 @@ TEST(HardwareScenariosTest, RegionIdsAreUniqueAndPositive) {
 class HardwareRunnerGpuTest : public testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<const DriverApi*> api = LoadDriver();
+    absl::StatusOr<const real::DriverApi*> api = real::LoadDriver();
     if (!api.ok()) GTEST_SKIP() << api.status().message();
   }
 };
@@ -92,4 +92,4 @@ TEST_F(HardwareRunnerGpuTest, AbortIsAttributedByV2) {
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

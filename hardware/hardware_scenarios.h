@@ -2,8 +2,8 @@
 // one hazard of libgomp-stack-cache.md's table and is small enough to run in
 // well under a second on a GPU, so a whole campaign fits a short device lease.
 // The simulator runs the very same values for the side-by-side column.
-#ifndef STACKCHECK_REAL_HARDWARE_SCENARIOS_H_
-#define STACKCHECK_REAL_HARDWARE_SCENARIOS_H_
+#ifndef STACKCHECK_HARDWARE_HARDWARE_SCENARIOS_H_
+#define STACKCHECK_HARDWARE_HARDWARE_SCENARIOS_H_
 
 #include <string>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "absl/strings/string_view.h"
 #include "core/scenario.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct NamedScenario {
   std::string name;
@@ -23,6 +23,6 @@ const std::vector<NamedScenario>& StandardHardwareScenarios();
 // nullptr for an unknown name.
 const NamedScenario* FindHardwareScenario(absl::string_view name);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_HARDWARE_SCENARIOS_H_
+#endif  // STACKCHECK_HARDWARE_HARDWARE_SCENARIOS_H_

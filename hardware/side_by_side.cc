@@ -1,4 +1,4 @@
-#include "real/side_by_side.h"
+#include "hardware/side_by_side.h"
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +14,7 @@
 #include "properties/executor.h"
 #include "sim/strategies/random_strategy.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using properties::VerdictCell;
@@ -505,4 +505,4 @@ std::string FormatScenarioMatrix(const SideBySideResult& result,
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

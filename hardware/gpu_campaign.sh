@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Everything VALIDATION.md records, run on the H200 machine from the repo root
-# with the binaries real/build_portable.sh put in .carry/bin. Raw output goes
+# with the binaries hardware/build_portable.sh put in .carry/bin. Raw output goes
 # to $OUT (the device tool brings it back). Usage: gpu_campaign.sh PART...
 #   env       machine, driver, binary facts
-#   tests     the real/ unit tests (GPU cases run there, skip elsewhere)
+#   tests     the real/ and hardware/ unit tests (GPU cases run there, skip elsewhere)
 #   probes    one hardware probe per SEM rule
 #   validate  every policy x the hardware scenarios compared with the
 #             simulator's search of them; every simulator counterexample is

@@ -1,4 +1,4 @@
-#include "real/scenario_search.h"
+#include "hardware/scenario_search.h"
 
 #include "absl/status/statusor.h"
 #include "core/policies/registry.h"
@@ -8,10 +8,10 @@
 #include "gtest/gtest.h"
 #include "properties/executor.h"
 #include "properties/replay_file.h"
-#include "real/hardware_scenarios.h"
-#include "real/steered_replay.h"
+#include "hardware/hardware_scenarios.h"
+#include "hardware/steered_replay.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using ::testing::ElementsAre;
@@ -152,4 +152,4 @@ TEST(SteeringFor, ScheduleThatDoesNotReplayToItsViolationIsAnError) {
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

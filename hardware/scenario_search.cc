@@ -1,4 +1,4 @@
-#include "real/scenario_search.h"
+#include "hardware/scenario_search.h"
 
 #include <memory>
 #include <set>
@@ -17,7 +17,7 @@
 #include "sim/strategies/dfs_strategy.h"
 #include "sim/strategies/random_strategy.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 // Passes answers through and keeps them as a Case schedule takes them:
@@ -213,4 +213,4 @@ ScenarioSearch SearchScenario(const Scenario& scenario, const PolicyInfo& policy
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

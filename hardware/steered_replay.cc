@@ -1,4 +1,4 @@
-#include "real/steered_replay.h"
+#include "hardware/steered_replay.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -23,7 +23,7 @@
 #include "sim/strategies/strict_sequence_strategy.h"
 #include "sim/strategy.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 // Replays a schedule and notes, at every preemption, which actor was held
@@ -388,4 +388,4 @@ std::string FormatSteeredReplay(const SteeredReplayResult& r,
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

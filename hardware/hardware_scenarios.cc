@@ -1,8 +1,8 @@
-#include "real/hardware_scenarios.h"
+#include "hardware/hardware_scenarios.h"
 
 #include <utility>
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 constexpr std::uint64_t kMs = 1000 * 1000;
@@ -124,4 +124,4 @@ const NamedScenario* FindHardwareScenario(absl::string_view name) {
   return nullptr;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
