@@ -32,7 +32,7 @@
 #include "hardware/steered_replay.h"
 #include "properties/json_writer.h"
 #include "properties/verdict_table.h"
-#include "real/driver_api.h"
+#include "real/cuda_entry_points.h"
 
 ABSL_FLAG(std::string, backend, "cuda",
           "validate, bench launch: cuda (the GPU, via the driver) or sim "
@@ -137,7 +137,7 @@ int RunValidate(const std::vector<std::string>& args) {
   if (options.hardware) {
     // Only dlopen here: the runs fork, and CUDA must not be initialised
     // before a fork.
-    absl::StatusOr<const real::DriverApi*> driver = real::LoadDriver();
+    absl::StatusOr<const real::CudaEntryPoints*> driver = real::LoadDriver();
     if (!driver.ok()) return RunError(driver.status().message());
   }
   if (!absl::GetFlag(FLAGS_validate_replay).empty()) {

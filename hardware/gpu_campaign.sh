@@ -33,7 +33,7 @@ part_env() {
 }
 
 part_tests() {
-  for t in driver_api_test os_host_test shaken_host_test cuda_device_test hardware_runner_test; do
+  for t in cuda_entry_points_test os_host_test shaken_host_test cuda_device_test hardware_runner_test; do
     run tests.txt timeout 60 ".carry/bin/$t"
   done
 }

@@ -4,7 +4,7 @@
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
 #include "hardware/hardware_scenarios.h"
-#include "real/driver_api.h"
+#include "real/cuda_entry_points.h"
 
 namespace stackcheck::hardware {
 namespace {
@@ -53,7 +53,7 @@ TEST(HardwareScenariosTest, RegionIdsAreUniqueAndPositive) {
 class HardwareRunnerGpuTest : public testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<const real::DriverApi*> api = real::LoadDriver();
+    absl::StatusOr<const real::CudaEntryPoints*> api = real::LoadDriver();
     if (!api.ok()) GTEST_SKIP() << api.status().message();
   }
 };

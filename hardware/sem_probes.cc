@@ -378,7 +378,7 @@ Outcome Sem14(Bench& b) {
 Outcome Sem15(Bench& b) {
   // Straight to the driver: CudaDevice::CtxDestroy synchronises first, which
   // would hide whether the driver's own teardown drains.
-  const real::DriverApi& api = b.d.api();
+  const real::CudaEntryPoints& api = b.d.api();
   CUdevice dev = 0;
   api.cuDeviceGet(&dev, 0);
   Flag f;
