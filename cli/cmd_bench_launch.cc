@@ -25,9 +25,9 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
+#include "hardware/launch_bench.h"
 #include "properties/expected_verdicts.h"
 #include "properties/json_writer.h"
-#include "real/launch_bench.h"
 
 ABSL_DECLARE_FLAG(std::string, backend);  // cli/cmd_validate.cc
 ABSL_FLAG(int, bench_launches, 1000, "bench launch: launches per repetition (at most)");
@@ -45,7 +45,7 @@ namespace stackcheck::cli {
 namespace {
 
 struct Column {
-  real::BenchGeometry geometry;
+  hardware::BenchGeometry geometry;
   std::uint64_t kernel_ns;
   std::string label;
 };
@@ -71,7 +71,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   if (policies.empty()) {
     // Policies that can deadlock go last: a hang ends the benchmark (the
     // context is unusable with a thread stuck in the driver), and the
-    // others should be measured by then. V1b does hang here (real/VALIDATION.md).
+    // others should be measured by then. V1b does hang here (hardware/VALIDATION.md).
     std::vector<const PolicyInfo*> may_hang;
     for (const PolicyInfo& p : AllPolicies()) {
       const bool deadlocks = properties::ExpectedVerdict(p.name, "no-deadlock") !=
@@ -84,7 +84,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   if (watchdog_s < 1 || watchdog_s > 3600) {
     return UsageError("bench launch: --bench_watchdog_s must be 1-3600");
   }
-  real::BenchOptions options;
+  hardware::BenchOptions options;
   options.launches = absl::GetFlag(FLAGS_bench_launches);
   options.mapped_vars = absl::GetFlag(FLAGS_bench_mapped_vars);
   if (options.mapped_vars < 0 || options.mapped_vars > 8) {
@@ -111,7 +111,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   };
   std::vector<Cost> costs;
 
-  absl::StatusOr<std::unique_ptr<real::LaunchBench>> bench = real::LaunchBench::Open();
+  absl::StatusOr<std::unique_ptr<hardware::LaunchBench>> bench = hardware::LaunchBench::Open();
   if (!bench.ok()) return RunError(bench.status().message());
   const real::DeviceProperties& props = (*bench)->properties();
   absl::StatusOr<std::uint32_t> occupancy = (*bench)->DefaultTeams(8);
@@ -186,7 +186,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
   // process at once (destructors would wait on that thread or the driver).
   auto guarded = [&](const std::string& what, auto measure, const Column& c) {
     auto done = std::make_shared<absl::Notification>();
-    auto result = std::make_shared<absl::StatusOr<real::BenchFigure>>(
+    auto result = std::make_shared<absl::StatusOr<hardware::BenchFigure>>(
         absl::UnknownError("not run"));
     std::thread worker([=, &measure] {
       *result = measure(c);
@@ -217,7 +217,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     Say(text, "%-34s", what);
     std::fflush(stdout);
     for (size_t i = 0; i < columns.size(); ++i) {
-      absl::StatusOr<real::BenchFigure> f = guarded(what, measure, columns[i]);
+      absl::StatusOr<hardware::BenchFigure> f = guarded(what, measure, columns[i]);
       if (!f.ok()) {
         Say(text, "\n");
         absl::FPrintF(stderr, "stackcheck: %s: %s\n", what, f.status().message());
@@ -241,8 +241,8 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     Say(text, "\n");
     return true;
   };
-  for (real::Floor floor : real::kAllFloors) {
-    if (!print_row(std::string(real::FloorName(floor)), [&](const Column& c) {
+  for (hardware::Floor floor : hardware::kAllFloors) {
+    if (!print_row(std::string(hardware::FloorName(floor)), [&](const Column& c) {
           return (*bench)->MeasureFloor(floor, c.geometry, c.kernel_ns, options);
         })) {
       return kExitMismatch;
@@ -261,7 +261,7 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     std::sort(v.begin(), v.end());
     return v[v.size() / 2];
   };
-  real::BenchOptions one = options;
+  hardware::BenchOptions one = options;
   one.repetitions = 1;
   for (size_t k = 0; k < policies.size(); ++k) {
     const PolicyInfo* p = policies[k];
@@ -271,14 +271,14 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
     }
     PolicyRow row{p->name, {}, {}};
     if (!print_row(absl::StrCat("policy ", p->name),
-                   [&](const Column& c) -> absl::StatusOr<real::BenchFigure> {
+                   [&](const Column& c) -> absl::StatusOr<hardware::BenchFigure> {
           std::vector<double> policy_us, launch_only_us, ratios;
-          real::BenchFigure figure;
+          hardware::BenchFigure figure;
           for (int rep = 0; rep < options.repetitions; ++rep) {
-            absl::StatusOr<real::BenchFigure> floor = (*bench)->MeasureFloor(
-                real::Floor::kLaunchOnly, c.geometry, c.kernel_ns, one);
+            absl::StatusOr<hardware::BenchFigure> floor = (*bench)->MeasureFloor(
+                hardware::Floor::kLaunchOnly, c.geometry, c.kernel_ns, one);
             if (!floor.ok()) return floor.status();
-            absl::StatusOr<real::BenchFigure> f =
+            absl::StatusOr<hardware::BenchFigure> f =
                 (*bench)->MeasurePolicy(*p, c.geometry, c.kernel_ns, one);
             if (!f.ok()) return f.status();
             policy_us.push_back(f->us_per_launch);

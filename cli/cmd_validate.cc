@@ -1,7 +1,7 @@
 // `stackcheck validate --backend=cuda`: every policy x the standard hardware
 // scenarios on the GPU, compared with the simulator's search of the same
-// scenarios (real/side_by_side.h), one row per policy, scenario and property
-// (real/backend_compare.h): "confirmed on hardware", "not reached" (the
+// scenarios (hardware/side_by_side.h), one row per policy, scenario and property
+// (hardware/backend_compare.h): "confirmed on hardware", "not reached" (the
 // simulator found it, the GPU's few runs did not), "not steerable", or
 // MISMATCH when the GPU shows a violation the simulator's search of that
 // scenario did not find, or a steerable simulator counterexample does not
@@ -26,13 +26,13 @@
 #include "cli/common_flags.h"
 #include "cli/validate_json.h"
 #include "core/policies/registry.h"
+#include "properties/scenarios.h"
+#include "hardware/sem_probes.h"
+#include "hardware/side_by_side.h"
+#include "hardware/steered_replay.h"
 #include "properties/json_writer.h"
 #include "properties/verdict_table.h"
-#include "real/driver_api.h"
-#include "real/hardware_scenarios.h"
-#include "real/sem_probes.h"
-#include "real/steered_replay.h"
-#include "real/side_by_side.h"
+#include "real/cuda_entry_points.h"
 
 ABSL_FLAG(std::string, backend, "cuda",
           "validate, bench launch: cuda (the GPU, via the driver) or sim "
@@ -83,7 +83,7 @@ namespace {
 
 int RunValidate(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("validate takes no arguments");
-  real::SideBySideOptions options;
+  hardware::SideBySideOptions options;
   const std::string backend = absl::GetFlag(FLAGS_backend);
   if (backend != "cuda" && backend != "sim") {
     return UsageError(absl::StrFormat("unknown backend '%s' (cuda or sim)", backend));
@@ -97,7 +97,7 @@ int RunValidate(const std::vector<std::string>& args) {
   }
   for (absl::string_view name :
        absl::StrSplit(absl::GetFlag(FLAGS_validate_scenarios), ',', absl::SkipEmpty())) {
-    const real::NamedScenario* s = real::FindHardwareScenario(name);
+    const properties::NamedScenario* s = properties::FindHardwareScenario(name);
     if (s == nullptr) return UsageError(absl::StrFormat("unknown scenario '%s'", name));
     options.scenarios.push_back(s);
   }
@@ -137,12 +137,12 @@ int RunValidate(const std::vector<std::string>& args) {
   if (options.hardware) {
     // Only dlopen here: the runs fork, and CUDA must not be initialised
     // before a fork.
-    absl::StatusOr<const real::DriverApi*> driver = real::LoadDriver();
+    absl::StatusOr<const real::CudaEntryPoints*> driver = real::LoadDriver();
     if (!driver.ok()) return RunError(driver.status().message());
   }
   if (!absl::GetFlag(FLAGS_validate_replay).empty()) {
     if (!options.hardware) return UsageError("--validate_replay needs --backend=cuda");
-    real::SteeredReplayOptions steer;
+    hardware::SteeredReplayOptions steer;
     steer.runs = options.hardware_repeat;
     steer.run.watchdog = options.watchdog;
     steer.run.min_kernel_duration =
@@ -155,8 +155,8 @@ int RunValidate(const std::vector<std::string>& args) {
       }
       steer.run.spawn_delays.push_back(absl::Milliseconds(value));
     }
-    absl::StatusOr<real::SteeredReplayResult> r =
-        real::ReplayOnHardware(absl::GetFlag(FLAGS_validate_replay), steer);
+    absl::StatusOr<hardware::SteeredReplayResult> r =
+        hardware::ReplayOnHardware(absl::GetFlag(FLAGS_validate_replay), steer);
     if (!r.ok()) {
       absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());
       return kExitMismatch;
@@ -165,18 +165,18 @@ int RunValidate(const std::vector<std::string>& args) {
       out.Key("steered_replay");
       WriteSteeredReplayJson(*r, out);
     } else {
-      absl::PrintF("%s", real::FormatSteeredReplay(*r, steer));
+      absl::PrintF("%s", hardware::FormatSteeredReplay(*r, steer));
     }
     return finish(r->reproduced > 0 ? kExitOk : kExitMismatch);
   }
   if (in_process) {
-    real::HardwareRunOptions run;
+    hardware::HardwareRunOptions run;
     run.in_process = true;
     absl::PrintF("validate: %s / %s in this process; the exit status is the runtime's\n",
                  options.policies[0]->name, options.scenarios[0]->name);
     std::fflush(stdout);
-    absl::StatusOr<real::HardwareRunResult> r =
-        real::RunOnHardware(options.scenarios[0]->scenario, *options.policies[0], run);
+    absl::StatusOr<hardware::HardwareRunResult> r =
+        hardware::RunOnHardware(options.scenarios[0]->scenario, *options.policies[0], run);
     absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());  // not reached
     return kExitMismatch;
   }
@@ -186,18 +186,18 @@ int RunValidate(const std::vector<std::string>& args) {
   };
   if (!absl::GetFlag(FLAGS_validate_campaign)) {
     if (!options.hardware) return UsageError("--novalidate_campaign needs --backend=cuda");
-    const std::vector<real::SemProbeResult> probes = real::RunSemProbes();
+    const std::vector<hardware::SemProbeResult> probes = hardware::RunSemProbes();
     if (json) {
       out.Key("sem_probes");
       WriteSemProbesJson(probes, out);
     } else {
       absl::PrintF("SEM probes on the GPU (each in its own process), beside the "
                    "simulator's test of the same rule:\n%s",
-                   real::FormatSemProbes(probes));
+                   hardware::FormatSemProbes(probes));
     }
     return finish(kExitOk);
   }
-  absl::StatusOr<real::SideBySideResult> result = real::RunSideBySide(options);
+  absl::StatusOr<hardware::SideBySideResult> result = hardware::RunSideBySide(options);
   if (!result.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", result.status().message());
     return kExitMismatch;
@@ -209,20 +209,20 @@ int RunValidate(const std::vector<std::string>& args) {
     if (options.hardware) {
       out.Key("hardware_repeat").Int(options.hardware_repeat);
       out.Key("steer_runs").Int(options.steer_runs);
-      out.Key("backends_agree").Bool(!real::BackendsDisagree(*result));
+      out.Key("backends_agree").Bool(!hardware::BackendsDisagree(*result));
     }
     WriteSideBySideJson(*result, out);
     if (probes_too) {
       absl::FPrintF(stderr, "validate: SEM probes\n");
       out.Key("sem_probes");
-      WriteSemProbesJson(real::RunSemProbes(), out);
+      WriteSemProbesJson(hardware::RunSemProbes(), out);
     }
   } else {
     absl::PrintF("stackcheck validate: %d policies x %d scenarios; columns: %s\n"
                  "(sim: DPOR over each scenario's schedules, exhaustive when it ends within "
                  "%d executions, else %d random schedules on top",
                  options.policies.empty() ? AllPolicies().size() : options.policies.size(),
-                 options.scenarios.empty() ? real::StandardHardwareScenarios().size()
+                 options.scenarios.empty() ? properties::HardwareScenarios().size()
                                            : options.scenarios.size(),
                  options.hardware ? "sim | cuda" : "sim", options.sim_dpor_budget,
                  options.sim_executions);
@@ -240,22 +240,22 @@ int RunValidate(const std::vector<std::string>& args) {
                    "(MISMATCH: the GPU shows what the simulator's search of the scenario "
                    "did not find, or a steerable simulator counterexample did not "
                    "reproduce):\n%s",
-                   real::FormatComparison(*result));
+                   hardware::FormatComparison(*result));
     } else {
       absl::PrintF("%s", properties::FormatVerdictTable(result->table));
     }
     absl::PrintF("\nPer scenario (violated properties; => the rows that are not 'holds on "
                  "both'):\n%s",
-                 real::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
+                 hardware::FormatScenarioMatrix(*result, absl::GetFlag(FLAGS_validate_details)));
     if (probes_too) {
       absl::FPrintF(stderr, "validate: SEM probes\n");
       absl::PrintF("\nSEM probes on the GPU (each in its own process), beside the "
                    "simulator's test of the same rule:\n%s",
-                   real::FormatSemProbes(real::RunSemProbes()));
+                   hardware::FormatSemProbes(hardware::RunSemProbes()));
     }
   }
   if (options.hardware) {
-    return finish(real::BackendsDisagree(*result) ? kExitMismatch : kExitOk);
+    return finish(hardware::BackendsDisagree(*result) ? kExitMismatch : kExitOk);
   }
   // The simulator column alone is judged against the expected verdicts. The
   // scenarios are a small fixed set, so an expected violation they do not

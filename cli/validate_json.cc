@@ -17,7 +17,7 @@ void WriteMessages(const std::map<std::string, std::string>& by_property,
   json.EndObject();
 }
 
-void WriteSearchJson(const real::ScenarioSearch& search,
+void WriteSearchJson(const hardware::ScenarioSearch& search,
                      properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("dpor_executions").Uint(search.dfs_executions);
@@ -35,12 +35,12 @@ void WriteSearchJson(const real::ScenarioSearch& search,
   json.EndObject();
 }
 
-void WriteComparisonJson(const real::PropertyComparison& c,
+void WriteComparisonJson(const hardware::PropertyComparison& c,
                          properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("property").String(c.property);
-  json.Key("status").String(real::RowStatusName(c.comparison.status));
-  json.Key("disagrees").Bool(real::Disagrees(c.comparison.status));
+  json.Key("status").String(hardware::RowStatusName(c.comparison.status));
+  json.Key("disagrees").Bool(hardware::Disagrees(c.comparison.status));
   json.Key("text").String(c.comparison.text);
   json.Key("sim").BeginObject();
   json.Key("checked").Bool(c.sim.checked);
@@ -74,15 +74,15 @@ void WriteComparisonJson(const real::PropertyComparison& c,
 
 }  // namespace
 
-void WriteHardwareRunJson(const real::HardwareRunResult& run,
+void WriteHardwareRunJson(const hardware::HardwareRunResult& run,
                           properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("ending").String(run.EndingText());
   json.Key("seconds").Double(run.seconds);
   json.Key("properties").BeginObject();
-  for (const real::PropertyResult& p : run.properties) {
+  for (const hardware::PropertyResult& p : run.properties) {
     json.Key(p.property).BeginObject();
-    json.Key("verdict").String(real::HwVerdictName(p.verdict));
+    json.Key("verdict").String(hardware::HwVerdictName(p.verdict));
     if (!p.evidence.empty()) json.Key("evidence").String(p.evidence);
     json.EndObject();
   }
@@ -95,7 +95,7 @@ void WriteHardwareRunJson(const real::HardwareRunResult& run,
   json.EndObject();
 }
 
-void WriteSteeredReplayJson(const real::SteeredReplayResult& result,
+void WriteSteeredReplayJson(const hardware::SteeredReplayResult& result,
                             properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("policy").String(result.record.policy);
@@ -105,15 +105,15 @@ void WriteSteeredReplayJson(const real::SteeredReplayResult& result,
   json.Key("sim_message").String(result.sim_message);
   json.Key("reproduced").Int(result.reproduced);
   json.Key("runs").BeginArray();
-  for (const real::HardwareRunResult& run : result.runs) WriteHardwareRunJson(run, json);
+  for (const hardware::HardwareRunResult& run : result.runs) WriteHardwareRunJson(run, json);
   json.EndArray();
   json.EndObject();
 }
 
-void WriteSemProbesJson(const std::vector<real::SemProbeResult>& probes,
+void WriteSemProbesJson(const std::vector<hardware::SemProbeResult>& probes,
                         properties::JsonWriter& json) {
   json.BeginArray();
-  for (const real::SemProbeResult& p : probes) {
+  for (const hardware::SemProbeResult& p : probes) {
     json.BeginObject();
     json.Key("id").String(p.id);
     json.Key("spec").String(p.spec);
@@ -125,12 +125,12 @@ void WriteSemProbesJson(const std::vector<real::SemProbeResult>& probes,
   json.EndArray();
 }
 
-void WriteSideBySideJson(const real::SideBySideResult& result,
+void WriteSideBySideJson(const hardware::SideBySideResult& result,
                          properties::JsonWriter& json) {
   json.Key("verdicts");
   properties::WriteVerdictTableJson(result.table, json);
   json.Key("outcomes").BeginArray();
-  for (const real::ScenarioOutcome& o : result.outcomes) {
+  for (const hardware::ScenarioOutcome& o : result.outcomes) {
     json.BeginObject();
     json.Key("policy").String(o.policy->name);
     json.Key("scenario").String(o.scenario->name);
@@ -141,7 +141,7 @@ void WriteSideBySideJson(const real::SideBySideResult& result,
     json.Key("hardware_violations");
     WriteMessages(o.hw_violations, json);
     json.Key("hardware_runs").BeginArray();
-    for (const real::HardwareRunResult& run : o.hardware_runs) {
+    for (const hardware::HardwareRunResult& run : o.hardware_runs) {
       WriteHardwareRunJson(run, json);
     }
     json.EndArray();
@@ -165,7 +165,7 @@ void WriteSideBySideJson(const real::SideBySideResult& result,
         json.Key("reproduced").Int(s.reproduced);
         if (!s.error.empty()) json.Key("error").String(s.error);
         json.Key("runs").BeginArray();
-        for (const real::HardwareRunResult& run : s.runs) WriteHardwareRunJson(run, json);
+        for (const hardware::HardwareRunResult& run : s.runs) WriteHardwareRunJson(run, json);
         json.EndArray();
         json.EndObject();
       }
@@ -173,7 +173,7 @@ void WriteSideBySideJson(const real::SideBySideResult& result,
     }
     if (!o.comparisons.empty()) {
       json.Key("comparison").BeginArray();
-      for (const real::PropertyComparison& c : o.comparisons) WriteComparisonJson(c, json);
+      for (const hardware::PropertyComparison& c : o.comparisons) WriteComparisonJson(c, json);
       json.EndArray();
     }
     json.EndObject();

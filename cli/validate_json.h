@@ -8,21 +8,21 @@
 
 #include <vector>
 
+#include "hardware/hardware_runner.h"
+#include "hardware/sem_probes.h"
+#include "hardware/side_by_side.h"
+#include "hardware/steered_replay.h"
 #include "properties/json_writer.h"
-#include "real/hardware_runner.h"
-#include "real/sem_probes.h"
-#include "real/side_by_side.h"
-#include "real/steered_replay.h"
 
 namespace stackcheck::cli {
 
-void WriteHardwareRunJson(const real::HardwareRunResult& run,
+void WriteHardwareRunJson(const hardware::HardwareRunResult& run,
                           properties::JsonWriter& json);
-void WriteSteeredReplayJson(const real::SteeredReplayResult& result,
+void WriteSteeredReplayJson(const hardware::SteeredReplayResult& result,
                             properties::JsonWriter& json);
-void WriteSemProbesJson(const std::vector<real::SemProbeResult>& probes,
+void WriteSemProbesJson(const std::vector<hardware::SemProbeResult>& probes,
                         properties::JsonWriter& json);
-void WriteSideBySideJson(const real::SideBySideResult& result,
+void WriteSideBySideJson(const hardware::SideBySideResult& result,
                          properties::JsonWriter& json);
 
 }  // namespace stackcheck::cli

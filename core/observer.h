@@ -27,24 +27,24 @@ class RuntimeObserver {
   virtual ~RuntimeObserver() = default;
 
   // run(region) was entered / returned on the calling thread.
-  virtual void RegionBegin(RegionId region) {}
-  virtual void RegionEnd(RegionId region) {}
+  virtual void RegionBegin(RegionId /*region*/) {}
+  virtual void RegionEnd(RegionId /*region*/) {}
 
   // A fatal error is about to be raised. `attributed` is the region the message
   // blames (kNoRegion if none); `code` the driver result behind it.
-  virtual void FatalReported(RegionId attributed, CuResult code,
-                             absl::string_view message) {}
+  virtual void FatalReported(RegionId /*attributed*/, CuResult /*code*/,
+                             absl::string_view /*message*/) {}
   // A non-fatal error message was printed (GOMP_PLUGIN_error): the caller
   // goes on and returns failure. `code` is the driver result behind it.
-  virtual void ErrorReported(CuResult code, absl::string_view message) {}
+  virtual void ErrorReported(CuResult /*code*/, absl::string_view /*message*/) {}
 
   // After each device_alloc: bytes the stacks cache holds, and the largest
   // block a region currently running needs (for the bounded-cache property).
-  virtual void CacheHeld(std::uint64_t held_bytes,
-                         std::uint64_t largest_needed_bytes) {}
+  virtual void CacheHeld(std::uint64_t /*held_bytes*/,
+                         std::uint64_t /*largest_needed_bytes*/) {}
 
   // A rare path was taken (coverage probes), e.g. "oom-retry".
-  virtual void Probe(absl::string_view probe) {}
+  virtual void Probe(absl::string_view /*probe*/) {}
 };
 
 // For callers that observe nothing.

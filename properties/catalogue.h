@@ -3,7 +3,7 @@
 //
 // Names are the contract: monitors report them in Violation::property, the
 // expected-verdicts table and the verdict table key on them, replay files
-// record them. A second backend (real/) reuses the same list for its column.
+// record them. The hardware runs (hardware/) reuse the same list for their column.
 #ifndef STACKCHECK_PROPERTIES_CATALOGUE_H_
 #define STACKCHECK_PROPERTIES_CATALOGUE_H_
 

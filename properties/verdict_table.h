@@ -1,6 +1,6 @@
 // The verdict table: policy x property, one column per backend, each cell
 // judged against the expected-verdicts table. The simulator campaign fills the
-// "sim" column; the hardware runner (real/) can fill a "cuda" column with the
+// "sim" column; the hardware runner (hardware/) can fill a "cuda" column with the
 // same cells and print both side by side.
 #ifndef STACKCHECK_PROPERTIES_VERDICT_TABLE_H_
 #define STACKCHECK_PROPERTIES_VERDICT_TABLE_H_

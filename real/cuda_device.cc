@@ -33,12 +33,12 @@ struct CudaDevice::CallbackThunk {
 };
 
 absl::StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Create(int ordinal) {
-  absl::StatusOr<const DriverApi*> api = LoadDriver();
+  absl::StatusOr<const CudaEntryPoints*> api = LoadDriver();
   if (!api.ok()) return api.status();
   return std::unique_ptr<CudaDevice>(new CudaDevice(**api, ordinal));
 }
 
-CudaDevice::CudaDevice(const DriverApi& api, int ordinal)
+CudaDevice::CudaDevice(const CudaEntryPoints& api, int ordinal)
     : api_(api), ordinal_(ordinal) {}
 
 CudaDevice::~CudaDevice() = default;

@@ -1,4 +1,4 @@
-// core/device.h on the CUDA Driver API (loaded by real/driver_api).
+// core/device.h on the CUDA Driver API (loaded by real/cuda_entry_points).
 //
 // One CudaDevice is one GPU and its primary context. Handles are small indices
 // into tables of driver objects, so callbacks receive our StreamHandle and
@@ -22,7 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/device.h"
-#include "real/driver_api.h"
+#include "real/cuda_entry_points.h"
 #include "real/handle_table.h"
 
 namespace stackcheck::real {
@@ -143,14 +143,14 @@ class CudaDevice final : public Device {
   // Resident blocks per SM of `function` with block (32, warps, 1): the
   // occupancy that sets libgomp's default team count.
   absl::StatusOr<int> MaxActiveBlocksPerSm(FunctionHandle function, int warps);
-  const DriverApi& api() const { return api_; }
+  const CudaEntryPoints& api() const { return api_; }
   // True on a thread that is inside one of our callback/host-function
   // trampolines (the driver's callback thread, SEM-07).
   static bool InCallbackContext();
 
  private:
   struct CallbackThunk;
-  CudaDevice(const DriverApi& api, int ordinal);
+  CudaDevice(const CudaEntryPoints& api, int ordinal);
 
   // Every entry point starts here: counts SEM-09 calls and makes our context
   // current on the calling thread (never from callback context, where the
@@ -165,7 +165,7 @@ class CudaDevice final : public Device {
   // A host word's pinned host address; null if the handle is not live.
   std::uint32_t* LookupHostWord(HostWordHandle h) const;
 
-  const DriverApi& api_;
+  const CudaEntryPoints& api_;
   const int ordinal_;
   CUdevice cu_device_ = 0;
   std::atomic<CUcontext> context_{nullptr};

@@ -1,5 +1,5 @@
 // The real backend on a GPU. Without a driver every case skips with the
-// loader's one-line reason; driver_api_test checks that path itself.
+// loader's one-line reason; cuda_entry_points_test checks that path itself.
 #include "real/cuda_device.h"
 
 #include <unistd.h>

@@ -31,10 +31,10 @@ class SimView {
   virtual absl::string_view ActorName(ActorId actor) const = 0;
   // The name the runtime gave a mutex (Host::NewMutex), e.g. "stacks lock",
   // for messages; empty when unknown.
-  virtual absl::string_view MutexName(std::uint32_t mutex) const { return {}; }
+  virtual absl::string_view MutexName(std::uint32_t /*mutex*/) const { return {}; }
   // The text of a message the runtime printed (field `d` of kFatalReported
   // and kErrorReported); empty when unknown.
-  virtual absl::string_view MessageText(std::uint32_t key) const { return {}; }
+  virtual absl::string_view MessageText(std::uint32_t /*key*/) const { return {}; }
 };
 
 // A set of event kinds, bit i for EventKind i.
@@ -67,9 +67,9 @@ class Monitor {
   // No actor can run. `all_finished` tells quiescence (everyone done) from a
   // stuck state; deadlock reporting itself belongs to the engine, which knows
   // the wait-for graph.
-  virtual std::optional<Violation> OnQuiescence(absl::Span<const Event> events,
-                                                const SimView& view,
-                                                bool all_finished) {
+  virtual std::optional<Violation> OnQuiescence(absl::Span<const Event> /*events*/,
+                                                const SimView& /*view*/,
+                                                bool /*all_finished*/) {
     return std::nullopt;
   }
 };

@@ -1,6 +1,6 @@
-// Experiment behind real/VALIDATION.md: the GPU-side cost of a
+// Experiment behind hardware/VALIDATION.md: the GPU-side cost of a
 // last-block-done completion write (EXT-02) on back-to-back tiny kernels, measured
-// interleaved with the same kernel without it. Stand-alone, not part of the build:
+// interleaved with the same kernel without it. Stand-alone (the build only compiles it):
 //   nvcc -O2 -arch=sm_90 -o completion_cost completion_cost.cu && ./completion_cost
 #include <cuda_runtime.h>
 #include <chrono>

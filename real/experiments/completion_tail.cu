@@ -1,4 +1,4 @@
-// Experiment behind real/VALIDATION.md: where event-fence's
+// Experiment behind hardware/VALIDATION.md: where event-fence's
 // extra ~0.5-1 us per launch at 528 x 8 comes from. completion_cost.cu timed the
 // completion write through the runtime API, whose ~5.3 us per launch hides
 // GPU-side cost; this one launches with the driver API (cuLaunchKernel, as

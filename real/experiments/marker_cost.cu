@@ -1,6 +1,6 @@
-// Experiment behind real/VALIDATION.md: the per-launch host cost of
+// Experiment behind hardware/VALIDATION.md: the per-launch host cost of
 // each stream-ordered completion marker a runtime could queue behind a kernel.
-// Stand-alone (CUDA runtime + driver API), not part of the build:
+// Stand-alone (CUDA runtime + driver API; the build only compiles it):
 //   nvcc -O2 -arch=sm_90 -o marker_cost marker_cost.cu -lcuda && ./marker_cost
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -18,7 +18,7 @@ typedef CUresult (*WriteV1)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 int main() {
   cudaFree(0);
   CUdevice dev; cuDeviceGet(&dev, 0);
-  int v1 = -1, v2 = -1;
+  int v1 = -1;
   cuDeviceGetAttribute(&v1, CU_DEVICE_ATTRIBUTE_CAN_USE_STREAM_MEM_OPS_V1, dev);
   printf("CAN_USE_STREAM_MEM_OPS_V1=%d\n", v1);
   char* stacks; cudaMalloc(&stacks, 528ull * 8 * 131072);

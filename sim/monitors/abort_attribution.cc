@@ -71,7 +71,7 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
 }
 
 std::optional<Violation> AbortAttributionMonitor::OnQuiescence(
-    absl::Span<const Event> events, const SimView& view, bool all_finished) {
+    absl::Span<const Event> events, const SimView& /*view*/, bool all_finished) {
   // A stuck execution is the engine's deadlock to report; the abort might
   // still have been reported had it moved on.
   if (!all_finished) return std::nullopt;

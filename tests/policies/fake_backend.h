@@ -173,7 +173,7 @@ class FakeDevice : public Device {
  private:
   struct Op {
     enum class Kind { kKernel, kCallback, kEvent, kWriteValue } kind;
-    KernelArgs args;
+    KernelArgs args{};
     std::uint64_t stack_bytes = 0;
     StreamCallbackFn callback = nullptr;
     void* user_data = nullptr;

@@ -132,7 +132,7 @@ TEST(Deadlock, ConcurrentCallbacksWaitingOnEachOtherThroughAStream) {
   Simulator sim(config);
   testing::NonPreemptive strategy;
   Shared shared;
-  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
     testing::Open(d);
     shared.device = &d;
     StreamHandle s{};

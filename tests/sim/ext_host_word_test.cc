@@ -1,7 +1,7 @@
 // EXT-01 and EXT-02, the extension rules of docs/cuda-semantics.md: a
 // stream-ordered write to a device-mapped host word (cuStreamWriteValue32),
 // and a kernel's completion write to one. event-fence's completion ledger rests on EXT-02;
-// real/sem_probes.cc checks both on hardware.
+// hardware/sem_probes.cc checks both on hardware.
 #include <vector>
 
 #include "gtest/gtest.h"

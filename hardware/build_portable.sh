@@ -5,9 +5,9 @@
 # machine. Fails if a binary needs a newer glibc than the H200 image's 2.39.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-readonly TARGETS=(//cli:stackcheck //real:cuda_device_test //real:hardware_runner_test
-                  //real:os_host_test //real:shaken_host_test //real:driver_api_test
-                  //tests/policies:policy_launch_bench)
+readonly TARGETS=(//cli:stackcheck //real:cuda_device_test //hardware:hardware_runner_test
+                  //real:os_host_test //real:shaken_host_test //real:cuda_entry_points_test
+                  //hardware:policy_launch_bench)
 ./bazelw build --config=portable "${TARGETS[@]}"
 # bazel-bin follows whichever config ran last in this shared tree; ask Bazel.
 bin=$(./bazelw info --config=portable bazel-bin 2>/dev/null)

@@ -1,4 +1,4 @@
-#include "real/sem_probes.h"
+#include "hardware/sem_probes.h"
 
 #include <cstdlib>
 
@@ -19,14 +19,14 @@
 #include "real/cuda_device.h"
 #include "real/os_host.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 constexpr std::uint64_t kMsNs = 1000 * 1000;
 
 // What a probe gets: a device with a context and the region kernel.
 struct Bench {
-  CudaDevice& d;
+  real::CudaDevice& d;
   FunctionHandle kernel;
 
   // A kernel with no stack slot that just runs for `ms` (one warp).
@@ -59,7 +59,7 @@ struct Flag {
 };
 void SetFlag(StreamHandle, CuResult status, void* p) {
   auto* f = static_cast<Flag*>(p);
-  f->thread = CurrentOsThreadId();
+  f->thread = real::CurrentOsThreadId();
   f->status = static_cast<int>(status);
   if (f->sleep > absl::ZeroDuration()) absl::SleepFor(f->sleep);
   f->value = 1;
@@ -206,7 +206,7 @@ Outcome Sem07(Bench& b) {
   b.d.StreamAddCallback(s2, &SetFlag, &c);
   b.d.CtxSynchronize();
   const double ms = Ms(absl::Now() - t0);
-  const ThreadId me = CurrentOsThreadId();
+  const ThreadId me = real::CurrentOsThreadId();
   return {a.thread != me && c.thread != me && a.thread == c.thread && ms >= 280,
           absl::StrFormat("two 150 ms callbacks on independent streams took "
                           "%.0f ms (%s), on %s thread(s), not the enqueuer's",
@@ -238,7 +238,7 @@ Outcome Sem08(Bench& b) {
 }
 
 struct CallbackCalls {
-  CudaDevice* d;
+  real::CudaDevice* d;
   CuResult alloc = CuResult::kUnknown;
   CuResult launch_host_fn = CuResult::kUnknown;
   std::atomic<bool> done{false};
@@ -258,7 +258,7 @@ Outcome Sem09(Bench& b) {
   b.d.StreamAddCallback(kLegacyStream, &CallDriver, &calls);
   b.d.CtxSynchronize();
   b.d.CtxSynchronize();
-  const DeviceLedger l = b.d.Ledger();
+  const real::DeviceLedger l = b.d.Ledger();
   return {calls.alloc == CuResult::kNotPermitted &&
               calls.launch_host_fn == CuResult::kSuccess,
           absl::StrFormat("from a callback: cuMemAlloc %s, cuLaunchHostFunc "
@@ -378,7 +378,7 @@ Outcome Sem14(Bench& b) {
 Outcome Sem15(Bench& b) {
   // Straight to the driver: CudaDevice::CtxDestroy synchronises first, which
   // would hide whether the driver's own teardown drains.
-  const DriverApi& api = b.d.api();
+  const real::CudaEntryPoints& api = b.d.api();
   CUdevice dev = 0;
   api.cuDeviceGet(&dev, 0);
   Flag f;
@@ -392,7 +392,7 @@ Outcome Sem15(Bench& b) {
           absl::StrFormat("last cuDevicePrimaryCtxRelease took %.0f ms behind "
                           "a 200 ms kernel (%s); its callback %s before it "
                           "returned",
-                          ms, DriverErrorName(release),
+                          ms, real::DriverErrorName(release),
                           ran ? "ran" : "had not run")};
 }
 
@@ -411,7 +411,7 @@ Outcome Sem16(Bench& b) {
     });
   }
   for (std::thread& t : threads) t.join();
-  const DeviceLedger l = b.d.Ledger();
+  const real::DeviceLedger l = b.d.Ledger();
   return {failures == 0 && l.live_blocks == 0,
           absl::StrFormat("4 threads x 200 alloc/free: %d failures, %d blocks "
                           "live after",
@@ -548,7 +548,7 @@ constexpr ProbeSpec kProbes[] = {
     (void)unused;
     _exit(0);
   };
-  absl::StatusOr<std::unique_ptr<CudaDevice>> d = CudaDevice::Create();
+  absl::StatusOr<std::unique_ptr<real::CudaDevice>> d = real::CudaDevice::Create();
   if (!d.ok()) say(false, d.status().message());
   ModuleHandle m;
   FunctionHandle k;
@@ -630,4 +630,4 @@ std::string FormatSemProbes(const std::vector<SemProbeResult>& results) {
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

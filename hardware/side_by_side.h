@@ -1,17 +1,17 @@
 // The hardware campaign: every policy x the standard hardware scenarios, run
-// on the GPU (real/hardware_runner) and searched on the simulator (the very
+// on the GPU (hardware/hardware_runner) and searched on the simulator (the very
 // same Scenario values: exhaustive DPOR where the tree is small enough, else
-// random schedules; real/scenario_search.h), then compared backend with
-// backend, property by property (real/backend_compare.h):
+// random schedules; hardware/scenario_search.h), then compared backend with
+// backend, property by property (hardware/backend_compare.h):
 //  - every simulator counterexample of a scenario is steered onto the GPU
-//    (real/steered_replay.h), unless its schedule is not steerable;
+//    (hardware/steered_replay.h), unless its schedule is not steerable;
 //  - a property the GPU violated but the scenario's search did not is
 //    searched again with that property's monitor alone, so that other
 //    properties' violations cannot hide it.
 // The verdict table (a "sim" and a "cuda" column, each cell judged against
 // the expected verdicts) is kept for the simulator-only run and for --json.
-#ifndef STACKCHECK_REAL_SIDE_BY_SIDE_H_
-#define STACKCHECK_REAL_SIDE_BY_SIDE_H_
+#ifndef STACKCHECK_HARDWARE_SIDE_BY_SIDE_H_
+#define STACKCHECK_HARDWARE_SIDE_BY_SIDE_H_
 
 #include <functional>
 #include <map>
@@ -21,18 +21,18 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "core/policies/registry.h"
+#include "hardware/backend_compare.h"
+#include "hardware/hardware_runner.h"
+#include "properties/scenarios.h"
+#include "hardware/scenario_search.h"
+#include "hardware/steered_replay.h"
 #include "properties/verdict_table.h"
-#include "real/backend_compare.h"
-#include "real/hardware_runner.h"
-#include "real/hardware_scenarios.h"
-#include "real/scenario_search.h"
-#include "real/steered_replay.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct SideBySideOptions {
   std::vector<const PolicyInfo*> policies;         // empty: all
-  std::vector<const NamedScenario*> scenarios;     // empty: all standard ones
+  std::vector<const properties::NamedScenario*> scenarios;     // empty: all standard ones
   bool hardware = true;  // false: the simulator column only (runs anywhere)
   // Hardware runs per (policy, scenario): the first with free scheduling,
   // the others with random delays (seeded 1, 2, ...).
@@ -71,7 +71,7 @@ struct PropertyComparison {
 
 struct ScenarioOutcome {
   const PolicyInfo* policy = nullptr;
-  const NamedScenario* scenario = nullptr;
+  const properties::NamedScenario* scenario = nullptr;
   int sim_executions = 0;
   std::map<std::string, std::string> sim_violations;  // property -> message
   std::string sim_error;                               // executor failure
@@ -93,7 +93,7 @@ struct SideBySideResult {
 
 absl::StatusOr<SideBySideResult> RunSideBySide(const SideBySideOptions& options);
 
-// Whether any comparison disagrees (real/backend_compare.h's Disagrees).
+// Whether any comparison disagrees (hardware/backend_compare.h's Disagrees).
 bool BackendsDisagree(const SideBySideResult& result);
 
 // The backend comparison as a table: one line per (policy, scenario,
@@ -106,6 +106,6 @@ std::string FormatComparison(const SideBySideResult& result);
 std::string FormatScenarioMatrix(const SideBySideResult& result,
                                  bool with_run_facts);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_SIDE_BY_SIDE_H_
+#endif  // STACKCHECK_HARDWARE_SIDE_BY_SIDE_H_

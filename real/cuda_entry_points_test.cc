@@ -1,4 +1,4 @@
-#include "real/driver_api.h"
+#include "real/cuda_entry_points.h"
 
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -7,8 +7,8 @@
 namespace stackcheck::real {
 namespace {
 
-TEST(DriverApiTest, MissingLibraryGivesOneClearLine) {
-  absl::StatusOr<DriverApi> api =
+TEST(CudaEntryPointsTest, MissingLibraryGivesOneClearLine) {
+  absl::StatusOr<CudaEntryPoints> api =
       LoadDriverFrom("libstackcheck-no-such-driver.so.1");
   ASSERT_FALSE(api.ok());
   EXPECT_EQ(api.status().code(), absl::StatusCode::kNotFound);
@@ -19,8 +19,8 @@ TEST(DriverApiTest, MissingLibraryGivesOneClearLine) {
   EXPECT_FALSE(absl::StrContains(api.status().message(), "\n"));
 }
 
-TEST(DriverApiTest, LibraryWithoutGetProcAddressIsNotADriver) {
-  absl::StatusOr<DriverApi> api = LoadDriverFrom("libm.so.6");
+TEST(CudaEntryPointsTest, LibraryWithoutGetProcAddressIsNotADriver) {
+  absl::StatusOr<CudaEntryPoints> api = LoadDriverFrom("libm.so.6");
   ASSERT_FALSE(api.ok());
   EXPECT_EQ(api.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(absl::StrContains(api.status().message(), "cuGetProcAddress_v2"))
@@ -29,8 +29,8 @@ TEST(DriverApiTest, LibraryWithoutGetProcAddressIsNotADriver) {
 
 // The process-wide loader: either a working driver with every entry point, or
 // the clear "no CUDA driver" status (this is what CI without a GPU checks).
-TEST(DriverApiTest, ProcessDriverLoadsOrSaysWhy) {
-  absl::StatusOr<const DriverApi*> api = LoadDriver();
+TEST(CudaEntryPointsTest, ProcessDriverLoadsOrSaysWhy) {
+  absl::StatusOr<const CudaEntryPoints*> api = LoadDriver();
   if (api.ok()) {
     EXPECT_NE((*api)->cuLaunchKernel, nullptr);
     EXPECT_GE((*api)->driver_version, 12000);
@@ -42,7 +42,7 @@ TEST(DriverApiTest, ProcessDriverLoadsOrSaysWhy) {
   EXPECT_EQ(LoadDriver().status(), api.status());
 }
 
-TEST(DriverApiTest, ErrorNamesComeFromOurTable) {
+TEST(CudaEntryPointsTest, ErrorNamesComeFromOurTable) {
   EXPECT_EQ(DriverErrorName(CUDA_ERROR_LAUNCH_FAILED),
             "CUDA_ERROR_LAUNCH_FAILED");
   EXPECT_EQ(DriverErrorName(static_cast<CUresult>(12345)), "CUDA_ERROR_12345");

@@ -2,15 +2,15 @@
 // each runs in its own forked child (several poison the context on purpose),
 // does the smallest thing that exhibits the rule through CudaDevice, and
 // reports what it saw next to what the spec (and so the simulator) says.
-#ifndef STACKCHECK_REAL_SEM_PROBES_H_
-#define STACKCHECK_REAL_SEM_PROBES_H_
+#ifndef STACKCHECK_HARDWARE_SEM_PROBES_H_
+#define STACKCHECK_HARDWARE_SEM_PROBES_H_
 
 #include <string>
 #include <vector>
 
 #include "absl/strings/string_view.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct SemProbeResult {
   std::string id;        // "SEM-01"
@@ -26,6 +26,6 @@ std::vector<SemProbeResult> RunSemProbes();
 
 std::string FormatSemProbes(const std::vector<SemProbeResult>& results);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_SEM_PROBES_H_
+#endif  // STACKCHECK_HARDWARE_SEM_PROBES_H_

@@ -1,4 +1,4 @@
-#include "real/side_by_side.h"
+#include "hardware/side_by_side.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,9 +12,8 @@
 #include "properties/case.h"
 #include "properties/catalogue.h"
 #include "properties/explore.h"
-#include "sim/strategies/random_strategy.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using properties::VerdictCell;
@@ -314,9 +313,9 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
   if (policies.empty()) {
     for (const PolicyInfo& p : AllPolicies()) policies.push_back(&p);
   }
-  std::vector<const NamedScenario*> scenarios = options.scenarios;
+  std::vector<const properties::NamedScenario*> scenarios = options.scenarios;
   if (scenarios.empty()) {
-    for (const NamedScenario& s : StandardHardwareScenarios()) {
+    for (const properties::NamedScenario& s : properties::HardwareScenarios()) {
       scenarios.push_back(&s);
     }
   }
@@ -334,7 +333,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
   // Hardware first; the simulator runs on fibers in this thread, so the
   // steered runs after it may fork too.
   for (const PolicyInfo* policy : policies) {
-    for (const NamedScenario* scenario : scenarios) {
+    for (const properties::NamedScenario* scenario : scenarios) {
       ScenarioOutcome out;
       out.policy = policy;
       out.scenario = scenario;
@@ -441,7 +440,7 @@ std::string FormatScenarioMatrix(const SideBySideResult& result,
                    [](const ScenarioOutcome* a, const ScenarioOutcome* b) {
                      return a->scenario < b->scenario;
                    });
-  const NamedScenario* current = nullptr;
+  const properties::NamedScenario* current = nullptr;
   for (const ScenarioOutcome* op : order) {
     const ScenarioOutcome& o = *op;
     if (o.scenario != current) {
@@ -505,4 +504,4 @@ std::string FormatScenarioMatrix(const SideBySideResult& result,
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

@@ -1,4 +1,4 @@
-#include "real/launch_bench.h"
+#include "hardware/launch_bench.h"
 
 #include <algorithm>
 #include <utility>
@@ -10,7 +10,7 @@
 #include "core/policies/policy.h"
 #include "core/scenario.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 absl::Status DriverError(absl::string_view what, CuResult r) {
@@ -56,11 +56,11 @@ absl::string_view FloorName(Floor f) {
 }
 
 absl::StatusOr<std::unique_ptr<LaunchBench>> LaunchBench::Open(int ordinal) {
-  absl::StatusOr<std::unique_ptr<CudaDevice>> device =
-      CudaDevice::Create(ordinal);
+  absl::StatusOr<std::unique_ptr<real::CudaDevice>> device =
+      real::CudaDevice::Create(ordinal);
   if (!device.ok()) return device.status();
   std::unique_ptr<LaunchBench> bench(new LaunchBench(*std::move(device)));
-  CudaDevice& d = *bench->device_;
+  real::CudaDevice& d = *bench->device_;
   if (CuResult r = d.Init(); r != CuResult::kSuccess) {
     return DriverError("cuInit", r);
   }
@@ -80,7 +80,7 @@ absl::StatusOr<std::unique_ptr<LaunchBench>> LaunchBench::Open(int ordinal) {
       r != CuResult::kSuccess) {
     return DriverError("cuModuleGetFunction", r);
   }
-  absl::StatusOr<DeviceProperties> props = d.Properties();
+  absl::StatusOr<real::DeviceProperties> props = d.Properties();
   if (!props.ok()) return props.status();
   bench->properties_ = *std::move(props);
   return bench;
@@ -127,7 +127,7 @@ absl::StatusOr<BenchFigure> LaunchBench::Time(const BenchOptions& options,
 absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
     Floor floor, BenchGeometry g, std::uint64_t kernel_ns,
     const BenchOptions& options) {
-  CudaDevice& d = *device_;
+  real::CudaDevice& d = *device_;
   const std::uint64_t bytes =
       kDefaultStackSizePerWarp * std::uint64_t{g.teams} * g.warps;
   DevicePtr block = 0;
@@ -233,4 +233,4 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasurePolicy(
   return figure;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

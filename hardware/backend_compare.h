@@ -6,15 +6,15 @@
 // is no disagreement; the GPU seeing what the simulator's search of the same
 // scenario rules out, or a simulator counterexample that the GPU does not
 // reproduce though the host can force its schedule, is.
-#ifndef STACKCHECK_REAL_BACKEND_COMPARE_H_
-#define STACKCHECK_REAL_BACKEND_COMPARE_H_
+#ifndef STACKCHECK_HARDWARE_BACKEND_COMPARE_H_
+#define STACKCHECK_HARDWARE_BACKEND_COMPARE_H_
 
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 // The simulator's side of one row.
 struct SimSide {
@@ -69,6 +69,6 @@ struct RowComparison {
 
 RowComparison CompareBackends(const SimSide& sim, const HwSide& hw);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_BACKEND_COMPARE_H_
+#endif  // STACKCHECK_HARDWARE_BACKEND_COMPARE_H_

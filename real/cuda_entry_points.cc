@@ -1,4 +1,4 @@
-#include "real/driver_api.h"
+#include "real/cuda_entry_points.h"
 
 #include <dlfcn.h>
 
@@ -52,7 +52,7 @@ std::string DriverErrorName(CUresult r) {
   return std::string(CuResultName(static_cast<CuResult>(r)));
 }
 
-absl::StatusOr<DriverApi> LoadDriverFrom(absl::string_view library) {
+absl::StatusOr<CudaEntryPoints> LoadDriverFrom(absl::string_view library) {
   const std::string lib(library);
   // RTLD_LOCAL: the driver's symbols must not satisfy anything else.
   void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -69,7 +69,7 @@ absl::StatusOr<DriverApi> LoadDriverFrom(absl::string_view library) {
         "no CUDA driver: ", lib, " has no ", kGetProcAddressSymbol,
         " (not a CUDA 12+ driver)"));
   }
-  DriverApi api;
+  CudaEntryPoints api;
 #define STACKCHECK_RESOLVE(name)                                        \
   if (absl::Status s =                                                  \
           Resolve(get_proc, #name, reinterpret_cast<void**>(&api.name)); \
@@ -88,10 +88,10 @@ absl::StatusOr<DriverApi> LoadDriverFrom(absl::string_view library) {
   return api;
 }
 
-absl::StatusOr<const DriverApi*> LoadDriver() {
+absl::StatusOr<const CudaEntryPoints*> LoadDriver() {
   // Loaded once; a leaked singleton so callback threads never see it destroyed.
   static const auto* const loaded =
-      new absl::StatusOr<DriverApi>(LoadDriverFrom(kDriverLibrary));
+      new absl::StatusOr<CudaEntryPoints>(LoadDriverFrom(kDriverLibrary));
   if (!loaded->ok()) return loaded->status();
   return &loaded->value();
 }

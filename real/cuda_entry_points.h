@@ -5,8 +5,8 @@
 // the CUDA version our header describes. So one binary starts everywhere; on a
 // machine without a driver, asking for the GPU yields one clear status instead
 // of the dynamic loader's exit 127.
-#ifndef STACKCHECK_REAL_DRIVER_API_H_
-#define STACKCHECK_REAL_DRIVER_API_H_
+#ifndef STACKCHECK_REAL_CUDA_ENTRY_POINTS_H_
+#define STACKCHECK_REAL_CUDA_ENTRY_POINTS_H_
 
 #include <cuda.h>
 
@@ -35,7 +35,7 @@ namespace stackcheck::real {
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamWriteValue32)         \
   X(cuMemsetD32Async)
 
-struct DriverApi {
+struct CudaEntryPoints {
 #define STACKCHECK_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;
   STACKCHECK_DRIVER_FUNCTIONS(STACKCHECK_DECLARE_MEMBER)
 #undef STACKCHECK_DECLARE_MEMBER
@@ -49,15 +49,15 @@ inline constexpr absl::string_view kDriverLibrary = "libcuda.so.1";
 // NotFound "no CUDA driver: <library> not found (<dlerror>)" when it cannot be
 // opened; FailedPrecondition when it is not a usable CUDA 12+ driver. The
 // library stays loaded for the life of the process.
-absl::StatusOr<DriverApi> LoadDriverFrom(absl::string_view library);
+absl::StatusOr<CudaEntryPoints> LoadDriverFrom(absl::string_view library);
 
 // The process-wide driver, loaded once from kDriverLibrary; every later call
 // returns the first result, error included.
-absl::StatusOr<const DriverApi*> LoadDriver();
+absl::StatusOr<const CudaEntryPoints*> LoadDriver();
 
 // "CUDA_ERROR_..." for a driver result (our own table; no driver call).
 std::string DriverErrorName(CUresult r);
 
 }  // namespace stackcheck::real
 
-#endif  // STACKCHECK_REAL_DRIVER_API_H_
+#endif  // STACKCHECK_REAL_CUDA_ENTRY_POINTS_H_

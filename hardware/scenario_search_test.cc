@@ -1,4 +1,4 @@
-#include "real/scenario_search.h"
+#include "hardware/scenario_search.h"
 
 #include "absl/status/statusor.h"
 #include "core/policies/registry.h"
@@ -8,10 +8,10 @@
 #include "gtest/gtest.h"
 #include "properties/explore.h"
 #include "properties/replay_file.h"
-#include "real/hardware_scenarios.h"
-#include "real/steered_replay.h"
+#include "properties/scenarios.h"
+#include "hardware/steered_replay.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using ::testing::ElementsAre;
@@ -20,7 +20,7 @@ using ::testing::StartsWith;
 
 ScenarioSearch Search(const char* policy, const char* scenario,
                       ScenarioSearchOptions options = {}) {
-  return SearchScenario(FindHardwareScenario(scenario)->scenario, *FindPolicy(policy),
+  return SearchScenario(properties::FindHardwareScenario(scenario)->scenario, *FindPolicy(policy),
                         options);
 }
 
@@ -115,7 +115,7 @@ TEST(SteeringFor, CallbackPreemptedWhileRunnableIsNotSteerable) {
   int held_back = 0;
   std::string seen;
   for (const char* policy : {"v1a-callback-unlock", "v1b-callback-lock"}) {
-    for (const NamedScenario& named : StandardHardwareScenarios()) {
+    for (const properties::NamedScenario& named : properties::HardwareScenarios()) {
       const ScenarioSearch s = Search(policy, named.name.c_str());
       for (const auto& [property, found] : s.counterexamples) {
         absl::StatusOr<Steering> st = SteeringFor(found.record);
@@ -136,7 +136,7 @@ TEST(SteeringFor, PropertyTheGpuCannotObserveIsNotSteerable) {
   properties::ReplayRecord record;
   record.policy = "v1b-callback-lock";
   record.property = "no-use-after-free";
-  record.test_case.scenario = FindHardwareScenario("one-region")->scenario;
+  record.test_case.scenario = properties::FindHardwareScenario("one-region")->scenario;
   absl::StatusOr<Steering> st = SteeringFor(record);
   ASSERT_TRUE(st.ok()) << st.status();
   EXPECT_FALSE(st->steerable);
@@ -147,9 +147,9 @@ TEST(SteeringFor, ScheduleThatDoesNotReplayToItsViolationIsAnError) {
   properties::ReplayRecord record;
   record.policy = "v2-gcc11";
   record.property = "no-deadlock";
-  record.test_case.scenario = FindHardwareScenario("one-region")->scenario;
+  record.test_case.scenario = properties::FindHardwareScenario("one-region")->scenario;
   EXPECT_FALSE(SteeringFor(record).ok());
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

@@ -1,4 +1,4 @@
-#include "real/steered_replay.h"
+#include "hardware/steered_replay.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -20,10 +20,9 @@
 #include "properties/explore.h"
 #include "sim/event.h"
 #include "sim/strategies/sequence_strategy.h"
-#include "sim/strategies/strict_sequence_strategy.h"
 #include "sim/strategy.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 // Replays a schedule and notes, at every preemption, which actor was held
@@ -340,24 +339,21 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
   }
   // Only the recorded property (the engine's always-on ones aside): another
   // monitor firing first, e.g. an accepted deviation, would stop the replay
-  // before the recorded violation.
-  std::vector<const properties::PropertyInfo*> checked;
-  if (const properties::PropertyInfo* p =
-          properties::FindProperty(record.property);
-      p != nullptr && p->checker == properties::Checker::kMonitor) {
-    checked.push_back(p);
-  }
-  // Strictly, as `stackcheck replay` runs it: a schedule that does not fit
-  // is bad input, not some other interleaving.
-  sim::StrictSequenceStrategy schedule(record.test_case.schedule);
-  absl::StatusOr<properties::Execution> sim =
-      properties::Execute(record.test_case, *policy, checked, &schedule);
-  if (!sim.ok()) return sim.status();
-  if (absl::Status s = schedule.Finish(); !s.ok()) return s;
-  if (sim->violation.has_value()) {
-    result.sim_violated = sim->violation->property == record.property;
-    result.sim_message = absl::StrCat(sim->violation->property, ": ",
-                                      sim->violation->message);
+  // before the recorded violation. Strictly, as `stackcheck replay` runs it:
+  // a schedule that does not fit is bad input, not some other interleaving.
+  properties::ExploreSpec spec;
+  spec.test_case = record.test_case;
+  spec.policy = policy;
+  const properties::PropertyInfo* property = properties::FindProperty(record.property);
+  spec.monitors = property != nullptr && property->checker == properties::Checker::kMonitor
+                      ? properties::MonitorSelection::Named({record.property})
+                      : properties::MonitorSelection{properties::MonitorSelection::kNone, {}};
+  spec.strategy = "replay";
+  const properties::ExploreReport sim = properties::Explore(spec);
+  if (!sim.status.ok()) return sim.status;
+  if (const properties::Finding* f = sim.first(); f != nullptr) {
+    result.sim_violated = f->violation.property == record.property;
+    result.sim_message = absl::StrCat(f->violation.property, ": ", f->violation.message);
   } else {
     result.sim_message = "no violation on replay";
   }
@@ -402,4 +398,4 @@ std::string FormatSteeredReplay(const SteeredReplayResult& r,
   return out;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

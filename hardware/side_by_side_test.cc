@@ -1,4 +1,4 @@
-#include "real/side_by_side.h"
+#include "hardware/side_by_side.h"
 
 #include <functional>
 #include <set>
@@ -8,12 +8,12 @@
 #include "core/policies/registry.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hardware/hardware_runner.h"
+#include "properties/scenarios.h"
+#include "hardware/steered_replay.h"
 #include "properties/catalogue.h"
-#include "real/hardware_runner.h"
-#include "real/hardware_scenarios.h"
-#include "real/steered_replay.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using ::testing::HasSubstr;
@@ -52,7 +52,7 @@ bool Steered(const HardwareRunOptions& o) {
 SideBySideOptions Options(const char* policy, const char* scenario) {
   SideBySideOptions o;
   o.policies = {FindPolicy(policy)};
-  o.scenarios = {FindHardwareScenario(scenario)};
+  o.scenarios = {properties::FindHardwareScenario(scenario)};
   o.hardware_repeat = 2;
   o.sim_executions = 20;
   o.steer_runs = 2;
@@ -182,4 +182,4 @@ TEST(SideBySide, SimulatorColumnAloneHasNoComparison) {
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

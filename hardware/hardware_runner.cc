@@ -1,4 +1,4 @@
-#include "real/hardware_runner.h"
+#include "hardware/hardware_runner.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -20,16 +20,16 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/scenario_runner.h"
+#include "hardware/run_observer.h"
+#include "hardware/run_record.h"
 #include "properties/catalogue.h"
 #include "real/activity_log.h"
 #include "real/cuda_device.h"
 #include "real/os_host.h"
-#include "real/run_observer.h"
-#include "real/run_record.h"
 #include "real/shaken_device.h"
 #include "real/shaken_host.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 // Exit codes the child uses for its own endings (the runtime uses 0 and 1).
@@ -56,10 +56,10 @@ absl::Duration TotalKernelTime(const Scenario& s) {
 
 // Copies the device's view into the record. With `device_counter` false it
 // makes no driver call (the watchdog's case: the driver may be what hangs).
-void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
+void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counter,
                     std::uint64_t baseline_destroys) {
-  const KernelReport k = device.ReadKernelReport(device_counter);
-  const DeviceLedger l = device.Ledger();
+  const real::KernelReport k = device.ReadKernelReport(device_counter);
+  const real::DeviceLedger l = device.Ledger();
   rec.corruptions = k.corruptions;
   rec.corrupt_expected = k.expected;
   rec.corrupt_observed = k.observed;
@@ -89,13 +89,13 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
 [[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario,
                             const PolicyInfo& policy,
                             const HardwareRunOptions& options) {
-  OsHost os;
-  ActivityLog log(&rec.activity);
+  real::OsHost os;
+  real::ActivityLog log(&rec.activity);
   log.NameThread("main");
-  absl::StatusOr<std::unique_ptr<CudaDevice>> created =
-      CudaDevice::Create(options.device_ordinal);
+  absl::StatusOr<std::unique_ptr<real::CudaDevice>> created =
+      real::CudaDevice::Create(options.device_ordinal);
   if (!created.ok()) SetupFailed(rec, created.status().message());
-  CudaDevice& cuda = **created;
+  real::CudaDevice& cuda = **created;
 
   // Baseline: free memory on a fresh context holding only the backend's own
   // counter, as the runtime's context will at close if nothing leaked.
@@ -113,9 +113,9 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
   cuda.CtxDestroy();
   const std::uint64_t baseline_destroys = cuda.Ledger().destroys;
 
-  Jitter jitter(options.jitter);
-  ShakenDevice device(cuda, jitter, log);
-  ShakenHost host(os, jitter, log);
+  real::Jitter jitter(options.jitter);
+  real::ShakenDevice device(cuda, jitter, log);
+  real::ShakenHost host(os, jitter, log);
   host.set_spawn_delays(options.spawn_delays);
   RunObserver observer(rec, cuda, scenario.soft_limit);
   device.set_launch_hook(
@@ -137,11 +137,11 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
     return scenario.faults.launch_failure_at_call != 0 &&
            ++launches == scenario.faults.launch_failure_at_call;
   });
-  os.anomalies().SetHook([&rec, &os](const MutexAnomaly& a) {
+  os.anomalies().SetHook([&rec, &os](const real::MutexAnomaly& a) {
     if (rec.mutex_anomalies.fetch_add(1) != 0) return;
     CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),
              absl::StrFormat("%s of '%s' by %s (owner: %s)",
-                             MutexAnomalyName(a.kind), a.mutex,
+                             real::MutexAnomalyName(a.kind), a.mutex,
                              os.ThreadName(a.thread),
                              a.owner == kNoThread ? std::string("none")
                                                   : os.ThreadName(a.owner)));
@@ -152,7 +152,7 @@ void SnapshotDevice(RunRecord& rec, CudaDevice& device, bool device_counter,
   if (!options.in_process) {
     std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
       absl::SleepFor(limit);
-      rec.watchdog_at_ns = MonotonicNowNs();
+      rec.watchdog_at_ns = real::MonotonicNowNs();
       rec.watchdog_fired = true;
       SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
       rec.jitter_delays = jitter.delays();
@@ -474,8 +474,8 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
   }
   if (Hung(result)) {
     const std::int64_t at =
-        rec->watchdog_fired ? rec->watchdog_at_ns : MonotonicNowNs();
-    result.hang_report = DescribeActivity(rec->activity, at);
+        rec->watchdog_fired ? rec->watchdog_at_ns : real::MonotonicNowNs();
+    result.hang_report = real::DescribeActivity(rec->activity, at);
   }
   for (const properties::PropertyInfo& info : properties::AllProperties()) {
     result.properties.push_back(Judge(info.name, *rec, scenario, result));
@@ -484,4 +484,4 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
   return result;
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

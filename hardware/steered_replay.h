@@ -28,8 +28,8 @@
 //    runner delays threads only at their start;
 //  - the schedule makes a data choice (which pending callbacks run at once,
 //    which allocation fails) that the driver makes on hardware.
-#ifndef STACKCHECK_REAL_STEERED_REPLAY_H_
-#define STACKCHECK_REAL_STEERED_REPLAY_H_
+#ifndef STACKCHECK_HARDWARE_STEERED_REPLAY_H_
+#define STACKCHECK_HARDWARE_STEERED_REPLAY_H_
 
 #include <functional>
 #include <string>
@@ -40,10 +40,10 @@
 #include "absl/time/time.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
+#include "hardware/hardware_runner.h"
 #include "properties/replay_file.h"
-#include "real/hardware_runner.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 // Runs one scenario on the GPU: RunOnHardware, or a stand-in that a test
 // feeds synthetic results through.
@@ -57,7 +57,7 @@ struct SteeredReplayOptions {
 };
 
 // Whether the hardware runner judges `property` at all: every catalogue
-// property but no-use-after-free (real/hardware_runner.h says how each is
+// property but no-use-after-free (hardware/hardware_runner.h says how each is
 // observed, and why that one is not).
 bool HardwareObserves(absl::string_view property);
 
@@ -99,6 +99,6 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
 std::string FormatSteeredReplay(const SteeredReplayResult& result,
                                 const SteeredReplayOptions& options);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_STEERED_REPLAY_H_
+#endif  // STACKCHECK_HARDWARE_STEERED_REPLAY_H_

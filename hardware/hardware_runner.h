@@ -5,7 +5,7 @@
 // Each run happens in a forked child process: a device abort poisons the
 // context for the rest of the process (SEM-05), and the runtime's fatal path
 // ends the process through exit, as libgomp's does. The child records what it
-// sees into shared memory (real/run_record.h) as it goes; a watchdog turns a
+// sees into shared memory (hardware/run_record.h) as it goes; a watchdog turns a
 // hang into a "no-deadlock" violation that names each thread's last operation.
 //
 // What the hardware can tell (and how):
@@ -23,8 +23,8 @@
 //                      callback trampolines
 // no-use-after-free is not separately observable (cuMemFree waits for the
 // device, SEM-11; a reuse shows as overlap): reported as not observed.
-#ifndef STACKCHECK_REAL_HARDWARE_RUNNER_H_
-#define STACKCHECK_REAL_HARDWARE_RUNNER_H_
+#ifndef STACKCHECK_HARDWARE_HARDWARE_RUNNER_H_
+#define STACKCHECK_HARDWARE_HARDWARE_RUNNER_H_
 
 #include <cstdint>
 #include <string>
@@ -36,10 +36,10 @@
 #include "core/scenario.h"
 #include "real/jitter.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct HardwareRunOptions {
-  JitterOptions jitter;
+  real::JitterOptions jitter;
   // A run that has not ended this long after its start (plus the scenario's
   // total kernel time) is a hang.
   absl::Duration watchdog = absl::Seconds(5);
@@ -99,6 +99,6 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
     const Scenario& scenario, const PolicyInfo& policy,
     const HardwareRunOptions& options);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_HARDWARE_RUNNER_H_
+#endif  // STACKCHECK_HARDWARE_HARDWARE_RUNNER_H_

@@ -1,12 +1,12 @@
-#include "real/hardware_runner.h"
+#include "hardware/hardware_runner.h"
 
 #include "absl/strings/match.h"
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
-#include "real/driver_api.h"
-#include "real/hardware_scenarios.h"
+#include "properties/scenarios.h"
+#include "real/cuda_entry_points.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 HardwareRunOptions Quick() {
@@ -24,9 +24,9 @@ const PolicyInfo& Policy(absl::string_view name) {
 // Without a driver the forked child says why and the run is "setup failed"
 // with the loader's line: the campaign reports it instead of crashing.
 TEST(HardwareRunnerTest, WithoutDriverTheRunSaysWhy) {
-  if (LoadDriver().ok()) GTEST_SKIP() << "a driver is present";
+  if (real::LoadDriver().ok()) GTEST_SKIP() << "a driver is present";
   absl::StatusOr<HardwareRunResult> r = RunOnHardware(
-      FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
+      properties::FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->ending, HardwareRunResult::Ending::kSetupFailed);
   EXPECT_TRUE(absl::StartsWith(r->setup_error, "no CUDA driver: "))
@@ -35,7 +35,7 @@ TEST(HardwareRunnerTest, WithoutDriverTheRunSaysWhy) {
 }
 
 TEST(HardwareScenariosTest, RegionIdsAreUniqueAndPositive) {
-  for (const NamedScenario& s : StandardHardwareScenarios()) {
+  for (const properties::NamedScenario& s : properties::HardwareScenarios()) {
     std::vector<RegionId> ids;
     for (const ThreadProgram& t : s.scenario.threads) {
       for (const HostOp& op : t.ops) {
@@ -53,14 +53,14 @@ TEST(HardwareScenariosTest, RegionIdsAreUniqueAndPositive) {
 class HardwareRunnerGpuTest : public testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<const DriverApi*> api = LoadDriver();
+    absl::StatusOr<const real::CudaEntryPoints*> api = real::LoadDriver();
     if (!api.ok()) GTEST_SKIP() << api.status().message();
   }
 };
 
 TEST_F(HardwareRunnerGpuTest, V2HoldsOnOneRegion) {
   absl::StatusOr<HardwareRunResult> r = RunOnHardware(
-      FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
+      properties::FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->ending, HardwareRunResult::Ending::kExited) << r->EndingText();
   EXPECT_EQ(r->exit_status, 0);
@@ -71,7 +71,7 @@ TEST_F(HardwareRunnerGpuTest, V2HoldsOnOneRegion) {
 
 TEST_F(HardwareRunnerGpuTest, V1bDeadlocksWhenTheBlockGrowsAndTheWatchdogSaysWhere) {
   absl::StatusOr<HardwareRunResult> r =
-      RunOnHardware(FindHardwareScenario("grow-while-busy")->scenario,
+      RunOnHardware(properties::FindHardwareScenario("grow-while-busy")->scenario,
                     Policy("v1b-callback-lock"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->ending, HardwareRunResult::Ending::kWatchdog) << r->EndingText();
@@ -83,7 +83,7 @@ TEST_F(HardwareRunnerGpuTest, V1bDeadlocksWhenTheBlockGrowsAndTheWatchdogSaysWhe
 
 TEST_F(HardwareRunnerGpuTest, AbortIsAttributedByV2) {
   absl::StatusOr<HardwareRunResult> r = RunOnHardware(
-      FindHardwareScenario("abort")->scenario, Policy("v2-gcc11"), Quick());
+      properties::FindHardwareScenario("abort")->scenario, Policy("v2-gcc11"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
   ASSERT_EQ(r->ending, HardwareRunResult::Ending::kExited) << r->EndingText();
   EXPECT_EQ(r->exit_status, 1);
@@ -92,4 +92,4 @@ TEST_F(HardwareRunnerGpuTest, AbortIsAttributedByV2) {
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

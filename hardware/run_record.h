@@ -3,8 +3,8 @@
 // and the child writes this record into a MAP_SHARED mapping as things
 // happen, so the parent can read it whether the child exits, is killed by the
 // watchdog, or crashes.
-#ifndef STACKCHECK_REAL_RUN_RECORD_H_
-#define STACKCHECK_REAL_RUN_RECORD_H_
+#ifndef STACKCHECK_HARDWARE_RUN_RECORD_H_
+#define STACKCHECK_HARDWARE_RUN_RECORD_H_
 
 #include <atomic>
 #include <cstdint>
@@ -12,10 +12,10 @@
 #include "core/observer.h"
 #include "real/activity_log.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct RunRecord {
-  ActivityTable activity;
+  real::ActivityTable activity;
 
   // Set up.
   char setup_error[200] = {};
@@ -64,6 +64,6 @@ struct RunRecord {
   std::int64_t watchdog_at_ns = 0;
 };
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_RUN_RECORD_H_
+#endif  // STACKCHECK_HARDWARE_RUN_RECORD_H_

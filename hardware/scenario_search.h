@@ -4,15 +4,15 @@
 // schedules on top, and the claim is then a count, not a proof. Each violated
 // property keeps its first counterexample as a replay record, so that it can
 // be replayed on the simulator (`stackcheck replay`) and steered onto the GPU
-// (real/steered_replay.h).
+// (hardware/steered_replay.h).
 //
 // What "exhaustive for a property" means: the DPOR tree ran out, and no
 // execution stopped at a violation of another property first (an execution
 // ends at its first violation, so one that stopped early says nothing about
 // what would have followed). Only then does "no violation of P" cover every
 // schedule of the scenario (sim/strategies/dfs_strategy.h).
-#ifndef STACKCHECK_REAL_SCENARIO_SEARCH_H_
-#define STACKCHECK_REAL_SCENARIO_SEARCH_H_
+#ifndef STACKCHECK_HARDWARE_SCENARIO_SEARCH_H_
+#define STACKCHECK_HARDWARE_SCENARIO_SEARCH_H_
 
 #include <cstdint>
 #include <map>
@@ -23,7 +23,7 @@
 #include "core/scenario.h"
 #include "properties/replay_file.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct ScenarioSearchOptions {
   // DPOR executions before giving up on exhausting the tree; 0: no DPOR.
@@ -63,6 +63,6 @@ struct ScenarioSearch {
 ScenarioSearch SearchScenario(const Scenario& scenario, const PolicyInfo& policy,
                               const ScenarioSearchOptions& options);
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_SCENARIO_SEARCH_H_
+#endif  // STACKCHECK_HARDWARE_SCENARIO_SEARCH_H_

@@ -1,9 +1,9 @@
-#include "real/backend_compare.h"
+#include "hardware/backend_compare.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 namespace {
 
 using ::testing::HasSubstr;
@@ -146,4 +146,4 @@ TEST(RowStatusName, EveryStatusHasAName) {
 }
 
 }  // namespace
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

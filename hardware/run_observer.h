@@ -1,8 +1,8 @@
 // The RuntimeObserver of a hardware run: writes what the runtime reports into
 // the shared RunRecord, and checks sync-completion by recording an event
 // behind each region's launch and querying it when run() returns.
-#ifndef STACKCHECK_REAL_RUN_OBSERVER_H_
-#define STACKCHECK_REAL_RUN_OBSERVER_H_
+#ifndef STACKCHECK_HARDWARE_RUN_OBSERVER_H_
+#define STACKCHECK_HARDWARE_RUN_OBSERVER_H_
 
 #include <cstdint>
 
@@ -10,9 +10,9 @@
 #include "absl/synchronization/mutex.h"
 #include "core/device.h"
 #include "core/observer.h"
-#include "real/run_record.h"
+#include "hardware/run_record.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 class RunObserver final : public RuntimeObserver {
  public:
@@ -40,6 +40,6 @@ class RunObserver final : public RuntimeObserver {
   absl::flat_hash_map<RegionId, EventHandle> fences_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_RUN_OBSERVER_H_
+#endif  // STACKCHECK_HARDWARE_RUN_OBSERVER_H_

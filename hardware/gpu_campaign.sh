@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Everything VALIDATION.md records, run on the H200 machine from the repo root
-# with the binaries real/build_portable.sh put in .carry/bin. Raw output goes
+# with the binaries hardware/build_portable.sh put in .carry/bin. Raw output goes
 # to $OUT (the device tool brings it back). Usage: gpu_campaign.sh PART...
 #   env       machine, driver, binary facts
-#   tests     the real/ unit tests (GPU cases run there, skip elsewhere)
+#   tests     the real/ and hardware/ unit tests (GPU cases run there, skip elsewhere)
 #   probes    one hardware probe per SEM rule
 #   validate  every policy x the hardware scenarios compared with the
 #             simulator's search of them; every simulator counterexample is
@@ -33,7 +33,7 @@ part_env() {
 }
 
 part_tests() {
-  for t in driver_api_test os_host_test shaken_host_test cuda_device_test hardware_runner_test; do
+  for t in cuda_entry_points_test os_host_test shaken_host_test cuda_device_test hardware_runner_test; do
     run tests.txt timeout 60 ".carry/bin/$t"
   done
 }

@@ -3,8 +3,8 @@
 // alone, + event record, + stream callback, + host function, + context
 // synchronise, alloc+launch+synchronise+free). The method: back-to-back
 // launches, one final context synchronise, median over repetitions.
-#ifndef STACKCHECK_REAL_LAUNCH_BENCH_H_
-#define STACKCHECK_REAL_LAUNCH_BENCH_H_
+#ifndef STACKCHECK_HARDWARE_LAUNCH_BENCH_H_
+#define STACKCHECK_HARDWARE_LAUNCH_BENCH_H_
 
 #include <cstdint>
 #include <memory>
@@ -17,7 +17,7 @@
 #include "real/cuda_device.h"
 #include "real/os_host.h"
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 struct BenchGeometry {
   std::uint32_t teams = 8;
@@ -68,7 +68,7 @@ class LaunchBench {
   // Destroys the context, so a leak checker sees everything given back.
   ~LaunchBench();
 
-  const DeviceProperties& properties() const { return properties_; }
+  const real::DeviceProperties& properties() const { return properties_; }
   // libgomp's default team count: SMs x resident blocks of (32 x warps).
   absl::StatusOr<std::uint32_t> DefaultTeams(std::uint32_t warps);
 
@@ -81,19 +81,19 @@ class LaunchBench {
                                             const BenchOptions& options);
 
  private:
-  LaunchBench(std::unique_ptr<CudaDevice> device) : device_(std::move(device)) {}
+  LaunchBench(std::unique_ptr<real::CudaDevice> device) : device_(std::move(device)) {}
   // Times `one_launch` back to back, ending each repetition with a context
   // synchronise; `one_launch` returns false on a driver error.
   template <typename F>
   absl::StatusOr<BenchFigure> Time(const BenchOptions& options, F one_launch);
 
-  std::unique_ptr<CudaDevice> device_;
-  OsHost host_;
-  DeviceProperties properties_;
+  std::unique_ptr<real::CudaDevice> device_;
+  real::OsHost host_;
+  real::DeviceProperties properties_;
   FunctionHandle region_{};
   FunctionHandle ctor_dtor_{};
 };
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
 
-#endif  // STACKCHECK_REAL_LAUNCH_BENCH_H_
+#endif  // STACKCHECK_HARDWARE_LAUNCH_BENCH_H_

@@ -1,11 +1,11 @@
-#include "real/backend_compare.h"
+#include "hardware/backend_compare.h"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 #include <utility>
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 absl::string_view RowStatusName(RowStatus status) {
   switch (status) {
@@ -112,4 +112,4 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
                              hw.runs));
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware

@@ -1,9 +1,9 @@
-#include "real/run_observer.h"
+#include "hardware/run_observer.h"
 
 #include <algorithm>
 #include <cstring>
 
-namespace stackcheck::real {
+namespace stackcheck::hardware {
 
 void RunObserver::RegionBegin(RegionId) { ++record_.regions_begun; }
 
@@ -68,4 +68,4 @@ void RunObserver::KernelLaunched(const KernelArgs& args, StreamHandle stream,
   device_.EventRecord(fence, stream);
 }
 
-}  // namespace stackcheck::real
+}  // namespace stackcheck::hardware
