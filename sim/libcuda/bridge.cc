@@ -28,6 +28,10 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 thread_local bool t_inside = false;
 
+// The exit status of a process whose simulated execution stopped before the
+// program ended (a violation, a deadlock, the step bound).
+constexpr int kEndedEarlyStatus = 86;
+
 class Bridge {
  public:
   Bridge() {
@@ -45,6 +49,7 @@ class Bridge {
     request_ = &call;
     Enter();
     request_ = nullptr;
+    if (!sim_side_) EndedEarly();
     return result_;
   }
 
@@ -106,6 +111,16 @@ class Bridge {
     t_inside = true;
     sim_side_ = std::move(sim_side_).resume();
     t_inside = false;
+  }
+
+  // The simulated execution ended while the program was in a driver call: a
+  // monitor's violation, a deadlock or the step bound stopped it, so the call
+  // has no outcome. The report is the result; the process ends with it.
+  [[noreturn]] void EndedEarly() {
+    finished_ = true;
+    Report();
+    std::fflush(nullptr);
+    std::_Exit(kEndedEarlyStatus);
   }
 
   // T0 side: let the program run until its next call.
