@@ -647,9 +647,12 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmod
 
 EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction function) {
   if (value == nullptr || function == nullptr) return Code(CuResult::kInvalidValue);
+  // 64 registers per thread: with the device attributes above, the plugin's
+  // default geometry is then 528 teams x 8 warps, what it chose on the H200
+  // (docs/cuda-semantics.md, costs table).
   switch (attribute) {
     case kFuncMaxThreadsPerBlock: *value = 1024; break;
-    case kFuncNumRegs: *value = 32; break;
+    case kFuncNumRegs: *value = 64; break;
     default: *value = 0; break;
   }
   return 0;

@@ -10,7 +10,8 @@ prog=$here/omp_roundtrip
 plugin=/usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1
 [[ -r $plugin ]] || { echo "FAIL: $plugin missing (bazelw installs libgomp-plugin-nvptx1)"; exit 1; }
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
-log=$tmp/libcuda.log
+# The report is kept with the test's outputs (bazel-testlogs/.../test.outputs).
+log=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/libcuda.log
 fail() { echo "FAIL: $*"; echo "--- program output"; cat "$tmp/out" || true;
          echo "--- log"; cat "$log" || true; exit 1; }
 
@@ -51,4 +52,6 @@ expect 'T0 +driver-call cuCtxDestroy -> 0'
 stacks=$(grep -oE '^cuLaunchKernel.*args \[[^,]*, (0x[0-9a-f]+)' "$log" | head -1 | grep -oE '0x[0-9a-f]+$')
 expect "^cuMemAlloc_v2\([0-9]+ bytes\) -> 0 [A-Z_]+, $stacks\$"
 expect "^cuMemFree_v2\($stacks\) -> 0 "
+# 528 teams x 8 warps: the default geometry the plugin chose on the H200.
+expect '^cuLaunchKernel\("main\$_omp_fn\$0", grid 528x1x1, block 32x8x1,'
 echo PASS
