@@ -28,8 +28,9 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 
 thread_local bool t_inside = false;
 
-// The exit status of a process whose simulated execution stopped before the
-// program ended (a violation, a deadlock, the step bound).
+// The exit status of a process whose simulated execution ended with a
+// violation (a monitor's, a deadlock, the step bound), whether it stopped
+// inside a driver call or at the program's end.
 constexpr int kEndedEarlyStatus = 86;
 
 class Bridge {
@@ -59,6 +60,13 @@ class Bridge {
   }
 
   void Finish() {
+    if (t_inside) {
+      // exit() called from inside the simulation (a callback): the
+      // execution cannot be ended from its own fiber; report what it has.
+      finished_ = true;
+      Report(/*partial=*/true);
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (finished_) return;
     finished_ = true;
@@ -66,7 +74,10 @@ class Bridge {
       quit_ = true;
       Enter();
     }
-    Report();
+    if (Report(/*partial=*/false)) {
+      std::fflush(nullptr);
+      std::_Exit(kEndedEarlyStatus);
+    }
   }
 
   std::uint64_t capacity() const { return config_.device_capacity; }
@@ -118,7 +129,7 @@ class Bridge {
   // has no outcome. The report is the result; the process ends with it.
   [[noreturn]] void EndedEarly() {
     finished_ = true;
-    Report();
+    Report(/*partial=*/false);
     std::fflush(nullptr);
     std::_Exit(kEndedEarlyStatus);
   }
@@ -126,12 +137,18 @@ class Bridge {
   // T0 side: let the program run until its next call.
   void Yield() { program_ = std::move(program_).resume(); }
 
-  void Report() {
+  // Writes the report; true if the verdict is a violation.
+  bool Report(bool partial) {
     std::string text;
+    bool violation = false;
     for (const std::string& line : calls_) absl::StrAppend(&text, line, "\n");
     std::string summary = "stackcheck libcuda: simulation not started (no driver call)";
-    if (result_run_ != nullptr) {
+    if (partial) {
+      summary = "stackcheck libcuda: the process exited inside the simulation "
+                "(from a callback); no verdict";
+    } else if (result_run_ != nullptr) {
       const sim::ExecutionResult& r = *result_run_;
+      violation = r.violation.has_value();
       std::vector<std::string> names;
       for (sim::ActorId a = 0; a < 64; ++a) {
         names.emplace_back(simulator_->ActorName(a));
@@ -159,6 +176,7 @@ class Bridge {
       }
     }
     std::fprintf(stderr, "%s\n", summary.c_str());
+    return violation;
   }
 
   std::mutex mu_;

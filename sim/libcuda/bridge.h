@@ -43,9 +43,10 @@ void LogCall(std::string line);
 
 // Ends the simulated process and writes the report: the call log, the
 // simulator's event log and the monitors' verdict, to the file named by
-// STACKCHECK_LIBCUDA_LOG, and a one-line summary to stderr. If the simulated
-// execution stops inside a driver call (a violation, a deadlock, the step
-// bound), the report is written then and the process exits with status 86.
+// STACKCHECK_LIBCUDA_LOG, and a one-line summary to stderr. A verdict that is
+// a violation ends the process with status 86; if the simulated execution
+// stops inside a driver call (a violation, a deadlock, the step bound), the
+// report is written then, since that call has no outcome.
 void FinishSimulation();
 
 // The device capacity the simulator models, in bytes.

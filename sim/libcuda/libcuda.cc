@@ -24,6 +24,7 @@
 //   returns CUDA_ERROR_NOT_SUPPORTED.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -607,12 +608,12 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     if (k.name == name) kernel = &k;
   }
   stackcheck::FunctionHandle sim{};
-  // Every entry is the simulator's OpenMP-shaped region kernel; a name the
-  // module does not declare is asked under its own name, so the SimDevice
-  // answers with its admission error or NOT_FOUND.
+  // Every entry is the simulator's OpenMP-shaped region kernel; for a name
+  // the module does not declare the SimDevice is asked for the empty name, so
+  // it answers with its admission error or NOT_FOUND.
   const CuResult r = RunOnDevice([&](Device& d) {
     return d.ModuleGetFunction(&sim, m->sim,
-                               kernel ? stackcheck::kRegionKernel : absl::string_view(name));
+                               kernel ? stackcheck::kRegionKernel : absl::string_view());
   });
   LogCall(absl::StrCat("cuModuleGetFunction(\"", name, "\") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);

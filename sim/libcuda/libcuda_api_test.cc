@@ -96,6 +96,8 @@ TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
   void* function = nullptr;
   EXPECT_EQ(get_function(&function, module, "kern"), 0);
   EXPECT_EQ(get_function(&function, module, "missing"), 500);
+  // The simulator's own kernel names are not this module's.
+  EXPECT_EQ(get_function(&function, module, "omp_region"), 500);
   auto get_global =
       Sym<CUresult (*)(CUdeviceptr*, std::size_t*, void*, const char*)>("cuModuleGetGlobal_v2");
   CUdeviceptr table = 0;
