@@ -1,0 +1,871 @@
+// libcuda.so.1 backed by the simulator: every entry point GCC's libgomp nvptx
+// plugin resolves (entry_points.tsv), plus cuGetProcAddress. Types are
+// declared here with the driver ABI's sizes (handles are pointers, CUresult
+// and CUdevice are int, CUdeviceptr is 64 bits) instead of including cuda.h,
+// whose macros rename the unversioned functions.
+//
+// Rules:
+// - Calls that touch device state go through RunOnDevice to the SimDevice, so
+//   its admission order (sticky error first, SEM-05; no calls from callback
+//   context, SEM-09), waits (SEM-11, SEM-14) and event log apply.
+// - Device memory holds real bytes: every live block has a host shadow of its
+//   size (zero-filled pages, allocated lazily by the kernel), which cuMemcpy*
+//   read and write after the SimDevice accepted the copy.
+// - Modules are PTX. cuLinkComplete returns an image holding the PTX it was
+//   given; cuModuleLoadData takes that image or PTX text. Every `.entry` of a
+//   module is a function; every `.global` gets device memory of its size.
+// - A kernel does not execute. It is enqueued as the simulator's
+//   OpenMP-shaped kernel: its first argument that points into a live device
+//   block is the variable table, the second the stacks block, and an
+//   8-byte argument after it that is no pointer the per-warp stack size
+//   (libgomp's kernels take exactly (arg, stack, sz)). It completes when the
+//   GPU actor runs its steps, at the latest at the next synchronisation.
+// - An entry point that is not implemented prints one line naming itself and
+//   returns CUDA_ERROR_NOT_SUPPORTED.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
+#include "core/cu_result.h"
+#include "core/device.h"
+#include "sim/libcuda/bridge.h"
+#include "sim/libcuda/ptx_symbols.h"
+#include "sim/sim_device.h"
+
+namespace {
+
+using stackcheck::CuResult;
+using stackcheck::Device;
+using stackcheck::DevicePtr;
+using stackcheck::libcuda::LogCall;
+using stackcheck::libcuda::RunOnDevice;
+
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = std::uint64_t;
+using CUcontext = struct CtxOpaque*;
+using CUmodule = struct ModuleOpaque*;
+using CUfunction = struct FunctionOpaque*;
+using CUstream = struct StreamOpaque*;
+using CUevent = struct EventOpaque*;
+using CUlinkState = struct LinkOpaque*;
+using CUstreamCallback = void (*)(CUstream, CUresult, void*);
+
+constexpr int kJitWallTime = 2;
+constexpr int kJitInfoLogBuffer = 3;
+constexpr int kJitErrorLogBuffer = 5;
+constexpr int kJitInputPtx = 1;
+constexpr int kStreamNonBlocking = 1;
+constexpr int kFuncMaxThreadsPerBlock = 0;
+constexpr int kFuncNumRegs = 4;
+// Stream and event handles are small numbers offset past the driver's
+// special stream values (CU_STREAM_LEGACY = 1, CU_STREAM_PER_THREAD = 2).
+constexpr std::uintptr_t kHandleBase = 0x100;
+constexpr char kImageMagic[] = "stackcheck-linked-ptx";
+
+int Code(CuResult r) { return static_cast<int>(r); }
+
+std::string Name(CuResult r) {
+  return absl::StrCat(static_cast<int>(r), " ", stackcheck::CuResultName(r));
+}
+
+CUresult NotImplemented(const char* name) {
+  std::fprintf(stderr,
+               "stackcheck libcuda: %s is not implemented by the simulator; "
+               "returning CUDA_ERROR_NOT_SUPPORTED\n",
+               name);
+  LogCall(absl::StrCat(name, " -> not implemented"));
+  return Code(CuResult::kNotSupported);
+}
+
+// --- state of the driver library beside the SimDevice ------------------------
+
+struct Shadow {
+  std::uint64_t bytes = 0;
+  unsigned char* data = nullptr;
+};
+
+struct Function {
+  std::string name;
+  std::vector<std::uint32_t> param_sizes;
+  stackcheck::FunctionHandle sim{};
+};
+
+struct Module {
+  stackcheck::ModuleHandle sim{};
+  stackcheck::libcuda::PtxSymbols symbols;
+  std::map<std::string, std::pair<DevicePtr, std::uint64_t>> globals;
+  std::map<std::string, std::unique_ptr<Function>> functions;
+};
+
+struct Link {
+  std::vector<std::string> ptx;
+  std::string image;
+};
+
+std::mutex g_mu;  // guards the tables below (not the device: the bridge does)
+std::map<DevicePtr, Shadow> g_blocks;
+
+// The current context of each host thread: a stack, as the driver keeps it.
+// There is one context (the SimDevice's); its handle is this address.
+struct CtxOpaque {};
+CtxOpaque g_context;
+bool g_context_live = false;
+thread_local std::vector<CUcontext> t_ctx_stack;
+
+CUcontext CurrentContext() {
+  return t_ctx_stack.empty() ? nullptr : t_ctx_stack.back();
+}
+
+// A block holding [ptr, ptr + bytes); nullptr if none.
+Shadow* FindBlock(DevicePtr ptr, std::uint64_t bytes, DevicePtr* base = nullptr) {
+  auto it = g_blocks.upper_bound(ptr);
+  if (it == g_blocks.begin()) return nullptr;
+  --it;
+  if (ptr - it->first > it->second.bytes || bytes > it->second.bytes - (ptr - it->first)) {
+    return nullptr;
+  }
+  if (bytes == 0 && ptr - it->first == it->second.bytes) return nullptr;
+  if (base) *base = it->first;
+  return &it->second;
+}
+
+stackcheck::StreamHandle ToSim(CUstream s) {
+  const auto v = reinterpret_cast<std::uintptr_t>(s);
+  if (v < kHandleBase) return stackcheck::kLegacyStream;  // NULL, CU_STREAM_LEGACY
+  return static_cast<stackcheck::StreamHandle>(v - kHandleBase);
+}
+CUstream FromSim(stackcheck::StreamHandle s) {
+  const auto v = static_cast<std::uintptr_t>(s);
+  return v == 0 ? nullptr : reinterpret_cast<CUstream>(v + kHandleBase);
+}
+
+CuResult AllocateBlock(Device& d, DevicePtr* ptr, std::uint64_t bytes) {
+  const CuResult r = d.MemAlloc(ptr, bytes);
+  if (r != CuResult::kSuccess) return r;
+  // calloc of a large block maps fresh zero pages: no memory until touched.
+  auto* data = static_cast<unsigned char*>(std::calloc(1, bytes));
+  if (data == nullptr) {
+    d.MemFree(*ptr);
+    return CuResult::kOutOfMemory;
+  }
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_blocks[*ptr] = Shadow{bytes, data};
+  return r;
+}
+
+void DropBlock(DevicePtr ptr) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto it = g_blocks.find(ptr);
+  if (it == g_blocks.end()) return;
+  std::free(it->second.data);
+  g_blocks.erase(it);
+}
+
+void DropAllBlocks() {
+  std::lock_guard<std::mutex> lock(g_mu);
+  for (auto& [base, shadow] : g_blocks) std::free(shadow.data);
+  g_blocks.clear();
+}
+
+struct CallbackCall {
+  CUstreamCallback fn;
+  void* user_data;
+};
+
+void CallbackTrampoline(stackcheck::StreamHandle stream, CuResult status, void* data) {
+  std::unique_ptr<CallbackCall> call(static_cast<CallbackCall*>(data));
+  call->fn(FromSim(stream), Code(status), call->user_data);
+}
+
+CUresult LoadModule(CUmodule* out, absl::string_view image, const char* api) {
+  auto module = std::make_unique<Module>();
+  if (image.size() > sizeof kImageMagic &&
+      std::memcmp(image.data(), kImageMagic, sizeof kImageMagic) == 0) {
+    image.remove_prefix(sizeof kImageMagic);
+  }
+  stackcheck::libcuda::ParsePtx(image, &module->symbols);
+  Module* m = module.get();
+  const CuResult r = RunOnDevice([&](Device& d) {
+    CuResult r = d.ModuleLoad(&m->sim, stackcheck::kKernelImage);
+    if (r != CuResult::kSuccess) return r;
+    for (const auto& g : m->symbols.globals) {
+      DevicePtr ptr = 0;
+      if (g.bytes != 0) {
+        r = AllocateBlock(d, &ptr, g.bytes);
+        if (r != CuResult::kSuccess) return r;
+      }
+      m->globals[g.name] = {ptr, g.bytes};
+    }
+    return CuResult::kSuccess;
+  });
+  LogCall(absl::StrCat(api, "(", image.size(), " bytes of PTX: ",
+                       m->symbols.kernels.size(), " .entry, ",
+                       m->symbols.globals.size(), " .global) -> ", Name(r)));
+  if (r != CuResult::kSuccess) return Code(r);
+  *out = reinterpret_cast<CUmodule>(module.release());
+  return 0;
+}
+
+int DeviceAttribute(int attribute, bool* known) {
+  *known = true;
+  // An H200-class device (SM 9.0, 132 multiprocessors): the plugin reads
+  // these to choose launch geometry.
+  switch (attribute) {
+    case 1: return 1024;         // MAX_THREADS_PER_BLOCK
+    case 2: return 1024;         // MAX_BLOCK_DIM_X
+    case 3: return 1024;         // MAX_BLOCK_DIM_Y
+    case 4: return 64;           // MAX_BLOCK_DIM_Z
+    case 5: return 2147483647;   // MAX_GRID_DIM_X
+    case 6: return 65535;        // MAX_GRID_DIM_Y
+    case 7: return 65535;        // MAX_GRID_DIM_Z
+    case 8: return 49152;        // MAX_SHARED_MEMORY_PER_BLOCK
+    case 9: return 65536;        // TOTAL_CONSTANT_MEMORY
+    case 10: return 32;          // WARP_SIZE
+    case 12: return 65536;       // MAX_REGISTERS_PER_BLOCK
+    case 13: return 1980000;     // CLOCK_RATE (kHz)
+    case 15: return 1;           // GPU_OVERLAP
+    case 16: return 132;         // MULTIPROCESSOR_COUNT
+    case 18: return 0;           // INTEGRATED
+    case 19: return 1;           // CAN_MAP_HOST_MEMORY
+    case 20: return 0;           // COMPUTE_MODE (default)
+    case 31: return 1;           // CONCURRENT_KERNELS
+    case 39: return 2048;        // MAX_THREADS_PER_MULTIPROCESSOR
+    case 40: return 3;           // ASYNC_ENGINE_COUNT
+    case 41: return 1;           // UNIFIED_ADDRESSING
+    case 75: return 9;           // COMPUTE_CAPABILITY_MAJOR
+    case 76: return 0;           // COMPUTE_CAPABILITY_MINOR
+    case 81: return 233472;      // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    case 82: return 65536;       // MAX_REGISTERS_PER_MULTIPROCESSOR
+    case 83: return 1;           // MANAGED_MEMORY
+    case 97: return 232448;      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    default: *known = false; return 0;
+  }
+}
+
+}  // namespace
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+// --- initialisation, device, context ----------------------------------------
+
+EXPORT CUresult cuInit(unsigned int flags) {
+  const CuResult r = RunOnDevice([](Device& d) { return d.Init(); });
+  LogCall(absl::StrCat("cuInit(", flags, ") -> ", Name(r)));
+  return Code(r);
+}
+
+EXPORT CUresult cuDriverGetVersion(int* version) {
+  if (version == nullptr) return Code(CuResult::kInvalidValue);
+  *version = 13000;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetCount(int* count) {
+  if (count == nullptr) return Code(CuResult::kInvalidValue);
+  *count = 1;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  if (device == nullptr) return Code(CuResult::kInvalidValue);
+  if (ordinal != 0) return Code(CuResult::kInvalidDevice);
+  *device = 0;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
+  if (name == nullptr || len <= 0) return Code(CuResult::kInvalidValue);
+  if (device != 0) return Code(CuResult::kInvalidDevice);
+  std::snprintf(name, static_cast<std::size_t>(len), "stackcheck simulated GPU");
+  return 0;
+}
+
+EXPORT CUresult cuDeviceTotalMem_v2(std::size_t* bytes, CUdevice device) {
+  if (bytes == nullptr) return Code(CuResult::kInvalidValue);
+  if (device != 0) return Code(CuResult::kInvalidDevice);
+  *bytes = stackcheck::libcuda::DeviceCapacity();
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device) {
+  if (value == nullptr) return Code(CuResult::kInvalidValue);
+  if (device != 0) return Code(CuResult::kInvalidDevice);
+  bool known = false;
+  *value = DeviceAttribute(attribute, &known);
+  if (!known) {
+    LogCall(absl::StrCat("cuDeviceGetAttribute(", attribute, ") -> 0 (not modelled)"));
+  }
+  return 0;
+}
+
+EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice device) {
+  if (context == nullptr) return Code(CuResult::kInvalidValue);
+  if (device != 0) return Code(CuResult::kInvalidDevice);
+  const CuResult r = RunOnDevice([](Device& d) { return d.CtxCreate(); });
+  LogCall(absl::StrCat("cuCtxCreate_v2(flags=", flags, ") -> ", Name(r)));
+  if (r != CuResult::kSuccess) return Code(r);
+  g_context_live = true;
+  *context = &g_context;
+  t_ctx_stack.push_back(&g_context);
+  return 0;
+}
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
+  if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
+  const CuResult r = RunOnDevice([](Device& d) { return d.CtxDestroy(); });
+  LogCall(absl::StrCat("cuCtxDestroy_v2 -> ", Name(r)));
+  if (r == CuResult::kSuccess) {
+    g_context_live = false;
+    DropAllBlocks();
+    // The destroyed context is no longer current on this thread.
+    while (!t_ctx_stack.empty() && t_ctx_stack.back() == &g_context) t_ctx_stack.pop_back();
+  }
+  return Code(r);
+}
+
+EXPORT CUresult cuCtxGetCurrent(CUcontext* context) {
+  if (context == nullptr) return Code(CuResult::kInvalidValue);
+  *context = CurrentContext();
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
+  if (device == nullptr) return Code(CuResult::kInvalidValue);
+  if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
+  *device = 0;
+  return 0;
+}
+
+EXPORT CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
+  t_ctx_stack.push_back(context);
+  return 0;
+}
+
+EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
+  if (t_ctx_stack.empty()) return Code(CuResult::kInvalidContext);
+  if (context != nullptr) *context = t_ctx_stack.back();
+  t_ctx_stack.pop_back();
+  return 0;
+}
+
+EXPORT CUresult cuCtxSynchronize() {
+  const CuResult r = RunOnDevice([](Device& d) { return d.CtxSynchronize(); });
+  LogCall(absl::StrCat("cuCtxSynchronize -> ", Name(r)));
+  return Code(r);
+}
+
+EXPORT CUresult cuGetErrorString(CUresult error, const char** text) {
+  if (text == nullptr) return Code(CuResult::kInvalidValue);
+  static std::mutex mu;
+  static auto* texts = new std::map<int, std::string>;
+  std::lock_guard<std::mutex> lock(mu);
+  auto [it, fresh] = texts->try_emplace(error);
+  if (fresh) {
+    it->second = std::string(stackcheck::CuResultDescription(static_cast<CuResult>(error)));
+  }
+  *text = it->second.c_str();
+  return 0;
+}
+
+// --- memory -------------------------------------------------------------------
+
+EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
+  if (ptr == nullptr) return Code(CuResult::kInvalidValue);
+  DevicePtr p = 0;
+  const CuResult r = RunOnDevice([&](Device& d) { return AllocateBlock(d, &p, bytes); });
+  LogCall(absl::StrFormat("cuMemAlloc_v2(%u bytes) -> %s, 0x%x", bytes, Name(r), p));
+  if (r == CuResult::kSuccess) *ptr = p;
+  return Code(r);
+}
+
+EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  const CuResult r = RunOnDevice([&](Device& d) { return d.MemFree(ptr); });
+  LogCall(absl::StrFormat("cuMemFree_v2(0x%x) -> %s", ptr, Name(r)));
+  if (r == CuResult::kSuccess) DropBlock(ptr);
+  return Code(r);
+}
+
+EXPORT CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_bytes) {
+  stackcheck::MemInfo info;
+  const CuResult r = RunOnDevice([&](Device& d) { return d.MemGetInfo(&info); });
+  if (r == CuResult::kSuccess) {
+    if (free_bytes) *free_bytes = info.free_bytes;
+    if (total_bytes) *total_bytes = info.total_bytes;
+  }
+  return Code(r);
+}
+
+EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size,
+                                        CUdeviceptr ptr) {
+  if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
+  std::lock_guard<std::mutex> lock(g_mu);
+  DevicePtr b = 0;
+  Shadow* block = FindBlock(ptr, 0, &b);
+  if (block == nullptr) return Code(CuResult::kNotFound);
+  if (base) *base = b;
+  if (size) *size = block->bytes;
+  return 0;
+}
+
+EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t bytes) {
+  const CuResult r = RunOnDevice([&](Device& d) { return d.MemcpyHtoD(dst, src, bytes); });
+  if (r == CuResult::kSuccess) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    DevicePtr base = 0;
+    if (Shadow* block = FindBlock(dst, bytes, &base)) {
+      std::memcpy(block->data + (dst - base), src, bytes);
+    }
+  }
+  LogCall(absl::StrFormat("cuMemcpyHtoD_v2(0x%x, %u bytes) -> %s", dst, bytes, Name(r)));
+  return Code(r);
+}
+
+EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
+  const CuResult r = RunOnDevice([&](Device& d) { return d.MemcpyDtoH(dst, src, bytes); });
+  if (r == CuResult::kSuccess) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    DevicePtr base = 0;
+    if (Shadow* block = FindBlock(src, bytes, &base)) {
+      std::memcpy(dst, block->data + (src - base), bytes);
+    }
+  }
+  LogCall(absl::StrFormat("cuMemcpyDtoH_v2(0x%x, %u bytes) -> %s", src, bytes, Name(r)));
+  return Code(r);
+}
+
+// Page-locked host memory is host memory; the simulator has no use for it.
+EXPORT CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
+  if (ptr == nullptr) return Code(CuResult::kInvalidValue);
+  if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
+  *ptr = std::malloc(bytes == 0 ? 1 : bytes);
+  LogCall(absl::StrFormat("cuMemAllocHost_v2(%u bytes) -> 0", bytes));
+  return *ptr ? 0 : Code(CuResult::kOutOfMemory);
+}
+
+EXPORT CUresult cuMemFreeHost(void* ptr) {
+  std::free(ptr);
+  LogCall("cuMemFreeHost -> 0");
+  return 0;
+}
+
+EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr*, void*, unsigned int) {
+  return NotImplemented("cuMemHostGetDevicePointer_v2");
+}
+EXPORT CUresult cuMemcpy(CUdeviceptr, CUdeviceptr, std::size_t) {
+  return NotImplemented("cuMemcpy");
+}
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, std::size_t, CUstream) {
+  return NotImplemented("cuMemcpyDtoDAsync_v2");
+}
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void*, CUdeviceptr, std::size_t, CUstream) {
+  return NotImplemented("cuMemcpyDtoHAsync_v2");
+}
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void*, std::size_t, CUstream) {
+  return NotImplemented("cuMemcpyHtoDAsync_v2");
+}
+
+// --- linking and modules -----------------------------------------------------
+
+namespace {
+
+void AnswerJitOptions(unsigned int count, const int* options, void** values) {
+  if (options == nullptr || values == nullptr) return;
+  for (unsigned int i = 0; i < count; ++i) {
+    if (options[i] == kJitWallTime) {
+      const float zero = 0;
+      std::memcpy(&values[i], &zero, sizeof zero);
+    } else if ((options[i] == kJitInfoLogBuffer || options[i] == kJitErrorLogBuffer) &&
+               values[i] != nullptr) {
+      // The size option follows the buffer option in the driver's numbering.
+      for (unsigned int k = 0; k < count; ++k) {
+        if (options[k] == options[i] + 1 && reinterpret_cast<std::uintptr_t>(values[k]) > 0) {
+          static_cast<char*>(values[i])[0] = '\0';
+        }
+      }
+    }
+  }
+}
+
+CUresult LinkCreate(unsigned int count, int* options, void** values, CUlinkState* state) {
+  if (state == nullptr) return Code(CuResult::kInvalidValue);
+  if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
+  AnswerJitOptions(count, options, values);
+  *state = reinterpret_cast<CUlinkState>(new Link);
+  return 0;
+}
+
+CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size,
+                     const char* name, const char* api) {
+  if (state == nullptr || data == nullptr) return Code(CuResult::kInvalidValue);
+  if (type != kJitInputPtx) {
+    std::fprintf(stderr, "stackcheck libcuda: %s: input type %d is not PTX; only PTX links\n",
+                 api, type);
+    return Code(CuResult::kNotSupported);
+  }
+  auto* link = reinterpret_cast<Link*>(state);
+  absl::string_view ptx(static_cast<const char*>(data), size);
+  while (!ptx.empty() && ptx.back() == '\0') ptx.remove_suffix(1);
+  link->ptx.emplace_back(ptx);
+  LogCall(absl::StrCat(api, "(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0"));
+  return 0;
+}
+
+}  // namespace
+
+EXPORT CUresult cuLinkCreate(unsigned int n, int* options, void** values, CUlinkState* s) {
+  return LinkCreate(n, options, values, s);
+}
+EXPORT CUresult cuLinkCreate_v2(unsigned int n, int* options, void** values, CUlinkState* s) {
+  return LinkCreate(n, options, values, s);
+}
+EXPORT CUresult cuLinkAddData(CUlinkState s, int type, void* data, std::size_t size,
+                              const char* name, unsigned int, int*, void**) {
+  return LinkAddData(s, type, data, size, name, "cuLinkAddData");
+}
+EXPORT CUresult cuLinkAddData_v2(CUlinkState s, int type, void* data, std::size_t size,
+                                 const char* name, unsigned int, int*, void**) {
+  return LinkAddData(s, type, data, size, name, "cuLinkAddData_v2");
+}
+
+EXPORT CUresult cuLinkComplete(CUlinkState state, void** image, std::size_t* size) {
+  if (state == nullptr || image == nullptr) return Code(CuResult::kInvalidValue);
+  auto* link = reinterpret_cast<Link*>(state);
+  link->image.assign(kImageMagic, sizeof kImageMagic);
+  for (const std::string& ptx : link->ptx) absl::StrAppend(&link->image, ptx, "\n");
+  *image = link->image.data();
+  if (size) *size = link->image.size();
+  LogCall(absl::StrCat("cuLinkComplete(", link->ptx.size(), " PTX inputs) -> 0"));
+  return 0;
+}
+
+EXPORT CUresult cuLinkDestroy(CUlinkState state) {
+  delete reinterpret_cast<Link*>(state);
+  return 0;
+}
+
+EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  if (module == nullptr || image == nullptr) return Code(CuResult::kInvalidValue);
+  const char* text = static_cast<const char*>(image);
+  std::size_t size = 0;
+  if (std::memcmp(text, kImageMagic, sizeof kImageMagic) == 0) {
+    size = sizeof kImageMagic + std::strlen(text + sizeof kImageMagic);
+  } else {
+    size = std::strlen(text);
+  }
+  return LoadModule(module, absl::string_view(text, size), "cuModuleLoadData");
+}
+
+EXPORT CUresult cuModuleLoad(CUmodule* module, const char* path) {
+  if (module == nullptr || path == nullptr) return Code(CuResult::kInvalidValue);
+  std::FILE* f = std::fopen(path, "rb");
+  if (f == nullptr) return Code(CuResult::kNotFound);
+  std::string text;
+  char buffer[65536];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, f)) > 0;) text.append(buffer, n);
+  std::fclose(f);
+  return LoadModule(module, text, "cuModuleLoad");
+}
+
+EXPORT CUresult cuModuleUnload(CUmodule handle) {
+  if (handle == nullptr) return Code(CuResult::kInvalidHandle);
+  auto* m = reinterpret_cast<Module*>(handle);
+  const CuResult r = RunOnDevice([&](Device& d) {
+    CuResult r = d.ModuleUnload(m->sim);
+    if (r != CuResult::kSuccess) return r;
+    for (const auto& [name, global] : m->globals) {
+      if (global.first != 0 && d.MemFree(global.first) == CuResult::kSuccess) {
+        DropBlock(global.first);
+      }
+    }
+    return r;
+  });
+  LogCall(absl::StrCat("cuModuleUnload -> ", Name(r)));
+  if (r == CuResult::kSuccess) delete m;
+  return Code(r);
+}
+
+EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const char* name) {
+  if (function == nullptr || handle == nullptr || name == nullptr) {
+    return Code(CuResult::kInvalidValue);
+  }
+  auto* m = reinterpret_cast<Module*>(handle);
+  const stackcheck::libcuda::PtxKernel* kernel = nullptr;
+  for (const auto& k : m->symbols.kernels) {
+    if (k.name == name) kernel = &k;
+  }
+  stackcheck::FunctionHandle sim{};
+  // Every entry is the simulator's OpenMP-shaped region kernel; for a name
+  // the module does not declare the SimDevice is asked for the empty name, so
+  // it answers with its admission error or NOT_FOUND.
+  const CuResult r = RunOnDevice([&](Device& d) {
+    return d.ModuleGetFunction(&sim, m->sim,
+                               kernel ? stackcheck::kRegionKernel : absl::string_view());
+  });
+  LogCall(absl::StrCat("cuModuleGetFunction(\"", name, "\") -> ", Name(r)));
+  if (r != CuResult::kSuccess) return Code(r);
+  auto& slot = m->functions[name];
+  if (!slot) {
+    slot = std::make_unique<Function>();
+    slot->name = name;
+    slot->param_sizes = kernel->param_sizes;
+    slot->sim = sim;
+  }
+  *function = reinterpret_cast<CUfunction>(slot.get());
+  return 0;
+}
+
+EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmodule handle,
+                                     const char* name) {
+  if (handle == nullptr || name == nullptr) return Code(CuResult::kInvalidValue);
+  auto* m = reinterpret_cast<Module*>(handle);
+  // The sticky error first (SEM-05: module calls fail with it too).
+  CuResult r = RunOnDevice([](Device& d) {
+    auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d);
+    return sim ? sim->sticky() : CuResult::kSuccess;
+  });
+  auto it = m->globals.find(name);
+  if (r == CuResult::kSuccess && it == m->globals.end()) r = CuResult::kNotFound;
+  LogCall(absl::StrCat("cuModuleGetGlobal_v2(\"", name, "\") -> ", Name(r)));
+  if (r != CuResult::kSuccess) return Code(r);
+  if (ptr) *ptr = it->second.first;
+  if (bytes) *bytes = it->second.second;
+  return 0;
+}
+
+EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction function) {
+  if (value == nullptr || function == nullptr) return Code(CuResult::kInvalidValue);
+  // 64 registers per thread: with the device attributes above, the plugin's
+  // default geometry is then 528 teams x 8 warps, what it chose on the H200
+  // (docs/cuda-semantics.md, costs table).
+  switch (attribute) {
+    case kFuncMaxThreadsPerBlock: *value = 1024; break;
+    case kFuncNumRegs: *value = 64; break;
+    default: *value = 0; break;
+  }
+  return 0;
+}
+
+EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size,
+                                                 CUfunction function, void*, std::size_t,
+                                                 int block_size_limit) {
+  if (min_grid == nullptr || block_size == nullptr || function == nullptr) {
+    return Code(CuResult::kInvalidValue);
+  }
+  // 32 registers per thread leave room for two 1024-thread blocks per SM.
+  *block_size = block_size_limit > 0 && block_size_limit < 1024 ? block_size_limit : 1024;
+  *min_grid = 132 * (2048 / *block_size);
+  return 0;
+}
+
+// --- kernels ----------------------------------------------------------------
+
+EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
+                               unsigned int gz, unsigned int bx, unsigned int by,
+                               unsigned int bz, unsigned int shared_bytes, CUstream stream,
+                               void** params, void** extra) {
+  if (function == nullptr) return Code(CuResult::kInvalidHandle);
+  auto* f = reinterpret_cast<Function*>(function);
+  // The argument words, copied now (SEM-03).
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> sizes;
+  if (params != nullptr && extra != nullptr) return Code(CuResult::kInvalidValue);
+  if (params != nullptr) {
+    for (std::size_t i = 0; i < f->param_sizes.size(); ++i) {
+      std::uint64_t w = 0;
+      std::memcpy(&w, params[i], std::min<std::size_t>(f->param_sizes[i], sizeof w));
+      words.push_back(w);
+      sizes.push_back(f->param_sizes[i]);
+    }
+  } else if (extra != nullptr) {
+    const char* buffer = nullptr;
+    std::size_t size = 0;
+    for (std::size_t i = 0; extra[i] != nullptr; i += 2) {
+      const auto key = reinterpret_cast<std::uintptr_t>(extra[i]);
+      if (key == 1) buffer = static_cast<const char*>(extra[i + 1]);
+      if (key == 2) size = *static_cast<std::size_t*>(extra[i + 1]);
+    }
+    // The buffer holds the parameters at their natural alignment.
+    std::size_t offset = 0;
+    for (std::uint32_t s : f->param_sizes) {
+      const std::size_t align = std::min<std::size_t>(s == 0 ? 1 : s, 8);
+      offset = (offset + align - 1) / align * align;
+      std::uint64_t w = 0;
+      if (buffer != nullptr && offset + s <= size) {
+        std::memcpy(&w, buffer + offset, std::min<std::size_t>(s, sizeof w));
+      }
+      words.push_back(w);
+      sizes.push_back(s);
+      offset += s;
+    }
+  }
+  stackcheck::KernelArgs args;
+  std::string described;
+  int pointers = 0;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      DevicePtr base = 0;
+      const bool pointer = sizes[i] == 8 && FindBlock(words[i], 0, &base) != nullptr;
+      absl::StrAppendFormat(&described, "%s0x%x%s", i ? ", " : "", words[i],
+                            pointer ? absl::StrFormat(" (block 0x%x+%u)", base, words[i] - base)
+                                    : std::string());
+      if (pointer) {
+        if (pointers == 0) args.vars = words[i];
+        if (pointers == 1) args.stacks = words[i];
+        ++pointers;
+      } else if (pointers == 2 && args.stack_size_per_warp == 0 && sizes[i] == 8) {
+        args.stack_size_per_warp = words[i];
+      }
+    }
+  }
+  args.duration_ns = 1000;
+  const CuResult r = RunOnDevice([&](Device& d) {
+    return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},
+                          args, ToSim(stream));
+  });
+  LogCall(absl::StrCat("cuLaunchKernel(\"", f->name, "\", grid ", gx, "x", gy, "x", gz,
+                       ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
+                       ", args [", described, "]) -> ", Name(r)));
+  return Code(r);
+}
+
+// --- streams and events ------------------------------------------------------
+
+EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+  if (stream == nullptr) return Code(CuResult::kInvalidValue);
+  stackcheck::StreamHandle s{};
+  const CuResult r = RunOnDevice([&](Device& d) {
+    return d.StreamCreate(&s, (flags & kStreamNonBlocking) ? stackcheck::StreamFlags::kNonBlocking
+                                                           : stackcheck::StreamFlags::kBlocking);
+  });
+  LogCall(absl::StrCat("cuStreamCreate(flags=", flags, ") -> ", Name(r)));
+  if (r == CuResult::kSuccess) *stream = FromSim(s);
+  return Code(r);
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
+  const CuResult r = RunOnDevice([&](Device& d) { return d.StreamDestroy(ToSim(stream)); });
+  LogCall(absl::StrCat("cuStreamDestroy_v2 -> ", Name(r)));
+  return Code(r);
+}
+
+EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  const CuResult r = RunOnDevice([&](Device& d) { return d.StreamSynchronize(ToSim(stream)); });
+  LogCall(absl::StrCat("cuStreamSynchronize -> ", Name(r)));
+  return Code(r);
+}
+
+EXPORT CUresult cuStreamQuery(CUstream stream) {
+  return Code(RunOnDevice([&](Device& d) { return d.StreamQuery(ToSim(stream)); }));
+}
+
+EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* user_data,
+                                    unsigned int flags) {
+  if (fn == nullptr || flags != 0) return Code(CuResult::kInvalidValue);
+  auto* call = new CallbackCall{fn, user_data};
+  const CuResult r = RunOnDevice([&](Device& d) {
+    return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call);
+  });
+  LogCall(absl::StrCat("cuStreamAddCallback -> ", Name(r)));
+  if (r != CuResult::kSuccess) delete call;
+  return Code(r);
+}
+
+EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
+  const auto e = static_cast<stackcheck::EventHandle>(
+      reinterpret_cast<std::uintptr_t>(event) - kHandleBase);
+  return Code(RunOnDevice([&](Device& d) { return d.StreamWaitEvent(ToSim(stream), e); }));
+}
+
+namespace {
+stackcheck::EventHandle ToSimEvent(CUevent event) {
+  return static_cast<stackcheck::EventHandle>(reinterpret_cast<std::uintptr_t>(event) -
+                                              kHandleBase);
+}
+}  // namespace
+
+EXPORT CUresult cuEventCreate(CUevent* event, unsigned int) {
+  if (event == nullptr) return Code(CuResult::kInvalidValue);
+  stackcheck::EventHandle e{};
+  const CuResult r = RunOnDevice([&](Device& d) { return d.EventCreate(&e); });
+  if (r == CuResult::kSuccess) {
+    *event = reinterpret_cast<CUevent>(static_cast<std::uintptr_t>(e) + kHandleBase);
+  }
+  return Code(r);
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent event) {
+  return Code(RunOnDevice([&](Device& d) { return d.EventDestroy(ToSimEvent(event)); }));
+}
+
+EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  return Code(RunOnDevice(
+      [&](Device& d) { return d.EventRecord(ToSimEvent(event), ToSim(stream)); }));
+}
+
+EXPORT CUresult cuEventQuery(CUevent event) {
+  return Code(RunOnDevice([&](Device& d) { return d.EventQuery(ToSimEvent(event)); }));
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent event) {
+  return Code(RunOnDevice([&](Device& d) { return d.EventSynchronize(ToSimEvent(event)); }));
+}
+
+EXPORT CUresult cuEventElapsedTime(float*, CUevent, CUevent) {
+  return NotImplemented("cuEventElapsedTime");
+}
+
+// --- cuGetProcAddress ---------------------------------------------------------
+
+namespace {
+
+// Versioned names first: a caller asking for "cuMemAlloc" gets the newest
+// version this library has.
+void* FindProc(const char* symbol) {
+  if (symbol == nullptr) return nullptr;
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void*>(&cuInit), &info) == 0) return nullptr;
+  void* self = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (self == nullptr) return nullptr;
+  void* fn = dlsym(self, absl::StrCat(symbol, "_v2").c_str());
+  if (fn == nullptr) fn = dlsym(self, symbol);
+  dlclose(self);
+  return fn;
+}
+
+}  // namespace
+
+EXPORT CUresult cuGetProcAddress(const char* symbol, void** fn, int, std::uint64_t) {
+  if (symbol == nullptr || fn == nullptr) return Code(CuResult::kInvalidValue);
+  *fn = FindProc(symbol);
+  return *fn ? 0 : Code(CuResult::kNotFound);
+}
+
+EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, std::uint64_t,
+                                    int* status) {
+  if (symbol == nullptr || fn == nullptr) return Code(CuResult::kInvalidValue);
+  *fn = FindProc(symbol);
+  // CU_GET_PROC_ADDRESS_SUCCESS = 0, _SYMBOL_NOT_FOUND = 1.
+  if (status) *status = *fn ? 0 : 1;
+  return *fn ? 0 : Code(CuResult::kNotFound);
+}
+
+// The simulated process ends with the real one: after the program's exit
+// handlers (libgomp's device finalisation among them) have run.
+__attribute__((destructor)) static void EndSimulation() {
+  stackcheck::libcuda::FinishSimulation();
+}

@@ -1,0 +1,160 @@
+#include "sim/libcuda/ptx_symbols.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+// Splits PTX into tokens: identifiers and directives (letters, digits, and
+// _ $ % . ), numbers, and single punctuation characters. Comments are dropped.
+std::vector<absl::string_view> Tokenize(absl::string_view text) {
+  std::vector<absl::string_view> tokens;
+  auto word_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
+           c == '%' || c == '.';
+  };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const char c = text[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      const std::size_t end = text.find("*/", i + 2);
+      i = end == absl::string_view::npos ? text.size() : end + 2;
+    } else if (c == '"') {
+      std::size_t j = i + 1;
+      while (j < text.size() && text[j] != '"') ++j;
+      tokens.push_back(text.substr(i, j + 1 - i));
+      i = j + 1;
+    } else if (word_char(c)) {
+      std::size_t j = i;
+      while (j < text.size() && word_char(text[j])) ++j;
+      tokens.push_back(text.substr(i, j - i));
+      i = j;
+    } else {
+      tokens.push_back(text.substr(i, 1));
+      ++i;
+    }
+  }
+  return tokens;
+}
+
+bool IsStateSpaceOrQualifier(absl::string_view t) {
+  return t == ".align" || t == ".ptr" || t == ".const" || t == ".v2" ||
+         t == ".v4" || t == ".global" || t == ".shared" || t == ".local";
+}
+
+// Reads "[N]" suffixes starting at tokens[*i]; multiplies *count by each N.
+// An empty "[]" (size given by the initialiser) counts as 0.
+void ReadDims(const std::vector<absl::string_view>& t, std::size_t* i,
+              std::uint64_t* count) {
+  while (*i + 1 < t.size() && t[*i] == "[") {
+    std::uint64_t n = 0;
+    if (t[*i + 1] == "]") {
+      *count = 0;
+      *i += 2;
+      continue;
+    }
+    if (!absl::SimpleAtoi(t[*i + 1], &n)) n = 0;
+    *count *= n;
+    *i += 2;
+    if (*i < t.size() && t[*i] == "]") ++*i;
+  }
+}
+
+}  // namespace
+
+std::uint32_t PtxTypeSize(absl::string_view type) {
+  if (type == ".pred") return 1;
+  if (type.size() < 3 || type[0] != '.') return 0;
+  const char k = type[1];
+  if (k != 'u' && k != 's' && k != 'b' && k != 'f') return 0;
+  std::uint32_t bits = 0;
+  if (!absl::SimpleAtoi(type.substr(2), &bits)) return 0;
+  return bits / 8;
+}
+
+void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
+  const std::vector<absl::string_view> t = Tokenize(ptx);
+  int depth = 0;
+  bool external = false;  // the current top-level declaration is .extern
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const absl::string_view tok = t[i];
+    if (tok == "{") { ++depth; continue; }
+    if (tok == "}") { --depth; continue; }
+    if (depth != 0) continue;
+    if (tok == ";") { external = false; continue; }
+    if (tok == ".extern") { external = true; continue; }
+    if (tok == ".entry" && !external && i + 1 < t.size()) {
+      PtxKernel kernel;
+      kernel.name = std::string(t[i + 1]);
+      std::size_t j = i + 2;
+      if (j < t.size() && t[j] == "(") {
+        ++j;
+        while (j < t.size() && t[j] != ")") {
+          if (t[j] != ".param") { ++j; continue; }
+          // .param [.align N] .type name[dims]
+          ++j;
+          std::uint32_t elem = 0;
+          while (j < t.size() && t[j] != "," && t[j] != ")") {
+            if (t[j] == ".align") { j += 2; continue; }
+            if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
+              elem = s;
+              ++j;
+              continue;
+            }
+            if (t[j] == ".ptr" || t[j] == ".global" || t[j] == ".const" ||
+                t[j] == ".shared" || t[j] == ".local") {
+              ++j;
+              continue;
+            }
+            // The parameter's name, then optional dimensions.
+            ++j;
+            std::uint64_t count = 1;
+            ReadDims(t, &j, &count);
+            kernel.param_sizes.push_back(static_cast<std::uint32_t>(elem * count));
+            break;
+          }
+          while (j < t.size() && t[j] != "," && t[j] != ")") ++j;
+          if (j < t.size() && t[j] == ",") ++j;
+        }
+      }
+      out->kernels.push_back(std::move(kernel));
+      i = j < t.size() ? j : t.size() - 1;
+      continue;
+    }
+    if (tok == ".global" && !external) {
+      // [.visible|.weak] .global [.align N] [.v2|.v4] .type name[dims] [= ...];
+      std::size_t j = i + 1;
+      std::uint32_t elem = 0;
+      std::uint32_t vec = 1;
+      while (j < t.size()) {
+        if (t[j] == ".align") { j += 2; continue; }
+        if (t[j] == ".v2") { vec = 2; ++j; continue; }
+        if (t[j] == ".v4") { vec = 4; ++j; continue; }
+        if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) { elem = s; ++j; continue; }
+        if (IsStateSpaceOrQualifier(t[j])) { ++j; continue; }
+        break;
+      }
+      if (j >= t.size() || elem == 0) continue;
+      PtxGlobal global;
+      global.name = std::string(t[j]);
+      ++j;
+      std::uint64_t count = 1;
+      ReadDims(t, &j, &count);
+      global.bytes = std::uint64_t{elem} * vec * count;
+      out->globals.push_back(std::move(global));
+      i = j - 1;
+      continue;
+    }
+  }
+}
+
+}  // namespace stackcheck::libcuda

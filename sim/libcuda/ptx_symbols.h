@@ -1,0 +1,40 @@
+// The names a PTX module defines, read from its text: kernels (`.entry`, with
+// the size of each `.param`) and module-scope variables in global memory
+// (`.global`, with their size in bytes). Declarations (`.extern`) define
+// nothing. The parser reads declarations only: it does not check that the
+// PTX is valid, and it ignores initialisers (variables start zero-filled).
+#ifndef STACKCHECK_SIM_LIBCUDA_PTX_SYMBOLS_H_
+#define STACKCHECK_SIM_LIBCUDA_PTX_SYMBOLS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+
+namespace stackcheck::libcuda {
+
+struct PtxKernel {
+  std::string name;
+  std::vector<std::uint32_t> param_sizes;  // bytes, in declaration order
+};
+
+struct PtxGlobal {
+  std::string name;
+  std::uint64_t bytes = 0;
+};
+
+struct PtxSymbols {
+  std::vector<PtxKernel> kernels;
+  std::vector<PtxGlobal> globals;
+};
+
+// Adds the kernels and globals `ptx` defines to `out`.
+void ParsePtx(absl::string_view ptx, PtxSymbols* out);
+
+// Size in bytes of a PTX fundamental type name (".u64" -> 8); 0 if unknown.
+std::uint32_t PtxTypeSize(absl::string_view type);
+
+}  // namespace stackcheck::libcuda
+
+#endif  // STACKCHECK_SIM_LIBCUDA_PTX_SYMBOLS_H_
