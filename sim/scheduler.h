@@ -148,6 +148,8 @@ class Scheduler final : public SimView {
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     monitors_ = std::move(monitors);
+    monitor_reads_ = 0;
+    for (const auto& m : monitors_) monitor_reads_ |= m->reads();
   }
 
   // --- one execution, driven from the OS thread ---
@@ -219,7 +221,7 @@ class Scheduler final : public SimView {
     const Event e{now_, actor, kind, a, b, c, d, x, y};
     digest_.Add(e);
     trace_.push_back(e);
-    if (!monitors_.empty()) RunMonitors();
+    if ((monitor_reads_ & KindBit(kind)) != 0) RunMonitors();
   }
   std::uint64_t now() const { return now_; }
   void AdvanceTo(std::uint64_t t) {
@@ -392,6 +394,7 @@ class Scheduler final : public SimView {
   GpuModel* gpu_ = nullptr;
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Monitor>> monitors_;
+  EventKindMask monitor_reads_ = 0;  // the kinds some monitor reads
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
   // Actor names by kind and ordinal; a deque never moves its strings.

@@ -50,12 +50,13 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
   }
 
   MutexState& m = StateOf(e.a);
-  const std::string who = Who(view, e.actor);
-  const std::string mutex = MutexLabel(view, m.id);
+  // Names are formatted only for a message: most events break nothing.
+  const auto who = [&] { return Who(view, e.actor); };
+  const auto mutex = [&] { return MutexLabel(view, m.id); };
   if (m.destroyed) {
     return ViolationAtLast(
         kName, events,
-        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind),
+        absl::StrCat(who(), " used ", mutex(), " (", EventKindName(e.kind),
                      ") after ", Who(view, m.destroyed_by),
                      " destroyed it at event ", m.destroyed_at));
   }
@@ -70,7 +71,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b != kNoActor && e.b == e.actor) {
         return ViolationAtLast(
             kName, events,
-            absl::StrCat(who, " locks ", mutex,
+            absl::StrCat(who(), " locks ", mutex(),
                          " again while holding it since event ", m.locked_at,
                          " (relock by the owner: it waits for itself)"));
       }
@@ -84,11 +85,11 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (owner == kNoActor) {
         return ViolationAtLast(
             kName, events,
-            absl::StrCat(who, " unlocked ", mutex, ", which nobody held"));
+            absl::StrCat(who(), " unlocked ", mutex(), ", which nobody held"));
       }
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " unlocked ", mutex, ", held by ",
+          absl::StrCat(who(), " unlocked ", mutex(), ", held by ",
                        Who(view, owner), " since event ", m.locked_at,
                        " (unlock by a thread that does not own it)"));
     }
@@ -99,7 +100,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b == kNoActor) return std::nullopt;
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " destroyed ", mutex, " while ",
+          absl::StrCat(who(), " destroyed ", mutex(), " while ",
                        e.b == e.actor ? std::string("holding it")
                                       : absl::StrCat(Who(view, e.b),
                                                      " holds it"),
