@@ -175,9 +175,30 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
 }
 
-void Scheduler::RunMonitors() {
-  for (auto& monitor : monitors_) {
-    std::optional<Violation> v = monitor->OnEvent(trace_, *this);
+void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
+  monitors_ = std::move(monitors);
+  std::vector<Monitor*> members;
+  for (const auto& m : monitors_) m->AppendMembers(&members);
+  monitor_reads_ = 0;
+  by_kind_.clear();
+  for (int k = 0; k < 64; ++k) {
+    first_of_kind_[k] = static_cast<std::uint32_t>(by_kind_.size());
+    for (Monitor* m : members) {
+      if (((m->reads() >> k) & 1) == 0) continue;
+      by_kind_.push_back(m);
+      monitor_reads_ |= EventKindMask{1} << k;
+    }
+  }
+  first_of_kind_[64] = static_cast<std::uint32_t>(by_kind_.size());
+}
+
+void Scheduler::RunMonitors(EventKind kind) {
+  const auto k = static_cast<std::size_t>(kind);
+  Monitor* const* const first = by_kind_.data() + first_of_kind_[k];
+  Monitor* const* const last = by_kind_.data() + first_of_kind_[k + 1];
+  const absl::Span<const Event> events(trace_);
+  for (Monitor* const* m = first; m != last; ++m) {
+    std::optional<Violation> v = (*m)->OnEvent(events, *this);
     if (v.has_value()) {
       v->event_index = trace_.size() - 1;
       violation_ = std::move(v);

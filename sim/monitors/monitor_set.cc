@@ -15,6 +15,10 @@ MonitorSet::MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors)
   }
 }
 
+void MonitorSet::AppendMembers(std::vector<Monitor*>* out) {
+  for (auto& m : monitors_) m->AppendMembers(out);
+}
+
 void MonitorSet::Reset() {
   for (auto& m : monitors_) m->Reset();
 }

@@ -34,6 +34,7 @@ class MonitorSet final : public Monitor {
   absl::string_view property() const override { return "monitor-set"; }
   // Every kind some inner monitor reads.
   EventKindMask reads() const override { return reads_; }
+  void AppendMembers(std::vector<Monitor*>* out) override;
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
