@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -40,6 +41,11 @@ class MutexDisciplineMonitor final : public Monitor {
   };
 
   MutexState& StateOf(std::uint32_t id);
+  // The message for the newest event, which breaks the discipline on `m`:
+  // formatted out of line, since most events break nothing.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> Complain(
+      absl::Span<const Event> events, const SimView& view, const MutexState& m,
+      bool after_destroy) const;
 
   std::vector<MutexState> mutexes_;  // few per execution: linear lookup
 };
