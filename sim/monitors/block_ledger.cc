@@ -41,7 +41,7 @@ void BlockLedger::Remove(std::size_t pos, ActorId by, std::size_t index,
   const LiveBlock& b = live_[pos];
   freed_.push_back(
       FreedBlock{b.ptr, b.bytes, b.serial, by, index, teardown, allocs()});
-  live_[pos] = live_.back();
+  if (pos + 1 != live_.size()) live_[pos] = live_.back();
   live_.pop_back();
 }
 

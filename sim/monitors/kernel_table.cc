@@ -21,7 +21,7 @@ std::uint64_t KernelInFlight::stack_end() const {
 }
 
 KernelInFlight& KernelTable::Enqueue(const Event& e, std::size_t index) {
-  KernelInFlight k;
+  KernelInFlight& k = kernels_.emplace_back();
   k.id = e.a;
   k.stream = e.b;
   k.region = e.c;
@@ -30,8 +30,7 @@ KernelInFlight& KernelTable::Enqueue(const Event& e, std::size_t index) {
   k.per_warp = e.y;
   k.enqueued_by = e.actor;
   k.enqueue_index = index;
-  kernels_.push_back(k);
-  return kernels_.back();
+  return k;
 }
 
 KernelInFlight* KernelTable::Find(std::uint32_t id) {
@@ -45,7 +44,7 @@ void KernelTable::Remove(std::uint32_t id) {
   for (std::size_t i = 0; i < kernels_.size(); ++i) {
     if (kernels_[i].id == id) {
       // Order is irrelevant to every user; swap-remove keeps it O(1).
-      kernels_[i] = kernels_.back();
+      if (i + 1 != kernels_.size()) kernels_[i] = kernels_.back();
       kernels_.pop_back();
       return;
     }

@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 #include "sim/monitors/block_ledger.h"
 
@@ -36,6 +37,9 @@ class LeakMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
+  // The context teardown, once per execution: out of line.
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Teardown(absl::Span<const Event> events,
+                                                            const SimView& view);
   bool IsRuntimeBlock(BlockSerial serial) const;
   void MarkRuntimeBlock(BlockSerial serial);
 
