@@ -7,6 +7,7 @@
 #include <new>
 #include <utility>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/trace/digest.h"
@@ -194,18 +195,28 @@ void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
 
 void Scheduler::RunMonitors(EventKind kind) {
   const auto k = static_cast<std::size_t>(kind);
-  Monitor* const* const first = by_kind_.data() + first_of_kind_[k];
+  Monitor* const* m = by_kind_.data() + first_of_kind_[k];
   Monitor* const* const last = by_kind_.data() + first_of_kind_[k + 1];
   const absl::Span<const Event> events(trace_);
-  for (Monitor* const* m = first; m != last; ++m) {
-    std::optional<Violation> v = (*m)->OnEvent(events, *this);
-    if (v.has_value()) {
-      v->event_index = trace_.size() - 1;
-      violation_ = std::move(v);
-      stopped_ = true;
+  // Each verdict is constructed straight into verdict_ (a local optional
+  // would give this function, called at every event, a stack guard and a
+  // large frame). LogAs calls only for kinds some monitor reads.
+  auto* const verdict = reinterpret_cast<std::optional<Violation>*>(&verdict_);
+  do {
+    new (verdict) std::optional<Violation>((*m)->OnEvent(events, *this));
+    if (ABSL_PREDICT_FALSE(verdict->has_value())) {
+      StopAtViolation(verdict);
       return;
     }
-  }
+    verdict->~optional();  // disengaged: nothing to free
+  } while (++m != last);
+}
+
+void Scheduler::StopAtViolation(std::optional<Violation>* verdict) {
+  (*verdict)->event_index = trace_.size() - 1;
+  violation_ = std::move(*verdict);
+  verdict->~optional();
+  stopped_ = true;
 }
 
 void Scheduler::ReportViolation(std::string property, std::string message) {

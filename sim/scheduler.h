@@ -42,6 +42,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -384,6 +385,7 @@ class Scheduler final : public SimView {
   // Shows the event just logged to every monitor; the first violation stops
   // the execution.
   void RunMonitors(EventKind kind);
+  ABSL_ATTRIBUTE_NOINLINE void StopAtViolation(std::optional<Violation>* verdict);
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
@@ -397,6 +399,8 @@ class Scheduler final : public SimView {
   // by_kind_[first_of_kind_[k] .. first_of_kind_[k + 1]).
   std::vector<Monitor*> by_kind_;
   std::uint32_t first_of_kind_[65] = {};
+  // Storage for the verdict of the monitor RunMonitors is calling.
+  alignas(std::optional<Violation>) unsigned char verdict_[sizeof(std::optional<Violation>)];
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
   // Actor names by kind and ordinal; a deque never moves its strings.

@@ -17,15 +17,23 @@ std::string MutexLabel(const SimView& view, std::uint32_t id) {
 
 }  // namespace
 
-MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::StateOf(
+MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::NewStateOf(
     std::uint32_t id) {
-  for (MutexState& m : mutexes_) {
+  if (id < kMaxIndexedId) {
+    for (auto i = static_cast<std::uint32_t>(by_id_.size()); i <= id; ++i) {
+      MutexState fresh;
+      fresh.id = i;
+      by_id_.push_back(fresh);
+    }
+    return by_id_[id];
+  }
+  for (MutexState& m : large_ids_) {
     if (m.id == id) return m;
   }
   MutexState fresh;
   fresh.id = id;
-  mutexes_.push_back(fresh);
-  return mutexes_.back();
+  large_ids_.push_back(fresh);
+  return large_ids_.back();
 }
 
 std::optional<Violation> MutexDisciplineMonitor::OnEvent(
