@@ -45,21 +45,6 @@ void BlockLedger::Remove(std::size_t pos, ActorId by, std::size_t index,
   live_.pop_back();
 }
 
-const LiveBlock* BlockLedger::Containing(std::uint64_t addr) const {
-  for (const LiveBlock& b : live_) {
-    if (b.Contains(addr)) return &b;
-  }
-  return nullptr;
-}
-
-const LiveBlock* BlockLedger::Find(BlockSerial serial) const {
-  if (serial == kNoBlock) return nullptr;
-  for (const LiveBlock& b : live_) {
-    if (b.serial == serial) return &b;
-  }
-  return nullptr;
-}
-
 const FreedBlock* BlockLedger::LastFreedContaining(std::uint64_t addr) const {
   for (auto it = freed_.rbegin(); it != freed_.rend(); ++it) {
     if (it->Contains(addr)) return &*it;

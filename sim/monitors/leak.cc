@@ -22,17 +22,6 @@ void LeakMonitor::Reset() {
   sticky_seen_ = false;
 }
 
-bool LeakMonitor::IsRuntimeBlock(BlockSerial serial) const {
-  return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
-         runtime_blocks_.end();
-}
-
-void LeakMonitor::MarkRuntimeBlock(BlockSerial serial) {
-  if (serial != kNoBlock && !IsRuntimeBlock(serial)) {
-    runtime_blocks_.push_back(serial);
-  }
-}
-
 std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
                                               const SimView& view) {
   const Event& e = events.back();
