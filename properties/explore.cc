@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -191,9 +192,15 @@ ExploreReport Explore(const ExploreSpec& spec) {
   // Wrappers, innermost first: metrics count what the strategy chose, the
   // determinism check re-runs some executions (never reaching the strategy),
   // the recorder keeps the schedule that replays the execution.
+  // Without re-runs the determinism check is left out: every wrapper is a
+  // call at every scheduling point.
   sim::MetricsStrategy metrics(*strategy);
-  sim::DeterminismCheck determinism(metrics, {spec.determinism_every});
-  ScheduleRecorder recorder(determinism);
+  std::optional<sim::DeterminismCheck> determinism;
+  if (spec.determinism_every != 0) {
+    determinism.emplace(metrics, sim::DeterminismCheck::Options{spec.determinism_every});
+  }
+  ScheduleRecorder recorder(determinism ? static_cast<sim::Strategy&>(*determinism)
+                                        : static_cast<sim::Strategy&>(metrics));
 
   const std::uint64_t budget =
       spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
@@ -212,14 +219,16 @@ ExploreReport Explore(const ExploreSpec& spec) {
     if (!recorder.NewExecution()) break;
     const sim::ExecutionResult& r = RunOnce(simulator, recorder, spec.test_case, policy);
     last = &r;
-    determinism.ReportDigest(r.digest);
-    if (!determinism.status().ok()) {
-      report.status = determinism.status();
-      break;
-    }
-    if (determinism.is_rerun()) {
-      ++report.determinism_reruns;
-      continue;
+    if (determinism) {
+      determinism->ReportDigest(r.digest);
+      if (!determinism->status().ok()) {
+        report.status = determinism->status();
+        break;
+      }
+      if (determinism->is_rerun()) {
+        ++report.determinism_reruns;
+        continue;
+      }
     }
     ++report.executions;
     report.digest = r.digest;

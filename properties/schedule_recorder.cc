@@ -12,7 +12,12 @@ std::size_t ScheduleRecorder::NextActor(const sim::SchedulingPoint& point) {
   const std::size_t n = point.runnable.size();
   if (n < 2) return chosen;  // not a choice: SequenceStrategy is not asked there
   const std::size_t base = point.current >= 0 ? static_cast<std::size_t>(point.current) : 0;
-  values_.push_back((chosen + n - base) % n);
+  // (chosen - base) mod n without a division (a division per point cost
+  // more than the rest of the recorder).
+  std::size_t value = chosen + n - base;
+  if (value >= n) value -= n;
+  if (value >= n) value %= n;  // an out-of-range answer
+  values_.push_back(value);
   return chosen;
 }
 

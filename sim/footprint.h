@@ -44,11 +44,15 @@ inline constexpr std::uint8_t kProgramWide = 2;
 // steps are dependent when they touch a common object and one of them writes
 // it; reordering independent steps cannot change the outcome, which is what
 // sleep sets and DPOR exploit.
-struct alignas(8) Footprint {
+struct alignas(16) Footprint {
   Access accesses[3];
   std::uint8_t count = 0;
   std::uint8_t program = 0;  // kRunsProgram | kProgramWide
-
+  // Always zero. Named so that a copy moves all 32 bytes as two aligned
+  // 16-byte halves, the way MakeFootprint and StoreWithProgram write them: a
+  // copy of the 26 bytes before it loads a 16-byte span straddling both
+  // halves, which cannot be store-forwarded (a stall at every step).
+  std::uint8_t unused[6] = {};
 };
 
 bool Dependent(const Footprint& a, const Footprint& b);

@@ -10,6 +10,7 @@
 #include <initializer_list>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "sim/event.h"
@@ -59,6 +60,10 @@ class Monitor {
   // other kind (MonitorSet does). Declared beside the code that reads them:
   // a kind missing here blinds the monitor.
   virtual EventKindMask reads() const { return kAllEventKinds; }
+  // The monitors an engine that routes events by kind itself calls in this
+  // one's place, in order: this one, or a set's members (see MonitorSet).
+  // Calling them one by one must be the same as calling this one.
+  virtual void AppendMembers(std::vector<Monitor*>* out) { out->push_back(this); }
   // Called before each execution.
   virtual void Reset() = 0;
   // `events` is the trace so far; its last element is the new event.

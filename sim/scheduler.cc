@@ -7,6 +7,7 @@
 #include <new>
 #include <utility>
 
+#include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/trace/digest.h"
@@ -175,16 +176,47 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
 }
 
-void Scheduler::RunMonitors() {
-  for (auto& monitor : monitors_) {
-    std::optional<Violation> v = monitor->OnEvent(trace_, *this);
-    if (v.has_value()) {
-      v->event_index = trace_.size() - 1;
-      violation_ = std::move(v);
-      stopped_ = true;
-      return;
+void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
+  monitors_ = std::move(monitors);
+  std::vector<Monitor*> members;
+  for (const auto& m : monitors_) m->AppendMembers(&members);
+  monitor_reads_ = 0;
+  by_kind_.clear();
+  for (int k = 0; k < 64; ++k) {
+    first_of_kind_[k] = static_cast<std::uint32_t>(by_kind_.size());
+    for (Monitor* m : members) {
+      if (((m->reads() >> k) & 1) == 0) continue;
+      by_kind_.push_back(m);
+      monitor_reads_ |= EventKindMask{1} << k;
     }
   }
+  first_of_kind_[64] = static_cast<std::uint32_t>(by_kind_.size());
+}
+
+void Scheduler::RunMonitors(EventKind kind) {
+  const auto k = static_cast<std::size_t>(kind);
+  Monitor* const* m = by_kind_.data() + first_of_kind_[k];
+  Monitor* const* const last = by_kind_.data() + first_of_kind_[k + 1];
+  const absl::Span<const Event> events(trace_);
+  // Each verdict is constructed straight into verdict_ (a local optional
+  // would give this function, called at every event, a stack guard and a
+  // large frame). LogAs calls only for kinds some monitor reads.
+  auto* const verdict = reinterpret_cast<std::optional<Violation>*>(&verdict_);
+  do {
+    new (verdict) std::optional<Violation>((*m)->OnEvent(events, *this));
+    if (ABSL_PREDICT_FALSE(verdict->has_value())) {
+      StopAtViolation(verdict);
+      return;
+    }
+    verdict->~optional();  // disengaged: nothing to free
+  } while (++m != last);
+}
+
+void Scheduler::StopAtViolation(std::optional<Violation>* verdict) {
+  (*verdict)->event_index = trace_.size() - 1;
+  violation_ = std::move(*verdict);
+  verdict->~optional();
+  stopped_ = true;
 }
 
 void Scheduler::ReportViolation(std::string property, std::string message) {

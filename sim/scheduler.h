@@ -42,6 +42,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "absl/base/attributes.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -146,9 +147,9 @@ class Scheduler final : public SimView {
     watch_ |= waiting_for_[kWakeOnCallbackWork];
   }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
-  void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
-    monitors_ = std::move(monitors);
-  }
+  // Events reach each monitor (a set's members one by one) only for the
+  // kinds it reads.
+  void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors);
 
   // --- one execution, driven from the OS thread ---
   // Clears all per-execution state (keeps buffers) and resets the monitors.
@@ -219,7 +220,7 @@ class Scheduler final : public SimView {
     const Event e{now_, actor, kind, a, b, c, d, x, y};
     digest_.Add(e);
     trace_.push_back(e);
-    if (!monitors_.empty()) RunMonitors();
+    if ((monitor_reads_ & KindBit(kind)) != 0) RunMonitors(kind);
   }
   std::uint64_t now() const { return now_; }
   void AdvanceTo(std::uint64_t t) {
@@ -383,7 +384,8 @@ class Scheduler final : public SimView {
   void Abandon(ActorId id);
   // Shows the event just logged to every monitor; the first violation stops
   // the execution.
-  void RunMonitors();
+  void RunMonitors(EventKind kind);
+  ABSL_ATTRIBUTE_NOINLINE void StopAtViolation(std::optional<Violation>* verdict);
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
@@ -392,6 +394,13 @@ class Scheduler final : public SimView {
   GpuModel* gpu_ = nullptr;
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Monitor>> monitors_;
+  EventKindMask monitor_reads_ = 0;  // the kinds some monitor reads
+  // By event kind k, the monitors that read it, in order:
+  // by_kind_[first_of_kind_[k] .. first_of_kind_[k + 1]).
+  std::vector<Monitor*> by_kind_;
+  std::uint32_t first_of_kind_[65] = {};
+  // Storage for the verdict of the monitor RunMonitors is calling.
+  alignas(std::optional<Violation>) unsigned char verdict_[sizeof(std::optional<Violation>)];
   std::uint64_t step_bound_ = 100000;
   StackPool stacks_;
   // Actor names by kind and ordinal; a deque never moves its strings.

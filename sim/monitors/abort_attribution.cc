@@ -47,27 +47,32 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
       poisoned_ = true;
       return std::nullopt;
     case EventKind::kFatalReported:
-    case EventKind::kErrorReported: {
+    case EventKind::kErrorReported:
       if (aborts_.empty()) return std::nullopt;  // not about an abort
-      // A message with another code (say, out of memory) is about
-      // something else.
-      const Abort& first = aborts_.front();
-      if (judged_ || e.x != first.code) return std::nullopt;
-      judged_ = true;
-      const absl::string_view text = view.MessageText(e.d);
-      if (absl::StrContains(text, kAbortHint)) return std::nullopt;
-      return ViolationAtLast(
-          kName, events,
-          absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",
-                       first.index, ", but the first message the user sees, from ",
-                       Who(view, e.actor), ", is \"", text,
-                       "\", which does not say that a kernel aborted"));
-    }
+      return Judge(events, view);
     case EventKind::kProcessExit:
       return Unreported(events);
     default:
       return std::nullopt;
   }
+}
+
+std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> events,
+                                                       const SimView& view) {
+  const Event& e = events.back();
+  // A message with another code (say, out of memory) is about something
+  // else.
+  const Abort& first = aborts_.front();
+  if (judged_ || e.x != first.code) return std::nullopt;
+  judged_ = true;
+  const absl::string_view text = view.MessageText(e.d);
+  if (absl::StrContains(text, kAbortHint)) return std::nullopt;
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",
+                   first.index, ", but the first message the user sees, from ",
+                   Who(view, e.actor), ", is \"", text,
+                   "\", which does not say that a kernel aborted"));
 }
 
 std::optional<Violation> AbortAttributionMonitor::OnQuiescence(

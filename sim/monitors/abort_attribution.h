@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -46,8 +47,12 @@ class AbortAttributionMonitor final : public Monitor {
     std::size_t index = 0;  // the kKernelEnd
   };
 
-  // The violation for an abort nobody reported, if there is one.
-  std::optional<Violation> Unreported(absl::Span<const Event> events) const;
+  // Out of line (rare): judges the first message after an abort; the
+  // violation for an abort nobody reported, if there is one.
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Judge(absl::Span<const Event> events,
+                                                         const SimView& view);
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Unreported(
+      absl::Span<const Event> events) const;
 
   // Region tag of each kernel in flight: (kernel id, region).
   std::vector<std::pair<std::uint32_t, std::uint32_t>> kernel_regions_;

@@ -41,23 +41,8 @@ void BlockLedger::Remove(std::size_t pos, ActorId by, std::size_t index,
   const LiveBlock& b = live_[pos];
   freed_.push_back(
       FreedBlock{b.ptr, b.bytes, b.serial, by, index, teardown, allocs()});
-  live_[pos] = live_.back();
+  if (pos + 1 != live_.size()) live_[pos] = live_.back();
   live_.pop_back();
-}
-
-const LiveBlock* BlockLedger::Containing(std::uint64_t addr) const {
-  for (const LiveBlock& b : live_) {
-    if (b.Contains(addr)) return &b;
-  }
-  return nullptr;
-}
-
-const LiveBlock* BlockLedger::Find(BlockSerial serial) const {
-  if (serial == kNoBlock) return nullptr;
-  for (const LiveBlock& b : live_) {
-    if (b.serial == serial) return &b;
-  }
-  return nullptr;
 }
 
 const FreedBlock* BlockLedger::LastFreedContaining(std::uint64_t addr) const {

@@ -55,8 +55,19 @@ class BlockLedger {
   const FreedBlock* Apply(const Event& event, std::size_t index);
 
   // The live block containing `addr`, or nullptr.
-  const LiveBlock* Containing(std::uint64_t addr) const;
-  const LiveBlock* Find(BlockSerial serial) const;
+  const LiveBlock* Containing(std::uint64_t addr) const {
+    for (const LiveBlock& b : live_) {
+      if (b.Contains(addr)) return &b;
+    }
+    return nullptr;
+  }
+  const LiveBlock* Find(BlockSerial serial) const {
+    if (serial == kNoBlock) return nullptr;
+    for (const LiveBlock& b : live_) {
+      if (b.serial == serial) return &b;
+    }
+    return nullptr;
+  }
   bool IsLive(BlockSerial serial) const { return Find(serial) != nullptr; }
   // The most recent free (or teardown) of a block containing `addr`.
   const FreedBlock* LastFreedContaining(std::uint64_t addr) const;

@@ -18,6 +18,14 @@ std::optional<Violation> BoundedCacheMonitor::OnEvent(
   const std::uint64_t held = e.x;
   const std::uint64_t needed = e.y;
   if (held <= std::max(soft_limit_, needed)) return std::nullopt;
+  return AboveLimit(events, view);
+}
+
+std::optional<Violation> BoundedCacheMonitor::AboveLimit(absl::Span<const Event> events,
+                                                         const SimView& view) const {
+  const Event& e = events.back();
+  const std::uint64_t held = e.x;
+  const std::uint64_t needed = e.y;
   return ViolationAtLast(
       kName, events,
       absl::StrCat("when device_alloc on ", Who(view, e.actor),

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -35,6 +36,11 @@ class BoundedCacheMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
+  // The message (out of line: rare) for the newest event, a kCacheHeld above
+  // the bound.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> AboveLimit(
+      absl::Span<const Event> events, const SimView& view) const;
+
   const std::uint64_t soft_limit_;
 };
 

@@ -39,25 +39,31 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
                              context_of_actor_[e.actor].active;
       const bool marked = (e.b & kCallFromCallback) != 0;
       if (!bracketed && !marked) return std::nullopt;
-      std::string where = "a callback";
-      if (bracketed) {
-        const CallbackContext& c = context_of_actor_[e.actor];
-        where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id,
-                             " of stream ", c.stream, " (started at event ",
-                             c.start_index, ")");
-      }
-      const std::string call(DriverApiName(static_cast<DriverApi>(e.a)));
-      return ViolationAtLast(
-          kName, events,
-          e.kind == EventKind::kDriverCall
-              ? absl::StrCat(Who(view, e.actor), " called ", call, " from ",
-                             where, "; it returned ", FormatResult(e.x))
-              : absl::StrCat(Who(view, e.actor), " called ", call, " from ",
-                             where, " and the call blocked"));
+      return Complain(events, view, bracketed);
     }
     default:
       return std::nullopt;
   }
+}
+
+std::optional<Violation> DriverCallInCallbackMonitor::Complain(
+    absl::Span<const Event> events, const SimView& view, bool bracketed) const {
+  const Event& e = events.back();
+  std::string where = "a callback";
+  if (bracketed) {
+    const CallbackContext& c = context_of_actor_[e.actor];
+    where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id,
+                         " of stream ", c.stream, " (started at event ",
+                         c.start_index, ")");
+  }
+  const std::string call(DriverApiName(static_cast<DriverApi>(e.a)));
+  return ViolationAtLast(
+      kName, events,
+      e.kind == EventKind::kDriverCall
+          ? absl::StrCat(Who(view, e.actor), " called ", call, " from ",
+                         where, "; it returned ", FormatResult(e.x))
+          : absl::StrCat(Who(view, e.actor), " called ", call, " from ",
+                         where, " and the call blocked"));
 }
 
 }  // namespace stackcheck::sim

@@ -13,6 +13,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -40,6 +41,12 @@ class DriverCallInCallbackMonitor final : public Monitor {
     std::uint32_t id = 0;
     std::size_t start_index = 0;
   };
+
+  // The message for the newest event, a driver call from a callback
+  // (`bracketed`: inside its actor's callback bracket); out of line, since
+  // most calls are fine.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> Complain(
+      absl::Span<const Event> events, const SimView& view, bool bracketed) const;
 
   std::vector<CallbackContext> context_of_actor_;  // indexed by ActorId
 };

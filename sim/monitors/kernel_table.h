@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -36,8 +37,20 @@ struct KernelInFlight {
   BlockSerial vars_block = kNoBlock;
 
   // Bytes the warp slots span; saturates instead of wrapping.
-  std::uint64_t stack_bytes() const;
-  std::uint64_t stack_end() const;
+  std::uint64_t stack_bytes() const {
+    std::uint64_t bytes;
+    if (__builtin_mul_overflow(per_warp, std::uint64_t{slots}, &bytes)) {
+      return std::numeric_limits<std::uint64_t>::max();
+    }
+    return bytes;
+  }
+  std::uint64_t stack_end() const {
+    std::uint64_t end;
+    if (__builtin_add_overflow(stacks, stack_bytes(), &end)) {
+      return std::numeric_limits<std::uint64_t>::max();
+    }
+    return end;
+  }
 };
 
 class KernelTable {
@@ -45,10 +58,35 @@ class KernelTable {
   void Reset() { kernels_.clear(); }
 
   // Adds the kernel a kKernelEnqueue event describes.
-  KernelInFlight& Enqueue(const Event& event, std::size_t index);
-  KernelInFlight* Find(std::uint32_t id);
+  KernelInFlight& Enqueue(const Event& e, std::size_t index) {
+    KernelInFlight& k = kernels_.emplace_back();
+    k.id = e.a;
+    k.stream = e.b;
+    k.region = e.c;
+    k.slots = e.d;
+    k.stacks = e.x;
+    k.per_warp = e.y;
+    k.enqueued_by = e.actor;
+    k.enqueue_index = index;
+    return k;
+  }
+  KernelInFlight* Find(std::uint32_t id) {
+    for (KernelInFlight& k : kernels_) {
+      if (k.id == id) return &k;
+    }
+    return nullptr;
+  }
   // Removes the kernel (kKernelEnd / kKernelDropped); unknown ids are ignored.
-  void Remove(std::uint32_t id);
+  void Remove(std::uint32_t id) {
+    for (std::size_t i = 0; i < kernels_.size(); ++i) {
+      if (kernels_[i].id == id) {
+        // Order is irrelevant to every user; swap-remove keeps it O(1).
+        if (i + 1 != kernels_.size()) kernels_[i] = kernels_.back();
+        kernels_.pop_back();
+        return;
+      }
+    }
+  }
 
   absl::Span<const KernelInFlight> in_flight() const { return kernels_; }
   absl::Span<KernelInFlight> in_flight() { return absl::MakeSpan(kernels_); }

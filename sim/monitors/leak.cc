@@ -22,17 +22,6 @@ void LeakMonitor::Reset() {
   sticky_seen_ = false;
 }
 
-bool LeakMonitor::IsRuntimeBlock(BlockSerial serial) const {
-  return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
-         runtime_blocks_.end();
-}
-
-void LeakMonitor::MarkRuntimeBlock(BlockSerial serial) {
-  if (serial != kNoBlock && !IsRuntimeBlock(serial)) {
-    runtime_blocks_.push_back(serial);
-  }
-}
-
 std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
                                               const SimView& view) {
   const Event& e = events.back();
@@ -65,41 +54,46 @@ std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
     case EventKind::kStickyError:
       sticky_seen_ = true;
       return std::nullopt;
-    case EventKind::kCtxDestroy: {
-      std::optional<Violation> found;
-      if (!sticky_seen_ && !view.sticky_error()) {
-        std::uint64_t leaked_bytes = 0;
-        int leaked_blocks = 0;
-        std::string named;
-        for (const LiveBlock& b : ledger_.live()) {
-          if (!IsRuntimeBlock(b.serial)) continue;
-          leaked_bytes += b.bytes;
-          if (++leaked_blocks <= kBlocksNamed) {
-            absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "",
-                            FormatBlock(b.ptr, b.bytes), " allocated by ",
-                            Who(view, b.allocated_by), " at event ",
-                            b.alloc_index);
-          }
-        }
-        if (leaked_blocks > kBlocksNamed) {
-          absl::StrAppend(&named, "; and ", leaked_blocks - kBlocksNamed,
-                          " more");
-        }
-        if (leaked_blocks > 0) {
-          found = ViolationAtLast(
-              kName, events,
-              absl::StrCat(Who(view, e.actor),
-                           " tore down the context with ",
-                           FormatBytes(leaked_bytes), " of runtime memory in ",
-                           leaked_blocks, " block(s) never freed: ", named));
-        }
-      }
-      ledger_.Apply(e, index);
-      return found;
-    }
+    case EventKind::kCtxDestroy:
+      return Teardown(events, view);
     default:
       return std::nullopt;
   }
+}
+
+std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
+                                               const SimView& view) {
+  const Event& e = events.back();
+  std::optional<Violation> found;
+  if (!sticky_seen_ && !view.sticky_error()) {
+    std::uint64_t leaked_bytes = 0;
+    int leaked_blocks = 0;
+    std::string named;
+    for (const LiveBlock& b : ledger_.live()) {
+      if (!IsRuntimeBlock(b.serial)) continue;
+      leaked_bytes += b.bytes;
+      if (++leaked_blocks <= kBlocksNamed) {
+        absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "",
+                        FormatBlock(b.ptr, b.bytes), " allocated by ",
+                        Who(view, b.allocated_by), " at event ",
+                        b.alloc_index);
+      }
+    }
+    if (leaked_blocks > kBlocksNamed) {
+      absl::StrAppend(&named, "; and ", leaked_blocks - kBlocksNamed,
+                      " more");
+    }
+    if (leaked_blocks > 0) {
+      found = ViolationAtLast(
+          kName, events,
+          absl::StrCat(Who(view, e.actor),
+                       " tore down the context with ",
+                       FormatBytes(leaked_bytes), " of runtime memory in ",
+                       leaked_blocks, " block(s) never freed: ", named));
+    }
+  }
+  ledger_.Apply(e, events.size() - 1);
+  return found;
 }
 
 }  // namespace stackcheck::sim

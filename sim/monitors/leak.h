@@ -10,10 +10,12 @@
 #ifndef STACKCHECK_SIM_MONITORS_LEAK_H_
 #define STACKCHECK_SIM_MONITORS_LEAK_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 #include "sim/monitors/block_ledger.h"
 
@@ -36,8 +38,16 @@ class LeakMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
-  bool IsRuntimeBlock(BlockSerial serial) const;
-  void MarkRuntimeBlock(BlockSerial serial);
+  // The context teardown, once per execution: out of line.
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Teardown(absl::Span<const Event> events,
+                                                            const SimView& view);
+  bool IsRuntimeBlock(BlockSerial serial) const {
+    return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
+           runtime_blocks_.end();
+  }
+  void MarkRuntimeBlock(BlockSerial serial) {
+    if (serial != kNoBlock && !IsRuntimeBlock(serial)) runtime_blocks_.push_back(serial);
+  }
 
   BlockLedger ledger_;
   std::vector<BlockSerial> runtime_blocks_;

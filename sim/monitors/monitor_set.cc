@@ -8,10 +8,15 @@ MonitorSet::MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors)
     : monitors_(std::move(monitors)) {
   for (std::size_t i = 0; i < monitors_.size(); ++i) {
     const EventKindMask mask = monitors_[i]->reads();
+    reads_ |= mask;
     for (int k = 0; k < kKindSlots; ++k) {
       if ((mask >> k) & 1) by_kind_[k].push_back(monitors_[i].get());
     }
   }
+}
+
+void MonitorSet::AppendMembers(std::vector<Monitor*>* out) {
+  for (auto& m : monitors_) m->AppendMembers(out);
 }
 
 void MonitorSet::Reset() {

@@ -32,6 +32,9 @@ class MonitorSet final : public Monitor {
   explicit MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors);
 
   absl::string_view property() const override { return "monitor-set"; }
+  // Every kind some inner monitor reads.
+  EventKindMask reads() const override { return reads_; }
+  void AppendMembers(std::vector<Monitor*>* out) override;
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
@@ -43,6 +46,7 @@ class MonitorSet final : public Monitor {
   static constexpr int kKindSlots = 64;
 
   std::vector<std::unique_ptr<Monitor>> monitors_;
+  EventKindMask reads_ = 0;
   // For each event kind, the monitors that read it, in the given order.
   std::array<absl::InlinedVector<Monitor*, 4>, kKindSlots> by_kind_;
 };

@@ -17,15 +17,23 @@ std::string MutexLabel(const SimView& view, std::uint32_t id) {
 
 }  // namespace
 
-MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::StateOf(
+MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::NewStateOf(
     std::uint32_t id) {
-  for (MutexState& m : mutexes_) {
+  if (id < kMaxIndexedId) {
+    for (auto i = static_cast<std::uint32_t>(by_id_.size()); i <= id; ++i) {
+      MutexState fresh;
+      fresh.id = i;
+      by_id_.push_back(fresh);
+    }
+    return by_id_[id];
+  }
+  for (MutexState& m : large_ids_) {
     if (m.id == id) return m;
   }
   MutexState fresh;
   fresh.id = id;
-  mutexes_.push_back(fresh);
-  return mutexes_.back();
+  large_ids_.push_back(fresh);
+  return large_ids_.back();
 }
 
 std::optional<Violation> MutexDisciplineMonitor::OnEvent(
@@ -50,15 +58,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
   }
 
   MutexState& m = StateOf(e.a);
-  const std::string who = Who(view, e.actor);
-  const std::string mutex = MutexLabel(view, m.id);
-  if (m.destroyed) {
-    return ViolationAtLast(
-        kName, events,
-        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind),
-                     ") after ", Who(view, m.destroyed_by),
-                     " destroyed it at event ", m.destroyed_at));
-  }
+  if (m.destroyed) return Complain(events, view, m, /*after_destroy=*/true);
   switch (e.kind) {
     case EventKind::kMutexLock:
       m.owner = e.actor;
@@ -67,20 +67,47 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
     case EventKind::kMutexBlock:
       // Field b is the owner the engine saw; a holder waiting on itself will
       // wait forever.
-      if (e.b != kNoActor && e.b == e.actor) {
-        return ViolationAtLast(
-            kName, events,
-            absl::StrCat(who, " locks ", mutex,
-                         " again while holding it since event ", m.locked_at,
-                         " (relock by the owner: it waits for itself)"));
-      }
+      if (e.b != kNoActor && e.b == e.actor) return Complain(events, view, m, false);
       return std::nullopt;
     case EventKind::kMutexTryLockFail:
       return std::nullopt;
+    case EventKind::kMutexUnlock:
+      m.owner = kNoActor;
+      if (e.b == e.actor) return std::nullopt;  // field b: the owner before
+      return Complain(events, view, m, false);
+    case EventKind::kMutexDestroy:
+      m.destroyed = true;
+      m.destroyed_by = e.actor;
+      m.destroyed_at = index;
+      if (e.b == kNoActor) return std::nullopt;
+      return Complain(events, view, m, false);
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Violation> MutexDisciplineMonitor::Complain(
+    absl::Span<const Event> events, const SimView& view, const MutexState& m,
+    bool after_destroy) const {
+  const Event& e = events.back();
+  const std::string who = Who(view, e.actor);
+  const std::string mutex = MutexLabel(view, m.id);
+  if (after_destroy) {
+    return ViolationAtLast(
+        kName, events,
+        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind),
+                     ") after ", Who(view, m.destroyed_by),
+                     " destroyed it at event ", m.destroyed_at));
+  }
+  switch (e.kind) {
+    case EventKind::kMutexBlock:
+      return ViolationAtLast(
+          kName, events,
+          absl::StrCat(who, " locks ", mutex,
+                       " again while holding it since event ", m.locked_at,
+                       " (relock by the owner: it waits for itself)"));
     case EventKind::kMutexUnlock: {
       const ActorId owner = e.b;
-      m.owner = kNoActor;
-      if (owner == e.actor) return std::nullopt;
       if (owner == kNoActor) {
         return ViolationAtLast(
             kName, events,
@@ -92,11 +119,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
                        Who(view, owner), " since event ", m.locked_at,
                        " (unlock by a thread that does not own it)"));
     }
-    case EventKind::kMutexDestroy: {
-      m.destroyed = true;
-      m.destroyed_by = e.actor;
-      m.destroyed_at = index;
-      if (e.b == kNoActor) return std::nullopt;
+    default:  // kMutexDestroy
       return ViolationAtLast(
           kName, events,
           absl::StrCat(who, " destroyed ", mutex, " while ",
@@ -104,9 +127,6 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
                                       : absl::StrCat(Who(view, e.b),
                                                      " holds it"),
                        " (locked at event ", m.locked_at, ")"));
-    }
-    default:
-      return std::nullopt;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -25,7 +26,10 @@ class MutexDisciplineMonitor final : public Monitor {
                   EventKind::kMutexTryLockFail, EventKind::kMutexUnlock,
                   EventKind::kMutexDestroy});
   }
-  void Reset() override { mutexes_.clear(); }
+  void Reset() override {
+    by_id_.clear();
+    large_ids_.clear();
+  }
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
 
@@ -39,9 +43,22 @@ class MutexDisciplineMonitor final : public Monitor {
     std::size_t destroyed_at = 0;
   };
 
-  MutexState& StateOf(std::uint32_t id);
+  // The state of mutex `id`, fresh (unlocked, alive) when first asked for.
+  MutexState& StateOf(std::uint32_t id) {
+    if (id < by_id_.size()) return by_id_[id];
+    return NewStateOf(id);
+  }
+  MutexState& NewStateOf(std::uint32_t id);
+  // The message for the newest event, which breaks the discipline on `m`:
+  // formatted out of line, since most events break nothing.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> Complain(
+      absl::Span<const Event> events, const SimView& view, const MutexState& m,
+      bool after_destroy) const;
 
-  std::vector<MutexState> mutexes_;  // few per execution: linear lookup
+  // Indexed by id: the engine numbers mutexes densely from 0. Ids from
+  // kMaxIndexedId up (hand-written streams only) go to a list.
+  std::vector<MutexState> by_id_;
+  std::vector<MutexState> large_ids_;
 };
 
 }  // namespace stackcheck::sim

@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 #include "sim/monitors/block_ledger.h"
 #include "sim/monitors/kernel_table.h"
@@ -31,6 +32,15 @@ class StackOverlapMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
+  // The messages, out of line since they are rare: `k`'s warp slots run
+  // past `b`; `k` started on slots [lo, hi) that running `other` uses.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> PastBlock(
+      absl::Span<const Event> events, const SimView& view, const KernelInFlight& k,
+      const LiveBlock& b);
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> Overlap(
+      absl::Span<const Event> events, const KernelInFlight& k,
+      const KernelInFlight& other, std::uint64_t lo, std::uint64_t hi);
+
   BlockLedger ledger_;
   KernelTable kernels_;
 };

@@ -25,20 +25,27 @@ std::optional<Violation> SyncCompletionMonitor::OnEvent(
     case EventKind::kRegionEnd:
       for (const KernelInFlight& k : kernels_.in_flight()) {
         if (k.enqueued_by != e.actor || k.region != e.c) continue;
-        return ViolationAtLast(
-            kName, events,
-            absl::StrCat("run(region ", e.c, ") returned on ",
-                         Who(view, e.actor), " while its ", KernelLabel(k),
-                         ", enqueued at event ", k.enqueue_index,
-                         k.started ? absl::StrCat(", was still running (since event ",
-                                                  k.start_index, ")")
-                                   : absl::StrCat(", was still queued on stream ",
-                                                  k.stream)));
+        return Unfinished(events, view, k);
       }
       return std::nullopt;
     default:
       return std::nullopt;
   }
+}
+
+std::optional<Violation> SyncCompletionMonitor::Unfinished(absl::Span<const Event> events,
+                                                           const SimView& view,
+                                                           const KernelInFlight& k) {
+  const Event& e = events.back();
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat("run(region ", e.c, ") returned on ",
+                   Who(view, e.actor), " while its ", KernelLabel(k),
+                   ", enqueued at event ", k.enqueue_index,
+                   k.started ? absl::StrCat(", was still running (since event ",
+                                            k.start_index, ")")
+                             : absl::StrCat(", was still queued on stream ",
+                                            k.stream)));
 }
 
 }  // namespace stackcheck::sim

@@ -10,6 +10,7 @@
 
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 #include "sim/monitors/kernel_table.h"
 
@@ -31,6 +32,11 @@ class SyncCompletionMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
+  // The message (out of line: rare): the newest event, a kRegionEnd, came
+  // while `k` of that region was unfinished.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> Unfinished(
+      absl::Span<const Event> events, const SimView& view, const KernelInFlight& k);
+
   KernelTable kernels_;
 };
 

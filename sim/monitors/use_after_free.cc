@@ -37,33 +37,15 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
     case EventKind::kAsyncFreeComplete: {
       const FreedBlock* gone = ledger_.Apply(e, index);
       if (gone == nullptr) return std::nullopt;
-      return CheckGone(events, view, *gone);
-    }
-    case EventKind::kCtxDestroy: {
-      // Teardown drains first (SEM-15), so a kernel still in flight here means
-      // its block vanished under it -- unless a sticky error already dropped
-      // the queue and nothing can be said about the poisoned context.
-      std::optional<Violation> found;
-      if (!view.sticky_error()) {
-        for (const KernelInFlight& k : kernels_.in_flight()) {
-          const LiveBlock* b = ledger_.Find(k.block);
-          if (b == nullptr) b = ledger_.Find(k.vars_block);
-          if (b == nullptr) continue;
-          found = ViolationAtLast(
-              kName, events,
-              absl::StrCat("the context teardown by ", Who(view, e.actor),
-                           " invalidated block ", FormatBlock(b->ptr, b->bytes),
-                           " while ", KernelLabel(k), ", enqueued by ",
-                           Who(view, k.enqueued_by), " at event ",
-                           k.enqueue_index, ", ",
-                           k.started ? "was still running on it"
-                                     : "was still queued on it"));
-          break;
+      for (const KernelInFlight& k : kernels_.in_flight()) {
+        if (k.block == gone->serial || k.vars_block == gone->serial) {
+          return GoneUnder(events, view, *gone, k);
         }
       }
-      ledger_.Apply(e, index);
-      return found;
+      return std::nullopt;
     }
+    case EventKind::kCtxDestroy:
+      return Teardown(events, view);
     case EventKind::kKernelEnqueue: {
       KernelInFlight& k = kernels_.Enqueue(e, index);
       const LiveBlock* b = ledger_.Containing(k.stacks);
@@ -83,41 +65,10 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       if (k == nullptr) return std::nullopt;
       k->started = true;
       k->start_index = index;
-      if (k->vars != 0 && !ledger_.IsLive(k->vars_block)) {
-        const FreedBlock* f = k->vars_block != kNoBlock
-                                  ? ledger_.FindFreed(k->vars_block)
-                                  : ledger_.LastFreedContaining(k->vars);
-        return ViolationAtLast(
-            kName, events,
-            absl::StrCat(KernelLabel(*k), " started with its variable table at 0x",
-                         absl::Hex(k->vars), f == nullptr
-                             ? std::string(", which no live block held")
-                             : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
-                                            " ", HowGone(view, *f)),
-                         " (enqueued by ", Who(view, k->enqueued_by), " at event ",
-                         k->enqueue_index, ")"));
+      if ((k->vars != 0 && !ledger_.IsLive(k->vars_block)) || !ledger_.IsLive(k->block)) {
+        return StartedOnGone(events, view, *k);
       }
-      if (ledger_.IsLive(k->block)) return std::nullopt;
-      const std::string stacks = FormatBlock(k->stacks, k->stack_bytes());
-      const FreedBlock* f = k->block != kNoBlock
-                                ? ledger_.FindFreed(k->block)
-                                : ledger_.LastFreedContaining(k->stacks);
-      if (f == nullptr) {
-        return ViolationAtLast(
-            kName, events,
-            absl::StrCat(KernelLabel(*k), " started on stacks ", stacks,
-                         ", which no live block held when ",
-                         Who(view, k->enqueued_by),
-                         " enqueued it at event ", k->enqueue_index,
-                         " (never allocated)"));
-      }
-      return ViolationAtLast(
-          kName, events,
-          absl::StrCat(KernelLabel(*k), " started on stacks ", stacks,
-                       " in block ", FormatBlock(f->ptr, f->bytes), " ",
-                       HowGone(view, *f), " (enqueued by ",
-                       Who(view, k->enqueued_by), " at event ",
-                       k->enqueue_index, ")"));
+      return std::nullopt;
     }
     case EventKind::kKernelEnd:
     case EventKind::kKernelDropped:
@@ -128,24 +79,87 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
   }
 }
 
-std::optional<Violation> UseAfterFreeMonitor::CheckGone(
+std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> events,
+                                                       const SimView& view) {
+  const Event& e = events.back();
+  // Teardown drains first (SEM-15), so a kernel still in flight here means
+  // its block vanished under it -- unless a sticky error already dropped
+  // the queue and nothing can be said about the poisoned context.
+  std::optional<Violation> found;
+  if (!view.sticky_error()) {
+    for (const KernelInFlight& k : kernels_.in_flight()) {
+      const LiveBlock* b = ledger_.Find(k.block);
+      if (b == nullptr) b = ledger_.Find(k.vars_block);
+      if (b == nullptr) continue;
+      found = ViolationAtLast(
+          kName, events,
+          absl::StrCat("the context teardown by ", Who(view, e.actor),
+                       " invalidated block ", FormatBlock(b->ptr, b->bytes),
+                       " while ", KernelLabel(k), ", enqueued by ",
+                       Who(view, k.enqueued_by), " at event ",
+                       k.enqueue_index, ", ",
+                       k.started ? "was still running on it"
+                                 : "was still queued on it"));
+      break;
+    }
+  }
+  ledger_.Apply(e, events.size() - 1);
+  return found;
+}
+
+std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
     absl::Span<const Event> events, const SimView& view,
-    const FreedBlock& gone) {
-  for (const KernelInFlight& k : kernels_.in_flight()) {
-    if (k.block != gone.serial && k.vars_block != gone.serial) continue;
+    const KernelInFlight& k) const {
+  if (k.vars != 0 && !ledger_.IsLive(k.vars_block)) {
+    const FreedBlock* f = k.vars_block != kNoBlock
+                              ? ledger_.FindFreed(k.vars_block)
+                              : ledger_.LastFreedContaining(k.vars);
     return ViolationAtLast(
         kName, events,
-        absl::StrCat(k.block == gone.serial ? "block " : "variable block ",
-                     FormatBlock(gone.ptr, gone.bytes), " ",
-                     HowGone(view, gone), " while ", KernelLabel(k),
-                     ", enqueued on stream ", k.stream, " by ",
-                     Who(view, k.enqueued_by), " at event ", k.enqueue_index,
-                     ", ",
-                     k.started ? absl::StrCat("is running on it since event ",
-                                              k.start_index)
-                               : std::string("is still queued to use it")));
+        absl::StrCat(KernelLabel(k), " started with its variable table at 0x",
+                     absl::Hex(k.vars), f == nullptr
+                         ? std::string(", which no live block held")
+                         : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
+                                        " ", HowGone(view, *f)),
+                     " (enqueued by ", Who(view, k.enqueued_by), " at event ",
+                     k.enqueue_index, ")"));
   }
-  return std::nullopt;
+  const std::string stacks = FormatBlock(k.stacks, k.stack_bytes());
+  const FreedBlock* f = k.block != kNoBlock
+                            ? ledger_.FindFreed(k.block)
+                            : ledger_.LastFreedContaining(k.stacks);
+  if (f == nullptr) {
+    return ViolationAtLast(
+        kName, events,
+        absl::StrCat(KernelLabel(k), " started on stacks ", stacks,
+                     ", which no live block held when ",
+                     Who(view, k.enqueued_by),
+                     " enqueued it at event ", k.enqueue_index,
+                     " (never allocated)"));
+  }
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat(KernelLabel(k), " started on stacks ", stacks,
+                   " in block ", FormatBlock(f->ptr, f->bytes), " ",
+                   HowGone(view, *f), " (enqueued by ",
+                   Who(view, k.enqueued_by), " at event ",
+                   k.enqueue_index, ")"));
+}
+
+std::optional<Violation> UseAfterFreeMonitor::GoneUnder(
+    absl::Span<const Event> events, const SimView& view, const FreedBlock& gone,
+    const KernelInFlight& k) const {
+  return ViolationAtLast(
+      kName, events,
+      absl::StrCat(k.block == gone.serial ? "block " : "variable block ",
+                   FormatBlock(gone.ptr, gone.bytes), " ",
+                   HowGone(view, gone), " while ", KernelLabel(k),
+                   ", enqueued on stream ", k.stream, " by ",
+                   Who(view, k.enqueued_by), " at event ", k.enqueue_index,
+                   ", ",
+                   k.started ? absl::StrCat("is running on it since event ",
+                                            k.start_index)
+                             : std::string("is still queued to use it")));
 }
 
 }  // namespace stackcheck::sim

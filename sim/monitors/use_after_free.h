@@ -8,6 +8,7 @@
 
 #include <optional>
 
+#include "absl/base/attributes.h"
 #include "sim/monitor.h"
 #include "sim/monitors/block_ledger.h"
 #include "sim/monitors/kernel_table.h"
@@ -31,10 +32,18 @@ class UseAfterFreeMonitor final : public Monitor {
                                    const SimView& view) override;
 
  private:
-  // A block went away; complains about the first unfinished kernel on it.
-  std::optional<Violation> CheckGone(absl::Span<const Event> events,
-                                     const SimView& view,
-                                     const FreedBlock& gone);
+  // Out of line, since they are rare: the context teardown (checks, then
+  // applies it to the ledger), and the messages.
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Teardown(
+      absl::Span<const Event> events, const SimView& view);
+  // `k` started on (or with its variables in) a block that is gone.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> StartedOnGone(
+      absl::Span<const Event> events, const SimView& view,
+      const KernelInFlight& k) const;
+  // `gone` went away while `k`, enqueued on it, had not finished.
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> GoneUnder(
+      absl::Span<const Event> events, const SimView& view, const FreedBlock& gone,
+      const KernelInFlight& k) const;
 
   BlockLedger ledger_;
   KernelTable kernels_;

@@ -22,6 +22,7 @@ bool DeterminismCheck::NewExecution() {
   if (!inner_.NewExecution()) return false;
   ++execution_;
   recorded_.clear();
+  recording_ = WillRerun();
   return true;
 }
 
@@ -56,14 +57,14 @@ std::size_t DeterminismCheck::NextActor(const SchedulingPoint& point) {
         Replay(point.runnable.size(), "runnable actors"));
   }
   const std::size_t chosen = inner_.NextActor(point);
-  recorded_.push_back(chosen);
+  if (recording_) recorded_.push_back(chosen);
   return chosen;
 }
 
 std::uint64_t DeterminismCheck::NextNumber(std::uint64_t n) {
   if (rerun_) return Replay(n, "numbers");
   const std::uint64_t chosen = inner_.NextNumber(n);
-  recorded_.push_back(chosen);
+  if (recording_) recorded_.push_back(chosen);
   return chosen;
 }
 
@@ -79,8 +80,7 @@ void DeterminismCheck::ReportDigest(std::uint64_t digest) {
     return;
   }
   digest_ = digest;
-  rerun_pending_ = options_.check_every != 0 &&
-                   (execution_ - 1) % options_.check_every == 0;
+  rerun_pending_ = WillRerun();
 }
 
 }  // namespace stackcheck::sim

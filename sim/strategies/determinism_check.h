@@ -52,6 +52,10 @@ class DeterminismCheck : public Strategy {
   const absl::Status& status() const { return status_; }
 
  private:
+  // Whether the execution in progress (a first run) is re-run after it.
+  bool WillRerun() const {
+    return options_.check_every != 0 && (execution_ - 1) % options_.check_every == 0;
+  }
   std::uint64_t Replay(std::uint64_t n, const char* what);
   void Fail(const std::string& what);
 
@@ -61,7 +65,8 @@ class DeterminismCheck : public Strategy {
   std::uint64_t reruns_ = 0;
   bool rerun_ = false;
   bool rerun_pending_ = false;
-  std::vector<std::uint64_t> recorded_;  // answers of the last first run
+  bool recording_ = false;               // the first run in progress: WillRerun()
+  std::vector<std::uint64_t> recorded_;  // answers of the last first run that is re-run
   std::size_t position_ = 0;             // in recorded_, during a re-run
   std::uint64_t digest_ = 0;             // of the last first run
   absl::Status status_;

@@ -18,8 +18,16 @@ std::string StrategyMetrics::Summary() const {
       max_choices, max_preemptions);
 }
 
+StrategyMetrics MetricsStrategy::metrics() const {
+  StrategyMetrics m = metrics_;
+  m.max_choices = std::max(m.max_choices, choices_);
+  m.max_preemptions = std::max(m.max_preemptions, preemptions_);
+  return m;
+}
+
 bool MetricsStrategy::NewExecution() {
   if (!inner_.NewExecution()) return false;
+  metrics_ = metrics();
   ++metrics_.executions;
   choices_ = 0;
   preemptions_ = 0;
@@ -32,10 +40,8 @@ std::size_t MetricsStrategy::NextActor(const SchedulingPoint& point) {
   if (point.current >= 0 && chosen != static_cast<std::size_t>(point.current)) {
     ++metrics_.preemptions;
     ++preemptions_;
-    metrics_.max_preemptions = std::max(metrics_.max_preemptions, preemptions_);
   }
   ++choices_;
-  metrics_.max_choices = std::max(metrics_.max_choices, choices_);
   return chosen;
 }
 
@@ -43,7 +49,6 @@ std::uint64_t MetricsStrategy::NextNumber(std::uint64_t n) {
   const std::uint64_t chosen = inner_.NextNumber(n);
   ++metrics_.number_choices;
   ++choices_;
-  metrics_.max_choices = std::max(metrics_.max_choices, choices_);
   return chosen;
 }
 

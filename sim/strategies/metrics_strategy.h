@@ -33,10 +33,14 @@ class MetricsStrategy : public Strategy {
   std::uint64_t NextNumber(std::uint64_t n) override;
   bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
 
-  const StrategyMetrics& metrics() const { return metrics_; }
+  // The counts so far, the execution in progress included.
+  StrategyMetrics metrics() const;
 
  private:
   Strategy& inner_;
+  // Totals, and maxima over the executions before the one in progress: the
+  // per-execution counts below join the maxima when it ends (or is read),
+  // not at every step.
   StrategyMetrics metrics_;
   std::uint64_t choices_ = 0;      // in the execution in progress
   std::uint64_t preemptions_ = 0;  // in the execution in progress
