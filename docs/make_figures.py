@@ -209,16 +209,19 @@ def render_bench_sim(run):
     if not run.ok:
         return lines + [run.failure(), ""]
     lines.append("Policy %s, random schedules, one core; rates per CPU-second of the "
-                 "thread that runs them. Run: %s." % (run.doc.get("policy"), stamp_cell(run)))
+                 "thread that runs them; each scenario with every monitor the campaign "
+                 "attaches (what users run), then the engine alone. Run: %s."
+                 % (run.doc.get("policy"), stamp_cell(run)))
     lines.append("")
     rows = []
     for s in run.doc.get("scenarios", []):
         rss = " / ".join("%s MiB after %s" % (num(p["kib"] / 1024.0), num(p["after_executions"]))
                          for p in s.get("peak_rss_kib", []))
-        rows.append([s["scenario"], num(s["executions"]), num(s["steps_per_s"]) + " steps/s",
+        rows.append([s["scenario"], s.get("monitors", "none"), num(s["executions"]),
+                     num(s["steps_per_s"]) + " steps/s",
                      num(s["executions_per_s"]) + "/s", num(s["steps_per_execution"]), rss,
                      num(s.get("violations"))])
-    lines.append(table(["scenario", "executions", "steps/s", "executions/s",
+    lines.append(table(["scenario", "monitors", "executions", "steps/s", "executions/s",
                         "steps per execution", "peak RSS", "violations"], rows))
     return lines + [""]
 
