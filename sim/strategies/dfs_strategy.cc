@@ -196,6 +196,10 @@ bool DfsStrategy::Advance(Node& node) {
 void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
                                const Footprint& next, std::size_t end) {
   Node& node = stack_[step_node_[step]];
+  // Every option already scheduled: nothing to add, whatever the initials.
+  bool all_scheduled = true;
+  for (const std::uint8_t flags : node.flags) all_scheduled &= (flags & kBacktrack) != 0;
+  if (all_scheduled) return;
   auto index_of = [&](ActorId a) -> int {
     for (std::size_t k = 0; k < node.runnable.size(); ++k) {
       if (node.runnable[k].actor == a) return static_cast<int>(k);
