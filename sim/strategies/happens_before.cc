@@ -26,6 +26,69 @@ void HappensBefore::Reset() {
   global_steps_.clear();
   device_wide_steps_.clear();
   program_wide_steps_.clear();
+  undo_.clear();
+  undo_clocks_.clear();
+  undo_mark_.clear();
+}
+
+std::uint32_t HappensBefore::SaveClock(const Entry* clock) {
+  const auto saved = static_cast<std::uint32_t>(undo_clocks_.size() / width_);
+  undo_clocks_.insert(undo_clocks_.end(), clock, clock + width_);
+  return saved;
+}
+
+void HappensBefore::SaveObjectClock(std::uint32_t clock) {
+  undo_.push_back({UndoKind::kObjectClock, clock, SaveClock(&object_clocks_[clock * width_])});
+}
+
+void HappensBefore::SaveSpecial(Special c) {
+  undo_.push_back({UndoKind::kSpecialClock, static_cast<std::uint32_t>(c),
+                   SaveClock(SpecialClock(c))});
+}
+
+void HappensBefore::SaveActorClock(ActorId actor) {
+  undo_.push_back({UndoKind::kActorClock, actor, SaveClock(&actor_clocks_[actor * width_])});
+}
+
+void HappensBefore::Truncate(std::size_t steps) {
+  if (steps >= steps_.size()) return;
+  const std::size_t mark = undo_mark_[steps];
+  while (undo_.size() > mark) {
+    const Undo u = undo_.back();
+    undo_.pop_back();
+    if (u.kind == UndoKind::kNewObject) {
+      object_index_.erase(u.index);
+      --objects_used_;
+      object_clocks_.resize(object_clocks_.size() - 2 * width_);
+      continue;
+    }
+    Entry* target = nullptr;
+    switch (u.kind) {
+      case UndoKind::kObjectClock:
+        target = &object_clocks_[u.index * width_];
+        break;
+      case UndoKind::kSpecialClock:
+        target = SpecialClock(static_cast<Special>(u.index));
+        break;
+      case UndoKind::kActorClock:
+        target = &actor_clocks_[u.index * width_];
+        break;
+      case UndoKind::kNewObject:
+        break;
+    }
+    Copy(target, &undo_clocks_[u.saved * width_]);
+    undo_clocks_.resize(u.saved * width_);
+  }
+  const auto cut = [steps](std::vector<std::uint32_t>& list) {
+    while (!list.empty() && list.back() >= steps) list.pop_back();
+  };
+  cut(global_steps_);
+  cut(device_wide_steps_);
+  cut(program_wide_steps_);
+  for (std::size_t o = 0; o < objects_used_; ++o) cut(objects_[o].steps);
+  steps_.resize(steps);
+  step_clocks_.resize(steps * width_);
+  undo_mark_.resize(steps);
 }
 
 void HappensBefore::Fit(ActorId actor) {
@@ -44,6 +107,7 @@ void HappensBefore::Fit(ActorId actor) {
     widen(actor_clocks_);
     widen(special_);
     widen(object_clocks_);
+    widen(undo_clocks_);
     width_ = width;
   }
   if (actor >= actors_) {
@@ -56,6 +120,7 @@ HappensBefore::ObjectState& HappensBefore::Touch(std::uint32_t object) {
   auto [it, inserted] =
       object_index_.try_emplace(object, static_cast<std::uint32_t>(objects_used_));
   if (!inserted) return objects_[it->second];
+  undo_.push_back({UndoKind::kNewObject, object, 0});
   if (objects_used_ == objects_.size()) objects_.emplace_back();
   ObjectState& state = objects_[objects_used_++];
   state.clocks = static_cast<std::uint32_t>(object_clocks_.size() / width_);
@@ -102,6 +167,7 @@ void HappensBefore::ClockOf(ActorId actor, const Footprint& step, Entry* clock) 
 std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
   Fit(actor);
   const std::size_t index = steps_.size();
+  undo_mark_.push_back(static_cast<std::uint32_t>(undo_.size()));
   step_clocks_.resize(step_clocks_.size() + width_);
   Entry* const clock = StepClock(index);
   ClockOf(actor, step, clock);
@@ -115,15 +181,19 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     }
     if (access.object & kDeviceBit) device = true;
     if (access.object == kDeviceWideObject) {
+      SaveSpecial(kDeviceWideClock);
       Copy(SpecialClock(kDeviceWideClock), clock);
       device_wide_steps_.push_back(static_cast<std::uint32_t>(index));
       continue;
     }
     ObjectState& object = Touch(access.object);
     if (access.write) {
+      SaveObjectClock(object.clocks);
+      SaveObjectClock(object.clocks + 1);
       Copy(LastWrite(object), clock);
       Clear(Reads(object));  // the write already follows them
     } else {
+      SaveObjectClock(object.clocks + 1);
       Join(Reads(object), clock);
     }
     if (object.steps.empty() || object.steps.back() != index) {
@@ -131,16 +201,26 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     }
   }
   if (step.program & kProgramWide) {
+    SaveSpecial(kProgramWideClock);
     Copy(SpecialClock(kProgramWideClock), clock);
     program_wide_steps_.push_back(static_cast<std::uint32_t>(index));
   }
-  if (step.program & kRunsProgram) Join(SpecialClock(kProgramAll), clock);
+  if (step.program & kRunsProgram) {
+    SaveSpecial(kProgramAll);
+    Join(SpecialClock(kProgramAll), clock);
+  }
   if (global) {
+    SaveSpecial(kGlobalClock);
     Copy(SpecialClock(kGlobalClock), clock);
     global_steps_.push_back(static_cast<std::uint32_t>(index));
   }
+  SaveSpecial(kAll);
   Join(SpecialClock(kAll), clock);
-  if (device) Join(SpecialClock(kDeviceAll), clock);
+  if (device) {
+    SaveSpecial(kDeviceAll);
+    Join(SpecialClock(kDeviceAll), clock);
+  }
+  SaveActorClock(actor);
   Copy(&actor_clocks_[actor * width_], clock);
   steps_.push_back({actor, step});
   return index;

@@ -35,6 +35,11 @@ class HappensBefore {
   // Appends a step; returns its index (0-based, in execution order).
   std::size_t Record(ActorId actor, const Footprint& step);
 
+  // Forgets every step from index `steps` on, as if only the steps before
+  // it had been recorded (a re-run that shares them need not record them
+  // again).
+  void Truncate(std::size_t steps);
+
   // Calls visit(i) for every recorded step i racing with a step of `actor`
   // touching `step` taken next (not recorded), latest first, until visit
   // returns false.
@@ -138,6 +143,19 @@ class HappensBefore {
   // Writes into `clock` the clock a step of `actor` touching `step` would
   // get if taken now (Fit(actor) first).
   void ClockOf(ActorId actor, const Footprint& step, Entry* clock) const;
+  // Undo log: what Record changed, so that Truncate can restore it.
+  enum class UndoKind : std::uint8_t { kObjectClock, kSpecialClock, kActorClock, kNewObject };
+  struct Undo {
+    UndoKind kind;
+    std::uint32_t index;  // clock (in its arena) or object id
+    std::uint32_t saved;  // kNewObject: none; else its saved clock in undo_clocks_
+  };
+  // Saves a clock before Record changes it.
+  void SaveObjectClock(std::uint32_t clock);
+  void SaveSpecial(Special c);
+  void SaveActorClock(ActorId actor);
+  std::uint32_t SaveClock(const Entry* clock);
+
   bool HappensBeforeActor(std::size_t step, ActorId actor) const;
   bool Races(std::size_t step, ActorId actor, const Footprint& pending) const;
 
@@ -156,6 +174,9 @@ class HappensBefore {
   std::vector<std::uint32_t> global_steps_;       // steps touching kGlobalObject
   std::vector<std::uint32_t> device_wide_steps_;  // ... kDeviceWideObject
   std::vector<std::uint32_t> program_wide_steps_; // program-wide steps
+  std::vector<Undo> undo_;
+  std::vector<Entry> undo_clocks_;       // saved clocks, width_ each
+  std::vector<std::uint32_t> undo_mark_;  // by step: undo_.size() before it
   // Scratch clocks for ClockOf's callers (mutable: queries are const).
   mutable std::vector<Entry> scratch_;
 };
