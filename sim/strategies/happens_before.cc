@@ -29,6 +29,7 @@ void HappensBefore::Reset() {
   undo_.clear();
   undo_clocks_.clear();
   undo_mark_.clear();
+  for (auto& steps : actor_steps_) steps.clear();
 }
 
 std::uint32_t HappensBefore::SaveClock(const Entry* clock) {
@@ -86,6 +87,7 @@ void HappensBefore::Truncate(std::size_t steps) {
   cut(device_wide_steps_);
   cut(program_wide_steps_);
   for (std::size_t o = 0; o < objects_used_; ++o) cut(objects_[o].steps);
+  for (auto& list : actor_steps_) cut(list);
   steps_.resize(steps);
   step_clocks_.resize(steps * width_);
   undo_mark_.resize(steps);
@@ -223,6 +225,8 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
   SaveActorClock(actor);
   Copy(&actor_clocks_[actor * width_], clock);
   steps_.push_back({actor, step});
+  if (actor >= actor_steps_.size()) actor_steps_.resize(actor + 1);
+  actor_steps_[actor].push_back(static_cast<std::uint32_t>(index));
   return index;
 }
 
@@ -257,15 +261,30 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
   return initials;
 }
 
+void HappensBefore::NotBefore(ActorId actor, std::vector<std::uint32_t>* out) const {
+  out->clear();
+  const Entry* const clock = ActorClock(actor);
+  for (ActorId q = 0; q < actor_steps_.size(); ++q) {
+    if (q == actor) continue;
+    const std::vector<std::uint32_t>& steps = actor_steps_[q];
+    // q's steps before clock[q] happen before the actor's latest step.
+    const Entry known = clock != nullptr && q < width_ ? clock[q] : 0;
+    out->insert(out->end(), std::lower_bound(steps.begin(), steps.end(), known),
+                steps.end());
+  }
+  std::sort(out->begin(), out->end());
+}
+
 void HappensBefore::ForEachRaceOfLastAsGlobal(
     absl::FunctionRef<void(std::size_t)> visit) const {
   if (steps_.empty()) return;
-  const ActorId last_actor = steps_.back().actor;
-  const Entry* const last = StepClock(steps_.size() - 1);
-  for (std::size_t i = 0; i + 1 < steps_.size(); ++i) {
-    const ActorId owner = steps_[i].actor;
-    if (owner != last_actor && !Knows(last, owner, i)) visit(i);
-  }
+  // The last step's clock is its actor's.
+  // Taken out of the member for the visit, which may query again.
+  std::vector<std::uint32_t> others;
+  others.swap(scratch_steps_);
+  NotBefore(steps_.back().actor, &others);
+  for (std::uint32_t i : others) visit(i);
+  scratch_steps_.swap(others);
 }
 
 bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
@@ -293,9 +312,14 @@ void HappensBefore::ForEachRace(
     pending_device |= (object & kDeviceBit) != 0;
   }
   if (pending_global) {
-    for (std::size_t i = steps_.size(); i-- > 0;) {
-      if (Races(i, actor, pending) && !visit(i)) return;
+    std::vector<std::uint32_t> candidates;  // out of the member: visit may query
+    candidates.swap(scratch_steps_);
+    NotBefore(actor, &candidates);
+    for (std::size_t k = candidates.size(); k-- > 0;) {
+      const std::size_t i = candidates[k];
+      if (Dependent(steps_[i].footprint, pending) && !visit(i)) break;
     }
+    scratch_steps_.swap(candidates);
     return;
   }
   // Merge, latest first, the steps on the pending step's objects, the

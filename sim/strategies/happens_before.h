@@ -171,6 +171,11 @@ class HappensBefore {
   absl::flat_hash_map<std::uint32_t, std::uint32_t> object_index_;
   std::vector<ObjectState> objects_;
   std::size_t objects_used_ = 0;
+  // The steps `actor` can race with: other actors' steps that do not
+  // happen before its next one, in increasing order (into `out`).
+  void NotBefore(ActorId actor, std::vector<std::uint32_t>* out) const;
+
+  std::vector<std::vector<std::uint32_t>> actor_steps_;  // by actor, in order
   std::vector<std::uint32_t> global_steps_;       // steps touching kGlobalObject
   std::vector<std::uint32_t> device_wide_steps_;  // ... kDeviceWideObject
   std::vector<std::uint32_t> program_wide_steps_; // program-wide steps
@@ -179,6 +184,7 @@ class HappensBefore {
   std::vector<std::uint32_t> undo_mark_;  // by step: undo_.size() before it
   // Scratch clocks for ClockOf's callers (mutable: queries are const).
   mutable std::vector<Entry> scratch_;
+  mutable std::vector<std::uint32_t> scratch_steps_;
 };
 
 }  // namespace stackcheck::sim
