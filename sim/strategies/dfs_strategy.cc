@@ -138,8 +138,15 @@ bool DfsStrategy::NewExecution() {
   ++stats_.executions;
   position_ = 0;
   have_actor_node_ = false;
-  happens_before_.Reset();
-  step_node_.clear();
+  // The steps taken at nodes before the latest branching point are the
+  // previous execution's: their happens-before record is kept, not redone.
+  kept_steps_ = static_cast<std::size_t>(
+      std::lower_bound(step_node_.begin(), step_node_.end(),
+                       static_cast<std::uint32_t>(fresh_from_)) -
+      step_node_.begin());
+  happens_before_.Truncate(kept_steps_);
+  step_node_.resize(kept_steps_);
+  steps_taken_ = 0;
   pending_.clear();
   preemptions_ = 0;
   off_tree_ = false;
@@ -196,6 +203,10 @@ bool DfsStrategy::Advance(Node& node) {
 void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
                                const Footprint& next, std::size_t end) {
   Node& node = stack_[step_node_[step]];
+  // Every option already scheduled: nothing to add, whatever the initials.
+  bool all_scheduled = true;
+  for (const std::uint8_t flags : node.flags) all_scheduled &= (flags & kBacktrack) != 0;
+  if (all_scheduled) return;
   auto index_of = [&](ActorId a) -> int {
     for (std::size_t k = 0; k < node.runnable.size(); ++k) {
       if (node.runnable[k].actor == a) return static_cast<int>(k);
@@ -261,11 +272,13 @@ void DfsStrategy::NoteRunnable(const SchedulingPoint& point) {
 
 void DfsStrategy::RecordStep(const Candidate& taken, std::size_t node_index) {
   if (!dpor_) return;
-  // Races of steps before the latest branching point were analysed in an
-  // earlier execution with the very same prefix.
-  if (node_index >= fresh_from_) CheckRaces(taken.actor, taken.next);
-  happens_before_.Record(taken.actor, taken.next);
-  step_node_.push_back(static_cast<std::uint32_t>(node_index));
+  // Steps before the latest branching point are recorded already, and their
+  // races were analysed in an earlier execution with the very same prefix.
+  if (steps_taken_++ >= kept_steps_) {
+    if (node_index >= fresh_from_) CheckRaces(taken.actor, taken.next);
+    happens_before_.Record(taken.actor, taken.next);
+    step_node_.push_back(static_cast<std::uint32_t>(node_index));
+  }
   if (taken.actor < pending_.size()) pending_[taken.actor].valid = false;
 }
 

@@ -193,6 +193,8 @@ class DfsStrategy : public Strategy {
   bool dpor_ = false;
   HappensBefore happens_before_;
   std::vector<std::uint32_t> step_node_;  // step index -> stack index
+  std::size_t kept_steps_ = 0;   // recorded before this execution started
+  std::size_t steps_taken_ = 0;  // in this execution
   std::size_t fresh_from_ = 0;  // stack index of the latest branching
   struct Pending {
     bool valid = false;

@@ -3,60 +3,176 @@
 #include <algorithm>
 
 namespace stackcheck::sim {
+namespace {
+
+bool Writes(const Footprint& step, std::uint32_t object) {
+  for (int a = 0; a < step.count; ++a) {
+    if (step.accesses[a].object == object && step.accesses[a].write) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 void HappensBefore::Reset() {
   steps_.clear();
-  actor_clock_.clear();
-  objects_.clear();
+  step_clocks_.clear();
+  actors_ = 0;
+  actor_clocks_.clear();
+  special_.assign(kSpecialCount * width_, 0);
+  object_clocks_.clear();
+  object_index_.clear();
+  objects_used_ = 0;
   global_steps_.clear();
-  global_clock_.clear();
-  all_.clear();
   device_wide_steps_.clear();
-  device_wide_clock_.clear();
-  device_all_.clear();
   program_wide_steps_.clear();
-  program_wide_clock_.clear();
-  program_all_.clear();
+  undo_.clear();
+  undo_clocks_.clear();
+  undo_mark_.clear();
+  for (auto& steps : actor_steps_) steps.clear();
 }
 
-void HappensBefore::Join(Clock& into, const Clock& from) {
-  if (into.size() < from.size()) into.resize(from.size(), 0);
-  for (std::size_t i = 0; i < from.size(); ++i) {
-    into[i] = std::max(into[i], from[i]);
+std::uint32_t HappensBefore::SaveClock(const Entry* clock) {
+  const auto saved = static_cast<std::uint32_t>(undo_clocks_.size() / width_);
+  undo_clocks_.insert(undo_clocks_.end(), clock, clock + width_);
+  return saved;
+}
+
+void HappensBefore::SaveObjectClock(std::uint32_t clock) {
+  undo_.push_back({UndoKind::kObjectClock, clock, SaveClock(&object_clocks_[clock * width_])});
+}
+
+void HappensBefore::SaveSpecial(Special c) {
+  undo_.push_back({UndoKind::kSpecialClock, static_cast<std::uint32_t>(c),
+                   SaveClock(SpecialClock(c))});
+}
+
+void HappensBefore::SaveActorClock(ActorId actor) {
+  undo_.push_back({UndoKind::kActorClock, actor, SaveClock(&actor_clocks_[actor * width_])});
+}
+
+void HappensBefore::Truncate(std::size_t steps) {
+  if (steps >= steps_.size()) return;
+  const std::size_t mark = undo_mark_[steps];
+  while (undo_.size() > mark) {
+    const Undo u = undo_.back();
+    undo_.pop_back();
+    if (u.kind == UndoKind::kNewObject) {
+      object_index_.erase(u.index);
+      --objects_used_;
+      object_clocks_.resize(object_clocks_.size() - 2 * width_);
+      continue;
+    }
+    Entry* target = nullptr;
+    switch (u.kind) {
+      case UndoKind::kObjectClock:
+        target = &object_clocks_[u.index * width_];
+        break;
+      case UndoKind::kSpecialClock:
+        target = SpecialClock(static_cast<Special>(u.index));
+        break;
+      case UndoKind::kActorClock:
+        target = &actor_clocks_[u.index * width_];
+        break;
+      case UndoKind::kNewObject:
+        break;
+    }
+    Copy(target, &undo_clocks_[u.saved * width_]);
+    undo_clocks_.resize(u.saved * width_);
+  }
+  const auto cut = [steps](std::vector<std::uint32_t>& list) {
+    while (!list.empty() && list.back() >= steps) list.pop_back();
+  };
+  cut(global_steps_);
+  cut(device_wide_steps_);
+  cut(program_wide_steps_);
+  for (std::size_t o = 0; o < objects_used_; ++o) cut(objects_[o].steps);
+  for (auto& list : actor_steps_) cut(list);
+  steps_.resize(steps);
+  step_clocks_.resize(steps * width_);
+  undo_mark_.resize(steps);
+}
+
+void HappensBefore::Fit(ActorId actor) {
+  if (actor >= width_) {
+    std::uint32_t width = width_;
+    while (width <= actor) width *= 2;
+    auto widen = [&](std::vector<Entry>& arena) {
+      const std::size_t clocks = arena.size() / width_;
+      std::vector<Entry> wide(clocks * width, 0);
+      for (std::size_t c = 0; c < clocks; ++c) {
+        std::copy(&arena[c * width_], &arena[c * width_] + width_, &wide[c * width]);
+      }
+      arena.swap(wide);
+    };
+    widen(step_clocks_);
+    widen(actor_clocks_);
+    widen(special_);
+    widen(object_clocks_);
+    widen(undo_clocks_);
+    width_ = width;
+  }
+  if (actor >= actors_) {
+    actor_clocks_.resize(static_cast<std::size_t>(actor + 1) * width_, 0);
+    actors_ = actor + 1;
   }
 }
 
-HappensBefore::Clock HappensBefore::ClockOf(ActorId actor,
-                                           const Footprint& step) const {
-  Clock clock;
-  if (actor < actor_clock_.size()) clock = actor_clock_[actor];
-  if (step.program & kProgramWide) Join(clock, program_all_);
-  if (step.program & kRunsProgram) Join(clock, program_wide_clock_);
+HappensBefore::ObjectState& HappensBefore::Touch(std::uint32_t object) {
+  auto [it, inserted] =
+      object_index_.try_emplace(object, static_cast<std::uint32_t>(objects_used_));
+  if (!inserted) return objects_[it->second];
+  undo_.push_back({UndoKind::kNewObject, object, 0});
+  if (objects_used_ == objects_.size()) objects_.emplace_back();
+  ObjectState& state = objects_[objects_used_++];
+  state.clocks = static_cast<std::uint32_t>(object_clocks_.size() / width_);
+  object_clocks_.resize(object_clocks_.size() + 2 * width_, 0);
+  state.steps.clear();
+  return state;
+}
+
+void HappensBefore::ClockOf(ActorId actor, const Footprint& step, Entry* clock) const {
+  if (const Entry* own = ActorClock(actor)) {
+    Copy(clock, own);
+  } else {
+    Clear(clock);
+  }
+  // The clocks of the latest global, device-wide and program-wide steps are
+  // all zero (nothing to join) until such a step is recorded.
+  if (step.program & kProgramWide) Join(clock, SpecialClock(kProgramAll));
+  if ((step.program & kRunsProgram) && !program_wide_steps_.empty()) {
+    Join(clock, SpecialClock(kProgramWideClock));
+  }
   for (int a = 0; a < step.count; ++a) {
     const Access& access = step.accesses[a];
     if (access.object == kGlobalObject) {
-      Join(clock, all_);
+      Join(clock, SpecialClock(kAll));
       continue;
     }
-    Join(clock, global_clock_);
+    if (!global_steps_.empty()) Join(clock, SpecialClock(kGlobalClock));
     if (access.object == kDeviceWideObject) {
-      Join(clock, device_all_);
+      Join(clock, SpecialClock(kDeviceAll));
       continue;
     }
-    if (access.object & kDeviceBit) Join(clock, device_wide_clock_);
-    auto it = objects_.find(access.object);
-    if (it == objects_.end()) continue;
-    Join(clock, it->second.last_write);
-    if (access.write) Join(clock, it->second.reads);
+    if ((access.object & kDeviceBit) && !device_wide_steps_.empty()) {
+      Join(clock, SpecialClock(kDeviceWideClock));
+    }
+    const ObjectState* object = Find(access.object);
+    if (object == nullptr) continue;
+    Join(clock, LastWrite(*object));
+    if (access.write) Join(clock, Reads(*object));
   }
-  if (clock.size() <= actor) clock.resize(actor + 1, 0);
-  clock[actor] = static_cast<std::uint32_t>(steps_.size() + 1);
-  return clock;
+  // An actor beyond the width has no step yet: nothing can know of it.
+  if (actor < width_) clock[actor] = static_cast<Entry>(steps_.size() + 1);
 }
 
 std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
+  Fit(actor);
   const std::size_t index = steps_.size();
-  Clock clock = ClockOf(actor, step);
+  undo_mark_.push_back(static_cast<std::uint32_t>(undo_.size()));
+  step_clocks_.resize(step_clocks_.size() + width_);
+  Entry* const clock = StepClock(index);
+  ClockOf(actor, step, clock);
   bool global = false;
   bool device = false;
   for (int a = 0; a < step.count; ++a) {
@@ -67,35 +183,50 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     }
     if (access.object & kDeviceBit) device = true;
     if (access.object == kDeviceWideObject) {
-      device_wide_clock_ = clock;
+      SaveSpecial(kDeviceWideClock);
+      Copy(SpecialClock(kDeviceWideClock), clock);
       device_wide_steps_.push_back(static_cast<std::uint32_t>(index));
       continue;
     }
-    ObjectState& object = objects_[access.object];
+    ObjectState& object = Touch(access.object);
     if (access.write) {
-      object.last_write = clock;
-      object.reads.clear();  // the write already follows them
+      SaveObjectClock(object.clocks);
+      SaveObjectClock(object.clocks + 1);
+      Copy(LastWrite(object), clock);
+      Clear(Reads(object));  // the write already follows them
     } else {
-      Join(object.reads, clock);
+      SaveObjectClock(object.clocks + 1);
+      Join(Reads(object), clock);
     }
     if (object.steps.empty() || object.steps.back() != index) {
       object.steps.push_back(static_cast<std::uint32_t>(index));
     }
   }
   if (step.program & kProgramWide) {
-    program_wide_clock_ = clock;
+    SaveSpecial(kProgramWideClock);
+    Copy(SpecialClock(kProgramWideClock), clock);
     program_wide_steps_.push_back(static_cast<std::uint32_t>(index));
   }
-  if (step.program & kRunsProgram) Join(program_all_, clock);
+  if (step.program & kRunsProgram) {
+    SaveSpecial(kProgramAll);
+    Join(SpecialClock(kProgramAll), clock);
+  }
   if (global) {
-    global_clock_ = clock;
+    SaveSpecial(kGlobalClock);
+    Copy(SpecialClock(kGlobalClock), clock);
     global_steps_.push_back(static_cast<std::uint32_t>(index));
   }
-  Join(all_, clock);
-  if (device) Join(device_all_, clock);
-  if (actor >= actor_clock_.size()) actor_clock_.resize(actor + 1);
-  actor_clock_[actor] = clock;
-  steps_.push_back({actor, step, std::move(clock)});
+  SaveSpecial(kAll);
+  Join(SpecialClock(kAll), clock);
+  if (device) {
+    SaveSpecial(kDeviceAll);
+    Join(SpecialClock(kDeviceAll), clock);
+  }
+  SaveActorClock(actor);
+  Copy(&actor_clocks_[actor * width_], clock);
+  steps_.push_back({actor, step});
+  if (actor >= actor_steps_.size()) actor_steps_.resize(actor + 1);
+  actor_steps_[actor].push_back(static_cast<std::uint32_t>(index));
   return index;
 }
 
@@ -104,9 +235,10 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
   end = std::min(end, steps_.size());
   const ActorId racer = steps_[i].actor;
   // first_in_v[r]: 1 + index of actor r's first step in v, 0 if none yet.
-  std::vector<std::uint32_t> first_in_v;
-  auto has_predecessor_in_v = [&](const Clock& clock) {
-    for (std::size_t r = 0; r < first_in_v.size() && r < clock.size(); ++r) {
+  scratch_.assign(2 * width_, 0);
+  Entry* const first_in_v = &scratch_[0];
+  auto has_predecessor_in_v = [&](const Entry* clock) {
+    for (std::uint32_t r = 0; r < width_; ++r) {
       if (first_in_v[r] != 0 && first_in_v[r] <= clock[r]) return true;
     }
     return false;
@@ -114,35 +246,50 @@ absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
   absl::InlinedVector<ActorId, 4> initials;
   for (std::size_t j = i + 1; j < end; ++j) {
     const Step& s = steps_[j];
-    if (Knows(s.clock, racer, i)) continue;  // happens after i: not in v
-    if (s.actor < first_in_v.size() && first_in_v[s.actor] != 0) continue;
-    if (!has_predecessor_in_v(s.clock)) initials.push_back(s.actor);
-    if (s.actor >= first_in_v.size()) first_in_v.resize(s.actor + 1, 0);
-    first_in_v[s.actor] = static_cast<std::uint32_t>(j + 1);
+    const Entry* clock = StepClock(j);
+    if (Knows(clock, racer, i)) continue;  // happens after i: not in v
+    if (first_in_v[s.actor] != 0) continue;
+    if (!has_predecessor_in_v(clock)) initials.push_back(s.actor);
+    first_in_v[s.actor] = static_cast<Entry>(j + 1);
   }
-  const bool actor_in_v =
-      actor < first_in_v.size() && first_in_v[actor] != 0;
-  if (!actor_in_v && !has_predecessor_in_v(ClockOf(actor, step))) {
-    initials.push_back(actor);
+  const bool actor_in_v = actor < width_ && first_in_v[actor] != 0;
+  if (!actor_in_v) {
+    Entry* const clock = &scratch_[width_];
+    ClockOf(actor, step, clock);
+    if (!has_predecessor_in_v(clock)) initials.push_back(actor);
   }
   return initials;
+}
+
+void HappensBefore::NotBefore(ActorId actor, std::vector<std::uint32_t>* out) const {
+  out->clear();
+  const Entry* const clock = ActorClock(actor);
+  for (ActorId q = 0; q < actor_steps_.size(); ++q) {
+    if (q == actor) continue;
+    const std::vector<std::uint32_t>& steps = actor_steps_[q];
+    // q's steps before clock[q] happen before the actor's latest step.
+    const Entry known = clock != nullptr && q < width_ ? clock[q] : 0;
+    out->insert(out->end(), std::lower_bound(steps.begin(), steps.end(), known),
+                steps.end());
+  }
+  std::sort(out->begin(), out->end());
 }
 
 void HappensBefore::ForEachRaceOfLastAsGlobal(
     absl::FunctionRef<void(std::size_t)> visit) const {
   if (steps_.empty()) return;
-  const Step& last = steps_.back();
-  for (std::size_t i = 0; i + 1 < steps_.size(); ++i) {
-    const ActorId owner = steps_[i].actor;
-    if (owner != last.actor && !Knows(last.clock, owner, i)) visit(i);
-  }
+  // The last step's clock is its actor's.
+  // Taken out of the member for the visit, which may query again.
+  std::vector<std::uint32_t> others;
+  others.swap(scratch_steps_);
+  NotBefore(steps_.back().actor, &others);
+  for (std::uint32_t i : others) visit(i);
+  scratch_steps_.swap(others);
 }
 
 bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
-  if (actor >= actor_clock_.size()) return false;
-  const Clock& clock = actor_clock_[actor];
-  const ActorId owner = steps_[step].actor;
-  return owner < clock.size() && clock[owner] >= step + 1;
+  const Entry* const clock = ActorClock(actor);
+  return clock != nullptr && Knows(clock, steps_[step].actor, step);
 }
 
 bool HappensBefore::Races(std::size_t step, ActorId actor,
@@ -165,9 +312,14 @@ void HappensBefore::ForEachRace(
     pending_device |= (object & kDeviceBit) != 0;
   }
   if (pending_global) {
-    for (std::size_t i = steps_.size(); i-- > 0;) {
-      if (Races(i, actor, pending) && !visit(i)) return;
+    std::vector<std::uint32_t> candidates;  // out of the member: visit may query
+    candidates.swap(scratch_steps_);
+    NotBefore(actor, &candidates);
+    for (std::size_t k = candidates.size(); k-- > 0;) {
+      const std::size_t i = candidates[k];
+      if (Dependent(steps_[i].footprint, pending) && !visit(i)) break;
     }
+    scratch_steps_.swap(candidates);
     return;
   }
   // Merge, latest first, the steps on the pending step's objects, the
@@ -178,10 +330,10 @@ void HappensBefore::ForEachRace(
   const std::vector<std::uint32_t>* lists[kLists] = {&global_steps_};
   std::size_t next[kLists] = {global_steps_.size()};
   for (int a = 0; a < pending.count; ++a) {
-    auto it = objects_.find(pending.accesses[a].object);
-    if (it == objects_.end()) continue;
-    lists[a + 1] = &it->second.steps;
-    next[a + 1] = it->second.steps.size();
+    const ObjectState* object = Find(pending.accesses[a].object);
+    if (object == nullptr) continue;
+    lists[a + 1] = &object->steps;
+    next[a + 1] = object->steps.size();
   }
   if (pending_device) {
     lists[4] = &device_wide_steps_;
@@ -204,7 +356,19 @@ void HappensBefore::ForEachRace(
     const std::size_t i = (*lists[best])[--next[best]];
     if (i == last_visited) continue;  // on two of the lists
     last_visited = i;
-    if (Races(i, actor, pending) && !visit(i)) return;
+    if (!HappensBeforeActor(i, actor)) {
+      if (steps_[i].actor != actor && Dependent(steps_[i].footprint, pending) && !visit(i)) {
+        return;
+      }
+      continue;
+    }
+    // i happens before the actor's next step, and so does every step that
+    // happens before i: a global step follows every earlier step, a write of
+    // an object every earlier step on that object. None of those races.
+    if (best == 0) return;
+    if (best <= 3 && Writes(steps_[i].footprint, pending.accesses[best - 1].object)) {
+      next[best] = 0;
+    }
   }
 }
 

@@ -10,9 +10,14 @@
 #ifndef STACKCHECK_SIM_STRATEGIES_HAPPENS_BEFORE_H_
 #define STACKCHECK_SIM_STRATEGIES_HAPPENS_BEFORE_H_
 
-#include <cstdint>
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -23,10 +28,17 @@ namespace stackcheck::sim {
 
 class HappensBefore {
  public:
+  HappensBefore() { Reset(); }
+  // Forgets every step (keeps the buffers).
   void Reset();
 
   // Appends a step; returns its index (0-based, in execution order).
   std::size_t Record(ActorId actor, const Footprint& step);
+
+  // Forgets every step from index `steps` on, as if only the steps before
+  // it had been recorded (a re-run that shares them need not record them
+  // again).
+  void Truncate(std::size_t steps);
 
   // Calls visit(i) for every recorded step i racing with a step of `actor`
   // touching `step` taken next (not recorded), latest first, until visit
@@ -56,43 +68,123 @@ class HappensBefore {
   std::size_t size() const { return steps_.size(); }
 
  private:
-  // Clock[q] = 1 + index of q's latest step known to happen before; 0: none.
-  using Clock = std::vector<std::uint32_t>;
+  // A clock has width_ entries: entry q = 1 + index of q's latest step known
+  // to happen before; 0: none. Clocks live in arenas at a fixed stride (the
+  // width grows, re-laying them out, when an actor beyond it appears), so
+  // they are copied and joined at every step without allocating.
+  using Entry = std::uint32_t;
   struct Step {
     ActorId actor;
     Footprint footprint;
-    Clock clock;  // including itself
   };
   struct ObjectState {
-    Clock last_write;
-    Clock reads;  // join of the reads since the last write
+    std::uint32_t clocks = 0;  // index of its pair in object_clocks_
     std::vector<std::uint32_t> steps;  // indices of the steps touching it
   };
+  // Special clocks, by index into special_.
+  enum Special : int {
+    kGlobalClock,      // the latest global step's
+    kAll,              // join of every step's
+    kDeviceWideClock,  // the latest device-wide step's
+    kDeviceAll,        // join of the steps on device objects
+    kProgramWideClock, // the latest program-wide step's
+    kProgramAll,       // join of the steps that run program code
+    kSpecialCount,
+  };
 
-  static void Join(Clock& into, const Clock& from);
-  static bool Knows(const Clock& clock, ActorId actor, std::size_t step) {
-    return actor < clock.size() && clock[actor] >= step + 1;
+  Entry* StepClock(std::size_t step) { return &step_clocks_[step * width_]; }
+  const Entry* StepClock(std::size_t step) const { return &step_clocks_[step * width_]; }
+  // Null for an actor without steps (an all-zero clock).
+  const Entry* ActorClock(ActorId actor) const {
+    return actor < actors_ ? &actor_clocks_[actor * width_] : nullptr;
   }
-  // The clock a step of `actor` touching `step` would get if taken now.
-  Clock ClockOf(ActorId actor, const Footprint& step) const;
+  Entry* SpecialClock(Special c) { return &special_[c * width_]; }
+  const Entry* SpecialClock(Special c) const { return &special_[c * width_]; }
+  // An object's last-write clock, then its reads (the join of the reads
+  // since that write).
+  const Entry* LastWrite(const ObjectState& o) const { return &object_clocks_[o.clocks * width_]; }
+  const Entry* Reads(const ObjectState& o) const {
+    return &object_clocks_[(o.clocks + 1) * width_];
+  }
+  Entry* LastWrite(const ObjectState& o) { return &object_clocks_[o.clocks * width_]; }
+  Entry* Reads(const ObjectState& o) { return &object_clocks_[(o.clocks + 1) * width_]; }
+
+  // The width is a multiple of 4, and entries (step counts) stay below
+  // 2^31, so four at a time compare as signed 32-bit lanes.
+  void Join(Entry* into, const Entry* from) const {
+#if defined(__SSE2__)
+    for (std::uint32_t q = 0; q < width_; q += 4) {
+      auto* out = reinterpret_cast<__m128i*>(into + q);
+      const __m128i a = _mm_loadu_si128(out);
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q));
+      const __m128i b_greater = _mm_cmpgt_epi32(b, a);
+      _mm_storeu_si128(out, _mm_or_si128(_mm_and_si128(b_greater, b),
+                                         _mm_andnot_si128(b_greater, a)));
+    }
+#else
+    for (std::uint32_t q = 0; q < width_; ++q) into[q] = std::max(into[q], from[q]);
+#endif
+  }
+  void Copy(Entry* into, const Entry* from) const {
+    std::copy(from, from + width_, into);
+  }
+  void Clear(Entry* clock) const { std::fill(clock, clock + width_, 0); }
+  bool Knows(const Entry* clock, ActorId actor, std::size_t step) const {
+    return actor < width_ && clock[actor] >= step + 1;
+  }
+  // Makes room for actor ids below `actors` (widens every clock if needed).
+  void Fit(ActorId actor);
+  // The state of `object`, or null if no step touched it yet.
+  const ObjectState* Find(std::uint32_t object) const {
+    auto it = object_index_.find(object);
+    return it == object_index_.end() ? nullptr : &objects_[it->second];
+  }
+  ObjectState& Touch(std::uint32_t object);
+  // Writes into `clock` the clock a step of `actor` touching `step` would
+  // get if taken now (Fit(actor) first).
+  void ClockOf(ActorId actor, const Footprint& step, Entry* clock) const;
+  // Undo log: what Record changed, so that Truncate can restore it.
+  enum class UndoKind : std::uint8_t { kObjectClock, kSpecialClock, kActorClock, kNewObject };
+  struct Undo {
+    UndoKind kind;
+    std::uint32_t index;  // clock (in its arena) or object id
+    std::uint32_t saved;  // kNewObject: none; else its saved clock in undo_clocks_
+  };
+  // Saves a clock before Record changes it.
+  void SaveObjectClock(std::uint32_t clock);
+  void SaveSpecial(Special c);
+  void SaveActorClock(ActorId actor);
+  std::uint32_t SaveClock(const Entry* clock);
+
   bool HappensBeforeActor(std::size_t step, ActorId actor) const;
   bool Races(std::size_t step, ActorId actor, const Footprint& pending) const;
 
+  std::uint32_t width_ = 8;
   std::vector<Step> steps_;
-  std::vector<Clock> actor_clock_;
-  absl::flat_hash_map<std::uint32_t, ObjectState> objects_;
-  std::vector<std::uint32_t> global_steps_;  // steps touching kGlobalObject
-  Clock global_clock_;  // clock of the latest global step
-  Clock all_;           // join of every step's clock
-  // The same for kDeviceWideObject, over the device's objects only.
-  std::vector<std::uint32_t> device_wide_steps_;
-  Clock device_wide_clock_;  // clock of the latest device-wide step
-  Clock device_all_;         // join of the clocks of steps on device objects
-  // The same for program-wide steps, over the steps that run program code
-  // (Footprint::program).
-  std::vector<std::uint32_t> program_wide_steps_;
-  Clock program_wide_clock_;  // clock of the latest program-wide step
-  Clock program_all_;         // join of the clocks of program steps
+  std::vector<Entry> step_clocks_;   // steps_.size() clocks
+  std::uint32_t actors_ = 0;         // actor clocks held
+  std::vector<Entry> actor_clocks_;  // by actor: its latest step's clock
+  std::vector<Entry> special_;       // kSpecialCount clocks
+  std::vector<Entry> object_clocks_; // two per object in use
+  // Object states by first touch; Reset keeps them (and their buffers) for
+  // the next execution, which reuses the first ones it needs.
+  absl::flat_hash_map<std::uint32_t, std::uint32_t> object_index_;
+  std::vector<ObjectState> objects_;
+  std::size_t objects_used_ = 0;
+  // The steps `actor` can race with: other actors' steps that do not
+  // happen before its next one, in increasing order (into `out`).
+  void NotBefore(ActorId actor, std::vector<std::uint32_t>* out) const;
+
+  std::vector<std::vector<std::uint32_t>> actor_steps_;  // by actor, in order
+  std::vector<std::uint32_t> global_steps_;       // steps touching kGlobalObject
+  std::vector<std::uint32_t> device_wide_steps_;  // ... kDeviceWideObject
+  std::vector<std::uint32_t> program_wide_steps_; // program-wide steps
+  std::vector<Undo> undo_;
+  std::vector<Entry> undo_clocks_;       // saved clocks, width_ each
+  std::vector<std::uint32_t> undo_mark_;  // by step: undo_.size() before it
+  // Scratch clocks for ClockOf's callers (mutable: queries are const).
+  mutable std::vector<Entry> scratch_;
+  mutable std::vector<std::uint32_t> scratch_steps_;
 };
 
 }  // namespace stackcheck::sim

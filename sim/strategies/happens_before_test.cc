@@ -1,8 +1,10 @@
 // Dependent() and the races HappensBefore reports for the footprint kinds
 // that are not plain objects: device-wide and program-wide steps, and
-// footprints that use all three accesses.
+// footprints that use all three accesses; and that truncating a record
+// leaves it as if only the kept steps had been recorded.
 #include "sim/strategies/happens_before.h"
 
+#include <random>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -83,6 +85,77 @@ TEST(HappensBefore, TheThirdObjectOfADeviceStepIsSearchedForRaces) {
             {kDeviceObject + 3, true}},
            0);
   EXPECT_EQ(Races(hb, 2, callback_step), (std::vector<std::size_t>{1, 0}));
+}
+
+// Random steps over a few objects of every kind, and up to 20 actors (past
+// the initial clock width, so that widening meets truncation too).
+struct RandomSteps {
+  std::mt19937_64 rng;
+  std::pair<ActorId, Footprint> Next() {
+    const auto pick = [&](std::uint64_t n) { return rng() % n; };
+    const ActorId actor = static_cast<ActorId>(pick(pick(4) == 0 ? 20 : 4));
+    Footprint f;
+    const int count = 1 + static_cast<int>(pick(3));
+    for (int a = 0; a < count; ++a) {
+      std::uint32_t object;
+      switch (pick(12)) {
+        case 0: object = kGlobalObject; break;
+        case 1: object = kDeviceWideObject; break;
+        default:
+          object = static_cast<std::uint32_t>(pick(2) == 0 ? kHostObject + pick(3)
+                                                            : kDeviceObject + pick(3));
+      }
+      f.accesses[f.count++] = {object, pick(2) == 0};
+    }
+    f.program = static_cast<std::uint8_t>(pick(6) == 0 ? kRunsProgram | kProgramWide
+                                                       : pick(2) * kRunsProgram);
+    return {actor, f};
+  }
+};
+
+// Every answer a search asks of the record, for a step of every actor.
+std::vector<std::size_t> Answers(const HappensBefore& hb, RandomSteps& probes) {
+  std::vector<std::size_t> out;
+  for (int q = 0; q < 12; ++q) {
+    const auto [actor, step] = probes.Next();
+    for (std::size_t i : Races(hb, actor, step)) {
+      out.push_back(i);
+      for (ActorId a : hb.Initials(i, actor, step)) out.push_back(1000 + a);
+    }
+    out.push_back(999999);
+  }
+  hb.ForEachRaceOfLastAsGlobal([&](std::size_t i) { out.push_back(i); });
+  return out;
+}
+
+TEST(HappensBefore, ATruncatedRecordIsTheRecordOfItsPrefix) {
+  for (int round = 0; round < 300; ++round) {
+    RandomSteps steps{std::mt19937_64(round)};
+    std::vector<std::pair<ActorId, Footprint>> prefix, rest, discarded;
+    const int n = 1 + round % 40;
+    for (int k = 0; k < n; ++k) prefix.push_back(steps.Next());
+    for (int k = 0; k < 1 + round % 17; ++k) discarded.push_back(steps.Next());
+    for (int k = 0; k < round % 23; ++k) rest.push_back(steps.Next());
+
+    HappensBefore fresh;
+    HappensBefore reused;
+    for (const auto& [a, f] : discarded) reused.Record(a, f);  // an older execution
+    reused.Truncate(0);
+    for (const auto& [a, f] : prefix) {
+      fresh.Record(a, f);
+      reused.Record(a, f);
+    }
+    for (const auto& [a, f] : discarded) reused.Record(a, f);
+    reused.Truncate(prefix.size());
+    for (const auto& [a, f] : rest) {
+      fresh.Record(a, f);
+      reused.Record(a, f);
+    }
+    ASSERT_EQ(fresh.size(), reused.size());
+    RandomSteps probes_a{std::mt19937_64(1000 + round)};
+    RandomSteps probes_b{std::mt19937_64(1000 + round)};
+    ASSERT_EQ(Answers(fresh, probes_a), Answers(reused, probes_b)) << "round " << round;
+  }
 }
 
 }  // namespace
