@@ -17,10 +17,30 @@
 
 namespace stackcheck::sim {
 
+// One waiting actor of a deadlock, as the wait-for graph describes it.
+struct WaitLink {
+  ActorId waiter = 0;
+  std::string text;  // "T0 waits for mutex 'stacks lock' held by T1"
+};
+
 struct Violation {
   std::string property;  // the catalogue name, e.g. "no-use-after-free"
   std::string message;   // what broke, naming actors and resources
   std::size_t event_index = 0;  // the event that broke it
+  // The violation was found at the end of the execution (quiescence or
+  // exit), not at an event of its own.
+  bool at_end = false;
+  // The earlier event that set the violation up, when the monitor knows one:
+  // the free under a use-after-free (or the enqueue a free pulled the block
+  // from under), the allocation of a leaked block.
+  std::optional<std::size_t> cause_index;
+  // no-deadlock: the wait-for cycle in order, one link per waiting actor, or
+  // every wait when there is no cycle (`waits_form_cycle` false).
+  std::vector<WaitLink> waits;
+  bool waits_form_cycle = false;
+  // What identifies the bug rather than the property (sim/fingerprint.h):
+  // set by the engine on every violation it returns.
+  std::string fingerprint;
 };
 
 // Read-only facts the engine offers monitors beyond the event stream.

@@ -10,6 +10,7 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/fingerprint.h"
 #include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
@@ -40,6 +41,8 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   trace_.clear();
   choices_.clear();
   violation_.reset();
+  passed_.clear();
+  passes_ = 0;
   digest_ = EventDigest();
   observes_every_step_ = strategy->ObservesEveryStep();
   steps_ = 0;
@@ -55,6 +58,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
   handlers_actor_ = kNoActor;
+  handlers_from_ = 0;
   stacks_intact_ = true;
   watch_ = 0;
   for (std::uint64_t& set : waiting_for_) set = 0;
@@ -205,25 +209,66 @@ void Scheduler::RunMonitors(EventKind kind) {
   do {
     new (verdict) std::optional<Violation>((*m)->OnEvent(events, *this));
     if (ABSL_PREDICT_FALSE(verdict->has_value())) {
-      StopAtViolation(verdict);
-      return;
+      if (StopAtViolation(verdict)) return;
+      continue;
     }
     verdict->~optional();  // disengaged: nothing to free
   } while (++m != last);
 }
 
-void Scheduler::StopAtViolation(std::optional<Violation>* verdict) {
+bool Scheduler::StopAtViolation(std::optional<Violation>* verdict) {
   (*verdict)->event_index = trace_.size() - 1;
-  violation_ = std::move(*verdict);
+  const bool stops = !Passes(**verdict);
+  if (stops) {
+    violation_ = std::move(*verdict);
+    stopped_ = true;
+  }
   verdict->~optional();
-  stopped_ = true;
+  return stops;
 }
 
-void Scheduler::ReportViolation(std::string property, std::string message) {
+// At most this many violations are passed in one execution; the next one
+// stops it, so a monitor that reports at every event cannot make an
+// execution quadratic.
+constexpr std::size_t kMaxPassed = 64;
+
+bool Scheduler::Passes(Violation& v) {
+  FingerprintFacts facts;
+  facts.actor_kind = [this](ActorId actor) -> absl::string_view {
+    if (actor >= actor_count_) return "unknown actor";
+    switch (actors_[actor].kind) {
+      case ActorKind::kHostThread: return "host thread";
+      case ActorKind::kCallbackThread:
+      case ActorKind::kCallbackWorker: return "callback thread";
+      case ActorKind::kGpuStream: return "gpu stream";
+    }
+    return "unknown actor";
+  };
+  facts.mutex_name = [this](std::uint32_t mutex) { return MutexName(mutex); };
+  facts.exit_handlers_actor = handlers_actor_;
+  facts.exit_handlers_from = handlers_from_;
+  v.fingerprint = Fingerprint(v, trace_, facts);
+  if (!pass_ || passes_ >= kMaxPassed || !pass_(v)) return false;
+  ++passes_;
+  for (const Violation& p : passed_) {
+    if (p.fingerprint == v.fingerprint) return true;
+  }
+  passed_.push_back(v);
+  return true;
+}
+
+void Scheduler::ReportViolation(std::string property, std::string message,
+                                std::vector<WaitLink> waits, bool cyclic) {
   if (violation_.has_value()) return;
-  violation_ = Violation{std::move(property), std::move(message),
-                         trace_.empty() ? 0 : trace_.size() - 1};
   stopped_ = true;
+  Violation v;
+  v.property = std::move(property);
+  v.message = std::move(message);
+  v.event_index = trace_.empty() ? 0 : trace_.size() - 1;
+  v.waits = std::move(waits);
+  v.waits_form_cycle = cyclic;
+  // An engine violation ends the execution even when passed: nothing can run.
+  if (!Passes(v)) violation_ = std::move(v);
 }
 
 void Scheduler::QuiescenceMonitors(bool all_finished) {
@@ -233,7 +278,8 @@ void Scheduler::QuiescenceMonitors(bool all_finished) {
         monitor->OnQuiescence(trace_, *this, all_finished);
     if (v.has_value()) {
       v->event_index = trace_.empty() ? 0 : trace_.size() - 1;
-      violation_ = std::move(v);
+      v->at_end = true;
+      if (!Passes(*v)) violation_ = std::move(v);
     }
   }
 }
@@ -473,7 +519,10 @@ void Scheduler::OnStuck() {
     }
   }
   if (someone_waits) {
-    ReportViolation("no-deadlock", DescribeDeadlock());
+    std::vector<WaitLink> links;
+    bool cyclic = false;
+    std::string report = DescribeDeadlock(&links, &cyclic);
+    ReportViolation("no-deadlock", std::move(report), std::move(links), cyclic);
   } else {
     QuiescenceMonitors(/*all_finished=*/true);
   }

@@ -150,6 +150,14 @@ class Scheduler final : public SimView {
   // Events reach each monitor (a set's members one by one) only for the
   // kinds it reads.
   void set_monitors(std::vector<std::unique_ptr<Monitor>> monitors);
+  // A violation `pass` accepts (by its fingerprint: a known bug) does not
+  // stop the execution: it is kept in passed() and the execution goes on,
+  // so that a second bug after it is still seen. Null: every violation stops.
+  void set_violation_pass(std::function<bool(const Violation&)> pass) {
+    pass_ = std::move(pass);
+  }
+  // The violations passed in this execution, one per fingerprint, in order.
+  std::vector<Violation>& passed() { return passed_; }
 
   // --- one execution, driven from the OS thread ---
   // Clears all per-execution state (keeps buffers) and resets the monitors.
@@ -187,7 +195,14 @@ class Scheduler final : public SimView {
   // the block a concurrent run() still reads), so no object of theirs
   // covers what another thread can observe. They still commute with GPU
   // steps, which run no program code.
-  void ExitHandlersStart() { handlers_actor_ = current_; }
+  void ExitHandlersStart() {
+    handlers_actor_ = current_;
+    handlers_from_ = trace_.size();
+  }
+  // The actor that runs the exit handlers (kNoActor before any exit), and
+  // the index of the first event they log.
+  ActorId handlers_actor() const { return handlers_actor_; }
+  std::size_t handlers_from() const { return handlers_from_; }
   // Memory the simulated program released that fiber code may still touch
   // (a destroyed mutex): freed after teardown, when no fiber runs any more.
   void Bury(void* object, void (*free)(void*)) { graveyard_.push_back({object, free}); }
@@ -227,7 +242,8 @@ class Scheduler final : public SimView {
     if (t > now_) now_ = t;
   }
   // Stops the execution (the first violation wins).
-  void ReportViolation(std::string property, std::string message);
+  void ReportViolation(std::string property, std::string message,
+                       std::vector<WaitLink> waits = {}, bool cyclic = false);
 
   // --- results of the last execution ---
   const std::optional<Violation>& violation() const { return violation_; }
@@ -385,11 +401,17 @@ class Scheduler final : public SimView {
   // Shows the event just logged to every monitor; the first violation stops
   // the execution.
   void RunMonitors(EventKind kind);
-  ABSL_ATTRIBUTE_NOINLINE void StopAtViolation(std::optional<Violation>* verdict);
+  // Stops the execution at *verdict, unless the pass lets it go on; either way
+  // *verdict is left destroyed. Returns whether the execution stops.
+  ABSL_ATTRIBUTE_NOINLINE bool StopAtViolation(std::optional<Violation>* verdict);
+  // Fills v.fingerprint; then whether the pass lets the execution go past v
+  // (recorded in passed_).
+  bool Passes(Violation& v);
   void QuiescenceMonitors(bool all_finished);
   // Wait-for graph (wait_for.cc).
   void WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out);
-  std::string DescribeDeadlock();
+  // The deadlock's report, and its waits (the cycle, or every wait when none).
+  std::string DescribeDeadlock(std::vector<WaitLink>* links, bool* cyclic);
 
   GpuModel* gpu_ = nullptr;
   Strategy* strategy_ = nullptr;
@@ -418,6 +440,9 @@ class Scheduler final : public SimView {
   std::vector<Event> trace_;
   std::vector<std::uint64_t> choices_;
   std::optional<Violation> violation_;
+  std::function<bool(const Violation&)> pass_;
+  std::vector<Violation> passed_;
+  std::size_t passes_ = 0;  // violations passed in this execution
   EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
   std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
@@ -447,6 +472,7 @@ class Scheduler final : public SimView {
   int exit_status_ = 0;
   ActorId exiting_actor_ = kNoActor;
   ActorId handlers_actor_ = kNoActor;  // running the exit handlers
+  std::size_t handlers_from_ = 0;
   bool stacks_intact_ = true;
   struct Grave {
     void* object;

@@ -46,6 +46,7 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   scheduler_->RunExecution();
 
   result_.violation = scheduler_->violation();
+  result_.passed.swap(scheduler_->passed());
   scheduler_->SwapResults(&result_.trace, &result_.choices);
   result_.digest = scheduler_->digest();
   result_.steps = scheduler_->steps();
@@ -56,6 +57,10 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
 
 absl::string_view Simulator::ActorName(ActorId actor) const {
   return scheduler_->ActorName(actor);
+}
+
+void Simulator::set_violation_pass(std::function<bool(const Violation&)> pass) {
+  scheduler_->set_violation_pass(std::move(pass));
 }
 
 const SimView& Simulator::view() const { return *scheduler_; }

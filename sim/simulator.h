@@ -18,6 +18,7 @@
 #define STACKCHECK_SIM_SIMULATOR_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -44,6 +45,9 @@ struct ExecutionResult {
   // The first violation: a monitor's, "no-deadlock" (with the wait-for cycle),
   // "progress" (step bound), "invalid-schedule" or "no-exception".
   std::optional<Violation> violation;
+  // Violations the pass (set_violation_pass) let the execution go past, one
+  // per fingerprint, in order.
+  std::vector<Violation> passed;
   // Every event, in order; with a violation, up to the one that broke it.
   std::vector<Event> trace;
   // Every strategy answer, in order: the schedule. Points with a single
@@ -70,6 +74,9 @@ class Simulator {
 
   // Takes effect from the next Run.
   void set_config(const SimConfig& config);
+  // A violation `pass` accepts does not stop the execution; it is recorded in
+  // ExecutionResult::passed. Null (the default): the first violation stops.
+  void set_violation_pass(std::function<bool(const Violation&)> pass);
   const SimConfig& config() const { return config_; }
 
   // Names of the last execution's actors: "T0", "T1", "callback",

@@ -50,7 +50,7 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
   }
 }
 
-std::string Scheduler::DescribeDeadlock() {
+std::string Scheduler::DescribeDeadlock(std::vector<WaitLink>* links, bool* cyclic) {
   // Depth-first search from each blocked fiber for a cycle; the first one
   // found (in actor order, so deterministic) is the report.
   const std::size_t n = actor_count_;
@@ -87,8 +87,12 @@ std::string Scheduler::DescribeDeadlock() {
         // The cycle runs from e.to along the path back to e.
         auto it = std::find(path_nodes.begin(), path_nodes.end(), e.to);
         const std::size_t start = it - path_nodes.begin();
-        for (std::size_t i = start; i < path.size(); ++i) cycle.push_back(path[i]->text);
+        for (std::size_t i = start; i < path.size(); ++i) {
+          cycle.push_back(path[i]->text);
+          links->push_back(WaitLink{path_nodes[i], path[i]->text});
+        }
         cycle.push_back(e.text);
+        links->push_back(WaitLink{f.node, e.text});
         break;
       }
       if (color[e.to] == 0) {
@@ -100,13 +104,17 @@ std::string Scheduler::DescribeDeadlock() {
     }
   }
   if (!cycle.empty()) {
+    *cyclic = true;
     return absl::StrCat("deadlock: ", absl::StrJoin(cycle, "; "));
   }
   // No cycle: someone waits for an actor that will never act (e.g. a mutex
   // held by a finished thread). Report every blocked actor's wait.
   std::vector<std::string> waits;
   for (ActorId id = 0; id < n; ++id) {
-    for (const WaitEdge& e : edges[id]) waits.push_back(e.text);
+    for (const WaitEdge& e : edges[id]) {
+      waits.push_back(e.text);
+      links->push_back(WaitLink{id, e.text});
+    }
   }
   if (waits.empty()) waits.push_back("no actor can run");
   return absl::StrCat("deadlock (no cycle): ", absl::StrJoin(waits, "; "));

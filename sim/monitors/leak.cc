@@ -69,9 +69,11 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
     std::uint64_t leaked_bytes = 0;
     int leaked_blocks = 0;
     std::string named;
+    std::optional<std::size_t> first_alloc;
     for (const LiveBlock& b : ledger_.live()) {
       if (!IsRuntimeBlock(b.serial)) continue;
       leaked_bytes += b.bytes;
+      if (!first_alloc || b.alloc_index < *first_alloc) first_alloc = b.alloc_index;
       if (++leaked_blocks <= kBlocksNamed) {
         absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "",
                         FormatBlock(b.ptr, b.bytes), " allocated by ",
@@ -90,6 +92,7 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
                        " tore down the context with ",
                        FormatBytes(leaked_bytes), " of runtime memory in ",
                        leaked_blocks, " block(s) never freed: ", named));
+      found->cause_index = first_alloc;
     }
   }
   ledger_.Apply(e, events.size() - 1);

@@ -100,6 +100,7 @@ std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> e
                        k.enqueue_index, ", ",
                        k.started ? "was still running on it"
                                  : "was still queued on it"));
+      found->cause_index = k.enqueue_index;
       break;
     }
   }
@@ -114,7 +115,7 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
     const FreedBlock* f = k.vars_block != kNoBlock
                               ? ledger_.FindFreed(k.vars_block)
                               : ledger_.LastFreedContaining(k.vars);
-    return ViolationAtLast(
+    Violation v = ViolationAtLast(
         kName, events,
         absl::StrCat(KernelLabel(k), " started with its variable table at 0x",
                      absl::Hex(k.vars), f == nullptr
@@ -123,6 +124,8 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
                                         " ", HowGone(view, *f)),
                      " (enqueued by ", Who(view, k.enqueued_by), " at event ",
                      k.enqueue_index, ")"));
+    if (f != nullptr) v.cause_index = f->free_index;
+    return v;
   }
   const std::string stacks = FormatBlock(k.stacks, k.stack_bytes());
   const FreedBlock* f = k.block != kNoBlock
@@ -137,19 +140,21 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
                      " enqueued it at event ", k.enqueue_index,
                      " (never allocated)"));
   }
-  return ViolationAtLast(
+  Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(KernelLabel(k), " started on stacks ", stacks,
                    " in block ", FormatBlock(f->ptr, f->bytes), " ",
                    HowGone(view, *f), " (enqueued by ",
                    Who(view, k.enqueued_by), " at event ",
                    k.enqueue_index, ")"));
+  v.cause_index = f->free_index;
+  return v;
 }
 
 std::optional<Violation> UseAfterFreeMonitor::GoneUnder(
     absl::Span<const Event> events, const SimView& view, const FreedBlock& gone,
     const KernelInFlight& k) const {
-  return ViolationAtLast(
+  Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(k.block == gone.serial ? "block " : "variable block ",
                    FormatBlock(gone.ptr, gone.bytes), " ",
@@ -160,6 +165,8 @@ std::optional<Violation> UseAfterFreeMonitor::GoneUnder(
                    k.started ? absl::StrCat("is running on it since event ",
                                             k.start_index)
                              : std::string("is still queued to use it")));
+  v.cause_index = k.enqueue_index;
+  return v;
 }
 
 }  // namespace stackcheck::sim
