@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "core/scenario_runner.h"
 #include "properties/expected_verdicts.h"
+#include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "properties/schedule_recorder.h"
 #include "sim/monitors/monitor_set.h"
@@ -59,6 +60,17 @@ absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* cons
   return raw;
 }
 
+// With `pass_known`, the policy's known bugs do not end an execution.
+void SetPass(sim::Simulator& simulator, const PolicyInfo& policy, bool pass_known) {
+  if (!pass_known) {
+    simulator.set_violation_pass(nullptr);
+    return;
+  }
+  const absl::string_view name = policy.name;
+  simulator.set_violation_pass(
+      [name](const sim::Violation& v) { return IsKnownViolation(name, v); });
+}
+
 const sim::ExecutionResult& RunOnce(sim::Simulator& simulator, sim::Strategy& strategy,
                                     const Case& c, const PolicyInfo& policy) {
   return simulator.Run(strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
@@ -77,6 +89,14 @@ std::vector<std::string> ActorNames(const sim::Simulator& simulator,
     names.emplace_back(simulator.ActorName(a));
   }
   return names;
+}
+
+const Finding* FindFingerprint(const std::vector<Finding>& findings,
+                               absl::string_view fingerprint) {
+  for (const Finding& f : findings) {
+    if (f.violation.fingerprint == fingerprint) return &f;
+  }
+  return nullptr;
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -128,10 +148,6 @@ absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
         if (!HasSimMonitor(p)) continue;
         const Expectation e = ExpectedVerdict(policy.name, p.name);
         if (e == Expectation::kAcceptedDeviation) continue;
-        if (selection.kind == MonitorSelection::kOnlyKept &&
-            (e == Expectation::kViolated || e == Expectation::kViolatedRarely)) {
-          continue;
-        }
         out.push_back(&p);
       }
       return out;
@@ -180,6 +196,8 @@ ExploreReport Explore(const ExploreSpec& spec) {
   }
   sim::Simulator& simulator = **sim;
   simulator.set_config(SimConfigFor(spec.test_case));
+  SetPass(simulator, policy,
+          spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept);
 
   sim::StrategyParams params = spec.strategy_params;
   if (params.schedule.empty()) params.schedule = spec.test_case.schedule;
@@ -252,20 +270,29 @@ ExploreReport Explore(const ExploreSpec& spec) {
       report.status = strict->status();
       break;
     }
+    auto finding = [&](const sim::Violation& v) {
+      Finding f;
+      f.violation = v;
+      f.known = IsKnownViolation(policy.name, v);
+      f.at_execution = report.executions;
+      f.schedule = recorder.Schedule();
+      ReplayRecord record;
+      record.policy = policy.name;
+      record.property = v.property;
+      record.test_case = spec.test_case;
+      record.test_case.schedule = f.schedule;
+      f.token = EncodeReplayToken(record);
+      return f;
+    };
+    for (const sim::Violation& v : r.passed) {
+      if (FindFingerprint(report.known_met, v.fingerprint) == nullptr) {
+        report.known_met.push_back(finding(v));
+      }
+    }
     if (r.violation) {
       ++report.violating_executions;
-      if (report.FindingFor(r.violation->property) == nullptr) {
-        Finding f;
-        f.violation = *r.violation;
-        f.at_execution = report.executions;
-        f.schedule = recorder.Schedule();
-        ReplayRecord record;
-        record.policy = policy.name;
-        record.property = r.violation->property;
-        record.test_case = spec.test_case;
-        record.test_case.schedule = f.schedule;
-        f.token = EncodeReplayToken(record);
-        report.findings.push_back(std::move(f));
+      if (FindFingerprint(report.findings, r.violation->fingerprint) == nullptr) {
+        report.findings.push_back(finding(*r.violation));
       }
       if (spec.stop == StopRule::kFirstViolation) {
         stopped = true;
@@ -311,6 +338,7 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
   if (!sim.ok()) return sim.status();
   sim::Simulator& simulator = **sim;
   simulator.set_config(SimConfigFor(c));
+  SetPass(simulator, policy, options.pass_known);
 
   std::unique_ptr<sim::SequenceStrategy> own;
   if (strategy == nullptr) {
@@ -325,6 +353,7 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
 
   Execution out;
   out.violation = r.violation;
+  out.passed = r.passed;
   out.schedule = recorder.Schedule();
   out.digest = r.digest;
   out.steps = r.steps;

@@ -45,7 +45,10 @@ namespace stackcheck::properties {
 struct MonitorSelection {
   enum Kind {
     kAll,       // every simulator monitor, but deviations the policy accepts
-    kOnlyKept,  // kAll less the bugs the expected-verdicts table lists
+    kOnlyKept,  // kAll, and a violation that is a known bug of the policy
+                // (properties/known_bugs.h, by fingerprint) does not stop its
+                // execution: it is kept in ExploreReport::known_met and the
+                // search goes on, so only a NEW bug is a finding
     kNamed,     // exactly `names`
     kNone,      // engine properties only
   };
@@ -63,9 +66,11 @@ struct MonitorSelection {
 absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
     const MonitorSelection& selection, const PolicyInfo& policy);
 
+// Under MonitorSelection::kOnlyKept a known bug never ends an execution, so
+// kFirstViolation ends the run at the first NEW one.
 enum class StopRule {
   kFirstViolation,  // end the run at the first violating execution
-  kNever,           // go on to the end; keep the first finding per property
+  kNever,           // go on to the end; keep the first finding per fingerprint
 };
 
 struct ExploreProgress {
@@ -77,6 +82,9 @@ struct ExploreSpec {
   Case test_case;  // scenario, device modes; its schedule feeds sequence/replay
   const PolicyInfo* policy = nullptr;
   MonitorSelection monitors;
+  // A known bug of the policy does not end an execution (see kOnlyKept, which
+  // implies it); a replay of a NEW bug's file sets it too.
+  bool pass_known = false;
   std::string strategy = "dfs";  // a name in sim/strategies/registry.h
   sim::StrategyParams strategy_params;  // its schedule defaults to the case's
   std::uint64_t max_executions = 0;     // 0: until the strategy ends
@@ -94,7 +102,8 @@ struct ExploreSpec {
 
 // A violated property, where it was first seen, and how to replay it.
 struct Finding {
-  sim::Violation violation;
+  sim::Violation violation;  // its fingerprint says which bug
+  bool known = false;        // IsKnownViolation for the policy
   std::uint64_t at_execution = 0;  // 1-based
   std::vector<std::uint64_t> schedule;
   std::string token;  // the replay token: policy, property, case and schedule
@@ -119,7 +128,9 @@ struct ExploreReport {
   std::uint64_t rounds = 0;
   int last_bound = -1;
 
-  std::vector<Finding> findings;  // first per property, in the order found
+  std::vector<Finding> findings;  // first per fingerprint, in the order found
+  // kOnlyKept: the known bugs met and passed, first per fingerprint.
+  std::vector<Finding> known_met;
   std::uint64_t violating_executions = 0;
 
   // The last execution's outcome (a one-execution run's result).
@@ -145,6 +156,9 @@ ExploreReport Explore(const ExploreSpec& spec);
 
 struct Execution {
   std::optional<sim::Violation> violation;
+  // With ExecuteOptions::pass_known: the known bugs met on the way, one per
+  // fingerprint (none of them ended the execution).
+  std::vector<sim::Violation> passed;
   // Sequence values that replay this execution through SequenceStrategy.
   std::vector<std::uint64_t> schedule;
   std::uint64_t digest = 0;
@@ -157,6 +171,8 @@ struct Execution {
 
 struct ExecuteOptions {
   bool keep_trace = false;
+  // A known bug of the policy (IsKnownViolation) does not end the execution.
+  bool pass_known = false;
   sim::CoverageProbes* coverage = nullptr;
 };
 

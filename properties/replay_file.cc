@@ -454,6 +454,7 @@ std::string FormatReplayFile(const ReplayRecord& r) {
   for (std::uint64_t choice : c.schedule) absl::StrAppend(&out, " ", choice);
   absl::StrAppend(&out, "\n");
   if (r.digest.has_value()) absl::StrAppendFormat(&out, "digest %016x\n", *r.digest);
+  if (!r.fingerprint.empty()) absl::StrAppend(&out, "fingerprint ", r.fingerprint, "\n");
   absl::StrAppend(&out, "end\n");
   return out;
 }
@@ -551,6 +552,9 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       std::uint64_t d;
       if (!absl::SimpleHexAtoi(hex, &d)) return error(absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
       r.digest = d;
+    } else if (keyword == "fingerprint") {
+      if (rest.empty()) return error("'fingerprint' takes a value (the rest of the line)");
+      r.fingerprint = std::string(absl::StripAsciiWhitespace(line.substr(keyword.size())));
     } else if (keyword == "end") {
       if (!rest.empty()) return error("'end' takes no values");
       seen_end = true;

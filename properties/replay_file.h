@@ -23,6 +23,7 @@
 //   free slot=0
 //   schedule 0 1 0 2
 //   digest 5a1f...
+//   fingerprint no-deadlock: cycle [...]; fault abort
 //   end
 //
 // '#' starts a comment line. The token is the same content in a compact binary
@@ -54,6 +55,9 @@ struct ReplayRecord {
   std::string property;  // a catalogue name
   Case test_case;
   std::optional<std::uint64_t> digest;  // of the failing trace, if recorded
+  // The violation's fingerprint (sim/fingerprint.h), if recorded: the rest of
+  // its line. Not part of the token (a replay recomputes it).
+  std::string fingerprint;
 };
 
 std::string FormatReplayFile(const ReplayRecord& record);

@@ -68,6 +68,21 @@ void ExpectError(const std::string& text, absl::string_view needle) {
 
 TEST(ReplayFile, GoodFileParses) { ASSERT_TRUE(ParseReplayFile(GoodFile()).ok()); }
 
+TEST(ReplayFile, AFingerprintIsTheRestOfItsLine) {
+  absl::StatusOr<ReplayRecord> r = ParseReplayFile(GoodFile());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->fingerprint, "");
+  r->fingerprint = "no-deadlock: cycle [host thread waits for mutex 'a b' held by host thread]; fault none";
+  const std::string text = FormatReplayFile(*r);
+  absl::StatusOr<ReplayRecord> back = ParseReplayFile(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->fingerprint, r->fingerprint);
+  EXPECT_EQ(FormatReplayFile(*back), text);
+  std::string bare = text;
+  bare.replace(bare.find("fingerprint "), r->fingerprint.size() + 12, "fingerprint");
+  EXPECT_FALSE(ParseReplayFile(bare).ok());
+}
+
 TEST(ReplayFile, RejectsOtherFormatVersion) {
   ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 2", "stackcheck-replay 1"}}),
               "version '1' is not supported");

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "properties/generators.h"
 #include "sim/strategies/pct_strategy.h"
@@ -153,9 +154,12 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
   // `strategy` null: the case's own schedule.
   auto still_fails = [&](const Case& k, sim::Strategy* strategy)
       -> absl::StatusOr<std::optional<Execution>> {
-    absl::StatusOr<Execution> e = Execute(k, policy, checked, strategy);
+    ExecuteOptions execute;
+    execute.pass_known = !options.fingerprint.empty();
+    absl::StatusOr<Execution> e = Execute(k, policy, checked, strategy, execute);
     if (!e.ok()) return e.status();
-    if (e->violation.has_value() && e->violation->property == property.name) {
+    if (e->violation.has_value() && e->violation->property == property.name &&
+        (options.fingerprint.empty() || e->violation->fingerprint == options.fingerprint)) {
       return std::optional<Execution>(*std::move(e));
     }
     return std::optional<Execution>();
@@ -165,7 +169,8 @@ absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& polic
   if (!first.ok()) return first.status();
   if (!first->has_value()) {
     return absl::FailedPreconditionError(absl::StrFormat(
-        "the case to shrink does not violate %s when replayed", property.name));
+        "the case to shrink does not violate %s when replayed%s", property.name,
+        options.fingerprint.empty() ? "" : absl::StrCat(" as ", options.fingerprint)));
   }
   ShrinkResult result;
   result.smallest = failing;

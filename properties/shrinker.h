@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -34,6 +35,10 @@ struct ShrinkOptions {
   int research_attempts = 16;
   // When set and it becomes true, shrinking stops with what it has.
   const std::atomic<bool>* stop = nullptr;
+  // Non-empty: a candidate must show this fingerprint, with the policy's known
+  // bugs passed (ExecuteOptions::pass_known), so a NEW bug is not shrunk
+  // into the known one beside it.
+  std::string fingerprint;
 };
 
 struct ShrinkResult {
