@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -12,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/probes.h"
+#include "properties/expected_verdicts.h"
+#include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "core/version.h"
 #include "sim/monitors/monitors.h"
@@ -33,6 +36,15 @@ std::uint64_t MixSeed(std::uint64_t seed, std::uint64_t index, std::uint64_t str
 
 double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
+// Where one fingerprint was first met.
+struct FingerprintStats {
+  std::uint64_t first = 0;  // smallest index that met it
+  absl::string_view by = kPortfolio[0];
+  std::uint64_t met = 0;
+  Case found;
+  std::string message;
+};
+
 // What one worker learned about one property.
 struct PropertyStats {
   std::uint64_t checked = 0;
@@ -40,7 +52,15 @@ struct PropertyStats {
   absl::string_view by = kPortfolio[0];
   Case found;
   std::string message;
+  std::map<std::string, FingerprintStats> fingerprints;
 };
+
+// Keeps the smaller-index one of two sightings of a fingerprint.
+void MergeFingerprint(FingerprintStats& into, FingerprintStats&& from) {
+  const std::uint64_t met = into.met + from.met;
+  if (into.met == 0 || from.first < into.first) into = std::move(from);
+  into.met = met;
+}
 
 struct WorkerStats {
   std::vector<PropertyStats> properties;  // indexed like AllProperties()
@@ -59,33 +79,63 @@ void Account(const PlannedExecution& plan, std::uint64_t index, const Execution&
   ++stats.executions;
   auto count = [&](const PropertyInfo* p) {
     PropertyStats& s = stats.properties[CatalogueIndex(p)];
-    if (!e.violation.has_value()) {
-      ++s.checked;
-      return;
-    }
-    if (e.violation->property != p->name) return;  // stopped early by another
-    ++s.checked;
-    if (!s.first.has_value() || index < *s.first) {
-      s.first = index;
-      s.by = plan.strategy;
-      s.found = plan.test_case;
-      s.found.schedule = e.schedule;
-      s.message = e.violation->message;
-    }
+    // An execution another property's violation ended did not check p.
+    if (!e.violation.has_value() || e.violation->property == p->name) ++s.checked;
   };
   for (const PropertyInfo* p : plan.checked) count(p);
   for (const PropertyInfo& p : AllProperties()) {
     if (p.checker == Checker::kEngine) count(&p);
   }
-  if (e.violation.has_value() && FindProperty(e.violation->property) == nullptr) {
-    stats.error = absl::InternalError(absl::StrFormat(
-        "the simulator reported a property the catalogue does not know: '%s'",
-        e.violation->property));
-  }
+  auto met = [&](const sim::Violation& v) {
+    const PropertyInfo* p = FindProperty(v.property);
+    if (p == nullptr) {
+      stats.error = absl::InternalError(absl::StrFormat(
+          "the simulator reported a property the catalogue does not know: '%s'", v.property));
+      return;
+    }
+    PropertyStats& s = stats.properties[CatalogueIndex(p)];
+    Case found = plan.test_case;
+    found.schedule = e.schedule;
+    if (!s.first.has_value() || index < *s.first) {
+      s.first = index;
+      s.by = plan.strategy;
+      s.found = found;
+      s.message = v.message;
+    }
+    FingerprintStats sighting;
+    sighting.first = index;
+    sighting.by = plan.strategy;
+    sighting.met = 1;
+    sighting.found = std::move(found);
+    sighting.message = v.message;
+    MergeFingerprint(s.fingerprints[v.fingerprint], std::move(sighting));
+  };
+  for (const sim::Violation& v : e.passed) met(v);
+  if (e.violation.has_value()) met(*e.violation);
+}
+
+// Order of first meeting; ties (one execution) by text.
+bool FirstMet(const FingerprintVerdict& a, const FingerprintVerdict& b) {
+  if (a.found_at != b.found_at) return a.found_at < b.found_at;
+  return a.fingerprint < b.fingerprint;
 }
 
 }  // namespace
 
+bool PropertyVerdict::has_new() const {
+  return std::any_of(fingerprints.begin(), fingerprints.end(),
+                     [](const FingerprintVerdict& f) { return !f.known; });
+}
+
+int CampaignResult::new_bugs() const {
+  int n = 0;
+  for (const PolicyResult& pr : policies) {
+    for (const PropertyVerdict& v : pr.verdicts) {
+      for (const FingerprintVerdict& f : v.fingerprints) n += f.known ? 0 : 1;
+    }
+  }
+  return n;
+}
 
 std::vector<const PropertyInfo*> AvailableProperties(
     std::vector<std::pair<const PropertyInfo*, std::string>>* unavailable) {
@@ -139,9 +189,10 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
 }
 
 absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy,
-                                     sim::CoverageProbes* coverage) {
+                                     sim::CoverageProbes* coverage, bool pass_known) {
   ExecuteOptions options;
   options.coverage = coverage;
+  options.pass_known = pass_known;
   absl::StatusOr<const sim::StrategyRow*> row = sim::FindStrategy(plan.strategy);
   if (!row.ok()) return row.status();
   sim::StrategyParams params;
@@ -228,7 +279,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
            options.executions == 0 || i < options.executions; i += stride) {
         if (absl::Now() >= explore_end || stopped()) break;
         const PlannedExecution plan = PlanExecution(gen, options.seed, i, policy, available);
-        absl::StatusOr<Execution> e = RunPlanned(plan, policy, &stats.coverage);
+        absl::StatusOr<Execution> e =
+            RunPlanned(plan, policy, &stats.coverage, /*pass_known=*/true);
         if (!e.ok()) {
           stats.error = e.status();
           return;
@@ -264,6 +316,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       pr.verdicts[CatalogueIndex(p)].available = false;
       pr.verdicts[CatalogueIndex(p)].unavailable_why = why;
     }
+    std::vector<std::map<std::string, FingerprintStats>> fingerprints(pr.verdicts.size());
     for (WorkerStats& w : workers) {
       if (!w.error.ok()) return w.error;
       pr.executions += w.executions;
@@ -279,7 +332,27 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
           v.original = std::move(s.found);
           v.message = std::move(s.message);
         }
+        for (auto& [fingerprint, f] : s.fingerprints) {
+          MergeFingerprint(fingerprints[k][fingerprint], std::move(f));
+        }
       }
+    }
+    for (size_t k = 0; k < pr.verdicts.size(); ++k) {
+      PropertyVerdict& v = pr.verdicts[k];
+      for (auto& [fingerprint, f] : fingerprints[k]) {
+        FingerprintVerdict& fv = v.fingerprints.emplace_back();
+        fv.fingerprint = fingerprint;
+        fv.known = IsKnownBug(policy.name, fingerprint) ||
+                   ExpectedVerdict(policy.name, v.property->name) ==
+                       Expectation::kAcceptedDeviation;
+        fv.found_at = f.first;
+        fv.found_by = f.by;
+        fv.met = f.met;
+        fv.original = std::move(f.found);
+        fv.counterexample = fv.original;
+        fv.message = std::move(f.message);
+      }
+      std::stable_sort(v.fingerprints.begin(), v.fingerprints.end(), FirstMet);
     }
 
     const bool interrupted = stopped();
@@ -297,11 +370,29 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       }
     }
 
+    if (!interrupted) {
+      for (PropertyVerdict& v : pr.verdicts) {
+        if (ExpectedVerdict(policy.name, v.property->name) != Expectation::kViolated) continue;
+        for (const KnownBug* bug : KnownBugsOf(policy.name, v.property->name)) {
+          const bool seen =
+              std::any_of(v.fingerprints.begin(), v.fingerprints.end(),
+                          [bug](const FingerprintVerdict& f) { return f.fingerprint == bug->fingerprint; });
+          if (!seen) v.fixed.emplace_back(bug->fingerprint);
+        }
+      }
+    }
+
     // Shrink every violation, spread over the jobs (none once interrupted:
-    // the violations are kept as found).
+    // the violations are kept as found), and every NEW fingerprint to a case
+    // of its own.
     std::vector<PropertyVerdict*> to_shrink;
+    std::vector<std::pair<PropertyVerdict*, FingerprintVerdict*>> new_to_shrink;
     for (PropertyVerdict& v : pr.verdicts) {
       if (v.violated) to_shrink.push_back(&v);
+      for (FingerprintVerdict& f : v.fingerprints) {
+        if (f.known) continue;
+        new_to_shrink.emplace_back(&v, &f);
+      }
     }
     std::atomic<size_t> next{0};
     std::mutex shortfall_mu;
@@ -356,6 +447,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
         record.property = std::string(v.property->name);
         record.test_case = v.counterexample;
         record.digest = s->execution.digest;
+        record.fingerprint = s->execution.violation->fingerprint;
         v.token = EncodeReplayToken(record);
         if (!options.replay_dir.empty()) {
           v.replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".",
@@ -373,6 +465,41 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
     for (std::thread& t : threads) t.join();
     for (const absl::Status& s : errors) {
       if (!s.ok()) return s;
+    }
+    for (size_t k = 0; k < new_to_shrink.size(); ++k) {
+      auto [v, f] = new_to_shrink[k];
+      ReplayRecord record;
+      record.tool_version = kVersion;
+      record.policy = policy.name;
+      record.property = std::string(v->property->name);
+      record.test_case = f->original;
+      record.fingerprint = f->fingerprint;
+      if (!interrupted) {
+        ShrinkOptions so = options.shrink;
+        so.stop = options.stop;
+        so.fingerprint = f->fingerprint;
+        so.time_limit = counted ? std::max(absl::ZeroDuration(), end - absl::Now())
+                                : std::min(so.time_limit, std::max(absl::Milliseconds(250),
+                                                                   policy_end - absl::Now()));
+        absl::StatusOr<ShrinkResult> shrunk = Shrink(f->original, policy, *v->property, so);
+        if (!shrunk.ok() && shrunk.status().code() == absl::StatusCode::kFailedPrecondition) {
+          f->reproducible = false;
+        } else if (!shrunk.ok()) {
+          return shrunk.status();
+        } else {
+          f->counterexample = shrunk->smallest;
+          f->shrunk = true;
+          f->message = shrunk->execution.violation->message;
+          record.test_case = f->counterexample;
+          record.digest = shrunk->execution.digest;
+        }
+      }
+      f->token = EncodeReplayToken(record);
+      if (!options.replay_dir.empty()) {
+        f->replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".",
+                                      v->property->name, ".new", k + 1, ".replay");
+        if (absl::Status w = WriteReplayFile(f->replay_path, record); !w.ok()) return w;
+      }
     }
     result.executions += pr.executions;
     result.policies.push_back(std::move(pr));
@@ -404,8 +531,32 @@ CampaignResult MergeShards(std::vector<CampaignResult> shards) {
         PropertyVerdict& v = pr.verdicts[k];
         PropertyVerdict& m = into->verdicts[k];
         const std::uint64_t checked = m.checked + v.checked;
+        std::vector<FingerprintVerdict> fingerprints = std::move(m.fingerprints);
+        for (FingerprintVerdict& f : v.fingerprints) {
+          auto same = std::find_if(
+              fingerprints.begin(), fingerprints.end(),
+              [&f](const FingerprintVerdict& g) { return g.fingerprint == f.fingerprint; });
+          if (same == fingerprints.end()) {
+            fingerprints.push_back(std::move(f));
+          } else {
+            const std::uint64_t met = same->met + f.met;
+            if (f.found_at < same->found_at) *same = std::move(f);
+            same->met = met;
+          }
+        }
+        // FIXED? only when no shard met it.
+        std::vector<std::string> fixed;
+        for (const std::string& fp : m.fixed) {
+          if (std::none_of(fingerprints.begin(), fingerprints.end(),
+                           [&fp](const FingerprintVerdict& g) { return g.fingerprint == fp; })) {
+            fixed.push_back(fp);
+          }
+        }
         if (v.violated && (!m.violated || v.found_at < m.found_at)) m = std::move(v);
         m.checked = checked;
+        std::stable_sort(fingerprints.begin(), fingerprints.end(), FirstMet);
+        m.fingerprints = std::move(fingerprints);
+        m.fixed = std::move(fixed);
       }
     }
   }
@@ -427,6 +578,10 @@ VerdictTable ToVerdictTable(const CampaignResult& result) {
         cell.executions = v.checked;
         cell.size = SizeOf(v.counterexample).ToString();
         if (!v.reproducible) absl::StrAppend(&cell.size, ", NOT REPRODUCIBLE");
+        int fresh = 0;
+        for (const FingerprintVerdict& f : v.fingerprints) fresh += f.known ? 0 : 1;
+        if (fresh > 0) absl::StrAppend(&cell.size, ", ", fresh, " NEW");
+        if (!v.fixed.empty()) absl::StrAppend(&cell.size, ", ", v.fixed.size(), " FIXED?");
         cell.replay = v.replay_path.empty() ? v.token : v.replay_path;
         cell.message = v.message;
       } else {

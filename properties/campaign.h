@@ -69,6 +69,25 @@ struct CampaignOptions {
   const std::atomic<bool>* stop = nullptr;
 };
 
+// One bug met on a property: the fingerprint (sim/fingerprint.h), whether
+// the known-bugs table lists it for the policy, where it was first met and,
+// for a NEW one, its own shrunk counterexample.
+struct FingerprintVerdict {
+  std::string fingerprint;
+  bool known = false;
+  std::uint64_t found_at = 0;  // execution index
+  absl::string_view found_by = kPortfolio[0];
+  std::uint64_t met = 0;       // executions that met it
+  Case original;
+  // NEW only: shrunk to a case that shows this fingerprint.
+  Case counterexample;
+  std::string message;
+  std::string replay_path;
+  std::string token;
+  bool shrunk = false;
+  bool reproducible = true;
+};
+
 struct PropertyVerdict {
   const PropertyInfo* property = nullptr;
   bool available = true;        // false: the simulator has no checker for it
@@ -86,6 +105,15 @@ struct PropertyVerdict {
   int shrink_executions = 0;
   bool shrunk = false;          // false: kept as found (the campaign was interrupted)
   bool reproducible = true;     // the found case violated again when replayed
+  // Every fingerprint met, in order of first meeting (ties: by text). A known
+  // bug met on the way did not end its execution, so a later NEW one in the
+  // same execution is met too.
+  std::vector<FingerprintVerdict> fingerprints;
+  // FIXED?: the known bugs of a property the table marks violated that no
+  // execution met (empty when the campaign was interrupted).
+  std::vector<std::string> fixed;
+
+  bool has_new() const;
 };
 
 struct PolicyResult {
@@ -106,6 +134,9 @@ struct CampaignResult {
   // With a fixed execution count: what the time budget cut short, one line
   // each (empty when the count was run in full and every shrink finished).
   std::vector<std::string> shortfalls;
+
+  // NEW fingerprints anywhere.
+  int new_bugs() const;
 };
 
 absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options);
@@ -132,8 +163,10 @@ PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
                                const std::vector<const PropertyInfo*>& available);
 
 // Runs a planned execution; the returned Execution's schedule replays it.
+// With `pass_known` (the campaign), the policy's known bugs do not end it.
 absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyInfo& policy,
-                                     sim::CoverageProbes* coverage = nullptr);
+                                     sim::CoverageProbes* coverage = nullptr,
+                                     bool pass_known = false);
 
 // Explores indices 0, 1, 2, ... until some property in `targets` is violated
 // (or the budget is spent): the benchmark's time-to-bug and the buggy-policy

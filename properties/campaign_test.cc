@@ -43,6 +43,14 @@ void ExpectSameVerdicts(const CampaignResult& a, const CampaignResult& b,
       SCOPED_TRACE(what + ": " + x.policy->name + " " + std::string(v.property->name));
       EXPECT_EQ(v.checked, w.checked);
       EXPECT_EQ(v.violated, w.violated);
+      EXPECT_EQ(v.fixed, w.fixed);
+      ASSERT_EQ(v.fingerprints.size(), w.fingerprints.size());
+      for (size_t f = 0; f < v.fingerprints.size(); ++f) {
+        EXPECT_EQ(v.fingerprints[f].fingerprint, w.fingerprints[f].fingerprint);
+        EXPECT_EQ(v.fingerprints[f].found_at, w.fingerprints[f].found_at);
+        EXPECT_EQ(v.fingerprints[f].met, w.fingerprints[f].met);
+        EXPECT_EQ(v.fingerprints[f].token, w.fingerprints[f].token);
+      }
       if (!v.violated || !w.violated) continue;
       EXPECT_EQ(v.found_at, w.found_at);
       EXPECT_TRUE(v.counterexample == w.counterexample);
