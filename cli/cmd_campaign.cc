@@ -2,8 +2,9 @@
 // policy x every property on the simulator, random and PCT exploration within
 // a time budget, then the verdict table, an explanation of each violation and
 // the coverage probes no execution reached. Exit 0 when every verdict matches
-// the expected-verdicts table, 1 when one does not or when --executions was
-// not reached within the time budget; after SIGINT / SIGTERM, the partial
+// the expected-verdicts table and every violation is a known bug by its
+// fingerprint (properties/known_bugs.h), 1 when a verdict differs, a NEW bug
+// was met or --executions was not reached within the time budget; after SIGINT / SIGTERM, the partial
 // results and 128 + the signal's number.
 #include <unistd.h>
 
@@ -57,6 +58,48 @@ void PrintProgress(const properties::CampaignProgress& p) {
                 p.time_left_s, p.policy, tty ? "   " : "\n");
 }
 
+// Each bug met on the property: known ones in a line, a NEW one with its own
+// shrunk counterexample and replay; then the known ones nobody met.
+void PrintFingerprints(const properties::PropertyVerdict& v) {
+  for (const properties::FingerprintVerdict& f : v.fingerprints) {
+    if (f.known) {
+      absl::PrintF("  known: %s (first at execution %d, met in %d)\n", f.fingerprint, f.found_at,
+                   f.met);
+      continue;
+    }
+    absl::PrintF("  NEW: %s\n", f.fingerprint);
+    absl::PrintF("    found by %s exploration at execution %d (met in %d); %s %s\n", f.found_by,
+                 f.found_at, f.met,
+                 f.shrunk ? "shrunk to" : f.reproducible ? "kept as found:" : "NOT REPRODUCIBLE:",
+                 properties::SizeOf(f.counterexample).ToString());
+    absl::PrintF("    what broke: %s\n", f.message);
+    if (!f.replay_path.empty()) absl::PrintF("    replay: stackcheck replay %s\n", f.replay_path);
+    absl::PrintF("    token:  %s\n", f.token);
+  }
+  for (const std::string& fp : v.fixed) {
+    absl::PrintF("  FIXED?: no execution met the known bug %s\n", fp);
+  }
+}
+
+// How much each policy and property got, so a thin run is told from a clean
+// one: executions per policy, the fewest that checked one of its properties,
+// and the coverage probes reached.
+void PrintBudget(const CampaignResult& r) {
+  absl::PrintF("\nBudget (executions; a property counts those that checked it to their end):\n");
+  for (const properties::PolicyResult& pr : r.policies) {
+    std::string per_property;
+    for (const properties::PropertyVerdict& v : pr.verdicts) {
+      if (!v.available) continue;
+      absl::StrAppend(&per_property, per_property.empty() ? "" : ", ", v.property->name, " ",
+                      v.checked);
+    }
+    absl::PrintF("  %-20s %d: %s\n", pr.policy->name, pr.executions, per_property);
+  }
+  int reached = 0;
+  for (const auto& [probe, n] : r.probes) reached += n > 0 ? 1 : 0;
+  absl::PrintF("  coverage probes reached: %d of %d\n", reached, r.probes.size());
+}
+
 void PrintText(const CampaignResult& r, const CampaignOptions& o) {
   absl::PrintF("stackcheck campaign: %d policies x %d properties on the simulator, "
                "%d executions in %.1f s (%.0f/s), seed %d, %d jobs%s\n\n",
@@ -102,8 +145,10 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
                    m.serial_callback_thread ? "on one serial thread" : "concurrent");
       if (!v.replay_path.empty()) absl::PrintF("  replay: stackcheck replay %s\n", v.replay_path);
       if (!v.token.empty()) absl::PrintF("  token:  %s\n", v.token);
+      PrintFingerprints(v);
     }
   }
+  PrintBudget(r);
   absl::PrintF("\nCoverage probes (executions that reached each):\n");
   for (const auto& [probe, n] : r.probes) absl::PrintF("  %-40s %d\n", probe, n);
   for (const auto& [probe, n] : r.probes) {
@@ -112,6 +157,11 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
   absl::PrintF("\n%s\n", properties::AllMatch(table)
                              ? "every verdict matches its expectation"
                              : "SOME VERDICTS DO NOT MATCH THEIR EXPECTATION");
+  if (r.new_bugs() > 0) {
+    absl::PrintF("NEW: %d violation fingerprint(s) that no known bug explains "
+                 "(properties/known_bugs.cc)\n",
+                 r.new_bugs());
+  }
   for (const std::string& s : r.shortfalls) {
     absl::PrintF("INCOMPLETE: %s (raise --time_budget_s)\n", s);
   }
@@ -154,10 +204,51 @@ void PrintCampaignJson(const CampaignResult& r, const CampaignOptions& o) {
       json.Key("message").String(v.message);
       json.Key("replay_file").String(v.replay_path);
       json.Key("token").String(v.token);
+      json.Key("fingerprints").BeginArray();
+      for (const properties::FingerprintVerdict& f : v.fingerprints) {
+        json.BeginObject();
+        json.Key("fingerprint").String(f.fingerprint);
+        json.Key("known").Bool(f.known);
+        json.Key("found_by").String(f.found_by);
+        json.Key("found_at").Uint(f.found_at);
+        json.Key("met").Uint(f.met);
+        if (!f.known) {
+          const properties::CaseSize fsize = properties::SizeOf(f.counterexample);
+          json.Key("shrunk").Bool(f.shrunk);
+          json.Key("reproducible").Bool(f.reproducible);
+          json.Key("threads").Int(fsize.threads);
+          json.Key("regions").Int(fsize.regions);
+          json.Key("message").String(f.message);
+          json.Key("replay_file").String(f.replay_path);
+          json.Key("token").String(f.token);
+        }
+        json.EndObject();
+      }
+      json.EndArray();
+      json.Key("fixed").BeginArray();
+      for (const std::string& fp : v.fixed) json.String(fp);
+      json.EndArray();
       json.EndObject();
     }
   }
   json.EndArray();
+  json.Key("new_bugs").Int(r.new_bugs());
+  json.Key("budget").BeginArray();
+  for (const properties::PolicyResult& pr : r.policies) {
+    json.BeginObject();
+    json.Key("policy").String(pr.policy->name);
+    json.Key("executions").Uint(pr.executions);
+    json.Key("checked").BeginObject();
+    for (const properties::PropertyVerdict& v : pr.verdicts) {
+      if (v.available) json.Key(v.property->name).Uint(v.checked);
+    }
+    json.EndObject();
+    json.EndObject();
+  }
+  json.EndArray();
+  int reached = 0;
+  for (const auto& [probe, n] : r.probes) reached += n > 0 ? 1 : 0;
+  json.Key("probes_reached").Int(reached);
   json.Key("probes").BeginObject();
   for (const auto& [probe, n] : r.probes) json.Key(probe).Uint(n);
   json.EndObject();
@@ -232,7 +323,9 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
     }
     return kExitMismatch;
   }
-  return properties::AllMatch(properties::ToVerdictTable(*r)) ? kExitOk : kExitMismatch;
+  return properties::AllMatch(properties::ToVerdictTable(*r)) && r->new_bugs() == 0
+             ? kExitOk
+             : kExitMismatch;
 }
 
 const bool registered = RegisterCommand(

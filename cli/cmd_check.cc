@@ -12,8 +12,10 @@
 //                       abort here too.
 //
 // Every simulator property is monitored, except deviations the policy
-// declares it accepts and, with --only_kept, the bugs the expected-verdicts
-// table lists for it (so that an exhaustive search can go past them). Prints
+// declares it accepts. Each violation has a fingerprint (sim/fingerprint.h):
+// known when properties/known_bugs.cc lists it for the policy, NEW otherwise.
+// With --only_kept a known bug does not end its execution (so that an
+// exhaustive search goes past it) and the known bugs met are listed. Prints
 // `executions N`, `exhausted yes|no` and the
 // first violation (with a replay token); for --strategy dfs it then runs a
 // plain DFS (no reduction) on a budget and prints its count and the
@@ -25,8 +27,9 @@
 // --json prints the same facts as one JSON object (the violation with its
 // replay token, the plain-DFS run as a nested object).
 //
-// Exit status: 0 when no property the policy is expected to keep was
-// violated, 1 otherwise, 2 on bad input.
+// Exit status: 0 when every violation found is a known bug, 1 when one is
+// NEW or (--only_kept, exhaustive) a known bug recorded for this scenario
+// was not met (FIXED?), 2 on bad input.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -45,6 +48,7 @@
 #include "properties/case.h"
 #include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/known_bugs.h"
 #include "properties/scenarios.h"
 
 ABSL_FLAG(std::string, strategy, "dfs",
@@ -68,9 +72,10 @@ ABSL_FLAG(std::uint64_t, plain_budget, 0,
           "least 1,000)");
 ABSL_FLAG(bool, no_plain, false, "check: skip the plain-DFS comparison");
 ABSL_FLAG(bool, only_kept, false,
-          "check: monitor only the properties the policy is expected to keep (not "
-          "those the expected-verdicts table marks violated), so that dfs explores "
-          "past its known bugs and `exhausted yes` proves the rest");
+          "check: a known bug of the policy (properties/known_bugs.cc, by fingerprint) "
+          "does not end its execution, so dfs explores past it; only a NEW bug is a "
+          "violation, `exhausted yes` proves the rest, and a known bug recorded for "
+          "this scenario that the search did not meet is reported FIXED?");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
 ABSL_FLAG(std::uint64_t, determinism_every, 0,
           "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
@@ -78,8 +83,6 @@ ABSL_FLAG(std::uint64_t, determinism_every, 0,
 
 namespace stackcheck::cli {
 namespace {
-
-using properties::Expectation;
 
 // The strategies `check` offers: those of the registry that explore.
 constexpr const char* kCheckStrategies[] = {"dfs", "plain-dfs", "random", "pct"};
@@ -181,23 +184,58 @@ void WriteOutcome(const properties::ExploreReport& r, const PolicyInfo& policy,
                j.Key("at_execution").Uint(f->at_execution);
                j.Key("message").String(f->violation.message);
                j.Key("expected").String(expected);
+               j.Key("fingerprint").String(f->violation.fingerprint);
+               j.Key("known").Bool(f->known);
                j.Key("replay").String(f->token);
                j.EndObject();
              });
+  out.Custom("fingerprint",
+             absl::StrCat(f->known ? "fingerprint known: " : "fingerprint NEW: ",
+                          f->violation.fingerprint),
+             [&](properties::JsonWriter& j) { j.String(f->violation.fingerprint); });
   out.Custom("replay_token", absl::StrCat("replay ", f->token),
              [&](properties::JsonWriter& j) { j.String(f->token); });
 }
 
-// The exit status's judgement: a determinism failure, or a violation of a
-// property the policy is expected to keep.
-bool Unexpected(const properties::ExploreReport& r, const PolicyInfo& policy) {
+// The exit status's judgement: a determinism failure, or a NEW violation (no
+// known bug of the policy has its fingerprint).
+bool Unexpected(const properties::ExploreReport& r) {
   if (!r.status.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", r.status.message());
     return true;
   }
   const properties::Finding* f = r.first();
-  return f != nullptr &&
-         properties::ExpectedVerdict(policy.name, f->violation.property) == Expectation::kHolds;
+  return f != nullptr && !f->known;
+}
+
+// With --only_kept: the known bugs met (and passed), and FIXED? for those the
+// table records for this scenario that an exhaustive search did not meet.
+// Returns whether one is FIXED?.
+bool WriteKnownBugs(const properties::ExploreReport& r, const PolicyInfo& policy,
+                    const std::string& scenario_key, ReportSink& out) {
+  std::vector<std::string> met;
+  for (const properties::Finding& f : r.known_met) met.push_back(f.violation.fingerprint);
+  // Fingerprints hold commas: one line each in text.
+  if (out.json()) {
+    out.List("known_met", met);
+  } else {
+    for (const std::string& fp : met) out.Note(absl::StrCat("known_met ", fp));
+  }
+  std::vector<std::string> fixed;
+  if (r.exhausted) {
+    for (const properties::KnownBug* bug : properties::KnownBugsOf(policy.name)) {
+      if (bug->check_scenario != scenario_key) continue;
+      if (std::find(met.begin(), met.end(), bug->fingerprint) == met.end()) {
+        fixed.emplace_back(bug->fingerprint);
+      }
+    }
+  }
+  for (const std::string& fp : fixed) {
+    out.Note(absl::StrCat("FIXED?: the exhaustive search did not meet the known bug ", fp,
+                          " (properties/known_bugs.cc records it for this scenario)"));
+  }
+  if (out.json()) out.List("fixed", fixed);
+  return !fixed.empty();
 }
 
 void ReportProgress(const properties::ExploreProgress& p) {
@@ -254,6 +292,7 @@ int RunCheck(const std::vector<std::string>& args) {
 
   const properties::CaseSize size = properties::SizeOf(spec.test_case);
   const bool abort = absl::GetFlag(FLAGS_abort);
+  const bool regions_scenario = absl::GetFlag(FLAGS_scenario) == "regions";
   ReportSink out(absl::GetFlag(FLAGS_json));
   out.Note(absl::StrFormat(
       "check: policy %s, scenario %s (%d threads, %d regions in all%s), strategy %s%s",
@@ -284,7 +323,15 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   out.Seconds("seconds", r.seconds);
   WriteOutcome(r, *policy, out);
-  const int rc = Unexpected(r, *policy) ? kExitMismatch : kExitOk;
+  bool fixed = false;
+  if (absl::GetFlag(FLAGS_only_kept)) {
+    const std::string scenario_key = properties::CheckScenarioKey(
+        absl::GetFlag(FLAGS_scenario), regions_scenario ? absl::GetFlag(FLAGS_threads) : 0,
+        regions_scenario ? absl::GetFlag(FLAGS_regions) : 0, abort,
+        absl::GetFlag(FLAGS_mapped_vars));
+    fixed = WriteKnownBugs(r, *policy, scenario_key, out);
+  }
+  const int rc = Unexpected(r) || fixed ? kExitMismatch : kExitOk;
 
   if (strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
     std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);

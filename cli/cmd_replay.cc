@@ -17,6 +17,7 @@
 #include "properties/atomic_file.h"
 #include "properties/catalogue.h"
 #include "properties/explore.h"
+#include "properties/known_bugs.h"
 #include "properties/json_writer.h"
 #include "properties/quoted_text.h"
 #include "properties/replay_file.h"
@@ -65,11 +66,16 @@ int RunReplay(const std::vector<std::string>& args) {
   // never some other interleaving.
   spec.strategy = "replay";
   spec.keep_trace = true;
+  // A NEW bug's file was shrunk with the known bugs passed; replay it so.
+  spec.pass_known = !record->fingerprint.empty() &&
+                    !properties::IsKnownBug(record->policy, record->fingerprint);
   properties::ExploreReport e = properties::Explore(spec);
   if (absl::IsInvalidArgument(e.status)) return UsageError(e.status.message());
   if (!e.status.ok()) return RunError(absl::StrCat("replay failed: ", e.status.ToString()));
   const sim::Violation* violation = e.first() != nullptr ? &e.first()->violation : nullptr;
-  const bool recurred = violation != nullptr && violation->property == record->property;
+  const bool recurred = violation != nullptr && violation->property == record->property &&
+                        (record->fingerprint.empty() ||
+                         violation->fingerprint == record->fingerprint);
   const bool digest_ok = !record->digest.has_value() || *record->digest == e.digest;
 
   std::string trace;
@@ -99,6 +105,7 @@ int RunReplay(const std::vector<std::string>& args) {
       json.Key("property").String(violation->property);
       json.Key("message").String(violation->message);
       json.Key("event_index").Uint(violation->event_index);
+      json.Key("fingerprint").String(violation->fingerprint);
       json.EndObject();
     }
     if (!out_path.empty()) json.Key("trace_file").String(out_path);
@@ -111,6 +118,11 @@ int RunReplay(const std::vector<std::string>& args) {
                    recurred ? "VIOLATED again" : "did NOT recur");
       if (violation != nullptr) {
         absl::PrintF("violation: %s: %s\n", violation->property, violation->message);
+        absl::PrintF("fingerprint: %s\n", violation->fingerprint);
+      }
+      if (violation != nullptr && !record->fingerprint.empty() &&
+          violation->fingerprint != record->fingerprint) {
+        absl::PrintF("the recorded fingerprint was: %s\n", record->fingerprint);
       }
       if (!digest_ok) {
         absl::PrintF("the trace differs from the recorded one (digest %016x, recorded %016x)\n",

@@ -3,7 +3,9 @@
 # (every policy x property the expected-verdicts table marks violated).
 # Run from the repository root after a change that legitimately alters
 # schedules (the engine's scheduling points, a policy's driver calls, the tool
-# version), then review the diff: corpus_test replays every file.
+# version), then review the diff: corpus_test replays every file and checks
+# that it shows the fingerprint it records, which properties/known_bugs.cc
+# must list for it (a NEW fingerprint fails the campaign here first).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ./bazelw build //cli:stackcheck

@@ -1,5 +1,6 @@
 // The regression corpus (tests/corpus): every known bug has a shrunk replay
-// file, and replaying each one violates its recorded property again.
+// file, and replaying each one violates its recorded property again, with the
+// fingerprint the file records, which the known-bugs table lists for it.
 #include <filesystem>
 #include <map>
 #include <string>
@@ -11,6 +12,7 @@
 #include "properties/catalogue.h"
 #include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "sim/strategies/strict_sequence_strategy.h"
 
@@ -64,11 +66,34 @@ TEST(Corpus, EveryFileReproducesItsViolation) {
     EXPECT_TRUE(schedule.Finish().ok()) << schedule.status();
     ASSERT_TRUE(e->violation.has_value()) << "the violation did not recur";
     EXPECT_EQ(e->violation->property, record.property) << e->violation->message;
+    EXPECT_EQ(e->violation->fingerprint, record.fingerprint)
+        << "the replay shows another bug than the one the file records";
     // The exact trace is a stronger claim than the violation; it moves whenever
     // the engine logs differently, so a drift is reported, not failed.
     if (record.digest.has_value() && *record.digest != e->digest) {
       std::printf("note: %s: trace digest drifted (the violation still recurs)\n", name.c_str());
     }
+  }
+}
+
+TEST(Corpus, EveryFileIsAKnownBugRowAndEveryRowItsFile) {
+  const std::map<std::string, ReplayRecord> corpus = LoadCorpus();
+  for (const auto& [name, record] : corpus) {
+    SCOPED_TRACE(name);
+    ASSERT_FALSE(record.fingerprint.empty()) << "the file records no fingerprint";
+    bool listed = false;
+    for (const KnownBug* bug : KnownBugsOf(record.policy, record.property)) {
+      listed |= bug->fingerprint == record.fingerprint && bug->corpus == name;
+    }
+    EXPECT_TRUE(listed) << "properties/known_bugs.cc has no row {" << record.policy << ", \""
+                        << record.fingerprint << "\", \"" << name << "\"}";
+  }
+  for (const KnownBug& bug : KnownBugs()) {
+    EXPECT_TRUE(IsBug(ExpectedVerdict(bug.policy, FingerprintProperty(bug.fingerprint))))
+        << bug.fingerprint << ": a known bug of " << bug.policy
+        << " on a property the expected-verdicts table says it keeps";
+    if (bug.corpus.empty()) continue;
+    EXPECT_EQ(corpus.count(std::string(bug.corpus)), 1u) << "no corpus file " << bug.corpus;
   }
 }
 
