@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -36,17 +35,18 @@ std::string ActorLabel(ActorId actor, std::size_t index, const FingerprintFacts&
 // The names of the mutexes `actor` owns just before event `index`, sorted.
 std::string HeldLocks(absl::Span<const Event> trace, std::size_t index, ActorId actor,
                       const FingerprintFacts& facts) {
-  absl::flat_hash_map<std::uint32_t, ActorId> owner;
+  // Mutex ids are small and dense (one per Host::NewMutex of an execution).
+  std::vector<ActorId> owner;
   for (std::size_t i = 0; i < index && i < trace.size(); ++i) {
     const Event& e = trace[i];
-    switch (e.kind) {
-      case EventKind::kMutexLock: owner[e.a] = e.actor; break;
-      case EventKind::kMutexUnlock: owner[e.a] = kNoActor; break;
-      default: break;  // a destroyed mutex that was held stays locked (EBUSY)
-    }
+    if (e.kind != EventKind::kMutexLock && e.kind != EventKind::kMutexUnlock) continue;
+    if (e.a >= owner.size()) owner.resize(e.a + 1, kNoActor);
+    // A destroyed mutex that was held stays locked (EBUSY): no event for it.
+    owner[e.a] = e.kind == EventKind::kMutexLock ? e.actor : kNoActor;
   }
   std::set<std::string> names;
-  for (const auto& [mutex, who] : owner) {
+  for (std::uint32_t mutex = 0; mutex < owner.size(); ++mutex) {
+    const ActorId who = owner[mutex];
     if (who != actor || actor == kNoActor) continue;
     absl::string_view name = facts.mutex_name(mutex);
     names.insert(name.empty() ? std::string("unnamed mutex") : std::string(name));
