@@ -23,118 +23,144 @@ const std::vector<KnownBug>& KnownBugs() {
   static const auto* const rows = new std::vector<KnownBug>({
       // v0-nocache / no-leak
       {"v0-nocache",
-       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on host thread holding {}; fault out-of-memory",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
+       "host thread holding {}; fault out-of-memory",
        "v0-nocache.no-leak.replay", ""},
       {"v0-nocache",
-       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on host thread holding {}; fault rejected launch",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
+       "host thread holding {}; fault rejected launch",
        "", ""},
       // v0-nocache / abort-attribution
+      {"v0-nocache", "abort-attribution: at the end; fault out-of-memory", "", ""},
+      {"v0-nocache", "abort-attribution: at the end; fault rejected launch", "", ""},
       {"v0-nocache",
-       "abort-attribution: at the end; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault abort", "",
+       ""},
+      {"v0-nocache",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v0-nocache",
-       "abort-attribution: at the end; fault rejected launch",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault rejected "
+       "launch",
        "", ""},
       {"v0-nocache",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault out-of-memory",
        "", ""},
       {"v0-nocache",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault rejected launch",
        "", ""},
-      {"v0-nocache",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault rejected launch",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault out-of-memory",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault rejected launch",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: fatal-reported on host thread holding {}; fault abort",
+      {"v0-nocache", "abort-attribution: fatal-reported on host thread holding {}; fault abort",
        "v0-nocache.abort-attribution.replay", ""},
       {"v0-nocache",
-       "abort-attribution: fatal-reported on host thread holding {}; fault out-of-memory",
+       "abort-attribution: fatal-reported on host thread holding {}; fault out-of-memory", "", ""},
+      {"v0-nocache",
+       "abort-attribution: fatal-reported on host thread holding {}; fault rejected launch", "",
+       ""},
+      {"v0-nocache",
+       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory", "", ""},
+      {"v0-nocache",
+       "abort-attribution: process-exit on host thread holding {}; fault rejected launch", "", ""},
+      {"v0-nocache",
+       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault "
+       "out-of-memory",
        "", ""},
       {"v0-nocache",
-       "abort-attribution: fatal-reported on host thread holding {}; fault rejected launch",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: process-exit on host thread holding {}; fault rejected launch",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault out-of-memory",
-       "", ""},
-      {"v0-nocache",
-       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault rejected launch",
+       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault rejected "
+       "launch",
        "", ""},
       // v1a-callback-unlock / no-use-after-free
       {"v1a-callback-unlock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock, stacks lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock, stacks "
+       "lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after kernel-enqueue on host thread holding {stacks lock}; fault none",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault none",
        "v1a-callback-unlock.no-use-after-free.replay", ""},
       {"v1a-callback-unlock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock, stacks lock}; fault out-of-memory",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock, stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault none",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault none",
        "", ""},
       {"v1a-callback-unlock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault out-of-memory",
        "", ""},
       // v1a-callback-unlock / no-leak
       {"v1a-callback-unlock",
-       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on host thread holding {stacks lock}; fault out-of-memory",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
+       "host thread holding {stacks lock}; fault out-of-memory",
        "v1a-callback-unlock.no-leak.replay", ""},
       // v1a-callback-unlock / no-driver-call-in-callback
       {"v1a-callback-unlock",
-       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding {device lock}; fault abort",
+       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding "
+       "{device lock}; fault abort",
        "", ""},
       {"v1a-callback-unlock",
-       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding "
+       "{device lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device lock}; fault abort",
+       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device "
+       "lock}; fault abort",
        "v1a-callback-unlock.no-driver-call-in-callback.replay", ""},
       {"v1a-callback-unlock",
-       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device "
+       "lock}; fault out-of-memory",
        "", ""},
       // v1a-callback-unlock / no-deadlock
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
+       "for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
+       "for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault abort",
        "v1a-callback-unlock.no-deadlock.replay", ""},
       {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       // v1a-callback-unlock / mutex-discipline
       {"v1a-callback-unlock",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault abort",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault "
+       "abort",
        "", ""},
       {"v1a-callback-unlock",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault none",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault "
+       "none",
        "", ""},
       {"v1a-callback-unlock",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault out-of-memory",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {stacks lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
        "mutex-discipline: mutex-unlock 'stacks lock' on callback thread holding {}; fault abort",
@@ -143,227 +169,277 @@ const std::vector<KnownBug>& KnownBugs() {
        "mutex-discipline: mutex-unlock 'stacks lock' on callback thread holding {}; fault none",
        "v1a-callback-unlock.mutex-discipline.replay", ""},
       {"v1a-callback-unlock",
-       "mutex-discipline: mutex-unlock 'stacks lock' on callback thread holding {}; fault out-of-memory",
+       "mutex-discipline: mutex-unlock 'stacks lock' on callback thread holding {}; fault "
+       "out-of-memory",
        "", ""},
       // v1a-callback-unlock / abort-attribution
+      {"v1a-callback-unlock", "abort-attribution: at the end; fault out-of-memory", "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: at the end; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock, stacks lock}; fault "
+       "abort",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread holding {device lock, stacks lock}; fault abort",
+       "abort-attribution: error-reported on host thread holding {device lock, stacks lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread holding {device lock, stacks lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault abort", "",
+       ""},
+      {"v1a-callback-unlock",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock, "
+       "stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault abort",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock, stacks lock}; fault out-of-memory",
-       "", ""},
-      {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault abort",
-       "", ""},
-      {"v1a-callback-unlock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
        "abort-attribution: fatal-reported on host thread holding {stacks lock}; fault abort",
        "v1a-callback-unlock.abort-attribution.replay", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: fatal-reported on host thread holding {stacks lock}; fault out-of-memory",
+       "abort-attribution: fatal-reported on host thread holding {stacks lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
        "abort-attribution: process-exit on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory",
-       "", ""},
+       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory", "", ""},
       {"v1a-callback-unlock",
-       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault out-of-memory",
+       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault "
+       "out-of-memory",
        "", ""},
       // v1a-callback-unlock / bounded-cache
       {"v1a-callback-unlock",
        "bounded-cache: cache-held on host thread holding {device lock, stacks lock}; fault none",
        "v1a-callback-unlock.bounded-cache.replay", ""},
       {"v1a-callback-unlock",
-       "bounded-cache: cache-held on host thread holding {device lock, stacks lock}; fault out-of-memory",
+       "bounded-cache: cache-held on host thread holding {device lock, stacks lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
-       "bounded-cache: cache-held on host thread holding {device lock}; fault none",
-       "", ""},
+       "bounded-cache: cache-held on host thread holding {device lock}; fault none", "", ""},
       {"v1a-callback-unlock",
-       "bounded-cache: cache-held on host thread holding {device lock}; fault out-of-memory",
-       "", ""},
+       "bounded-cache: cache-held on host thread holding {device lock}; fault out-of-memory", "",
+       ""},
       {"v1a-callback-unlock",
-       "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch",
-       "", ""},
+       "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch", "",
+       ""},
       // v1b-callback-lock / no-use-after-free
       {"v1b-callback-lock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after kernel-enqueue on host thread holding {stacks lock}; fault none",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault none",
        "v1b-callback-lock.no-use-after-free.replay", ""},
       {"v1b-callback-lock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after kernel-enqueue on host thread holding {stacks lock}; fault rejected launch",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault rejected launch",
        "", ""},
       {"v1b-callback-lock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault none",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault none",
        "", ""},
       {"v1b-callback-lock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault rejected launch",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault rejected launch",
        "", ""},
       // v1b-callback-lock / no-leak
       {"v1b-callback-lock",
-       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on host thread holding {stacks lock}; fault out-of-memory",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
+       "host thread holding {stacks lock}; fault out-of-memory",
        "v1b-callback-lock.no-leak.replay", ""},
       {"v1b-callback-lock",
-       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on host thread holding {stacks lock}; fault rejected launch",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
+       "host thread holding {stacks lock}; fault rejected launch",
        "", ""},
       // v1b-callback-lock / no-driver-call-in-callback
       {"v1b-callback-lock",
-       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding {device lock}; fault abort",
+       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding "
+       "{device lock}; fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-driver-call-in-callback: cuCtxDestroy on callback thread in exit handlers holding "
+       "{device lock}; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device lock}; fault abort",
+       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device "
+       "lock}; fault abort",
        "v1b-callback-lock.no-driver-call-in-callback.replay", ""},
       {"v1b-callback-lock",
-       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device "
+       "lock}; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device lock}; fault rejected launch",
+       "no-driver-call-in-callback: cuMemFree on callback thread in exit handlers holding {device "
+       "lock}; fault rejected launch",
        "", ""},
       // v1b-callback-lock / no-deadlock
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
+       "for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
+       "for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
+       "waits for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault abort",
+       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> "
+       "host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for "
+       "callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault none",
+       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> "
+       "host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for "
+       "callback thread running on callback thread]; fault none",
        "v1b-callback-lock.no-deadlock.replay", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault out-of-memory",
+       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> "
+       "host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for "
+       "callback thread running on callback thread]; fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for callback thread running on callback thread]; fault rejected launch",
+       "no-deadlock: cycle [callback thread waits for mutex 'stacks lock' held by host thread -> "
+       "host thread waits in cuCtxSynchronize for gpu stream to drain -> gpu stream waits for "
+       "callback thread running on callback thread]; fault rejected launch",
        "", ""},
       // v1b-callback-lock / abort-attribution
+      {"v1b-callback-lock", "abort-attribution: at the end; fault out-of-memory", "", ""},
+      {"v1b-callback-lock", "abort-attribution: at the end; fault rejected launch", "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: at the end; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault abort", "",
+       ""},
+      {"v1b-callback-lock",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: at the end; fault rejected launch",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault rejected "
+       "launch",
        "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault abort",
        "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault rejected launch",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault abort",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault out-of-memory",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault rejected launch",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault rejected launch",
        "", ""},
       {"v1b-callback-lock",
        "abort-attribution: fatal-reported on host thread holding {}; fault abort",
        "v1b-callback-lock.abort-attribution.replay", ""},
       {"v1b-callback-lock",
-       "abort-attribution: fatal-reported on host thread holding {}; fault out-of-memory",
+       "abort-attribution: fatal-reported on host thread holding {}; fault out-of-memory", "", ""},
+      {"v1b-callback-lock",
+       "abort-attribution: fatal-reported on host thread holding {}; fault rejected launch", "",
+       ""},
+      {"v1b-callback-lock",
+       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory", "", ""},
+      {"v1b-callback-lock",
+       "abort-attribution: process-exit on host thread holding {}; fault rejected launch", "", ""},
+      {"v1b-callback-lock",
+       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault "
+       "out-of-memory",
        "", ""},
       {"v1b-callback-lock",
-       "abort-attribution: fatal-reported on host thread holding {}; fault rejected launch",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: process-exit on host thread holding {}; fault out-of-memory",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: process-exit on host thread holding {}; fault rejected launch",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault out-of-memory",
-       "", ""},
-      {"v1b-callback-lock",
-       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault rejected launch",
+       "abort-attribution: process-exit on host thread in exit handlers holding {}; fault rejected "
+       "launch",
        "", ""},
       // v1b-callback-lock / bounded-cache
       {"v1b-callback-lock",
        "bounded-cache: cache-held on host thread holding {device lock}; fault none",
        "v1b-callback-lock.bounded-cache.replay", ""},
       {"v1b-callback-lock",
-       "bounded-cache: cache-held on host thread holding {device lock}; fault out-of-memory",
-       "", ""},
+       "bounded-cache: cache-held on host thread holding {device lock}; fault out-of-memory", "",
+       ""},
       {"v1b-callback-lock",
-       "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch",
-       "", ""},
+       "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch", "",
+       ""},
       // v2-gcc11 / no-deadlock
       {"v2-gcc11",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault abort",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v2-gcc11",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault out-of-memory",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
+       "out-of-memory",
        "v2-gcc11.no-deadlock.replay", ""},
       {"v2-gcc11",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault rejected launch",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
+       "rejected launch",
        "", ""},
       // v2-gcc11 / mutex-discipline
       {"v2-gcc11",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort",
-       "", "regions threads=2 regions=1 abort=1 mapped_vars=0"},
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort", "",
+       "regions threads=2 regions=1 abort=1 mapped_vars=0"},
       {"v2-gcc11",
        "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault out-of-memory",
        "", ""},
       {"v2-gcc11",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected launch",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected "
+       "launch",
        "", ""},
       {"v2-gcc11",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault abort",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=0"},
       {"v2-gcc11",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault out-of-memory",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault out-of-memory",
        "", ""},
       {"v2-gcc11",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault rejected launch",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault rejected launch",
        "v2-gcc11.mutex-discipline.replay", ""},
       {"v2-gcc11",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock}; fault abort",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock}; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v2-gcc11",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock}; fault out-of-memory",
        "", ""},
       {"v2-gcc11",
        "mutex-discipline: mutex-lock 'stacks lock' on host thread holding {}; fault out-of-memory",
@@ -373,58 +449,75 @@ const std::vector<KnownBug>& KnownBugs() {
        "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
        "v2-gcc11.abort-attribution.replay", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v2-gcc11",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault "
+       "out-of-memory",
        "", ""},
       // v2-gcc11 / no-use-after-free
       {"v2-gcc11",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault out-of-memory",
        "v2-gcc11.no-use-after-free.replay", ""},
       // v3-trunk / no-deadlock
       {"v3-trunk",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault abort",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault out-of-memory",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
+       "out-of-memory",
        "v3-trunk.no-deadlock.replay", ""},
       {"v3-trunk",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault rejected launch",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
+       "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
+       "rejected launch",
        "", ""},
       {"v3-trunk",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by host thread itself (relock)]; fault out-of-memory",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by "
+       "host thread itself (relock)]; fault out-of-memory",
        "", ""},
       {"v3-trunk",
-       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by host thread itself (relock)]; fault rejected launch",
+       "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by "
+       "host thread itself (relock)]; fault rejected launch",
        "", ""},
       // v3-trunk / mutex-discipline
       {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort",
-       "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort", "",
+       "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
        "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault out-of-memory",
        "", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected launch",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected "
+       "launch",
        "", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault out-of-memory",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault out-of-memory",
        "", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault rejected launch",
+       "mutex-discipline: mutex-block 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault rejected launch",
        "", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault abort",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault out-of-memory",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault out-of-memory",
        "", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock, stacks lock}; fault rejected launch",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault rejected launch",
        "v3-trunk.mutex-discipline.replay", ""},
       {"v3-trunk",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock}; fault abort",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock}; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
-       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
+       "{device lock}; fault out-of-memory",
        "", ""},
       {"v3-trunk",
        "mutex-discipline: mutex-lock 'stacks lock' on host thread holding {}; fault out-of-memory",
@@ -434,14 +527,17 @@ const std::vector<KnownBug>& KnownBugs() {
        "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
        "v3-trunk.abort-attribution.replay", "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
-       "abort-attribution: error-reported on host thread holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread holding {device lock}; fault "
+       "out-of-memory",
        "", ""},
       {"v3-trunk",
-       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault out-of-memory",
        "", ""},
       // v3-trunk / no-use-after-free
       {"v3-trunk",
-       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
+       "exit handlers holding {device lock}; fault out-of-memory",
        "v3-trunk.no-use-after-free.replay", ""},
   });
   return *rows;

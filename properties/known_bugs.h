@@ -38,8 +38,7 @@ bool IsKnownBug(absl::string_view policy, absl::string_view fingerprint);
 bool IsKnownViolation(absl::string_view policy, const sim::Violation& violation);
 
 // The known bugs of `policy` on `property` ("" for every property).
-std::vector<const KnownBug*> KnownBugsOf(absl::string_view policy,
-                                         absl::string_view property = "");
+std::vector<const KnownBug*> KnownBugsOf(absl::string_view policy, absl::string_view property = "");
 
 // How KnownBug::check_scenario names a `check` scenario.
 std::string CheckScenarioKey(absl::string_view scenario, int threads, int regions, bool abort,

@@ -74,8 +74,7 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
 }
 
 // "OP on ACTOR-KIND holding {LOCKS}" for the event at `index`.
-std::string Site(absl::Span<const Event> trace, std::size_t index,
-                 const FingerprintFacts& facts) {
+std::string Site(absl::Span<const Event> trace, std::size_t index, const FingerprintFacts& facts) {
   const Event& e = trace[index];
   return absl::StrCat(Operation(trace, index, facts), " on ", ActorLabel(e.actor, index, facts),
                       " holding ", HeldLocks(trace, index, e.actor, facts));
@@ -155,8 +154,7 @@ absl::string_view ActorKindOfName(absl::string_view name) {
 
 std::string Fingerprint(const Violation& violation, absl::Span<const Event> trace,
                         const FingerprintFacts& facts) {
-  const std::size_t at =
-      trace.empty() ? 0 : std::min(violation.event_index, trace.size() - 1);
+  const std::size_t at = trace.empty() ? 0 : std::min(violation.event_index, trace.size() - 1);
   std::string out = absl::StrCat(violation.property, ": ");
   if (!violation.waits.empty()) {
     absl::StrAppend(&out, WaitShape(violation, trace, facts));

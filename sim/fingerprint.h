@@ -4,8 +4,8 @@
 //   - the property;
 //   - the operation that broke it ("kernel-start", "cuMemFree", "mutex-destroy
 //     'stacks lock'", "error-reported" (whichever call printed it), or "at the
-//     end" for a violation found at the end of the execution), on which actor kind (host thread, callback thread, gpu
-//     stream; "in exit handlers" when the actor runs them), under which held
+//     end" for a violation found at the end of the execution), on which actor kind (host thread,
+//     callback thread, gpu stream; "in exit handlers" when the actor runs them), under which held
 //     locks (by name);
 //   - the same for the earlier event that set it up, when the monitor names
 //     one (Violation::cause_index: the free under a use-after-free, the

@@ -83,10 +83,9 @@ TEST(FingerprintTest, OtherLocksOrFaultAreAnotherBug) {
 }
 
 TEST(FingerprintTest, AnUnlockedMutexIsNotHeld) {
-  std::vector<Event> t = {E(1, EventKind::kMutexLock, kStacksLock),
-                          E(1, EventKind::kMutexUnlock, kStacksLock),
-                          E(1, EventKind::kDriverCall,
-                            static_cast<std::uint32_t>(DriverApi::kMemFree))};
+  std::vector<Event> t = {
+      E(1, EventKind::kMutexLock, kStacksLock), E(1, EventKind::kMutexUnlock, kStacksLock),
+      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverApi::kMemFree))};
   EXPECT_TRUE(absl::StrContains(Fingerprint(At("p", 2), t, Facts()),
                                 "cuMemFree on host thread holding {};"));
 }
