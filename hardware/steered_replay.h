@@ -76,8 +76,13 @@ bool HardwareObserves(absl::string_view property);
 inline constexpr absl::Duration kSpawnGap = absl::Milliseconds(20);
 inline constexpr absl::Duration kPendingKernel = absl::Milliseconds(100);
 // How long after the counterexample's last event a thread it never ran past
-// its start begins: long enough for the others' exit to end the process.
-inline constexpr absl::Duration kNeverRanGap = absl::Milliseconds(200);
+// its start begins: long enough for the others' exit to end the process. On
+// the H200 a trapped kernel's error reaches the host hundreds of
+// milliseconds after the trap (an aborting one-region run takes 0.81-0.86 s,
+// a clean one 0.48-0.55 s; hardware/VALIDATION.md), and a thread started
+// 200 ms after the counterexample's end still found the aborting thread in
+// its synchronisation.
+inline constexpr absl::Duration kNeverRanGap = absl::Seconds(1);
 
 struct Steering {
   bool steerable = false;
