@@ -27,6 +27,8 @@
 //
 // Exit status: 0 when no property the policy is expected to keep was
 // violated, 1 otherwise, 2 on bad input.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -200,11 +202,17 @@ bool Unexpected(const properties::ExploreReport& r, const PolicyInfo& policy) {
          properties::ExpectedVerdict(policy.name, f->violation.property) == Expectation::kHolds;
 }
 
+// Every 2 s on a terminal, every 10 s into a log.
 void ReportProgress(const properties::ExploreProgress& p) {
+  static const double interval_s = isatty(STDERR_FILENO) ? 2 : 10;
   static double last = 0;
-  if (p.elapsed_s - last < 10) return;
+  static std::uint64_t last_executions = 0;
+  if (p.elapsed_s - last < interval_s) return;
+  const double rate = static_cast<double>(p.executions - last_executions) / (p.elapsed_s - last);
   last = p.elapsed_s;
-  absl::FPrintF(stderr, "check: %d executions in %.0f s\n", p.executions, p.elapsed_s);
+  last_executions = p.executions;
+  absl::FPrintF(stderr, "check: %d executions in %.0f s (%.0f executions/s)\n", p.executions,
+                p.elapsed_s, rate);
 }
 
 int RunCheck(const std::vector<std::string>& args) {
@@ -249,6 +257,13 @@ int RunCheck(const std::vector<std::string>& args) {
   spec.strategy_params.iterative_bounding = absl::GetFlag(FLAGS_iterative);
   spec.strategy_params.depth = static_cast<std::uint32_t>(depth);
   spec.max_executions = budget;
+  if (FlagGiven("time_budget_s")) {
+    const double seconds = absl::GetFlag(FLAGS_time_budget_s);
+    if (!(seconds > 0 && seconds < 7 * 24 * 3600)) {
+      return UsageError("--time_budget_s must be positive (and under a week)");
+    }
+    spec.time_budget = absl::Seconds(seconds);
+  }
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
   spec.on_progress = ReportProgress;
 
@@ -315,7 +330,8 @@ int RunCheck(const std::vector<std::string>& args) {
 const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
-     "[--scenario regions|NAME] [--threads N] [--regions M] [--abort] [--mapped_vars K]",
+     "[--scenario regions|NAME] [--threads N] [--regions M] [--abort] [--mapped_vars K] "
+     "[--time_budget_s S]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage",
      &RunCheck});
 
