@@ -32,7 +32,6 @@
 ABSL_FLAG(std::uint64_t, executions, 0,
           "campaign: executions per policy; 0 = as many as --time_budget_s allows. "
           "A fixed count makes the result independent of --jobs and shards");
-ABSL_FLAG(double, time_budget_s, 60, "campaign: wall-clock budget in seconds, shrinking included");
 ABSL_FLAG(int, jobs, 0, "campaign: worker threads (0 = one per core)");
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");

@@ -30,6 +30,8 @@
 // Exit status: 0 when every violation found is a known bug, 1 when one is
 // NEW or (--only_kept, exhaustive) a known bug recorded for this scenario
 // was not met (FIXED?), 2 on bad input.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -238,11 +240,17 @@ bool WriteKnownBugs(const properties::ExploreReport& r, const PolicyInfo& policy
   return !fixed.empty();
 }
 
+// Every 2 s on a terminal, every 10 s into a log.
 void ReportProgress(const properties::ExploreProgress& p) {
+  static const double interval_s = isatty(STDERR_FILENO) ? 2 : 10;
   static double last = 0;
-  if (p.elapsed_s - last < 10) return;
+  static std::uint64_t last_executions = 0;
+  if (p.elapsed_s - last < interval_s) return;
+  const double rate = static_cast<double>(p.executions - last_executions) / (p.elapsed_s - last);
   last = p.elapsed_s;
-  absl::FPrintF(stderr, "check: %d executions in %.0f s\n", p.executions, p.elapsed_s);
+  last_executions = p.executions;
+  absl::FPrintF(stderr, "check: %d executions in %.0f s (%.0f executions/s)\n", p.executions,
+                p.elapsed_s, rate);
 }
 
 int RunCheck(const std::vector<std::string>& args) {
@@ -287,6 +295,13 @@ int RunCheck(const std::vector<std::string>& args) {
   spec.strategy_params.iterative_bounding = absl::GetFlag(FLAGS_iterative);
   spec.strategy_params.depth = static_cast<std::uint32_t>(depth);
   spec.max_executions = budget;
+  if (FlagGiven("time_budget_s")) {
+    const double seconds = absl::GetFlag(FLAGS_time_budget_s);
+    if (!(seconds > 0 && seconds < 7 * 24 * 3600)) {
+      return UsageError("--time_budget_s must be positive (and under a week)");
+    }
+    spec.time_budget = absl::Seconds(seconds);
+  }
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
   spec.on_progress = ReportProgress;
 
@@ -362,7 +377,8 @@ int RunCheck(const std::vector<std::string>& args) {
 const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
-     "[--scenario regions|NAME] [--threads N] [--regions M] [--abort] [--mapped_vars K]",
+     "[--scenario regions|NAME] [--threads N] [--regions M] [--abort] [--mapped_vars K] "
+     "[--time_budget_s S]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage",
      &RunCheck});
 

@@ -64,6 +64,13 @@ expect_rc json_violation 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=
 expect_line json_violation '"violation":\{"property":"mutex-discipline","at_execution":1,'
 expect_line json_violation '"replay":"sc1\.'
 
+# A time budget ends the search honestly: not exhausted, what was covered.
+expect_rc time_budget 0 "$bin" check --policy=event-fence --threads=3 --regions=3 --no_plain \
+  --time_budget_s=0.5
+expect_line time_budget "^exhausted no$"
+expect_line time_budget "^executions [1-9][0-9]*$"
+expect_rc time_budget_bad 2 "$bin" check --policy=event-fence --time_budget_s=0
+
 # Sampling never claims exhaustion.
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
 expect_line random "^executions 20$"

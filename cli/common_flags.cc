@@ -11,6 +11,9 @@ ABSL_FLAG(std::string, policy, "",
           "campaign, check: policies to explore, comma-separated (campaign: default "
           "all; check: one)");
 ABSL_FLAG(std::uint64_t, seed, 1, "campaign, check: seed of the explored cases and schedules");
+ABSL_FLAG(double, time_budget_s, 60,
+          "campaign, check: wall-clock budget in seconds (campaign: 60 by default, shrinking "
+          "included; check: none by default, and a search it stops says `exhausted no`)");
 
 namespace stackcheck::cli {
 

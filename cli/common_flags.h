@@ -16,6 +16,8 @@ ABSL_DECLARE_FLAG(bool, json);
 ABSL_DECLARE_FLAG(std::string, policy);
 // The seed of the explored cases and schedules (campaign, check).
 ABSL_DECLARE_FLAG(std::uint64_t, seed);
+// The wall-clock budget in seconds (campaign: 60 by default; check: none).
+ABSL_DECLARE_FLAG(double, time_budget_s);
 
 namespace stackcheck::cli {
 

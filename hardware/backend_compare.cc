@@ -92,6 +92,11 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
                  absl::StrCat("unavailable: steering failed: ", hw.steer_error,
                               " (", SimViolated(sim), ")"));
     }
+    if (hw.steered && hw.steered_runs > 0 && !hw.approximate.empty()) {
+      return set(RowStatus::kNotSteerable,
+                 absl::StrCat("not reached (", SimViolated(sim), "); ", SteeredCount(hw),
+                              ": the steering cannot force this schedule"));
+    }
     if (hw.steered && hw.steered_runs > 0) {
       return set(RowStatus::kNotReproduced,
                  absl::StrCat("MISMATCH: the simulator's counterexample, ",

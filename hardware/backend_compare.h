@@ -39,6 +39,7 @@ struct HwSide {
   bool steered = false;        // steering was attempted
   std::string not_steerable;   // why not, when the host cannot force it
   std::string steering;        // the steering applied
+  std::string approximate;     // why it cannot force the schedule, if so
   int steered_runs = 0;
   int reproduced = 0;
   std::string steer_error;     // the steered run could not be made
@@ -49,7 +50,8 @@ enum class RowStatus {
   kConfirmed,           // both did (free runs, or the steered counterexample)
   kNotReached,          // the simulator did; the GPU did not, and was not steered
   kNotSteerable,        // the simulator did; the host cannot force its schedule
-                        // (or the GPU cannot observe the property)
+                        // (steered approximately, or not at all) or the GPU
+                        // cannot observe the property
   kNotObservable,       // the simulator found none; the GPU cannot observe it
   kHardwareUnchecked,   // the GPU did; the simulator has no checker for it
   kHardwareOnly,        // MISMATCH: the GPU did, the simulator's search did not

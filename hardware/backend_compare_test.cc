@@ -89,6 +89,20 @@ TEST(CompareBackends, SteerableCounterexampleThatDoesNotReproduceDisagrees) {
   EXPECT_TRUE(Disagrees(c.status));
 }
 
+TEST(CompareBackends, ApproximateSteeringThatMissesIsNoMismatch) {
+  HwSide h = Steered(HwRuns(18, 0), 3, 0);
+  h.approximate = "the schedule runs T2 while T1, woken from its wait, is kept waiting";
+  const RowComparison c = CompareBackends(SimViolated(), h);
+  EXPECT_EQ(c.status, RowStatus::kNotSteerable);
+  EXPECT_THAT(c.text, HasSubstr("not reached (sim: VIOLATED, token sc1.TOKEN)"));
+  EXPECT_THAT(c.text, HasSubstr("steered 0 of 3"));
+  EXPECT_THAT(c.text, HasSubstr("cannot force"));
+  EXPECT_FALSE(Disagrees(c.status));
+  // A violation the approximate steering does reach confirms the row.
+  h.reproduced = 2;
+  EXPECT_EQ(CompareBackends(SimViolated(), h).status, RowStatus::kConfirmed);
+}
+
 TEST(CompareBackends, HardwareOnlyViolationDisagreesAndSaysHowMuchWasSearched) {
   RowComparison c = CompareBackends(SimHolds(true), HwRuns(18, 1));
   EXPECT_EQ(c.status, RowStatus::kHardwareOnly);

@@ -1,5 +1,7 @@
 #include "hardware/scenario_search.h"
 
+#include <iostream>
+
 #include "absl/status/statusor.h"
 #include "core/policies/registry.h"
 #include "absl/strings/match.h"
@@ -130,6 +132,50 @@ TEST(SteeringFor, CallbackPreemptedWhileRunnableIsNotSteerable) {
     }
   }
   EXPECT_GT(held_back, 0) << seen;
+}
+
+// V0's other thread reports the error first only if it runs between the
+// kernel's end and the aborting thread's return from its wait: the OS picks.
+TEST(SteeringFor, WokenThreadKeptWaitingMakesItApproximate) {
+  const ScenarioSearch s = Search("v0-nocache", "abort-while-mapping");
+  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_TRUE(st->steerable);
+  EXPECT_THAT(st->approximate, HasSubstr("woken from its wait"));
+  EXPECT_THAT(st->Describe(), HasSubstr("; approximate: "));
+}
+
+// V1a's callback is registered after the kernel aborted only if the
+// launching thread pauses between the two calls.
+TEST(SteeringFor, KernelOutrunningARunnableThreadMakesItApproximate) {
+  const ScenarioSearch s = Search("v1a-callback-unlock", "abort-with-destructors");
+  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
+  ASSERT_TRUE(st.ok()) << st.status();
+  EXPECT_TRUE(st->steerable);
+  EXPECT_THAT(st->approximate, HasSubstr("could go on"));
+}
+
+// Every counterexample the simulator finds in the hardware catalogue gets a
+// steering or a reason why none can force it; the table is in the test log.
+TEST(SteeringFor, EveryCatalogueCounterexampleIsSteeredOrExplained) {
+  std::string table;
+  for (const PolicyInfo& policy : AllPolicies()) {
+    for (const properties::NamedScenario& named : properties::HardwareScenarios()) {
+      const ScenarioSearch s = Search(policy.name, named.name.c_str());
+      ASSERT_TRUE(s.error.empty()) << s.error;
+      for (const auto& [property, found] : s.counterexamples) {
+        absl::StatusOr<Steering> st = SteeringFor(found.record);
+        ASSERT_TRUE(st.ok()) << policy.name << " " << named.name << " " << property << ": "
+                             << st.status();
+        EXPECT_EQ(st->steerable, st->not_steerable.empty()) << st->Describe();
+        absl::StrAppend(&table, policy.name, " ", named.name, " ", property, ": ",
+                        st->Describe(), "\n");
+      }
+    }
+  }
+  std::cout << table;
 }
 
 TEST(SteeringFor, PropertyTheGpuCannotObserveIsNotSteerable) {

@@ -192,6 +192,7 @@ HwSide HwSideFor(const ScenarioOutcome& out, const std::string& property,
       side.not_steerable = steered.steering.not_steerable;
     }
     side.steering = steered.steering.Describe();
+    side.approximate = steered.steering.approximate;
     side.steered_runs = static_cast<int>(steered.runs.size());
     for (const HardwareRunResult& run : steered.runs) {
       const PropertyResult* r = run.Find(property);

@@ -26,7 +26,10 @@ namespace stackcheck::hardware {
 namespace {
 
 // Replays a schedule and notes, at every preemption, which actor was held
-// back in favour of which, and every number choice.
+// back in favour of which, every host step taken while a woken thread waited,
+// and every number choice. It sees every step (the replayed schedule answers
+// only the points with two or more candidates), so it knows which actors were
+// blocked in between.
 class PreemptionWatcher : public sim::Strategy {
  public:
   struct Preemption {
@@ -37,16 +40,32 @@ class PreemptionWatcher : public sim::Strategy {
   explicit PreemptionWatcher(const std::vector<std::uint64_t>& schedule)
       : inner_(schedule) {}
   bool NewExecution() override { return inner_.NewExecution(); }
+  bool ObservesEveryStep() const override { return true; }
   std::size_t NextActor(const sim::SchedulingPoint& point) override {
-    const std::size_t chosen = inner_.NextActor(point);
+    const std::size_t chosen = point.runnable.size() >= 2 ? inner_.NextActor(point) : 0;
     const sim::ActorId actor = point.runnable[chosen].actor;
+    const bool continues = point.current >= 0 && chosen == static_cast<std::size_t>(point.current);
     if (point.current >= 0) {
       acted_.insert(point.runnable[point.current].actor);
-      if (chosen != static_cast<std::size_t>(point.current)) {
+      if (!continues) {
         preemptions_.push_back({point.runnable[point.current].actor, actor,
                                 acted_.count(actor) > 0});
       }
     }
+    // An actor that acted, disappeared from the runnable set (it blocked) and
+    // is back was woken; it waits for its turn until it is chosen.
+    std::set<sim::ActorId> now;
+    for (const sim::Candidate& c : point.runnable) {
+      now.insert(c.actor);
+      if (acted_.count(c.actor) > 0 && previous_.count(c.actor) == 0) woken_.insert(c.actor);
+    }
+    woken_.erase(actor);
+    if (!continues) {
+      for (sim::ActorId waiting : woken_) {
+        if (now.count(waiting) > 0) passed_woken_.push_back({waiting, actor, true});
+      }
+    }
+    previous_ = std::move(now);
     acted_.insert(actor);
     return chosen;
   }
@@ -56,12 +75,18 @@ class PreemptionWatcher : public sim::Strategy {
     return v;
   }
   const std::vector<Preemption>& preemptions() const { return preemptions_; }
+  // A step by `chosen` taken while `held_back`, woken, was runnable too and
+  // `chosen` was not simply going on with its own run.
+  const std::vector<Preemption>& passed_woken() const { return passed_woken_; }
   int nonzero_numbers() const { return nonzero_numbers_; }
 
  private:
   sim::SequenceStrategy inner_;
   std::vector<Preemption> preemptions_;
-  std::set<sim::ActorId> acted_;  // as far as the asked points tell
+  std::vector<Preemption> passed_woken_;
+  std::set<sim::ActorId> acted_;
+  std::set<sim::ActorId> previous_;  // runnable at the previous point
+  std::set<sim::ActorId> woken_;
   int nonzero_numbers_ = 0;
 };
 
@@ -117,8 +142,9 @@ std::string CallbackHeldAfterWake(const std::vector<sim::Event>& trace,
       continue;
     }
     if (ev.kind == sim::EventKind::kMutexLock) {
-      // The releasing thread taking it straight back happens on hardware
-      // too: a woken waiter needs time to be scheduled.
+      // A thread taking it before the woken callback happens on hardware
+      // too (a woken waiter needs time to be scheduled), but is not forced:
+      // CallbackBeatenToReleasedLock says so.
       for (auto& [cb, w] : waiting) w.woken &= w.mutex != ev.a;
       continue;
     }
@@ -138,6 +164,91 @@ std::string CallbackHeldAfterWake(const std::vector<sim::Event>& trace,
   return "";
 }
 
+// A callback woken by a lock's release that another host thread (not the
+// one that released it) then takes first: on hardware the two race for the
+// free lock. Returns why, or "".
+std::string CallbackBeatenToReleasedLock(const std::vector<sim::Event>& trace,
+                                         const std::vector<std::string>& names) {
+  struct Waiting {
+    std::uint32_t mutex = 0;
+    sim::ActorId releaser = sim::kNoActor;  // set once the lock was released
+  };
+  std::map<sim::ActorId, Waiting> waiting;  // callbacks blocked on a mutex
+  for (const sim::Event& ev : trace) {
+    if (IsCallback(names, ev.actor)) {
+      if (ev.kind == sim::EventKind::kMutexBlock) {
+        waiting[ev.actor] = Waiting{ev.a, sim::kNoActor};
+      } else {
+        waiting.erase(ev.actor);
+      }
+      continue;
+    }
+    for (auto& [cb, w] : waiting) {
+      if (w.mutex != ev.a) continue;
+      if (ev.kind == sim::EventKind::kMutexUnlock) {
+        w.releaser = ev.actor;
+      } else if (ev.kind == sim::EventKind::kMutexLock && w.releaser != sim::kNoActor) {
+        if (w.releaser != ev.actor && IsHostThread(NameOf(names, ev.actor))) {
+          return absl::StrFormat(
+              "the schedule lets %s take mutex m%d, released by %s, before the driver's "
+              "callback thread (%s) that waited for it; on hardware the two race for it",
+              NameOf(names, ev.actor), ev.a, NameOf(names, w.releaser), NameOf(names, cb));
+        }
+        w.releaser = sim::kNoActor;
+      }
+    }
+  }
+  return "";
+}
+
+// A host thread that could go on but is kept between two of its steps while
+// virtual time passes, and whose next step sees what happened meanwhile: a
+// driver call failing with the sticky error a kernel raised, or a lock
+// another actor took. On hardware a runnable thread goes on within
+// microseconds. Waits the thread itself asked for are not that: a blocking
+// driver call, a mutex it waits for, a sleep, a join, or the time before its
+// program starts. Returns why, or "".
+std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
+                                    const std::vector<std::string>& names) {
+  std::map<sim::ActorId, std::size_t> last;  // position of each thread's last event
+  for (std::size_t j = 0; j < trace.size(); ++j) {
+    const sim::Event& ev = trace[j];
+    if (!IsHostThread(NameOf(names, ev.actor))) continue;
+    auto it = last.find(ev.actor);
+    const bool seen = it != last.end();
+    const std::size_t i = seen ? it->second : 0;
+    last[ev.actor] = j;
+    if (!seen) continue;
+    const sim::Event& before = trace[i];
+    if (ev.time_ns <= before.time_ns) continue;
+    switch (before.kind) {
+      case sim::EventKind::kDriverCallBlock:
+      case sim::EventKind::kMutexBlock:
+      case sim::EventKind::kSleep:
+      case sim::EventKind::kThreadStart:
+        continue;
+      default:
+        break;
+    }
+    bool sees = false;
+    for (std::size_t k = i + 1; k < j && !sees; ++k) {
+      const sim::Event& mid = trace[k];
+      sees = (ev.kind == sim::EventKind::kDriverCall && ev.x != 0 &&
+              mid.kind == sim::EventKind::kStickyError) ||
+             (ev.kind == sim::EventKind::kMutexBlock &&
+              mid.kind == sim::EventKind::kMutexLock && mid.a == ev.a);
+    }
+    if (!sees) continue;
+    return absl::StrFormat(
+        "the schedule keeps %s, which could go on, between its %s and its %s while "
+        "%s of virtual time pass and another actor changes what that step sees; "
+        "the runner delays host threads only at their start",
+        NameOf(names, ev.actor), sim::EventKindName(before.kind), sim::EventKindName(ev.kind),
+        absl::FormatDuration(absl::Nanoseconds(ev.time_ns - before.time_ns)));
+  }
+  return "";
+}
+
 }  // namespace
 
 bool HardwareObserves(absl::string_view property) {
@@ -147,14 +258,17 @@ bool HardwareObserves(absl::string_view property) {
 
 std::string Steering::Describe() const {
   if (!steerable) return absl::StrCat("not steerable: ", not_steerable);
+  std::string out;
   if (spawn_delays.empty() && min_kernel_duration == absl::ZeroDuration()) {
-    return "none needed: no thread start order, no kernel kept pending";
+    out = "none needed: no thread start order, no kernel kept pending";
+  } else {
+    std::vector<std::string> delays;
+    for (absl::Duration d : spawn_delays) delays.push_back(absl::FormatDuration(d));
+    out = absl::StrFormat("start delays [%s], kernels at least %s", absl::StrJoin(delays, ", "),
+                          absl::FormatDuration(min_kernel_duration));
   }
-  std::vector<std::string> delays;
-  for (absl::Duration d : spawn_delays) delays.push_back(absl::FormatDuration(d));
-  return absl::StrFormat("start delays [%s], kernels at least %s",
-                         absl::StrJoin(delays, ", "),
-                         absl::FormatDuration(min_kernel_duration));
+  if (!approximate.empty()) absl::StrAppend(&out, "; approximate: ", approximate);
+  return out;
 }
 
 absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
@@ -235,6 +349,23 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
           held, chosen);
       return steering;
     }
+  }
+
+  for (const PreemptionWatcher::Preemption& p : watcher.passed_woken()) {
+    const std::string woken = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (IsHostThread(woken) && IsHostThread(chosen)) {
+      steering.approximate = absl::StrFormat(
+          "the schedule runs %s while %s, woken from its wait, is kept waiting for its "
+          "turn; on hardware the two race (the OS picks), and the runner delays host "
+          "threads only at their start",
+          chosen, woken);
+      break;
+    }
+  }
+  if (steering.approximate.empty()) steering.approximate = HostKeptWhileTimePasses(e->trace, names);
+  if (steering.approximate.empty()) {
+    steering.approximate = CallbackBeatenToReleasedLock(e->trace, names);
   }
 
   // Kernels stay pending as long as the counterexample needed: stretched

@@ -27,7 +27,19 @@
 //    another one that has too, or in favour of the callback thread: the
 //    runner delays threads only at their start;
 //  - the schedule makes a data choice (which pending callbacks run at once,
-//    which allocation fails) that the driver makes on hardware.
+//    which allocation fails) that the driver makes on hardware;
+// and when the steering makes the schedule likely without forcing it
+// ("approximate"): the runs are made, a violation they show confirms the
+// counterexample, and one they miss is no disagreement:
+//  - the schedule runs a host thread while another, woken from a wait at the
+//    same moment (a kernel's end, a released lock), is kept waiting: on
+//    hardware the OS picks between them;
+//  - the schedule keeps a host thread that could go on between two of its
+//    steps while virtual time passes and another actor changes what its next
+//    step sees (a kernel's sticky error, a lock taken): on hardware it goes
+//    on within microseconds;
+//  - the schedule lets a host thread take a lock before the callback that a
+//    release of it woke: on hardware the two race.
 #ifndef STACKCHECK_HARDWARE_STEERED_REPLAY_H_
 #define STACKCHECK_HARDWARE_STEERED_REPLAY_H_
 
@@ -64,16 +76,25 @@ bool HardwareObserves(absl::string_view property);
 inline constexpr absl::Duration kSpawnGap = absl::Milliseconds(20);
 inline constexpr absl::Duration kPendingKernel = absl::Milliseconds(100);
 // How long after the counterexample's last event a thread it never ran past
-// its start begins: long enough for the others' exit to end the process.
-inline constexpr absl::Duration kNeverRanGap = absl::Milliseconds(200);
+// its start begins: long enough for the others' exit to end the process. On
+// the H200 a trapped kernel's error reaches the host hundreds of
+// milliseconds after the trap (an aborting one-region run takes 0.81-0.86 s,
+// a clean one 0.48-0.55 s; hardware/VALIDATION.md), and a thread started
+// 200 ms after the counterexample's end still found the aborting thread in
+// its synchronisation.
+inline constexpr absl::Duration kNeverRanGap = absl::Seconds(1);
 
 struct Steering {
   bool steerable = false;
   std::string not_steerable;  // why, when !steerable
+  // Why the delays make the schedule likely without forcing it; empty when
+  // they force it (then a run that misses the violation is a disagreement).
+  std::string approximate;
   std::vector<absl::Duration> spawn_delays;
   absl::Duration min_kernel_duration = absl::ZeroDuration();
 
-  // "start delays [0, 20ms], kernels at least 100ms" or "not steerable: ...".
+  // "start delays [0, 20ms], kernels at least 100ms" (then "; approximate:
+  // ..." when it is) or "not steerable: ...".
   std::string Describe() const;
 };
 

@@ -31,6 +31,12 @@ const std::vector<KnownBug>& KnownBugs() {
        "host thread holding {}; fault rejected launch",
        "", ""},
       // v0-nocache / abort-attribution
+      // A copy a trap interrupts fails (SEM-14) on a thread that reports it
+      // while the aborting thread is in exit handlers.
+      {"v0-nocache",
+       "abort-attribution: error-reported on host thread in exit handlers holding "
+       "{device lock}; fault abort",
+       "", ""},
       {"v0-nocache", "abort-attribution: at the end; fault out-of-memory", "", ""},
       {"v0-nocache", "abort-attribution: at the end; fault rejected launch", "", ""},
       {"v0-nocache",
@@ -123,7 +129,7 @@ const std::vector<KnownBug>& KnownBugs() {
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
        "for callback thread running on callback thread]; fault abort",
-       "", ""},
+       "v1a-callback-unlock.no-deadlock.replay", ""},
       {"v1a-callback-unlock",
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits in cuMemFree for gpu stream to drain -> gpu stream waits "
@@ -132,18 +138,8 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1a-callback-unlock",
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
-       "waits for callback thread running on callback thread]; fault abort",
-       "", ""},
-      {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
-       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
        "waits for callback thread running on callback thread]; fault out-of-memory",
        "", ""},
-      {"v1a-callback-unlock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
-       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
-       "waits for callback thread running on callback thread]; fault abort",
-       "v1a-callback-unlock.no-deadlock.replay", ""},
       {"v1a-callback-unlock",
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
@@ -173,6 +169,12 @@ const std::vector<KnownBug>& KnownBugs() {
        "out-of-memory",
        "", ""},
       // v1a-callback-unlock / abort-attribution
+      // A copy a trap interrupts fails (SEM-14) on a thread that reports it
+      // while the aborting thread is in exit handlers.
+      {"v1a-callback-unlock",
+       "abort-attribution: error-reported on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault abort",
+       "", ""},
       {"v1a-callback-unlock", "abort-attribution: at the end; fault out-of-memory", "", ""},
       {"v1a-callback-unlock",
        "abort-attribution: error-reported on host thread holding {device lock, stacks lock}; fault "
@@ -302,17 +304,7 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1b-callback-lock",
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
-       "waits for callback thread running on callback thread]; fault abort",
-       "", ""},
-      {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
-       "host thread -> host thread waits in cuMemcpyDtoH_v2 for gpu stream to drain -> gpu stream "
        "waits for callback thread running on callback thread]; fault out-of-memory",
-       "", ""},
-      {"v1b-callback-lock",
-       "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
-       "host thread -> host thread waits in cuMemcpyHtoD_v2 for gpu stream to drain -> gpu stream "
-       "waits for callback thread running on callback thread]; fault abort",
        "", ""},
       {"v1b-callback-lock",
        "no-deadlock: cycle [callback thread in exit handlers waits for mutex 'device lock' held by "
@@ -452,6 +444,14 @@ const std::vector<KnownBug>& KnownBugs() {
        "abort-attribution: error-reported on host thread holding {device lock}; fault "
        "out-of-memory",
        "", ""},
+      {"v2-gcc11",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault abort",
+       "", ""},
+      {"v2-gcc11",
+       "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
+       "fault out-of-memory",
+       "", ""},
       // v2-gcc11 / no-use-after-free
       {"v2-gcc11",
        "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
@@ -523,6 +523,16 @@ const std::vector<KnownBug>& KnownBugs() {
        "mutex-discipline: mutex-lock 'stacks lock' on host thread holding {}; fault out-of-memory",
        "", ""},
       // v3-trunk / abort-attribution
+      {"v3-trunk",
+       "abort-attribution: error-reported on host thread in exit handlers holding "
+       "{device lock}; fault abort",
+       "", ""},
+      // A copy a trap interrupts fails (SEM-14) on a thread that reports it
+      // while the aborting thread is in exit handlers.
+      {"v3-trunk",
+       "abort-attribution: error-reported on host thread in exit handlers holding "
+       "{device lock, stacks lock}; fault abort",
+       "", ""},
       {"v3-trunk",
        "abort-attribution: error-reported on host thread holding {device lock}; fault abort",
        "v3-trunk.abort-attribution.replay", "regions threads=2 regions=1 abort=1 mapped_vars=1"},

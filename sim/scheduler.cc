@@ -356,6 +356,7 @@ inline bool Scheduler::Ready(ActorId id, Footprint* next) {
     case WaitKind::kCallbackWork:
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
+    case WaitKind::kAllStreamsIdleOrFault:
     case WaitKind::kEvent:
       return DeviceAnswer(a, next);
   }

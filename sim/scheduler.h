@@ -76,6 +76,7 @@ enum class WaitKind : std::uint8_t {
   kCallbackWork,    // the idle serial callback thread: until a callback is dispatched
   kStreamIdle,      // object: stream index; until its queue is empty
   kAllStreamsIdle,  // until every stream of the context is idle
+  kAllStreamsIdleOrFault,  // the same, or until a kernel poisons the context
   kEvent,           // object: event record id; until that record completes
 };
 
@@ -99,7 +100,7 @@ class GpuModel {
   // footprint.
   virtual bool StreamStepReady(std::uint32_t stream, Footprint* next) = 0;
   virtual void StreamStep(std::uint32_t stream) = 0;
-  // Device wait reasons (kStreamIdle, kAllStreamsIdle, kEvent).
+  // Device wait reasons (kStreamIdle, kAllStreamsIdle[OrFault], kEvent).
   virtual bool WaitSatisfied(const WaitReason& reason) = 0;
   // Has the serial callback thread something to run? *next: its footprint.
   virtual bool CallbackWorkReady(Footprint* next) = 0;
@@ -336,6 +337,7 @@ class Scheduler final : public SimView {
         return kWakeOnCallbackWork;
       case WaitKind::kStreamIdle:
       case WaitKind::kAllStreamsIdle:
+      case WaitKind::kAllStreamsIdleOrFault:
       case WaitKind::kEvent:
         return kWakeOnDevice;
     }

@@ -407,7 +407,9 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 // A synchronous copy is legacy-stream work done by the calling thread: it
 // waits for every stream to drain (what it reads, like cuCtxSynchronize),
 // then reads the allocator's books to find its block, which every
-// allocation and free writes.
+// allocation and free writes. A kernel that poisons the context while the
+// copy waits ends the wait at once with CUDA_ERROR_UNKNOWN, callbacks still
+// pending (SEM-14, measured on the H200).
 CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes) {
   const Footprint step = Touches(StreamEnqueuedObject(0), false,
                                  StreamProgressObject(0), false, MemoryObject(), false);
@@ -415,8 +417,8 @@ CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t byte
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
-  WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdle, 0, call.api()}, step);
-  if (sticky_ != CuResult::kSuccess) return call.Return(sticky_);
+  WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdleOrFault, 0, call.api()}, step);
+  if (sticky_ != CuResult::kSuccess) return call.Return(CuResult::kUnknown);
   if (stale_.contains(device_ptr)) return call.Return(CuResult::kContextIsDestroyed);
   bool inside = false;
   for (const auto& [base, b] : blocks_) {

@@ -342,6 +342,8 @@ bool SimDevice::WaitSatisfied(const WaitReason& reason) {
       return streams_[reason.object].empty();
     case WaitKind::kAllStreamsIdle:
       return AllIdle();
+    case WaitKind::kAllStreamsIdleOrFault:
+      return AllIdle() || sticky_ != CuResult::kSuccess;
     case WaitKind::kEvent:
       return record_done_[reason.object] != 0;
     default:
@@ -362,6 +364,7 @@ void SimDevice::DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
                                            reason.object, " to drain")});
       return;
     case WaitKind::kAllStreamsIdle:
+    case WaitKind::kAllStreamsIdleOrFault:
       for (std::uint32_t i = 0; i < stream_count_; ++i) {
         if (streams_[i].empty()) continue;
         out->push_back(WaitEdge{streams_[i].actor,

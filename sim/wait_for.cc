@@ -44,6 +44,7 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
       return;
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
+    case WaitKind::kAllStreamsIdleOrFault:
     case WaitKind::kEvent:
       gpu_->DeviceWaitEdges(actor, a.wait, out);
       return;

@@ -85,6 +85,12 @@ __device__ void RegionBody(unsigned long long stacks,
     __threadfence();
   }
   if (action == kTrap) {
+    // An aborting region works for its duration before it aborts, as the
+    // simulator's aborting kernel does (it ends with the trap code at its
+    // duration): a counterexample that needs the kernel still running while
+    // another thread acts is then steered by stretching the duration.
+    const unsigned long long start = GlobalTimerNs();
+    while (GlobalTimerNs() - start < duration_ns) __nanosleep(256);
     __trap();  // what abort() in offloaded code becomes (SEM-04)
   }
 

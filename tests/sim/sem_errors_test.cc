@@ -1,4 +1,6 @@
-// SEM-05 sticky errors, SEM-06 pending callbacks and host functions on error.
+// SEM-05 sticky errors, SEM-06 pending callbacks and host functions on error,
+// SEM-14 a synchronous copy that a trap interrupts.
+#include <memory>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -98,6 +100,47 @@ TEST(SemErrors, SEM06_PendingCallbacksRunWithErrorQueuedWorkAndHostFunctionsDrop
   EXPECT_EQ(late_callback, CuResult::kLaunchFailed);
   EXPECT_EQ(late_host_fn, CuResult::kLaunchFailed);
   EXPECT_LT(Find(r.trace, EventKind::kStickyError), Find(r.trace, EventKind::kCallbackStart));
+}
+
+// SEM-14 as measured on the H200: a synchronous copy waiting behind a kernel
+// that traps returns CUDA_ERROR_UNKNOWN at the trap, without waiting for the
+// callbacks queued behind the kernel. Here such a callback needs a lock the
+// copying thread holds: were the copy to wait for it, this would deadlock.
+TEST(SemErrors, SEM14_CopyWaitingBehindATrapEndsThereWithoutWaitingForCallbacks) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  struct Seen {
+    Mutex* lock = nullptr;
+    bool ran = false;
+  } seen;
+  CuResult copy = CuResult::kSuccess;
+  bool ran_before_copy_returned = true;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+    const testing::Opened o = testing::Open(d);
+    std::unique_ptr<Mutex> lock = h.NewMutex("device lock");
+    seen.lock = lock.get();
+    DevicePtr block = 0;
+    ASSERT_EQ(d.MemAlloc(&block, kMiB), CuResult::kSuccess);
+    lock->Lock();
+    d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 10, KernelAction::kTrap),
+                   kLegacyStream);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* p) {
+          auto* s = static_cast<Seen*>(p);
+          s->lock->Lock();
+          s->ran = true;
+          s->lock->Unlock();
+        },
+        &seen);
+    const int word = 1;
+    copy = d.MemcpyHtoD(block, &word, sizeof(word));
+    ran_before_copy_returned = seen.ran;
+    lock->Unlock();
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(copy, CuResult::kUnknown);
+  EXPECT_FALSE(ran_before_copy_returned);
 }
 
 }  // namespace
