@@ -106,6 +106,12 @@ sim::SimConfig SimConfigFor(const Case& c) {
   return config;
 }
 
+MonitorSelection MonitorSelection::RecordedProperty(absl::string_view property) {
+  const PropertyInfo* p = FindProperty(property);
+  if (p == nullptr || !HasSimMonitor(*p)) return {kNone, {}};
+  return Named({std::string(property)});
+}
+
 absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
     const MonitorSelection& selection, const PolicyInfo& policy) {
   std::vector<const PropertyInfo*> out;
@@ -120,6 +126,11 @@ absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
               absl::StrFormat("'%s' is not a property a simulator monitor checks", name));
         }
         out.push_back(p);
+      }
+      return out;
+    case MonitorSelection::kEvery:
+      for (const PropertyInfo& p : AllProperties()) {
+        if (HasSimMonitor(p)) out.push_back(&p);
       }
       return out;
     case MonitorSelection::kAll:
