@@ -96,13 +96,9 @@ std::vector<const PropertyInfo*> SimProperties() {
 sim::SimConfig SimConfigFor(const Case& c) {
   sim::SimConfig config;
   config.device_capacity = c.scenario.device_capacity;
-  config.alloc_granularity = c.modes.alloc_granularity;
-  config.free_waits_for_streams = c.modes.free_waits_for_streams;
-  config.serial_callback_thread = c.modes.serial_callback_thread;
-  config.trap_code = c.modes.trap_code;
+  config.modes = c.modes;
   config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
   config.launch_failure_at_call = c.scenario.faults.launch_failure_at_call;
-  config.step_bound = c.modes.step_bound;
   return config;
 }
 

@@ -103,7 +103,7 @@ Findings Explore(const PolicyInfo& policy, const Scenario& scenario,
   for (bool free_waits : {true, false}) {
     sim::SimConfig config;
     config.device_capacity = scenario.device_capacity;
-    config.free_waits_for_streams = free_waits;
+    config.modes.free_waits_for_streams = free_waits;
     config.alloc_failure_at_call = scenario.faults.alloc_failure_at_call;
     config.launch_failure_at_call = scenario.faults.launch_failure_at_call;
     sim::MonitorParams params;

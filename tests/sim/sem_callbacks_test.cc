@@ -65,7 +65,7 @@ TEST(SemCallbacks, SEM07_CallbacksRunOnTheDriverThreadSeriallyByDefault) {
 
 TEST(SemCallbacks, SEM07_ConcurrentModeRunsIndependentCallbacksTogether) {
   SimConfig config;
-  config.serial_callback_thread = false;
+  config.modes.serial_callback_thread = false;
   Simulator sim(config);
   bool overlapped = false;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {

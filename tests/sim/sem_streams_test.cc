@@ -123,7 +123,7 @@ TEST(SemStreams, SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs) 
 TEST(SemStreams, SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd) {
   for (CuResult code : {CuResult::kLaunchFailed, CuResult::kAssert, CuResult::kIllegalAddress}) {
     SimConfig config;
-    config.trap_code = code;
+    config.modes.trap_code = code;
     Simulator sim(config);
     testing::NonPreemptive strategy;
     CuResult launch = CuResult::kUnknown, sync = CuResult::kUnknown;
