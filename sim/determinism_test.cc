@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "sim/strategies/rng.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
