@@ -138,7 +138,7 @@ void PrintText(const CampaignResult& r, const CampaignOptions& o) {
                           absl::SkipEmpty())) {
         absl::PrintF("  %s\n", line);
       }
-      const properties::SimModes& m = v.counterexample.modes;
+      const sim::SimModes& m = v.counterexample.modes;
       absl::PrintF("  simulator modes: cuMemFree %s (SEM-11), callbacks %s (SEM-07)\n",
                    m.free_waits_for_streams ? "waits for every stream" : "does not wait",
                    m.serial_callback_thread ? "on one serial thread" : "concurrent");

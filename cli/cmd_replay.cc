@@ -15,7 +15,6 @@
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
-#include "properties/catalogue.h"
 #include "properties/explore.h"
 #include "properties/known_bugs.h"
 #include "properties/json_writer.h"
@@ -54,14 +53,11 @@ int RunReplay(const std::vector<std::string>& args) {
     return UsageError(absl::StrFormat("unknown policy '%s' in the replay",
                                       properties::Quoted(record->policy)));
   }
-  const properties::PropertyInfo* property = properties::FindProperty(record->property);
   properties::ExploreSpec spec;
   spec.test_case = record->test_case;
   spec.policy = policy;
-  // The same monitors the shrinker used: the recorded property's alone.
-  spec.monitors = property != nullptr && property->checker == properties::Checker::kMonitor
-                      ? properties::MonitorSelection::Named({record->property})
-                      : properties::MonitorSelection{properties::MonitorSelection::kNone, {}};
+  // The same monitors the shrinker used.
+  spec.monitors = properties::MonitorSelection::RecordedProperty(record->property);
   // Strict: a value out of range or left over is bad input naming its step,
   // never some other interleaving.
   spec.strategy = "replay";

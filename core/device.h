@@ -88,7 +88,8 @@ class Device {
  public:
   virtual ~Device() = default;
 
-  // --- context (cuInit + cuDevicePrimaryCtxRetain / cuCtxDestroy) ---
+  // --- context (cuInit + cuCtxCreate / cuCtxDestroy; the CUDA backend
+  // retains and releases the primary context) ---
   virtual CuResult Init() = 0;
   virtual CuResult CtxCreate() = 0;
   // Drains pending work first, then invalidates every allocation (SEM-15).

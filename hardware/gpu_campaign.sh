@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Everything VALIDATION.md records, run on the H200 machine from the repo root
+# Everything hardware/VALIDATION.md records, run on the H200 machine from the repo root
 # with the binaries hardware/build_portable.sh put in .carry/bin. Raw output goes
 # to $OUT (the device tool brings it back). Usage: gpu_campaign.sh PART...
 #   env       machine, driver, binary facts

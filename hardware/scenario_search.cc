@@ -7,7 +7,6 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "properties/case.h"
-#include "properties/catalogue.h"
 #include "properties/explore.h"
 
 namespace stackcheck::hardware {
@@ -20,14 +19,7 @@ properties::MonitorSelection Monitors(const ScenarioSearchOptions& options) {
     return {properties::MonitorSelection::kNone, {}};
   }
   if (!options.properties.empty()) return properties::MonitorSelection::Named(options.properties);
-  std::vector<std::string> every;
-  for (const properties::PropertyInfo& p : properties::AllProperties()) {
-    if (p.ObservableOn(properties::kSimBackend) &&
-        p.checker == properties::Checker::kMonitor) {
-      every.emplace_back(p.name);
-    }
-  }
-  return properties::MonitorSelection::Named(std::move(every));
+  return {properties::MonitorSelection::kEvery, {}};
 }
 
 void Keep(ScenarioSearch& out, const properties::Case& c, const PolicyInfo& policy,

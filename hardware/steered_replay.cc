@@ -475,10 +475,7 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
   properties::ExploreSpec spec;
   spec.test_case = record.test_case;
   spec.policy = policy;
-  const properties::PropertyInfo* property = properties::FindProperty(record.property);
-  spec.monitors = property != nullptr && property->checker == properties::Checker::kMonitor
-                      ? properties::MonitorSelection::Named({record.property})
-                      : properties::MonitorSelection{properties::MonitorSelection::kNone, {}};
+  spec.monitors = properties::MonitorSelection::RecordedProperty(record.property);
   spec.strategy = "replay";
   const properties::ExploreReport sim = properties::Explore(spec);
   if (!sim.status.ok()) return sim.status;

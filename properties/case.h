@@ -9,29 +9,25 @@
 
 #include "core/cu_result.h"
 #include "core/scenario.h"
+#include "sim/sim_config.h"
 
 namespace stackcheck::properties {
 
-// The simulator's modes for behaviour the documentation leaves open (a correct
-// policy must pass under every combination), plus its bounds.
-struct SimModes {
-  bool free_waits_for_streams = true;  // SEM-11: cuMemFree waits for all streams
-  bool serial_callback_thread = true;  // SEM-07: one callback thread, in order
-  CuResult trap_code = CuResult::kLaunchFailed;  // SEM-04: what __trap() gives
-  std::uint64_t alloc_granularity = 64 * kKiB;   // SEM-12
-  std::uint64_t step_bound = 20000;  // scheduling points before `progress` fails
-
-  friend bool operator==(const SimModes& a, const SimModes& b) {
-    return a.free_waits_for_streams == b.free_waits_for_streams &&
-           a.serial_callback_thread == b.serial_callback_thread &&
-           a.trap_code == b.trap_code && a.alloc_granularity == b.alloc_granularity &&
-           a.step_bound == b.step_bound;
-  }
-};
+// The modes a case starts from, unless a generator or a replay file says
+// otherwise: the simulator's defaults but a 64 KiB allocation granularity, so
+// that the generators' blocks (multiples of 128 KiB) are not rounded up and a
+// tight capacity stays tight, and a bound of 20000 steps, ample for cases of a
+// few threads and regions, so that a livelock is reported quickly.
+constexpr sim::SimModes CaseModes() {
+  sim::SimModes m;
+  m.alloc_granularity = 64 * kKiB;
+  m.step_bound = 20000;
+  return m;
+}
 
 struct Case {
   Scenario scenario;
-  SimModes modes;
+  sim::SimModes modes = CaseModes();
   // Choices fed to the sequence strategy; when they run out it falls back to
   // its default (keep running the current actor), so an empty schedule is the
   // least-preemptive execution.

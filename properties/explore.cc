@@ -116,14 +116,16 @@ std::vector<const PropertyInfo*> SimProperties() {
 sim::SimConfig SimConfigFor(const Case& c) {
   sim::SimConfig config;
   config.device_capacity = c.scenario.device_capacity;
-  config.alloc_granularity = c.modes.alloc_granularity;
-  config.free_waits_for_streams = c.modes.free_waits_for_streams;
-  config.serial_callback_thread = c.modes.serial_callback_thread;
-  config.trap_code = c.modes.trap_code;
+  config.modes = c.modes;
   config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
   config.launch_failure_at_call = c.scenario.faults.launch_failure_at_call;
-  config.step_bound = c.modes.step_bound;
   return config;
+}
+
+MonitorSelection MonitorSelection::RecordedProperty(absl::string_view property) {
+  const PropertyInfo* p = FindProperty(property);
+  if (p == nullptr || !HasSimMonitor(*p)) return {kNone, {}};
+  return Named({std::string(property)});
 }
 
 absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
@@ -140,6 +142,11 @@ absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
               absl::StrFormat("'%s' is not a property a simulator monitor checks", name));
         }
         out.push_back(p);
+      }
+      return out;
+    case MonitorSelection::kEvery:
+      for (const PropertyInfo& p : AllProperties()) {
+        if (HasSimMonitor(p)) out.push_back(&p);
       }
       return out;
     case MonitorSelection::kAll:

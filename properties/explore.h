@@ -51,6 +51,7 @@ struct MonitorSelection {
                 // search goes on, so only a NEW bug is a finding
     kNamed,     // exactly `names`
     kNone,      // engine properties only
+    kEvery,     // every simulator monitor, accepted deviations included
   };
   Kind kind = kAll;
   std::vector<std::string> names;  // kNamed
@@ -58,6 +59,10 @@ struct MonitorSelection {
   static MonitorSelection Named(std::vector<std::string> names) {
     return {kNamed, std::move(names)};
   }
+  // What a recorded violation replays under: its property's monitor alone, or
+  // none when the property is the engine's (or unknown), so that no other
+  // monitor can stop the execution before the recorded violation.
+  static MonitorSelection RecordedProperty(absl::string_view property);
 };
 
 // The monitored properties `selection` means for `policy`, in catalogue

@@ -150,11 +150,11 @@ rc::Gen<Scenario> GenScenario(const GenOptions& options) {
       rc::gen::inRange<std::uint64_t>(1, 13), GenFaultPlan(), rc::gen::just(true));
 }
 
-rc::Gen<SimModes> GenSimModes(const GenOptions& options) {
-  if (!options.vary_modes) return rc::gen::just(SimModes{});
+rc::Gen<sim::SimModes> GenSimModes(const GenOptions& options) {
+  if (!options.vary_modes) return rc::gen::just(CaseModes());
   return rc::gen::apply(
       [](bool free_waits, bool serial) {
-        SimModes m;
+        sim::SimModes m = CaseModes();
         m.free_waits_for_streams = free_waits;
         m.serial_callback_thread = serial;
         return m;
@@ -172,7 +172,7 @@ rc::Gen<std::vector<std::uint64_t>> GenSchedule(const GenOptions& options) {
 
 rc::Gen<Case> GenCase(const GenOptions& options) {
   return rc::gen::apply(
-      [](Scenario s, SimModes m, std::vector<std::uint64_t> schedule) {
+      [](Scenario s, sim::SimModes m, std::vector<std::uint64_t> schedule) {
         return Case{std::move(s), m, std::move(schedule)};
       },
       GenScenario(options), GenSimModes(options), GenSchedule(options));

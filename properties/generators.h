@@ -33,7 +33,7 @@ rc::Gen<RegionSpec> GenRegion();  // id left 0: GenScenario numbers regions
 rc::Gen<HostOp> GenHostOp();
 rc::Gen<FaultPlan> GenFaultPlan();
 rc::Gen<Scenario> GenScenario(const GenOptions& options = {});
-rc::Gen<SimModes> GenSimModes(const GenOptions& options = {});
+rc::Gen<sim::SimModes> GenSimModes(const GenOptions& options = {});
 rc::Gen<std::vector<std::uint64_t>> GenSchedule(const GenOptions& options = {});
 rc::Gen<Case> GenCase(const GenOptions& options = {});
 

@@ -1,5 +1,6 @@
-// A minimal streaming JSON writer for the commands' --json output (Abseil has
-// none): objects, arrays, strings, numbers, booleans; commas handled for you.
+// A minimal streaming JSON writer for the commands' --json output:
+// objects, arrays, strings, numbers, booleans; commas handled for you. Strings
+// are escaped by nlohmann-json, as in the Chrome trace (sim/trace/).
 #ifndef STACKCHECK_PROPERTIES_JSON_WRITER_H_
 #define STACKCHECK_PROPERTIES_JSON_WRITER_H_
 
@@ -35,6 +36,7 @@ class JsonWriter {
   bool after_key_ = false;
 };
 
+// `s` as a JSON string literal, quotes included.
 std::string JsonEscape(absl::string_view s);
 
 }  // namespace stackcheck::properties

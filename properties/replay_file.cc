@@ -132,12 +132,12 @@ std::string RangeError(const Field<T>& f, std::uint64_t v) {
 
 // The tables. Each order is the format's; see Field.
 
-constexpr Field<SimModes> kModeFields[] = {
-    {"free_waits_for_streams", &SimModes::free_waits_for_streams},
-    {"serial_callback_thread", &SimModes::serial_callback_thread},
-    {"trap_code", &SimModes::trap_code},  // a sticky error: checked in Validate
-    {"alloc_granularity", &SimModes::alloc_granularity, 1, kMaxBytes},
-    {"step_bound", &SimModes::step_bound, 1, kMaxStepBound},
+constexpr Field<sim::SimModes> kModeFields[] = {
+    {"free_waits_for_streams", &sim::SimModes::free_waits_for_streams},
+    {"serial_callback_thread", &sim::SimModes::serial_callback_thread},
+    {"trap_code", &sim::SimModes::trap_code},  // a sticky error: checked in Validate
+    {"alloc_granularity", &sim::SimModes::alloc_granularity, 1, kMaxBytes},
+    {"step_bound", &sim::SimModes::step_bound, 1, kMaxStepBound},
 };
 
 constexpr Field<Scenario> kDeviceFields[] = {
@@ -311,7 +311,7 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
   }
   RETURN_IF_ERROR(CheckRanges(s, absl::MakeConstSpan(kDeviceFields), at.device));
   RETURN_IF_ERROR(CheckRanges(s.faults, absl::MakeConstSpan(kFaultFields), at.faults));
-  const SimModes& m = r.test_case.modes;
+  const sim::SimModes& m = r.test_case.modes;
   if (!IsStickyError(m.trap_code)) {
     return InvalidAt(at.modes, absl::StrFormat(
         "trap_code %d is not a sticky error (700, 710 or 719)", static_cast<int>(m.trap_code)));

@@ -146,6 +146,64 @@ std::vector<NamedScenario> HardwareRows() {
 }
 
 
+// The policy suite's races (tests/policies/policy_sim_test.cc judges each
+// policy on each): small regions on the default 1 GiB device, explored under
+// random schedules, each provoking one hazard with another thread beside it.
+std::vector<NamedScenario> RaceRows() {
+  std::vector<NamedScenario> out;
+  out.push_back({"race-grow",
+                 "a region grows the block while another thread runs, allocates and frees",
+                 Threads({{HostOp::Run(1, 2, 8), HostOp::Run(2, 8, 8)},
+                          {HostOp::Run(3, 4, 8), HostOp::DeviceAlloc(kMiB, 0),
+                           HostOp::DeviceFree(0)}})});
+  for (const bool cdtors : {false, true}) {
+    Scenario s = Threads({{HostOp::Run(1, 2, 2, /*aborts=*/true)}, {HostOp::Run(2, 2, 2)}});
+    s.faults.device_constructors = cdtors;
+    s.faults.device_destructors = cdtors;
+    out.push_back({cdtors ? "race-abort+cdtors" : "race-abort",
+                   cdtors ? "race-abort in an image with constructor and destructor kernels"
+                          : "one thread's region aborts while another thread's runs",
+                   std::move(s)});
+  }
+  out.push_back({"race-soft-limit",
+                 "a block above the soft limit, then a user allocation, beside another region",
+                 Threads({{HostOp::Run(1, 140, 8), HostOp::DeviceAlloc(kMiB, 0)},
+                          {HostOp::Run(2, 2, 8)}})});
+  out.push_back({"race-oom",
+                 "a 512 MiB block, then a 600 MiB allocation that fits only without it",
+                 Threads({{HostOp::Run(1, 512, 8), HostOp::DeviceAlloc(600 * kMiB, 0)},
+                          {HostOp::Run(2, 2, 2)}})});
+  for (const bool aborts : {false, true}) {
+    Scenario s = Threads({{HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0),
+                           HostOp::Run(2, 140, 8), HostOp::DeviceFree(0)},
+                          {HostOp::Run(3, 2, 2, aborts), HostOp::DeviceAlloc(kMiB, 0),
+                           HostOp::Run(4, 1, 1)},
+                          {HostOp::DeviceAlloc(600 * kMiB, 1), HostOp::Run(5, 8, 8),
+                           HostOp::DeviceFree(1)}});
+    s.faults.alloc_failure_at_call = 4;
+    s.faults.device_constructors = aborts;
+    s.faults.device_destructors = aborts;
+    out.push_back({aborts ? "race-stress+abort" : "race-stress",
+                   aborts ? "race-stress with an aborting region and constructor and "
+                            "destructor kernels"
+                          : "three threads: growth, the soft limit, allocations under "
+                            "pressure, the 4th cuMemAlloc failing, frees",
+                   std::move(s)});
+  }
+  {
+    RegionSpec mapped;
+    mapped.id = 2;
+    mapped.mapped_vars = 1;
+    out.push_back({"race-abort-while-mapping",
+                   "abort-while-mapping at its smallest: one region aborts while another "
+                   "thread maps data and allocates",
+                   Threads({{HostOp::Run(1, 2, 2, /*aborts=*/true)},
+                            {HostOp::DeviceAlloc(kMiB, 0), HostOp::Run(mapped),
+                             HostOp::DeviceAlloc(kMiB, 1)}})});
+  }
+  return out;
+}
+
 Scenario NoExit(Scenario s) {
   s.close_at_end = false;
   return s;
@@ -162,6 +220,7 @@ std::vector<NamedScenario> Build() {
       {"peer+exit", "peer, closing the device at exit", Peer()},
   };
   for (NamedScenario& s : HardwareRows()) all.push_back(std::move(s));
+  for (NamedScenario& s : RaceRows()) all.push_back(std::move(s));
   return all;
 }
 

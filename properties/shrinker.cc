@@ -131,8 +131,8 @@ std::vector<Case> ShrinkCandidates(const Case& c) {
       }
     }
   }
-  // Default simulator modes.
-  const SimModes defaults;
+  // The modes a case starts from.
+  const sim::SimModes defaults = CaseModes();
   if (c.modes.free_waits_for_streams != defaults.free_waits_for_streams) {
     Case k = c;
     k.modes.free_waits_for_streams = defaults.free_waits_for_streams;

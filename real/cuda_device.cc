@@ -45,11 +45,11 @@ CudaDevice::~CudaDevice() = default;
 
 bool CudaDevice::InCallbackContext() { return in_callback_context; }
 
-void CudaDevice::Enter(const char* call) {
+void CudaDevice::Enter(absl::string_view call) {
   if (in_callback_context) {
     absl::MutexLock lock(&mu_);
     if (ledger_.calls_from_callback++ == 0) {
-      ledger_.first_call_from_callback = call;
+      ledger_.first_call_from_callback = std::string(call);
     }
     return;
   }
@@ -82,14 +82,14 @@ std::uint32_t* CudaDevice::LookupHostWord(HostWordHandle h) const {
 // --- context ---
 
 CuResult CudaDevice::Init() {
-  Enter("cuInit");
+  Enter(DriverCall::kInit);
   CUresult r = api_.cuInit(0);
   if (r != CUDA_SUCCESS) return R(r);
   return R(api_.cuDeviceGet(&cu_device_, ordinal_));
 }
 
 CuResult CudaDevice::CtxCreate() {
-  Enter("cuDevicePrimaryCtxRetain");
+  Enter(DriverCall::kCtxCreate);
   CUcontext ctx = nullptr;
   CUresult r = api_.cuDevicePrimaryCtxRetain(&ctx, cu_device_);
   if (r != CUDA_SUCCESS) return R(r);
@@ -119,7 +119,7 @@ CuResult CudaDevice::CtxCreate() {
 }
 
 CuResult CudaDevice::CtxDestroy() {
-  Enter("cuDevicePrimaryCtxRelease");
+  Enter(DriverCall::kCtxDestroy);
   CUcontext ctx = context_.load(std::memory_order_acquire);
   if (ctx == nullptr) return CuResult::kInvalidContext;
   // SEM-15: teardown drains first. A sticky error is reported but does not
@@ -164,14 +164,14 @@ CuResult CudaDevice::CtxDestroy() {
 }
 
 CuResult CudaDevice::CtxSynchronize() {
-  Enter("cuCtxSynchronize");
+  Enter(DriverCall::kCtxSynchronize);
   return R(api_.cuCtxSynchronize());
 }
 
 // --- memory ---
 
 CuResult CudaDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  Enter("cuMemAlloc");
+  Enter(DriverCall::kMemAlloc);
   CUdeviceptr p = 0;
   const CUresult r = api_.cuMemAlloc(&p, bytes);
   if (r == CUDA_SUCCESS) {
@@ -189,7 +189,7 @@ CuResult CudaDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 }
 
 CuResult CudaDevice::MemFree(DevicePtr ptr) {
-  Enter("cuMemFree");
+  Enter(DriverCall::kMemFree);
   const CUresult r = api_.cuMemFree(ptr);
   absl::MutexLock lock(&mu_);
   if (r != CUDA_SUCCESS) {
@@ -211,17 +211,17 @@ CuResult CudaDevice::MemFree(DevicePtr ptr) {
 
 CuResult CudaDevice::MemcpyHtoD(DevicePtr dst, const void* src,
                                 std::uint64_t bytes) {
-  Enter("cuMemcpyHtoD_v2");
+  Enter(DriverCall::kMemcpyHtoD);
   return R(api_.cuMemcpyHtoD(dst, src, bytes));
 }
 
 CuResult CudaDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
-  Enter("cuMemcpyDtoH_v2");
+  Enter(DriverCall::kMemcpyDtoH);
   return R(api_.cuMemcpyDtoH(dst, src, bytes));
 }
 
 CuResult CudaDevice::MemGetInfo(MemInfo* info) {
-  Enter("cuMemGetInfo");
+  Enter(DriverCall::kMemGetInfo);
   std::size_t free_bytes = 0, total_bytes = 0;
   const CUresult r = api_.cuMemGetInfo(&free_bytes, &total_bytes);
   if (r == CUDA_SUCCESS) {
@@ -233,7 +233,7 @@ CuResult CudaDevice::MemGetInfo(MemInfo* info) {
 
 CuResult CudaDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                                    StreamHandle stream) {
-  Enter("cuMemAllocAsync");
+  Enter(DriverCall::kMemAllocAsync);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   CUdeviceptr p = 0;
@@ -253,7 +253,7 @@ CuResult CudaDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
 }
 
 CuResult CudaDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
-  Enter("cuMemFreeAsync");
+  Enter(DriverCall::kMemFreeAsync);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   const CUresult r = api_.cuMemFreeAsync(ptr, s);
@@ -277,7 +277,7 @@ CuResult CudaDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
 // --- modules and kernels ---
 
 CuResult CudaDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
-  Enter("cuModuleLoadData");
+  Enter(DriverCall::kModuleLoad);
   absl::optional<const char*> ptx = EmbeddedPtx(image);
   if (!ptx.has_value()) return CuResult::kNotFound;
   CUmodule m = nullptr;
@@ -289,7 +289,7 @@ CuResult CudaDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
 }
 
 CuResult CudaDevice::ModuleUnload(ModuleHandle module) {
-  Enter("cuModuleUnload");
+  Enter(DriverCall::kModuleUnload);
   CUmodule m = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -301,7 +301,7 @@ CuResult CudaDevice::ModuleUnload(ModuleHandle module) {
 CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
                                        ModuleHandle module,
                                        absl::string_view name) {
-  Enter("cuModuleGetFunction");
+  Enter(DriverCall::kModuleGetFunction);
   CUmodule m = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -319,7 +319,7 @@ CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
 CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
                                   Dim3 block, const KernelArgs& args,
                                   StreamHandle stream) {
-  Enter("cuLaunchKernel");
+  Enter(DriverCall::kLaunchKernel);
   CUfunction f = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -358,7 +358,7 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
 // --- streams ---
 
 CuResult CudaDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
-  Enter("cuStreamCreate");
+  Enter(DriverCall::kStreamCreate);
   CUstream s = nullptr;
   const CUresult r = api_.cuStreamCreate(
       &s, flags == StreamFlags::kNonBlocking ? CU_STREAM_NON_BLOCKING
@@ -370,7 +370,7 @@ CuResult CudaDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
 }
 
 CuResult CudaDevice::StreamDestroy(StreamHandle stream) {
-  Enter("cuStreamDestroy");
+  Enter(DriverCall::kStreamDestroy);
   CUstream s = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -380,14 +380,14 @@ CuResult CudaDevice::StreamDestroy(StreamHandle stream) {
 }
 
 CuResult CudaDevice::StreamSynchronize(StreamHandle stream) {
-  Enter("cuStreamSynchronize");
+  Enter(DriverCall::kStreamSynchronize);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   return R(api_.cuStreamSynchronize(s));
 }
 
 CuResult CudaDevice::StreamQuery(StreamHandle stream) {
-  Enter("cuStreamQuery");
+  Enter(DriverCall::kStreamQuery);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   return R(api_.cuStreamQuery(s));
@@ -419,7 +419,7 @@ void CUDA_CB CudaDevice::HostFnTrampoline(void* p) {
 
 CuResult CudaDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
                                        void* user_data) {
-  Enter("cuStreamAddCallback");
+  Enter(DriverCall::kStreamAddCallback);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   auto thunk = std::make_unique<CallbackThunk>(
@@ -435,7 +435,7 @@ CuResult CudaDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
 
 CuResult CudaDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
                                     void* user_data) {
-  Enter("cuLaunchHostFunc");
+  Enter(DriverCall::kLaunchHostFunc);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   auto thunk = std::make_unique<CallbackThunk>(
@@ -453,7 +453,7 @@ CuResult CudaDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
 // --- events ---
 
 CuResult CudaDevice::EventCreate(EventHandle* event) {
-  Enter("cuEventCreate");
+  Enter(DriverCall::kEventCreate);
   CUevent e = nullptr;
   // No timing: the runtime uses events for completion only, and timing
   // events cost more per record.
@@ -465,7 +465,7 @@ CuResult CudaDevice::EventCreate(EventHandle* event) {
 }
 
 CuResult CudaDevice::EventDestroy(EventHandle event) {
-  Enter("cuEventDestroy");
+  Enter(DriverCall::kEventDestroy);
   CUevent e = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -475,7 +475,7 @@ CuResult CudaDevice::EventDestroy(EventHandle event) {
 }
 
 CuResult CudaDevice::EventRecord(EventHandle event, StreamHandle stream) {
-  Enter("cuEventRecord");
+  Enter(DriverCall::kEventRecord);
   CUevent e;
   CUstream s;
   if (!LookupEvent(event, &e) || !LookupStream(stream, &s)) {
@@ -485,21 +485,21 @@ CuResult CudaDevice::EventRecord(EventHandle event, StreamHandle stream) {
 }
 
 CuResult CudaDevice::EventQuery(EventHandle event) {
-  Enter("cuEventQuery");
+  Enter(DriverCall::kEventQuery);
   CUevent e;
   if (!LookupEvent(event, &e)) return CuResult::kInvalidHandle;
   return R(api_.cuEventQuery(e));
 }
 
 CuResult CudaDevice::EventSynchronize(EventHandle event) {
-  Enter("cuEventSynchronize");
+  Enter(DriverCall::kEventSynchronize);
   CUevent e;
   if (!LookupEvent(event, &e)) return CuResult::kInvalidHandle;
   return R(api_.cuEventSynchronize(e));
 }
 
 CuResult CudaDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
-  Enter("cuStreamWaitEvent");
+  Enter(DriverCall::kStreamWaitEvent);
   CUevent e;
   CUstream s;
   if (!LookupEvent(event, &e) || !LookupStream(stream, &s)) {
@@ -511,7 +511,7 @@ CuResult CudaDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
 // --- stream-ordered writes to host memory (EXT-01) ---
 
 CuResult CudaDevice::HostWordAlloc(HostWordHandle* word) {
-  Enter("cuMemHostAlloc");
+  Enter(DriverCall::kMemHostAlloc);
   if (word == nullptr) return CuResult::kInvalidValue;
   void* host = nullptr;
   const CUresult r = api_.cuMemHostAlloc(
@@ -536,7 +536,7 @@ CuResult CudaDevice::HostWordAlloc(HostWordHandle* word) {
 }
 
 CuResult CudaDevice::HostWordFree(HostWordHandle word) {
-  Enter("cuMemFreeHost");
+  Enter(DriverCall::kMemFreeHost);
   std::uint32_t* w = nullptr;
   {
     absl::MutexLock lock(&mu_);
@@ -548,7 +548,7 @@ CuResult CudaDevice::HostWordFree(HostWordHandle word) {
 CuResult CudaDevice::StreamWriteValue32(StreamHandle stream,
                                         HostWordHandle word,
                                         std::uint32_t value) {
-  Enter("cuStreamWriteValue32");
+  Enter(DriverCall::kStreamWriteValue32);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
   std::uint32_t* w = LookupHostWord(word);
@@ -584,7 +584,7 @@ KernelReport CudaDevice::ReadKernelReport(bool device_counter) {
   out.expected = r[kReportExpected];
   out.observed = r[kReportObserved];
   if (device_counter && !in_callback_context) {
-    Enter("cuMemcpyDtoH");
+    Enter(DriverCall::kMemcpyDtoH);
     std::uint64_t counters[2] = {0, 0};
     out.warps_checked_known =
         api_.cuMemcpyDtoH(counters, warps_checked_, sizeof(counters)) ==
@@ -601,7 +601,7 @@ void CudaDevice::ResetKernelReport() {
   if (report_host_ == nullptr) return;
   volatile std::uint64_t* r = report_host_;
   for (int i = 0; i < kReportSlots; ++i) r[i] = 0;
-  Enter("cuMemcpyHtoD");
+  Enter(DriverCall::kMemcpyHtoD);
   const std::uint64_t zero = 0;
   api_.cuMemcpyHtoD(warps_checked_, &zero, sizeof(zero));
 }

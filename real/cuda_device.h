@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "real/cuda_entry_points.h"
 #include "real/handle_table.h"
 
@@ -154,8 +155,10 @@ class CudaDevice final : public Device {
 
   // Every entry point starts here: counts SEM-09 calls and makes our context
   // current on the calling thread (never from callback context, where the
-  // driver would refuse it and the call itself is the finding).
-  void Enter(const char* call);
+  // driver would refuse it and the call itself is the finding). A Device
+  // method names its call from core's table; the testbed's extras by hand.
+  void Enter(DriverCall call) { Enter(DriverCallName(call)); }
+  void Enter(absl::string_view call);
   static void CUDA_CB StreamCallbackTrampoline(CUstream stream,
                                                CUresult status, void* thunk);
   static void CUDA_CB HostFnTrampoline(void* thunk);

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "real/activity_log.h"
 #include "real/jitter.h"
 
@@ -77,7 +78,7 @@ class ShakenDevice final : public Device {
  private:
   struct Wrapped;
   template <typename F>
-  CuResult Call(const char* name, F&& call);
+  CuResult Call(DriverCall name, F&& call);
   static void Callback(StreamHandle stream, CuResult status, void* wrapped);
   static void HostFunction(void* wrapped);
 

@@ -11,10 +11,11 @@
 
 namespace stackcheck::sim {
 
-struct SimConfig {
-  std::uint64_t device_capacity = 1024 * kMiB;
-  // cuMemAlloc sizes round up to this (SEM-12); 0 or 1 = no rounding.
-  std::uint64_t alloc_granularity = 2 * kMiB;
+// The one definition of the device's modes for behaviour the documentation
+// leaves open (a correct policy must pass under every combination) and of the
+// execution's bound. The defaults are the device as observed on the H200;
+// properties::Case starts from its own named choice (properties/case.h).
+struct SimModes {
   // SEM-11: cuMemFree waits until every stream is idle (observed on H200), or
   // frees at once (what the documentation also allows).
   bool free_waits_for_streams = true;
@@ -23,14 +24,28 @@ struct SimConfig {
   bool serial_callback_thread = true;
   // SEM-04: the sticky error a trapping kernel leaves.
   CuResult trap_code = CuResult::kLaunchFailed;
+  // cuMemAlloc sizes round up to this (SEM-12); 0 or 1 = no rounding.
+  std::uint64_t alloc_granularity = 2 * kMiB;
+  // Progress: an execution longer than this many scheduling steps is reported
+  // as a "progress" violation (livelock, spinning).
+  std::uint64_t step_bound = 100000;
+
+  friend bool operator==(const SimModes& a, const SimModes& b) {
+    return a.free_waits_for_streams == b.free_waits_for_streams &&
+           a.serial_callback_thread == b.serial_callback_thread &&
+           a.trap_code == b.trap_code && a.alloc_granularity == b.alloc_granularity &&
+           a.step_bound == b.step_bound;
+  }
+};
+
+struct SimConfig {
+  SimModes modes;
+  std::uint64_t device_capacity = 1024 * kMiB;
   // Fault plan: the k-th (1-based) cuMemAlloc fails with OUT_OF_MEMORY; 0 = never.
   std::uint32_t alloc_failure_at_call = 0;
   // The k-th (1-based) cuLaunchKernel that passes its checks is rejected
   // with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, not sticky (SEM-03); 0 = never.
   std::uint32_t launch_failure_at_call = 0;
-  // Progress: an execution longer than this many scheduling steps is reported
-  // as a "progress" violation (livelock, spinning).
-  std::uint64_t step_bound = 100000;
 };
 
 }  // namespace stackcheck::sim

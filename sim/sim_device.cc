@@ -111,7 +111,7 @@ void SimDevice::BeginExecution() {
   callback_queue_.clear();
   callback_head_ = 0;
   callback_thread_ = kNoActor;
-  if (config_.serial_callback_thread) {
+  if (config_.modes.serial_callback_thread) {
     callback_thread_ = scheduler_->SpawnFiber(
         ActorKind::kCallbackThread, [this] { CallbackThreadBody(); },
         WaitReason{WaitKind::kCallbackWork});
@@ -216,7 +216,7 @@ std::uint32_t SimDevice::NextLaunchObject() {
 // block; otherwise it writes the block, which kernels and launches on it
 // touch.
 Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
-  if (config_.free_waits_for_streams) {
+  if (config_.modes.free_waits_for_streams) {
     auto it = blocks_.find(ptr);
     const bool async = it != blocks_.end() && it->second.async;
     if (!async) {
@@ -319,7 +319,7 @@ CuResult SimDevice::CtxSynchronize() {
 // --- memory --------------------------------------------------------------------
 
 std::uint64_t SimDevice::Charge(std::uint64_t bytes) const {
-  const std::uint64_t g = config_.alloc_granularity > 1 ? config_.alloc_granularity : 1;
+  const std::uint64_t g = config_.modes.alloc_granularity > 1 ? config_.modes.alloc_granularity : 1;
   return (bytes + g - 1) / g * g;
 }
 
@@ -378,7 +378,7 @@ CuResult SimDevice::MemFree(DevicePtr ptr) {
   if (it == blocks_.end() || it->second.free_pending) {
     return call.Return(CuResult::kInvalidValue);
   }
-  if (!it->second.async && config_.free_waits_for_streams) {
+  if (!it->second.async && config_.modes.free_waits_for_streams) {
     // SEM-11 (observed): every stream idle, a running callback included.
     WaitUntil(call, WaitReason{WaitKind::kAllStreamsIdle, 0, call.api()}, step);
     if (sticky_ != CuResult::kSuccess) return call.Return(sticky_);

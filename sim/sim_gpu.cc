@@ -194,14 +194,14 @@ void SimDevice::EndKernel(std::uint32_t stream) {
   scheduler_->AdvanceTo(op.start_ns + op.args.duration_ns);
   CuResult result = CuResult::kSuccess;
   if (op.args.action == KernelAction::kTrap) {
-    result = config_.trap_code;
+    result = config_.modes.trap_code;
   } else if (sticky_ != CuResult::kSuccess) {
     result = sticky_;  // ran on in a context another kernel poisoned
   }
   scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag,
                   op.slots, static_cast<std::uint64_t>(result));
   if (op.args.action == KernelAction::kTrap) {
-    Poison(config_.trap_code);
+    Poison(config_.modes.trap_code);
   } else if (result == CuResult::kSuccess) {
     // EXT-02: the last block's epilogue writes the completion word.
     const auto word = static_cast<std::uint32_t>(op.args.completion_word);
@@ -267,7 +267,7 @@ void SimDevice::Dispatch(std::uint32_t stream) {
   Op& op = streams_[stream].front();
   op.phase = Phase::kStarted;
   const std::uint64_t seq = op.seq;
-  if (config_.serial_callback_thread) {
+  if (config_.modes.serial_callback_thread) {
     op.runner = callback_thread_;
     callback_queue_.push_back(PendingCallback{stream, seq});
     scheduler_->CallbackWorkChanged();

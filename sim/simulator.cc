@@ -23,7 +23,7 @@ Simulator::~Simulator() = default;
 
 void Simulator::set_config(const SimConfig& config) {
   config_ = config;
-  scheduler_->set_step_bound(config.step_bound);
+  scheduler_->set_step_bound(config.modes.step_bound);
   device_->set_config(config);
 }
 

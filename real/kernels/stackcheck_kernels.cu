@@ -23,7 +23,7 @@
 // path at default geometry, where 528 blocks take about as long on the GPU as
 // a launch takes on the host, so the tail is kept to one atomic per block
 // (real/experiments/completion_tail.cu compares the variants; figures in
-// real/VALIDATION.md).
+// hardware/VALIDATION.md).
 //
 // ctor_dtor stands for device global constructors/destructors: the same body,
 // launched by the runtime with one warp.

@@ -39,7 +39,7 @@ class Bridge {
     // A device the size of an H200's memory: the ledger counts bytes, the
     // driver library backs only the blocks a program allocates, lazily.
     config_.device_capacity = 140 * kGiB;
-    config_.step_bound = std::uint64_t{1} << 40;
+    config_.modes.step_bound = std::uint64_t{1} << 40;
   }
 
   CuResult Run(const std::function<CuResult(Device&)>& call) {

@@ -62,7 +62,7 @@ TEST(MonitorSetTest, SameVerdictsAsTheMonitorsAlone) {
       scenario.threads[1].ops[0] =
           HostOp::Run(Region(3, 4, /*aborts=*/variant & 1));
       SimConfig config;
-      config.free_waits_for_streams = (variant & 2) == 0;
+      config.modes.free_waits_for_streams = (variant & 2) == 0;
       Simulator sim(config);  // no monitors: every trace runs to its end
       RandomStrategy strategy(RandomStrategy::Options{/*seed=*/11, 40});
       while (strategy.NewExecution()) {

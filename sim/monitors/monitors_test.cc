@@ -19,10 +19,19 @@ TEST(MakeMonitorTest, EveryNameBuildsTheMonitorOfThatProperty) {
     auto m = MakeMonitor(name, MonitorParams{});
     ASSERT_TRUE(m.ok()) << name << ": " << m.status();
     EXPECT_EQ((*m)->property(), name);
-    seen.insert(std::string(name));
+    EXPECT_TRUE(seen.insert(std::string(name)).second) << name << " listed twice";
   }
-  EXPECT_EQ(seen.size(), 8u);
-  EXPECT_EQ(MakeAllMonitors(MonitorParams{}).size(), 8u);
+  EXPECT_EQ(MakeAllMonitors(MonitorParams{}).size(), seen.size());
+}
+
+// A monitor checks a property only once the catalogue has its row.
+TEST(MakeMonitorTest, EveryMonitorHasItsPropertyInTheCatalogue) {
+  for (absl::string_view name : MonitorNames()) {
+    const properties::PropertyInfo* p = properties::FindProperty(name);
+    ASSERT_NE(p, nullptr) << "monitor " << name << " has no row in properties/catalogue.cc";
+    EXPECT_EQ(p->checker, properties::Checker::kMonitor) << name;
+    EXPECT_EQ(p->monitor_name, name);
+  }
 }
 
 TEST(MakeMonitorTest, CoversEveryMonitorPropertyOfTheCatalogue) {

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
 #include "sim/driver_api.h"
 #include "sim/event_format.h"
 #include "sim/trace/named_format.h"
@@ -18,26 +19,11 @@ namespace {
 constexpr int kHostPid = 1;
 constexpr int kGpuPid = 2;
 
+// A JSON string literal, escaped by nlohmann-json as the --json writer's are;
+// bytes that are not UTF-8 become U+FFFD.
 std::string JsonString(absl::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          absl::StrAppendFormat(&out, "\\u%04x", c);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-  return out;
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
+                                             nlohmann::json::error_handler_t::replace);
 }
 
 // Trace Event Format timestamps are microseconds; keep every nanosecond.

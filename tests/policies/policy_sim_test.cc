@@ -6,6 +6,8 @@
 // For a policy that accepts async completion, the "sync-completion" monitor is
 // left out of the hazard search: it fires first in nearly every execution and
 // would stop it before any later violation could show.
+#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -17,6 +19,7 @@
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "core/scenario_runner.h"
+#include "properties/scenarios.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
 #include "sim/strategies/random_strategy.h"
@@ -25,74 +28,6 @@ namespace stackcheck {
 namespace {
 
 constexpr int kExecutions = 300;
-
-Scenario Grow() {
-  Scenario s;
-  s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(1, 2, 8), HostOp::Run(2, 8, 8)};
-  s.threads[1].ops = {HostOp::Run(3, 4, 8), HostOp::DeviceAlloc(kMiB, 0),
-                      HostOp::DeviceFree(0)};
-  return s;
-}
-
-Scenario Abort(bool cdtors) {
-  Scenario s;
-  s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(1, 2, 2, /*aborts=*/true)};
-  s.threads[1].ops = {HostOp::Run(2, 2, 2)};
-  s.faults.device_constructors = cdtors;
-  s.faults.device_destructors = cdtors;
-  return s;
-}
-
-// One thread's region aborts while another maps data and allocates: the
-// exit-time hang GCC 12.2 shows on the H200 (device lock against stacks lock).
-Scenario AbortWhileMapping() {
-  Scenario s;
-  s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(1, 2, 2, /*aborts=*/true)};
-  RegionSpec mapped;
-  mapped.id = 2;
-  mapped.mapped_vars = 1;
-  s.threads[1].ops = {HostOp::DeviceAlloc(kMiB, 0), HostOp::Run(mapped),
-                      HostOp::DeviceAlloc(kMiB, 1)};
-  return s;
-}
-
-Scenario SoftLimit() {
-  Scenario s;
-  s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(1, 140, 8), HostOp::DeviceAlloc(kMiB, 0)};
-  s.threads[1].ops = {HostOp::Run(2, 2, 8)};
-  return s;
-}
-
-Scenario OutOfMemory() {
-  Scenario s;
-  s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(1, 512, 8),
-                      HostOp::DeviceAlloc(600 * kMiB, 0)};
-  s.threads[1].ops = {HostOp::Run(2, 2, 2)};
-  return s;
-}
-
-// Three threads at once: growth, the soft limit, user allocations under
-// memory pressure with an injected OOM, frees; optionally an abort with
-// constructor/destructor kernels.
-Scenario Stress(bool aborts) {
-  Scenario s;
-  s.threads.resize(3);
-  s.threads[0].ops = {HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0),
-                      HostOp::Run(2, 140, 8), HostOp::DeviceFree(0)};
-  s.threads[1].ops = {HostOp::Run(3, 2, 2, aborts),
-                      HostOp::DeviceAlloc(kMiB, 0), HostOp::Run(4, 1, 1)};
-  s.threads[2].ops = {HostOp::DeviceAlloc(600 * kMiB, 1), HostOp::Run(5, 8, 8),
-                      HostOp::DeviceFree(1)};
-  s.faults.alloc_failure_at_call = 4;
-  s.faults.device_constructors = aborts;
-  s.faults.device_destructors = aborts;
-  return s;
-}
 
 // Violated property -> one example message, over both SEM-11 modes.
 using Findings = std::map<std::string, std::string>;
@@ -103,7 +38,7 @@ Findings Explore(const PolicyInfo& policy, const Scenario& scenario,
   for (bool free_waits : {true, false}) {
     sim::SimConfig config;
     config.device_capacity = scenario.device_capacity;
-    config.free_waits_for_streams = free_waits;
+    config.modes.free_waits_for_streams = free_waits;
     config.alloc_failure_at_call = scenario.faults.alloc_failure_at_call;
     config.launch_failure_at_call = scenario.faults.launch_failure_at_call;
     sim::MonitorParams params;
@@ -148,16 +83,20 @@ std::string Describe(const Findings& findings) {
 
 using Set = std::set<std::string>;
 
-struct NamedScenario {
-  const char* name;
-  Scenario scenario;
+// The scenarios explored: the catalogue's race rows, named in the table below.
+constexpr const char* kScenarios[] = {
+    "race-grow",       "race-abort",  "race-abort+cdtors", "race-soft-limit",
+    "race-oom",        "race-stress", "race-stress+abort", "race-abort-while-mapping",
 };
 
-std::vector<NamedScenario> AllScenarios() {
-  return {{"grow", Grow()},           {"abort", Abort(false)},
-          {"abort+cdtors", Abort(true)}, {"soft-limit", SoftLimit()},
-          {"oom", OutOfMemory()},     {"stress", Stress(false)},
-          {"stress+abort", Stress(true)}, {"abort+mapping", AbortWhileMapping()}};
+const Scenario& Named(absl::string_view name) {
+  const properties::NamedScenario* s = properties::FindScenario(name);
+  if (s == nullptr) {
+    ADD_FAILURE() << "no scenario '" << name << "' in properties/scenarios.cc";
+    static const Scenario* const empty = new Scenario;
+    return *empty;
+  }
+  return s->scenario;
 }
 
 // What exploring (policy, scenario) must find, and may find: any violation
@@ -176,38 +115,38 @@ const std::vector<Verdict>& Verdicts() {
       // cuCtxSynchronize reports another thread's trap against its own region;
       // and an injected OOM's fatal closes the device under another thread's
       // region, whose block is never freed. (Corrects "v0 holds everything".)
-      {"v0-nocache", "abort", {"abort-attribution"}, {}},
-      {"v0-nocache", "abort+cdtors", {"abort-attribution"}, {}},
-      {"v0-nocache", "stress", {}, {"no-leak"}},
-      {"v0-nocache", "stress+abort", {}, {"abort-attribution", "no-leak"}},
-      {"v0-nocache", "abort+mapping", {}, {"abort-attribution"}},
+      {"v0-nocache", "race-abort", {"abort-attribution"}, {}},
+      {"v0-nocache", "race-abort+cdtors", {"abort-attribution"}, {}},
+      {"v0-nocache", "race-stress", {}, {"no-leak"}},
+      {"v0-nocache", "race-stress+abort", {}, {"abort-attribution", "no-leak"}},
+      {"v0-nocache", "race-abort-while-mapping", {}, {"abort-attribution"}},
       // v1a: the callback unlocks the launching thread's mutex; no soft limit.
-      {"v1a-callback-unlock", "grow", {"mutex-discipline"}, {}},
-      {"v1a-callback-unlock", "abort", {"mutex-discipline"},
+      {"v1a-callback-unlock", "race-grow", {"mutex-discipline"}, {}},
+      {"v1a-callback-unlock", "race-abort", {"mutex-discipline"},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1a-callback-unlock", "abort+cdtors", {"mutex-discipline"},
+      {"v1a-callback-unlock", "race-abort+cdtors", {"mutex-discipline"},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1a-callback-unlock", "soft-limit", {"bounded-cache"}, {"mutex-discipline"}},
-      {"v1a-callback-unlock", "oom", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache"}},
-      {"v1a-callback-unlock", "abort+mapping", {},
+      {"v1a-callback-unlock", "race-soft-limit", {"bounded-cache"}, {"mutex-discipline"}},
+      {"v1a-callback-unlock", "race-oom", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache"}},
+      {"v1a-callback-unlock", "race-abort-while-mapping", {},
        {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1a-callback-unlock", "stress", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache", "no-leak"}},
-      {"v1a-callback-unlock", "stress+abort", {},
+      {"v1a-callback-unlock", "race-stress", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache", "no-leak"}},
+      {"v1a-callback-unlock", "race-stress+abort", {},
        {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback",
         "no-deadlock", "no-use-after-free", "bounded-cache", "no-leak"}},
       // v1b: growth holds the lock while waiting for the callback that needs
       // it; aborts are blamed on the last region launched.
-      {"v1b-callback-lock", "grow", {"no-deadlock"}, {"no-use-after-free"}},
-      {"v1b-callback-lock", "abort", {"abort-attribution"},
+      {"v1b-callback-lock", "race-grow", {"no-deadlock"}, {"no-use-after-free"}},
+      {"v1b-callback-lock", "race-abort", {"abort-attribution"},
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
-      {"v1b-callback-lock", "abort+cdtors", {"abort-attribution"},
+      {"v1b-callback-lock", "race-abort+cdtors", {"abort-attribution"},
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
-      {"v1b-callback-lock", "soft-limit", {"no-deadlock"}, {"bounded-cache", "no-use-after-free"}},
-      {"v1b-callback-lock", "oom", {"no-deadlock"}, {"no-use-after-free", "bounded-cache"}},
-      {"v1b-callback-lock", "abort+mapping", {},
+      {"v1b-callback-lock", "race-soft-limit", {"no-deadlock"}, {"bounded-cache", "no-use-after-free"}},
+      {"v1b-callback-lock", "race-oom", {"no-deadlock"}, {"no-use-after-free", "bounded-cache"}},
+      {"v1b-callback-lock", "race-abort-while-mapping", {},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1b-callback-lock", "stress", {"no-deadlock"}, {"no-use-after-free", "no-leak", "bounded-cache"}},
-      {"v1b-callback-lock", "stress+abort", {},
+      {"v1b-callback-lock", "race-stress", {"no-deadlock"}, {"no-use-after-free", "no-leak", "bounded-cache"}},
+      {"v1b-callback-lock", "race-stress+abort", {},
        {"no-deadlock", "abort-attribution", "no-use-after-free", "no-leak",
         "no-driver-call-in-callback", "bounded-cache"}},
       // v2: the fatal error is raised with the stacks lock held and the exit
@@ -216,19 +155,19 @@ const std::vector<Verdict>& Verdicts() {
       // stacks lock, and the exit handler waits for the device lock: the
       // exit-time hang; a copy on another thread meets the abort first and
       // prints no hint.
-      {"v2-gcc11", "abort", {"mutex-discipline"}, {}},
-      {"v2-gcc11", "abort+cdtors", {"mutex-discipline"}, {}},
-      {"v2-gcc11", "stress", {}, {"mutex-discipline", "no-deadlock"}},
-      {"v2-gcc11", "stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
-      {"v2-gcc11", "abort+mapping", {"no-deadlock"},
+      {"v2-gcc11", "race-abort", {"mutex-discipline"}, {}},
+      {"v2-gcc11", "race-abort+cdtors", {"mutex-discipline"}, {}},
+      {"v2-gcc11", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
+      {"v2-gcc11", "race-stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
+      {"v2-gcc11", "race-abort-while-mapping", {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
       // v3: as v2 (after an abort the destructor's look-up fails before it
       // takes the lock).
-      {"v3-trunk", "abort", {"mutex-discipline"}, {}},
-      {"v3-trunk", "abort+cdtors", {"mutex-discipline"}, {}},
-      {"v3-trunk", "stress", {}, {"mutex-discipline", "no-deadlock"}},
-      {"v3-trunk", "stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
-      {"v3-trunk", "abort+mapping", {"no-deadlock"},
+      {"v3-trunk", "race-abort", {"mutex-discipline"}, {}},
+      {"v3-trunk", "race-abort+cdtors", {"mutex-discipline"}, {}},
+      {"v3-trunk", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
+      {"v3-trunk", "race-stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
+      {"v3-trunk", "race-abort-while-mapping", {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
       // event-fence: nothing, anywhere.
   };
@@ -242,14 +181,24 @@ const Verdict* FindVerdict(absl::string_view policy, absl::string_view scenario)
   return nullptr;
 }
 
+TEST(PolicySimVerdictsTest, EveryRowNamesAnExploredScenarioAndPolicy) {
+  for (const Verdict& v : Verdicts()) {
+    EXPECT_NE(FindPolicy(v.policy), nullptr) << v.policy;
+    EXPECT_NE(std::find(std::begin(kScenarios), std::end(kScenarios),
+                        absl::string_view(v.scenario)),
+              std::end(kScenarios))
+        << v.scenario;
+  }
+}
+
 class PolicySimTest : public ::testing::TestWithParam<const PolicyInfo*> {};
 
 TEST_P(PolicySimTest, FindsWhatIsExpectedAndNothingElse) {
   const PolicyInfo& policy = *GetParam();
-  for (const NamedScenario& s : AllScenarios()) {
-    SCOPED_TRACE(s.name);
-    const Findings found = Explore(policy, s.scenario);
-    const Verdict* verdict = FindVerdict(policy.name, s.name);
+  for (const char* name : kScenarios) {
+    SCOPED_TRACE(name);
+    const Findings found = Explore(policy, Named(name));
+    const Verdict* verdict = FindVerdict(policy.name, name);
     Set required, allowed;
     if (verdict != nullptr) {
       required = verdict->required;
@@ -283,7 +232,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(EventFenceSimTest, ItsOnlyDeviationIsAsyncCompletion) {
-  Findings found = Explore(*FindPolicy("event-fence"), Stress(true),
+  Findings found = Explore(*FindPolicy("event-fence"), Named("race-stress+abort"),
                            /*with_sync_completion=*/true);
   EXPECT_EQ(Properties(found), Set{"sync-completion"}) << Describe(found);
 }
@@ -291,18 +240,14 @@ TEST(EventFenceSimTest, ItsOnlyDeviationIsAsyncCompletion) {
 // B1 as trunk has it: a rejected launch (not sticky) is fatal with the
 // stacks lock held; the exit path's "__mgomp" destructor relocks it.
 TEST(V3TrunkSimTest, B1IsTheOwnerRelockingTheStacksLockAtExit) {
-  Scenario s;
-  s.threads.resize(1);
-  s.threads[0].ops = {HostOp::Run(1, 2, 2)};
-  s.faults.launch_failure_at_call = 1;
-  s.faults.device_destructors = true;
-  Findings found = Explore(*FindPolicy("v3-trunk"), s);
+  Findings found =
+      Explore(*FindPolicy("v3-trunk"), Named("rejected-launch-with-destructors"));
   EXPECT_NE(found["mutex-discipline"].find("relock by the owner"), std::string::npos)
       << Describe(found);
 }
 
 TEST(V1bCallbackLockSimTest, TheDeadlockCycleRunsThroughTheCallback) {
-  Findings found = Explore(*FindPolicy("v1b-callback-lock"), Grow());
+  Findings found = Explore(*FindPolicy("v1b-callback-lock"), Named("race-grow"));
   EXPECT_NE(found["no-deadlock"].find("callback waits for mutex 'stacks lock'"),
             std::string::npos)
       << Describe(found);

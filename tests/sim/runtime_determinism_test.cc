@@ -17,7 +17,7 @@
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "sim/strategies/rng.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -73,9 +73,9 @@ TEST(RuntimeDeterminism, EveryPolicyReplaysToTheSameDigest) {
     SimConfig config;
     config.device_capacity = scenario.device_capacity;
     config.alloc_failure_at_call = scenario.faults.alloc_failure_at_call;
-    config.free_waits_for_streams = rng.Below(2) == 0;
-    config.serial_callback_thread = rng.Below(2) == 0;
-    config.step_bound = 20000;
+    config.modes.free_waits_for_streams = rng.Below(2) == 0;
+    config.modes.serial_callback_thread = rng.Below(2) == 0;
+    config.modes.step_bound = 20000;
     auto program = [&](Device& d, Host& h, RuntimeObserver& o) {
       RunScenario(scenario, d, h, o, policy);
     };

@@ -6,8 +6,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
-#include "tests/sim/sim_test_util.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/sim_test_util.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -65,7 +65,7 @@ TEST(SemCallbacks, SEM07_CallbacksRunOnTheDriverThreadSeriallyByDefault) {
 
 TEST(SemCallbacks, SEM07_ConcurrentModeRunsIndependentCallbacksTogether) {
   SimConfig config;
-  config.serial_callback_thread = false;
+  config.modes.serial_callback_thread = false;
   Simulator sim(config);
   bool overlapped = false;
   for (std::uint64_t seed = 0; seed < 100; ++seed) {

@@ -5,8 +5,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
-#include "tests/sim/sim_test_util.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/sim_test_util.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -30,7 +30,7 @@ testing::Priority HostFirst(const Simulator& sim) {
 TEST(SemMemory, SEM10_AllocValidatesRoundsAndFailsWithoutWaiting) {
   SimConfig config;
   config.device_capacity = 10 * kMiB;
-  config.alloc_granularity = 2 * kMiB;
+  config.modes.alloc_granularity = 2 * kMiB;
   Simulator sim(config);
   testing::Priority strategy = HostFirst(sim);
   std::vector<CuResult> results;
@@ -104,7 +104,7 @@ TEST(SemMemory, SEM11_FreeWaitsForRunningCallback) {
 
 TEST(SemMemory, SEM11_NoWaitModeFreesAtOnceAndRejectsBadPointers) {
   SimConfig config;
-  config.free_waits_for_streams = false;
+  config.modes.free_waits_for_streams = false;
   Simulator sim(config);
   testing::Priority strategy = HostFirst(sim);
   std::vector<CuResult> results;
@@ -147,7 +147,7 @@ TEST(SemMemory, SEM11_WaitModeRejectsDoubleFreeAndInteriorPointers) {
 TEST(SemMemory, SEM12_MemGetInfoReportsCapacityMinusLiveRoundedBytes) {
   SimConfig config;
   config.device_capacity = 64 * kMiB;
-  config.alloc_granularity = 2 * kMiB;
+  config.modes.alloc_granularity = 2 * kMiB;
   Simulator sim(config);
   testing::NonPreemptive strategy;
   std::vector<MemInfo> infos(4);

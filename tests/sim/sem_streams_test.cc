@@ -5,8 +5,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
-#include "tests/sim/sim_test_util.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/sim_test_util.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -123,7 +123,7 @@ TEST(SemStreams, SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs) 
 TEST(SemStreams, SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd) {
   for (CuResult code : {CuResult::kLaunchFailed, CuResult::kAssert, CuResult::kIllegalAddress}) {
     SimConfig config;
-    config.trap_code = code;
+    config.modes.trap_code = code;
     Simulator sim(config);
     testing::NonPreemptive strategy;
     CuResult launch = CuResult::kUnknown, sync = CuResult::kUnknown;

@@ -4,8 +4,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
-#include "tests/sim/sim_test_util.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/sim_test_util.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {

@@ -1,9 +1,9 @@
-#include "sim/driver_api.h"
+#include "core/driver_call.h"
 
-namespace stackcheck::sim {
+namespace stackcheck {
 
-absl::string_view DriverApiName(DriverApi api) {
-  static constexpr absl::string_view kNames[kDriverApiCount] = {
+absl::string_view DriverCallName(DriverCall call) {
+  static constexpr absl::string_view kNames[kDriverCallCount] = {
       "cuInit",           "cuCtxCreate",         "cuCtxDestroy",
       "cuCtxSynchronize", "cuMemAlloc",          "cuMemFree",
       "cuMemGetInfo",     "cuMemAllocAsync",     "cuMemFreeAsync",
@@ -15,9 +15,9 @@ absl::string_view DriverApiName(DriverApi api) {
       "cuStreamWaitEvent", "cuMemHostAlloc",     "cuMemFreeHost",
       "cuStreamWriteValue32", "cuMemcpyHtoD_v2",   "cuMemcpyDtoH_v2",
   };
-  const auto index = static_cast<int>(api);
-  if (index < 0 || index >= kDriverApiCount) return "cu<unknown>";
+  const auto index = static_cast<int>(call);
+  if (index < 0 || index >= kDriverCallCount) return "cu<unknown>";
   return kNames[index];
 }
 
-}  // namespace stackcheck::sim
+}  // namespace stackcheck

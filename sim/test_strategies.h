@@ -1,6 +1,6 @@
 // Small deterministic strategies for the engine's own tests.
-#ifndef STACKCHECK_TESTS_SIM_TEST_STRATEGIES_H_
-#define STACKCHECK_TESTS_SIM_TEST_STRATEGIES_H_
+#ifndef STACKCHECK_SIM_TEST_STRATEGIES_H_
+#define STACKCHECK_SIM_TEST_STRATEGIES_H_
 
 #include <cstdint>
 #include <functional>
@@ -98,4 +98,4 @@ class Replay : public Strategy {
 
 }  // namespace stackcheck::sim::testing
 
-#endif  // STACKCHECK_TESTS_SIM_TEST_STRATEGIES_H_
+#endif  // STACKCHECK_SIM_TEST_STRATEGIES_H_

@@ -12,7 +12,7 @@
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
 #include "sim/strategies/rng.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -174,12 +174,12 @@ void RunProgram(const Program& program, Device& d, Host& h) {
 SimConfig RandomModes(Rng& rng) {
   SimConfig c;
   c.device_capacity = (8 + rng.Below(32)) * kMiB;
-  c.alloc_granularity = rng.Below(2) == 0 ? 2 * kMiB : 1;
+  c.modes.alloc_granularity = rng.Below(2) == 0 ? 2 * kMiB : 1;
   c.alloc_failure_at_call = static_cast<std::uint32_t>(rng.Below(4));
-  c.free_waits_for_streams = rng.Below(2) == 0;
-  c.serial_callback_thread = rng.Below(2) == 0;
-  c.trap_code = rng.Below(2) == 0 ? CuResult::kLaunchFailed : CuResult::kAssert;
-  c.step_bound = 5000;
+  c.modes.free_waits_for_streams = rng.Below(2) == 0;
+  c.modes.serial_callback_thread = rng.Below(2) == 0;
+  c.modes.trap_code = rng.Below(2) == 0 ? CuResult::kLaunchFailed : CuResult::kAssert;
+  c.modes.step_bound = 5000;
   return c;
 }
 

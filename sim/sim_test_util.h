@@ -1,7 +1,7 @@
 // Helpers shared by the engine's tests: open a device the way every runtime
 // does, and look things up in a trace.
-#ifndef STACKCHECK_TESTS_SIM_SIM_TEST_UTIL_H_
-#define STACKCHECK_TESTS_SIM_SIM_TEST_UTIL_H_
+#ifndef STACKCHECK_SIM_SIM_TEST_UTIL_H_
+#define STACKCHECK_SIM_SIM_TEST_UTIL_H_
 
 #include <cstddef>
 #include <vector>
@@ -59,4 +59,4 @@ inline int Count(const std::vector<Event>& trace, EventKind kind) {
 
 }  // namespace stackcheck::sim::testing
 
-#endif  // STACKCHECK_TESTS_SIM_SIM_TEST_UTIL_H_
+#endif  // STACKCHECK_SIM_SIM_TEST_UTIL_H_

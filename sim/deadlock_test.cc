@@ -5,8 +5,8 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
-#include "tests/sim/sim_test_util.h"
-#include "tests/sim/test_strategies.h"
+#include "sim/sim_test_util.h"
+#include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -128,7 +128,7 @@ TEST(Deadlock, MutexLeftLockedByAFinishedThreadIsReportedWithoutACycle) {
 
 TEST(Deadlock, ConcurrentCallbacksWaitingOnEachOtherThroughAStream) {
   SimConfig config;
-  config.serial_callback_thread = false;
+  config.modes.serial_callback_thread = false;
   Simulator sim(config);
   testing::NonPreemptive strategy;
   Shared shared;
@@ -161,7 +161,7 @@ TEST(Deadlock, ConcurrentCallbacksWaitingOnEachOtherThroughAStream) {
 
 TEST(Progress, StepBoundCatchesSpinning) {
   SimConfig config;
-  config.step_bound = 500;
+  config.modes.step_bound = 500;
   Simulator sim(config);
   testing::SeededRandom strategy(7);
   const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
