@@ -77,6 +77,9 @@ enum class ObjectKind : std::uint32_t {
   kStreamProgress = 15,  // what has completed on a stream (its GPU steps pop it)
   kLaunch = 16,       // one launch call (index: actor, its launch count), which
                       // the launched kernel's start may read (sim_gpu.cc)
+  kShared = 17,       // program state declared through core/shared.h (index:
+                      // its SharedId); an access without its guard is a step
+                      // of its own, program-wide (sim_host.cc)
 };
 
 // The device's objects carry kDeviceBit (above), so that one step

@@ -37,6 +37,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   host_threads_ = 0;
   callback_workers_ = 0;
   mutexes_.clear();
+  shared_count_ = 0;
   trace_.clear();
   choices_.clear();
   violation_.reset();
@@ -174,6 +175,18 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   mutexes_.emplace_back();
   mutexes_.back().name.assign(name.data(), name.size());
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
+}
+
+std::uint32_t Scheduler::NewShared(absl::string_view name) {
+  // Names keep their strings across executions: no allocation once seen.
+  if (shared_count_ == shared_names_.size()) shared_names_.emplace_back();
+  shared_names_[shared_count_].assign(name.data(), name.size());
+  return static_cast<std::uint32_t>(shared_count_++);
+}
+
+absl::string_view Scheduler::SharedName(std::uint32_t object) const {
+  if (object >= shared_count_) return "?";
+  return shared_names_[object];
 }
 
 void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {

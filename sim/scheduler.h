@@ -203,6 +203,11 @@ class Scheduler final : public SimView {
   }
   std::uint64_t generation() const { return generation_; }
 
+  // --- shared state (core/shared.h), named for reports ---
+  std::uint32_t NewShared(absl::string_view name);
+  // The current actor runs the exit handlers: its steps are program-wide.
+  bool RunsExitHandlers() const { return current_ == handlers_actor_; }
+
   // --- events and time ---
   // Appends an event by the actor taking the current step.
   void Log(EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
@@ -249,6 +254,7 @@ class Scheduler final : public SimView {
   bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
   absl::string_view ActorName(ActorId actor) const override;
   absl::string_view MutexName(std::uint32_t mutex) const override;
+  absl::string_view SharedName(std::uint32_t object) const override;
   absl::string_view MessageText(std::uint32_t key) const override;
   // A stable key for a printed message (a hash of its text, the same in
   // every process), remembered for MessageText.
@@ -412,6 +418,8 @@ class Scheduler final : public SimView {
   std::uint32_t host_threads_ = 0;
   std::uint32_t callback_workers_ = 0;
   std::vector<MutexState> mutexes_;
+  std::vector<std::string> shared_names_;  // by SharedId; shared_count_ live
+  std::size_t shared_count_ = 0;
   // Printed messages by key; kept across executions (a few distinct texts).
   absl::flat_hash_map<std::uint32_t, std::string> messages_;
   std::vector<Candidate> candidates_;

@@ -228,6 +228,24 @@ void SimHost::ExitProcess(int status, bool from_main_return) {
   scheduler_->EndProcess(status, /*stacks_intact=*/!from_main_return);
 }
 
+SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
+  const SharedId id = scheduler_->NewShared(name);
+  if (guards_.size() <= id) guards_.resize(id + 1);
+  guards_[id] = guard;
+  return id;
+}
+
+void SimHost::SharedAccess(SharedId object, bool write) {
+  const ActorId self = scheduler_->current();
+  if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
+  const Mutex* guard = guards_[object];
+  const bool guarded = guard != nullptr && guard->Owner() == ToThreadId(self);
+  if (!guarded && !scheduler_->RunsExitHandlers()) {
+    scheduler_->Point(ProgramWide(Touches(ObjectId(ObjectKind::kShared, object), write)));
+  }
+  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
+}
+
 void SimHost::RegionBegin(RegionId region) {
   scheduler_->Log(EventKind::kRegionBegin, 0, 0, region);
 }
