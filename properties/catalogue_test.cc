@@ -18,7 +18,7 @@ TEST(Catalogue, NamesAreUniqueAndFindable) {
     EXPECT_TRUE(p.ObservableOn(kSimBackend)) << p.name << ": the simulator observes everything";
     EXPECT_EQ(p.checker == Checker::kMonitor, !p.monitor_name.empty()) << p.name;
   }
-  EXPECT_EQ(names.size(), 10u);
+  EXPECT_EQ(names.size(), 11u);
   EXPECT_EQ(FindProperty("no-such-property"), nullptr);
 }
 

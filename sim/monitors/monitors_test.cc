@@ -21,8 +21,8 @@ TEST(MakeMonitorTest, EveryNameBuildsTheMonitorOfThatProperty) {
     EXPECT_EQ((*m)->property(), name);
     seen.insert(std::string(name));
   }
-  EXPECT_EQ(seen.size(), 8u);
-  EXPECT_EQ(MakeAllMonitors(MonitorParams{}).size(), 8u);
+  EXPECT_EQ(seen.size(), 9u);
+  EXPECT_EQ(MakeAllMonitors(MonitorParams{}).size(), 9u);
 }
 
 TEST(MakeMonitorTest, CoversEveryMonitorPropertyOfTheCatalogue) {
