@@ -5,7 +5,7 @@
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
 
-namespace stackcheck::testing {
+namespace stackcheck::properties::testing {
 namespace {
 
 class RacyGrow final : public Policy {
@@ -57,4 +57,4 @@ const PolicyInfo& RacyGrowPolicy() {
   return info;
 }
 
-}  // namespace stackcheck::testing
+}  // namespace stackcheck::properties::testing

@@ -10,10 +10,10 @@
 
 #include "core/policies/registry.h"
 
-namespace stackcheck::testing {
+namespace stackcheck::properties::testing {
 
 const PolicyInfo& RacyGrowPolicy();
 
-}  // namespace stackcheck::testing
+}  // namespace stackcheck::properties::testing
 
 #endif  // STACKCHECK_TESTS_PROPERTIES_RACY_POLICY_H_
