@@ -6,8 +6,8 @@
 // predictable branch and the plain access. On the simulator each access is an
 // event (actor, object, read or write) the data-race monitor checks against
 // happens-before; an access made without the declared guard held is also a
-// scheduling point that conflicts with every step running program code, so
-// the search interleaves it with other threads' accesses (see
+// scheduling point that conflicts with every step taken while holding the
+// guard, so the search interleaves it with other threads' accesses (see
 // sim/strategies/README.md, "Shared state").
 //
 // Rules for the code that uses it:

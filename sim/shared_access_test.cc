@@ -79,17 +79,60 @@ TEST(SharedAccessTest, AnAccessWithoutItsGuardIsAProgramWidePointOfItsOwn) {
     (void)free_for_all.Read();
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  // Guarded state touched without its guard: the object, the guard mutex
+  // (read) and the guard's bit broken.
   const std::vector<Footprint> writes = strategy.Touching(0);
   ASSERT_EQ(writes.size(), 1u);
   EXPECT_TRUE(writes[0].accesses[0].write);
-  EXPECT_NE(writes[0].program & kProgramWide, 0);
+  ASSERT_EQ(writes[0].count, 2);
+  EXPECT_EQ(writes[0].accesses[1].object, ObjectId(ObjectKind::kMutex, 0));
+  EXPECT_FALSE(writes[0].accesses[1].write);
+  EXPECT_NE(writes[0].breaks, 0);
+  // State without a guard: the object alone.
   const std::vector<Footprint> reads = strategy.Touching(1);
   ASSERT_EQ(reads.size(), 1u);
   EXPECT_FALSE(reads[0].accesses[0].write);
+  EXPECT_EQ(reads[0].count, 1);
+  EXPECT_EQ(reads[0].breaks, 0);
   const std::vector<Event> accesses = Accesses(r);
   ASSERT_EQ(accesses.size(), 2u);
   EXPECT_EQ(accesses[0].c, 0u);
   EXPECT_EQ(accesses[1].a, 1u);
+}
+
+TEST(SharedAccessTest, StepsTakenHoldingAGuardDeclareItsBit) {
+  Simulator sim;
+  Recording strategy;
+  sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> guard = h.NewMutex("guard");
+    std::unique_ptr<Mutex> other = h.NewMutex("other");
+    Shared<int> value(h, "counter", guard.get());
+    MutexLock lock(guard.get());
+    other->Lock();  // a step taken holding the guard
+    other->Unlock();
+  });
+  int holding = 0;
+  for (const Footprint& f : strategy.seen) {
+    if (f.count == 1 && f.accesses[0].object == ObjectId(ObjectKind::kMutex, 1)) {
+      EXPECT_NE(f.held, 0);
+      ++holding;
+    }
+  }
+  EXPECT_EQ(holding, 2);  // other's lock and unlock
+}
+
+TEST(SharedAccessTest, BreakingAGuardBitConflictsWithHoldingItOnly) {
+  Footprint holds = Touches(ObjectId(ObjectKind::kMemory, 0), true);
+  holds.held = 1;
+  Footprint holds_too = Touches(ObjectId(ObjectKind::kStream, 0), true);
+  holds_too.held = 1;
+  const Footprint breaks = Breaking(Touches(ObjectId(ObjectKind::kShared, 0), false), 1);
+  const Footprint breaks_other = Breaking(Touches(ObjectId(ObjectKind::kShared, 1), false), 2);
+  EXPECT_TRUE(Dependent(holds, breaks));
+  EXPECT_TRUE(Dependent(breaks, holds));
+  EXPECT_FALSE(Dependent(holds, holds_too));
+  EXPECT_FALSE(Dependent(holds, breaks_other));
+  EXPECT_FALSE(Dependent(breaks, breaks_other));
 }
 
 TEST(SharedAccessTest, DigestsLeaveTheAccessesOut) {

@@ -53,10 +53,10 @@ class SimHost final : public Host, public RuntimeObserver {
   void Yield() override;
   void AtExit(std::function<void()> handler) override;
   [[noreturn]] void Exit(int status) override;
-  // An access without its guard held is a scheduling point of its own,
-  // program-wide (it conflicts with every step that runs program code, where
-  // the guarded accesses are), except on the actor running the exit
-  // handlers, whose steps are program-wide already.
+  // An access without its guard held is a scheduling point of its own that
+  // breaks the guard's bit (it conflicts with every step taken while holding
+  // the guard, where the guarded accesses are), except on the actor running
+  // the exit handlers, whose steps are program-wide already.
   SharedId DeclareShared(absl::string_view name, const Mutex* guard) override;
   void SharedAccess(SharedId object, bool write) override;
 
@@ -74,7 +74,11 @@ class SimHost final : public Host, public RuntimeObserver {
   Scheduler* scheduler_;
   ProbeRegistry probes_;
   std::vector<std::function<void()>> exit_handlers_;
-  std::vector<const Mutex*> guards_;  // by SharedId, this execution's
+  struct GuardOf {
+    std::uint32_t mutex = 0;  // the guard's mutex id, when bit != 0
+    std::uint8_t bit = 0;     // its guard bit (Footprint::held); 0: no guard
+  };
+  std::vector<GuardOf> guards_;  // by SharedId, this execution's
   bool exiting_ = false;
 };
 

@@ -59,6 +59,7 @@ void DataRaceMonitor::Reset() {
   gpu_.clear();
   stream_actor_.clear();
   next_callback_ = 0;
+  raced_ = false;
 }
 
 void DataRaceMonitor::Fit(ActorId actor) {
@@ -94,12 +95,13 @@ void DataRaceMonitor::JoinGpu(ActorId actor) {
 }
 
 std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events,
-                                                  const SimView& view) {
+                                                  const SimView& /*view*/) {
   const Event& e = events.back();
   if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return std::nullopt;
   switch (e.kind) {
     case EventKind::kSharedAccess:
-      return Access(events, view);
+      Access(events);
+      return std::nullopt;
     case EventKind::kThreadStart:
       if (e.a != kNoActor && e.a < kMaxIndexedId) {
         ClockOf(e.actor);
@@ -176,23 +178,26 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
   }
 }
 
-std::optional<Violation> DataRaceMonitor::Access(absl::Span<const Event> events,
-                                                 const SimView& view) {
+std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> events,
+                                                       const SimView& view, bool) {
+  if (!raced_ || race_later_ >= events.size()) return std::nullopt;
+  return Complain(events, view);
+}
+
+void DataRaceMonitor::Access(absl::Span<const Event> events) {
   const Event& e = events.back();
   const auto index = static_cast<std::uint32_t>(events.size() - 1);
-  if (e.a >= kMaxIndexedId) return std::nullopt;
+  if (e.a >= kMaxIndexedId) return;
   const ActorId self = e.actor;
   const Entry* clock = ClockOf(self);
   if (writes_.size() <= e.a) writes_.resize(e.a + 1);
   Write& w = writes_[e.a];
-  if (w.epoch != 0 && w.actor != self && w.epoch > clock[w.actor]) {
-    return Complain(events, view, w.event);
-  }
+  if (w.epoch != 0 && w.actor != self && w.epoch > clock[w.actor]) Race(w.event, index);
   Entry* read_epochs = read_epochs_.Row(e.a, width_);
   Entry* read_events = read_events_.Row(e.a, width_);
   if (e.b == 1) {
     for (ActorId u = 0; u < width_; ++u) {
-      if (u != self && read_epochs[u] > clock[u]) return Complain(events, view, read_events[u]);
+      if (u != self && read_epochs[u] > clock[u]) Race(read_events[u], index);
     }
     w = Write{self, clock[self], index};
     std::fill(read_epochs, read_epochs + width_, 0);
@@ -200,20 +205,19 @@ std::optional<Violation> DataRaceMonitor::Access(absl::Span<const Event> events,
     read_epochs[self] = clock[self];
     read_events[self] = index;
   }
-  return std::nullopt;
 }
 
-std::optional<Violation> DataRaceMonitor::Complain(absl::Span<const Event> events,
-                                                   const SimView& view,
-                                                   std::size_t earlier) const {
-  const Event& now = events.back();
-  const Event& then = events[earlier];
+Violation DataRaceMonitor::Complain(absl::Span<const Event> events,
+                                    const SimView& view) const {
+  const Event& now = events[race_later_];
+  const Event& then = events[race_earlier_];
+  const std::uint32_t earlier = race_earlier_;
   auto what = [](const Event& a) { return a.b == 1 ? "writes" : "reads"; };
   auto guard = [](const Event& a) { return a.c == 1 ? "with its guard held" : "unguarded"; };
   return ViolationAtLast(
       kName, events,
       absl::StrCat(Who(view, now.actor), " ", what(now), " ", SharedLabel(view, now.a), " ",
-                   guard(now), " (event #", events.size() - 1, ") while ", Who(view, then.actor),
+                   guard(now), " (event #", race_later_, ") while ", Who(view, then.actor),
                    " ", what(then), " it ", guard(then), " (event #", earlier,
                    "): no lock, spawn, join, callback or synchronisation orders them"));
 }

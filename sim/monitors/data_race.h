@@ -11,8 +11,12 @@
 //   cuStreamSynchronize, cuEventSynchronize, a stream or event query that
 //   answered "complete", the synchronous copies, cuCtxDestroy): events and
 //   stream waits order through those calls.
-// The report names both accesses. Atomic snapshots and state without Shared
-// are not checked; a wait that returned an error orders nothing.
+// The report names both accesses. It is made when the execution ends (process
+// exit or quiescence), for the first race: a race is a cause, and the
+// violation it leads to later in the same execution (a use after free, a
+// leak) is the one reported when there is one. Atomic snapshots and state
+// without Shared are not checked; a wait that returned an error orders
+// nothing.
 #ifndef STACKCHECK_SIM_MONITORS_DATA_RACE_H_
 #define STACKCHECK_SIM_MONITORS_DATA_RACE_H_
 
@@ -40,6 +44,8 @@ class DataRaceMonitor final : public Monitor {
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
+  std::optional<Violation> OnQuiescence(absl::Span<const Event> events, const SimView& view,
+                                        bool all_finished) override;
 
  private:
   using Entry = std::uint32_t;
@@ -77,9 +83,13 @@ class DataRaceMonitor final : public Monitor {
   // Copies the actor's clock into `into`, then starts its next epoch.
   void Release(ActorId actor, Entry* into);
   void JoinGpu(ActorId actor);
-  std::optional<Violation> Access(absl::Span<const Event> events, const SimView& view);
-  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> Complain(
-      absl::Span<const Event> events, const SimView& view, std::size_t earlier) const;
+  void Access(absl::Span<const Event> events);
+  // Remembers the first race: accesses at event indices `earlier` and `later`.
+  void Race(std::uint32_t earlier, std::uint32_t later) {
+    if (!raced_) raced_ = true, race_earlier_ = earlier, race_later_ = later;
+  }
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD Violation Complain(absl::Span<const Event> events,
+                                                                 const SimView& view) const;
 
   std::uint32_t width_ = 8;  // a multiple of 8 above every actor seen
   Table actors_;             // by actor
@@ -92,6 +102,8 @@ class DataRaceMonitor final : public Monitor {
   std::vector<ActorId> gpu_;    // actors that started kernels (streams)
   std::vector<ActorId> stream_actor_;  // by stream index, kNoActor if unseen
   std::uint32_t next_callback_ = 0;   // the engine numbers them in enqueue order
+  bool raced_ = false;  // the first race, reported at the end
+  std::uint32_t race_earlier_ = 0, race_later_ = 0;
 };
 
 }  // namespace stackcheck::sim

@@ -32,7 +32,7 @@ TEST(DataRaceTest, AccessesUnderOneMutexAreOrdered) {
   Write(t, kT2, kBlock, true);
   t.Add(kT2, EventKind::kMutexUnlock, 7, kT2);
   DataRaceMonitor m;
-  EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
 }
 
 TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
@@ -42,7 +42,7 @@ TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
   t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
   Read(t, kT2, kBlock);  // no lock: nothing orders it after T1's write
   DataRaceMonitor m;
-  auto v = Feed(m, t, FakeSimView{});
+  auto v = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->property, "data-race");
   EXPECT_EQ(v->event_index, 3u);
@@ -57,7 +57,7 @@ TEST(DataRaceTest, ReadsNeverRaceWithReads) {
   Read(t, kT2, kBlock);
   Read(t, kCb, kBlock);
   DataRaceMonitor m;
-  EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
 }
 
 TEST(DataRaceTest, AWriteRacesWithAnEarlierUnorderedRead) {
@@ -66,7 +66,7 @@ TEST(DataRaceTest, AWriteRacesWithAnEarlierUnorderedRead) {
   Write(t, kT2, kOther);  // another object: no race
   Write(t, kT2, kBlock);
   DataRaceMonitor m;
-  auto v = Feed(m, t, FakeSimView{});
+  auto v = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
   EXPECT_THAT(v->message, HasSubstr("while T1 reads it unguarded (event #0)"));
 }
@@ -80,7 +80,7 @@ TEST(DataRaceTest, SpawnAndJoinOrder) {
   t.Add(kT1, EventKind::kThreadEnd).Add(kT0, EventKind::kJoin, kT1);
   Write(t, kT0, kBlock);
   DataRaceMonitor m;
-  EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
 }
 
 TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
@@ -89,7 +89,7 @@ TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
   Write(t, kT0, kBlock);  // after the spawn
   Read(t, kT1, kBlock);
   DataRaceMonitor m;
-  EXPECT_TRUE(Feed(m, t, FakeSimView{}).has_value());
+  EXPECT_TRUE(Feed(m, t, FakeSimView{}, true).has_value());
 }
 
 TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
@@ -101,7 +101,7 @@ TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
   Read(t, kCb, kBlock);  // ordered after T1's write by the enqueue
   Write(t, kT2, kBlock);  // T2 is ordered with neither
   DataRaceMonitor m;
-  auto v = Feed(m, t, FakeSimView{});
+  auto v = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->event_index, 5u);
   EXPECT_THAT(v->message, HasSubstr("T2 writes"));
@@ -115,7 +115,7 @@ TEST(DataRaceTest, KernelCompletionOrdersTheEnqueuerBeforeASynchronisingReturn) 
     if (synchronised) Call(t, kT2, DriverApi::kCtxSynchronize);
     Read(t, kT2, kBlock);
     DataRaceMonitor m;
-    EXPECT_EQ(Feed(m, t, FakeSimView{}).has_value(), !synchronised);
+    EXPECT_EQ(Feed(m, t, FakeSimView{}, true).has_value(), !synchronised);
   }
 }
 
@@ -125,8 +125,8 @@ TEST(DataRaceTest, ResetForgetsThePreviousExecution) {
   Trace second;
   Read(second, kT2, kBlock);
   DataRaceMonitor m;
-  EXPECT_EQ(Feed(m, first, FakeSimView{}), std::nullopt);
-  EXPECT_EQ(Feed(m, second, FakeSimView{}), std::nullopt);
+  EXPECT_EQ(Feed(m, first, FakeSimView{}, true), std::nullopt);
+  EXPECT_EQ(Feed(m, second, FakeSimView{}, true), std::nullopt);
 }
 
 TEST(DataRaceTest, ManyActorsWidenTheClocks) {
@@ -138,7 +138,7 @@ TEST(DataRaceTest, ManyActorsWidenTheClocks) {
   Read(t, 40, kBlock, true);  // ordered: no race, though actor 40 widens every clock
   Write(t, 41, kBlock);       // unordered with both
   DataRaceMonitor m;
-  auto v = Feed(m, t, FakeSimView{});
+  auto v = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->event_index, 5u);
 }
