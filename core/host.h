@@ -50,6 +50,11 @@ class ABSL_SCOPED_LOCKABLE MutexLock {
   Mutex* const mu_;
 };
 
+// Identity of a piece of shared state declared through Host::DeclareShared.
+using SharedId = std::uint32_t;
+// What DeclareShared returns on a backend that does not check accesses.
+inline constexpr SharedId kUntrackedShared = 0xffffffffu;
+
 class Host {
  public:
   virtual ~Host() = default;
@@ -70,6 +75,19 @@ class Host {
   // The simulator ends the simulated process, never the test binary.
   virtual void AtExit(std::function<void()> handler) = 0;
   [[noreturn]] virtual void Exit(int status) = 0;
+
+  // Shared state (core/shared.h declares it through these two; nothing else
+  // calls them). DeclareShared names state that threads share and meant to be
+  // accessed only with `guard` held (nullptr: no mutex guards it); a backend
+  // that checks data races returns its id, the others kUntrackedShared, and
+  // then never hear of it again (real threads: a plain access). SharedAccess
+  // is called by the accessing thread just before it reads or writes: the
+  // simulator logs the access and, when `guard` is not held by the caller,
+  // makes it a scheduling point.
+  virtual SharedId DeclareShared(absl::string_view /*name*/, const Mutex* /*guard*/) {
+    return kUntrackedShared;
+  }
+  virtual void SharedAccess(SharedId /*object*/, bool /*write*/) {}
 };
 
 }  // namespace stackcheck

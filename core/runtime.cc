@@ -17,7 +17,8 @@ Runtime::Runtime(Device& device, Host& host, RuntimeObserver& observer,
       ctx_(device, host, observer, options),
       policy_(policy.make(ctx_)),
       device_lock_(host.NewMutex("device lock")),
-      exit_handler_target_(std::make_shared<std::atomic<Runtime*>>(this)) {}
+      exit_handler_target_(std::make_shared<std::atomic<Runtime*>>(this)),
+      user_allocations_(host, "user allocations", device_lock_.get()) {}
 
 absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(
     Device& device, Host& host, RuntimeObserver& observer,
@@ -169,17 +170,16 @@ void Runtime::Run(const RegionSpec& region) {
   device_lock_->Unlock();
 }
 
-void Runtime::Remember(DevicePtr ptr, std::uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(books_mu_);
-  user_allocations_[ptr] = bytes;
+void Runtime::RememberLocked(DevicePtr ptr, std::uint64_t bytes) {
+  user_allocations_.Write()[ptr] = bytes;
 }
 
-bool Runtime::Forget(DevicePtr ptr, std::uint64_t* bytes) {
-  std::lock_guard<std::mutex> lock(books_mu_);
-  auto it = user_allocations_.find(ptr);
-  if (it == user_allocations_.end()) return false;
+bool Runtime::ForgetLocked(DevicePtr ptr, std::uint64_t* bytes) {
+  auto& allocations = user_allocations_.Write();
+  auto it = allocations.find(ptr);
+  if (it == allocations.end()) return false;
   if (bytes != nullptr) *bytes = it->second;
-  user_allocations_.erase(it);
+  allocations.erase(it);
   return true;
 }
 
@@ -187,15 +187,15 @@ DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
   device_lock_->Lock();
   if (!UsableLocked()) return 0;  // omp_target_alloc: NULL
   DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  if (ptr != 0) RememberLocked(ptr, bytes);
   device_lock_->Unlock();
-  if (ptr != 0) Remember(ptr, bytes);
   return ptr;
 }
 
 void Runtime::DeviceFree(DevicePtr ptr) {
   if (ptr == 0) return;
-  const bool known = Forget(ptr, nullptr);
   device_lock_->Lock();
+  const bool known = ForgetLocked(ptr, nullptr);
   if (!UsableLocked()) return;  // reclaimed with the context
   if (!known) {
     FatalUnlocking(kNoRegion, CuResult::kInvalidValue,
@@ -221,15 +221,19 @@ DevicePtr Runtime::EnterData(std::uint64_t bytes) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown,
                    "Copying of host object to dev object failed");
   }
+  RememberLocked(ptr, bytes);
   device_lock_->Unlock();
-  Remember(ptr, bytes);
   return ptr;
 }
 
 void Runtime::ExitData(DevicePtr ptr) {
-  std::uint64_t bytes = 0;
-  if (ptr == 0 || !Forget(ptr, &bytes)) return;  // not present: nothing to do
+  if (ptr == 0) return;
   device_lock_->Lock();
+  std::uint64_t bytes = 0;
+  if (!ForgetLocked(ptr, &bytes)) {  // not present: nothing to do
+    device_lock_->Unlock();
+    return;
+  }
   if (!UsableLocked()) return;
   if (!policy_->CopyFromDevice(ptr, bytes)) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown,
@@ -243,14 +247,18 @@ void Runtime::ExitData(DevicePtr ptr) {
 }
 
 void Runtime::Update(DevicePtr ptr) {
+  if (ptr == 0) return;
+  device_lock_->Lock();
   std::uint64_t bytes = 0;
   {
-    std::lock_guard<std::mutex> lock(books_mu_);
-    auto it = user_allocations_.find(ptr);
-    if (ptr == 0 || it == user_allocations_.end()) return;  // not present
+    const auto& allocations = user_allocations_.Read();
+    auto it = allocations.find(ptr);
+    if (it == allocations.end()) {  // not present
+      device_lock_->Unlock();
+      return;
+    }
     bytes = it->second;
   }
-  device_lock_->Lock();
   if (!UsableLocked()) return;
   if (!policy_->CopyToDevice(ptr, bytes)) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown,
@@ -279,9 +287,8 @@ void Runtime::CloseDevice() {
 }
 
 std::uint64_t Runtime::UserBytesLive() const {
-  std::lock_guard<std::mutex> lock(books_mu_);
   std::uint64_t total = 0;
-  for (const auto& [ptr, bytes] : user_allocations_) total += bytes;
+  for (const auto& [ptr, bytes] : user_allocations_.Read()) total += bytes;
   return total;
 }
 

@@ -27,7 +27,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -40,6 +39,7 @@
 #include "core/policies/policy.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
+#include "core/shared.h"
 
 namespace stackcheck {
 
@@ -90,7 +90,8 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
 
   const PolicyInfo& policy_info() const { return info_; }
   std::uint64_t CachedBytes() const { return policy_->CachedBytes(); }
-  // User allocations not yet freed.
+  // User allocations not yet freed; only when no other thread uses the
+  // runtime (it reads without the device lock).
   std::uint64_t UserBytesLive() const;
   // Errors reported on non-fatal paths, and fatal messages, in order.
   std::vector<std::string> errors() const { return ctx_.errors(); }
@@ -104,9 +105,9 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // Raises `message` as a fatal error after releasing the device lock.
   [[noreturn]] void FatalUnlocking(RegionId region, CuResult code,
                                    absl::string_view message);
-  // Records / forgets a device pointer the program holds.
-  void Remember(DevicePtr ptr, std::uint64_t bytes);
-  bool Forget(DevicePtr ptr, std::uint64_t* bytes);
+  // Records / forgets a device pointer the program holds; device lock held.
+  void RememberLocked(DevicePtr ptr, std::uint64_t bytes);
+  bool ForgetLocked(DevicePtr ptr, std::uint64_t* bytes);
 
   const PolicyInfo& info_;
   RuntimeContext ctx_;
@@ -122,10 +123,8 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   std::shared_ptr<std::atomic<Runtime*>> exit_handler_target_;
   ModuleHandle module_{};
 
-  // Bookkeeping with no scheduling points inside (never held across a
-  // Device or Host call).
-  mutable std::mutex books_mu_;
-  absl::flat_hash_map<DevicePtr, std::uint64_t> user_allocations_;
+  // The program's device pointers and their sizes, guarded by *device_lock_.
+  Shared<absl::flat_hash_map<DevicePtr, std::uint64_t>> user_allocations_;
 };
 
 }  // namespace stackcheck

@@ -10,8 +10,8 @@ constexpr std::uint8_t kBoth = kSimBackend | kCudaBackend;
 // timeout (deadlock, progress), the fatal message (attribution), the owner-aware
 // Mutex (discipline), the cache observer (bounded cache), the stream state when
 // run returns (sync completion). Whether a driver call came from the callback
-// thread, or a block was freed under a kernel without the kernel noticing, only
-// the simulator can tell.
+// thread, or a block was freed under a kernel without the kernel noticing, or
+// two accesses were unordered (data-race), only the simulator can tell.
 constexpr PropertyInfo kProperties[] = {
     {"no-use-after-free",
      "no kernel uses a stacks block after it was freed, and nothing frees a block an unfinished kernel uses",
@@ -43,6 +43,9 @@ constexpr PropertyInfo kProperties[] = {
     {"sync-completion",
      "a region's kernel has completed when run returns (deviation a policy may accept)",
      Checker::kMonitor, "sync-completion", kBoth, true},
+    {"data-race",
+     "no two accesses to shared policy or runtime state, one a write, on different threads unordered by happens-before",
+     Checker::kMonitor, "data-race", kSimBackend, false},
 };
 
 }  // namespace

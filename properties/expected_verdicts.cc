@@ -66,6 +66,12 @@ const std::vector<ExpectedRow>& ExpectedRows() {
        "the abort surfaces in the callback or in another call's message"},
       {"v1a-callback-unlock", "bounded-cache", Expectation::kViolated,
        "V1 never frees the cached block before close: no soft limit"},
+      {"v1a-callback-unlock", "data-race", Expectation::kViolated,
+       "found: a fatal error on one thread (a mapping's failed allocation) runs "
+       "gomp_target_fini -> nvptx_close_device, which reads and frees the cached block "
+       "without the stacks lock while another thread's GOMP_OFFLOAD_run grows it under "
+       "the lock; and the callback reads the last region launched after its unlock, "
+       "which the next run writes under the lock"},
       // V1b: the callback takes the lock to mark the block free.
       {"v1b-callback-lock", "no-use-after-free", Expectation::kViolated,
        "found: with cuMemFree not waiting (SEM-11's documented mode), close frees the "
@@ -83,6 +89,10 @@ const std::vector<ExpectedRow>& ExpectedRows() {
        "message or is lost"},
       {"v1b-callback-lock", "bounded-cache", Expectation::kViolated,
        "V1 never frees the cached block before close: no soft limit"},
+      {"v1b-callback-lock", "data-race", Expectation::kViolated,
+       "found: as V1a, nvptx_close_device (from a fatal error's gomp_target_fini) reads "
+       "and frees the cached block without the stacks lock another thread's "
+       "GOMP_OFFLOAD_run grows it under"},
       // V2 (GCC 11-14; Debian 12's GCC 12.2 plugin).
       {"v2-gcc11", "no-deadlock", Expectation::kViolated,
        "found: the exit-time hang measured on the H200 with GCC 12.2 - one thread's "
@@ -99,6 +109,12 @@ const std::vector<ExpectedRow>& ExpectedRows() {
        "one thread is fatal; gomp_target_fini -> nvptx_close_device destroys the "
        "stacks lock another thread holds (EBUSY) and frees the cached block without "
        "it, and that thread then launches its kernel on the freed block"},
+      {"v2-gcc11", "data-race", Expectation::kViolatedRarely,
+       "found (first at execution 25,055 of a campaign, pct): GCC 12.2's "
+       "nvptx_close_device (plugin-nvptx.c, from gomp_target_fini after a fatal error "
+       "on another thread) destroys omp_stacks.lock, then reads and frees "
+       "omp_stacks.ptr without it, while GOMP_OFFLOAD_run -> nvptx_stacks_acquire "
+       "reads it under the lock: the race under the no-use-after-free finding"},
       {"v2-gcc11", "abort-attribution", Expectation::kViolated,
        "found: a copy on another thread (gomp_copy_host2dev / dev2host during mapping "
        "or target update) meets the sticky error first and prints "
@@ -116,6 +132,9 @@ const std::vector<ExpectedRow>& ExpectedRows() {
       {"v3-trunk", "no-use-after-free", Expectation::kViolatedRarely,
        "found: as V2, close frees the cached block under a thread that holds the "
        "stacks lock and launches on it next"},
+      {"v3-trunk", "data-race", Expectation::kViolatedRarely,
+       "found: as V2, nvptx_close_device reads and frees omp_stacks.ptr without "
+       "omp_stacks.lock while another thread's nvptx_stacks_acquire reads it under it"},
       {"v3-trunk", "abort-attribution", Expectation::kViolated,
        "found: as V2, a copy on another thread prints the abort's code first, without "
        "the hint"},

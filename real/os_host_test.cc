@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "absl/time/clock.h"
+#include "core/shared.h"
 #include "gtest/gtest.h"
 
 namespace stackcheck::real {
@@ -32,6 +33,19 @@ TEST(OsHostTest, ThreadsHaveDistinctIdsAndNames) {
   EXPECT_EQ(seen.load(), child);
   EXPECT_EQ(host.ThreadName(child), "worker");
   EXPECT_EQ(host.ThreadName(main), "main");
+}
+
+TEST(OsHostTest, SharedStateIsAPlainValueOnOsThreads) {
+  OsHost host;
+  std::unique_ptr<Mutex> mu = host.NewMutex("stacks");
+  EXPECT_EQ(host.DeclareShared("block", mu.get()), kUntrackedShared);
+  Shared<int> value(host, "block", mu.get(), 3);
+  EXPECT_EQ(value.Read(), 3);
+  value.Write() = 5;  // without the guard: nothing checks it here
+  EXPECT_EQ(value.Read(), 5);
+  MutexLock lock(mu.get());
+  value.Write() += 1;
+  EXPECT_EQ(value.Read(), 6);
 }
 
 TEST(OsHostTest, MutexExcludesAndKnowsItsOwner) {

@@ -53,6 +53,7 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kKernelVars: return "kernel-vars";
     case EventKind::kMemcpy: return "memcpy";
     case EventKind::kErrorReported: return "error-reported";
+    case EventKind::kSharedAccess: return "shared-access";
   }
   return "unknown-event";
 }
@@ -182,6 +183,9 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " region ", e.c, " ", FormatResult(e.x));
     case EventKind::kErrorReported:
       return absl::StrCat(kind, " ", FormatResult(e.x));
+    case EventKind::kSharedAccess:
+      return absl::StrCat(kind, e.b == 1 ? " write" : " read", " #", e.a,
+                          e.c == 1 ? " (guard held)" : " (unguarded)");
     case EventKind::kCacheHeld:
       return absl::StrCat(kind, " ", FormatBytes(e.x), " (largest need ",
                           FormatBytes(e.y), ")");

@@ -64,6 +64,8 @@ enum class EventKind : std::uint8_t {
                      // logged right after the kernel's kKernelEnqueue
   kMemcpy,           // x: device address, y: bytes, a: 1 = host to device
   kErrorReported,    // x: CuResult, d: message key (a non-fatal message)
+  kSharedAccess,     // a: shared object (core/shared.h), b: 1 = write,
+                     // c: 1 = its guard was held; not hashed into digests
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -7,6 +7,7 @@ bool Dependent(const Footprint& a, const Footprint& b) {
       ((b.program & kProgramWide) && (a.program & kRunsProgram))) {
     return true;
   }
+  if (((a.held & b.breaks) | (b.held & a.breaks)) != 0) return true;
   for (int i = 0; i < a.count; ++i) {
     for (int j = 0; j < b.count; ++j) {
       const Access& x = a.accesses[i];

@@ -29,6 +29,13 @@ using ActorId = std::uint32_t;
 // simulated mutexes or owned by one thread), and whether it is program-wide:
 // it changes that state unlocked (the exit handlers), so it conflicts with
 // every step that runs program code, and with no GPU step.
+//
+// Shared state (core/shared.h) is meant to be touched with its guard mutex
+// held. Each guard mutex of an execution has a guard bit (of eight; two may
+// share one, which only costs reduction): a step declares the bits of the
+// guards its actor holds (`held`), and an access made without its guard
+// declares that guard's bit as broken (`breaks`). A step that breaks a bit
+// conflicts with every step holding it, where the guarded accesses are.
 struct Access {
   std::uint32_t object = 0;
   bool write = false;
@@ -48,11 +55,13 @@ struct alignas(16) Footprint {
   Access accesses[3];
   std::uint8_t count = 0;
   std::uint8_t program = 0;  // kRunsProgram | kProgramWide
+  std::uint8_t held = 0;     // guard bits its actor holds
+  std::uint8_t breaks = 0;   // guard bits of state it touches without the guard
   // Always zero. Named so that a copy moves all 32 bytes as two aligned
   // 16-byte halves, the way MakeFootprint and StoreWithProgram write them: a
-  // copy of the 26 bytes before it loads a 16-byte span straddling both
+  // copy of the 28 bytes before it loads a 16-byte span straddling both
   // halves, which cannot be store-forwarded (a stall at every step).
-  std::uint8_t unused[6] = {};
+  std::uint8_t unused[4] = {};
 };
 
 bool Dependent(const Footprint& a, const Footprint& b);
@@ -77,6 +86,9 @@ enum class ObjectKind : std::uint32_t {
   kStreamProgress = 15,  // what has completed on a stream (its GPU steps pop it)
   kLaunch = 16,       // one launch call (index: actor, its launch count), which
                       // the launched kernel's start may read (sim_gpu.cc)
+  kShared = 17,       // program state declared through core/shared.h (index:
+                      // its SharedId); an access without its guard is a step
+                      // of its own that breaks the guard's bit (sim_host.cc)
 };
 
 // The device's objects carry kDeviceBit (above), so that one step
@@ -114,6 +126,7 @@ inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
   Footprint f;
   static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
                     offsetof(Footprint, program) == 25 &&
+                    offsetof(Footprint, held) == 26 &&
                     sizeof(Footprint) == 32,
                 "three 8-byte accesses, then the count and the program flags "
                 "in the last 8 bytes");
@@ -153,19 +166,27 @@ inline Footprint ProgramWide(Footprint step) {
   step.program |= kProgramWide;
   return step;
 }
-// Stores `from` into `*to` with `program` added to its flags, in two 16-byte
-// stores like MakeFootprint (the engine reads it back whole at every step).
+// `step`, which touches state guarded by guard bits `bits` without holding
+// the guard.
+inline Footprint Breaking(Footprint step, std::uint8_t bits) {
+  step.breaks |= bits;
+  return step;
+}
+// Stores `from` into `*to` with `program` added to its flags and `held` to
+// its held guard bits, in two 16-byte stores like MakeFootprint (the engine
+// reads it back whole at every step).
 inline void StoreWithProgram(Footprint* to, const Footprint& from,
-                             std::uint8_t program) {
+                             std::uint8_t program, std::uint8_t held = 0) {
 #if defined(__SSE2__)
   const auto* in = reinterpret_cast<const __m128i*>(from.accesses);
   auto* out = reinterpret_cast<__m128i*>(to->accesses);
   _mm_storeu_si128(out, _mm_loadu_si128(in));
   _mm_storeu_si128(out + 1, _mm_or_si128(_mm_loadu_si128(in + 1),
-                                         _mm_set_epi32(0, program << 8, 0, 0)));
+                                         _mm_set_epi32(0, program << 8 | held << 16, 0, 0)));
 #else
   *to = from;
   to->program |= program;
+  to->held |= held;
 #endif
 }
 

@@ -56,12 +56,15 @@ class SimView {
   // The text of a message the runtime printed (field `d` of kFatalReported
   // and kErrorReported); empty when unknown.
   virtual absl::string_view MessageText(std::uint32_t /*key*/) const { return {}; }
+  // The name of shared state (field `a` of kSharedAccess, core/shared.h),
+  // e.g. "stacks block"; empty when unknown.
+  virtual absl::string_view SharedName(std::uint32_t /*object*/) const { return {}; }
 };
 
 // A set of event kinds, bit i for EventKind i.
 using EventKindMask = std::uint64_t;
 inline constexpr EventKindMask kAllEventKinds = ~EventKindMask{0};
-static_assert(static_cast<int>(EventKind::kProbe) < 64, "EventKindMask has one bit per kind");
+static_assert(static_cast<int>(EventKind::kSharedAccess) < 64, "EventKindMask has one bit per kind");
 
 constexpr EventKindMask KindBit(EventKind kind) {
   return EventKindMask{1} << static_cast<int>(kind);

@@ -38,6 +38,8 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   host_threads_ = 0;
   callback_workers_ = 0;
   mutexes_.clear();
+  guards_ = 0;
+  shared_count_ = 0;
   trace_.clear();
   choices_.clear();
   violation_.reset();
@@ -76,6 +78,7 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_bottom = nullptr;
   a.stack_size = 0;
   a.started = false;
+  a.guards_held = 0;
   a.answer_epoch = 0;
   a.wake_on = kAlwaysWatched;
   Watch(static_cast<ActorId>(actor_count_ - 1),
@@ -178,6 +181,40 @@ std::uint32_t Scheduler::NewMutex(absl::string_view name) {
   mutexes_.emplace_back();
   mutexes_.back().name.assign(name.data(), name.size());
   return static_cast<std::uint32_t>(mutexes_.size() - 1);
+}
+
+std::uint8_t Scheduler::MarkGuard(std::uint32_t mutex) {
+  MutexState& m = mutexes_[mutex];
+  if (m.guard_bit == 0) {
+    m.guard_bit = static_cast<std::uint8_t>(1u << (guards_++ % 8));
+    GuardsChanged(kNoActor, m.owner);
+  }
+  return m.guard_bit;
+}
+
+std::uint8_t Scheduler::GuardsOf(ActorId actor) const {
+  std::uint8_t bits = 0;
+  for (const MutexState& m : mutexes_) {
+    if (m.owner == actor) bits |= m.guard_bit;
+  }
+  return bits;
+}
+
+void Scheduler::GuardsChanged(ActorId before, ActorId after) {
+  if (before != kNoActor && before < actor_count_) actors_[before].guards_held = GuardsOf(before);
+  if (after != kNoActor && after < actor_count_) actors_[after].guards_held = GuardsOf(after);
+}
+
+std::uint32_t Scheduler::NewShared(absl::string_view name) {
+  // Names keep their strings across executions: no allocation once seen.
+  if (shared_count_ == shared_names_.size()) shared_names_.emplace_back();
+  shared_names_[shared_count_].assign(name.data(), name.size());
+  return static_cast<std::uint32_t>(shared_count_++);
+}
+
+absl::string_view Scheduler::SharedName(std::uint32_t object) const {
+  if (object >= shared_count_) return "?";
+  return shared_names_[object];
 }
 
 void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
@@ -537,7 +574,7 @@ void Scheduler::Point(const Footprint& next, PointKind kind) {
   }
   if (current_ == kMainContext) return;  // called outside any execution
   Actor& a = actors_[current_];
-  StoreWithProgram(&a.next, next, ProgramFlags());
+  StoreWithProgram(&a.next, next, ProgramFlags(), a.guards_held);
   a.state = ActorState::kRunnable;
   Reschedule(kind);
 }
@@ -556,7 +593,7 @@ void Scheduler::Block(const WaitReason& reason, const Footprint& next) {
   Actor& a = actors_[current_];
   a.state = ActorState::kBlocked;
   a.wait = reason;
-  StoreWithProgram(&a.next, next, ProgramFlags());
+  StoreWithProgram(&a.next, next, ProgramFlags(), a.guards_held);
   a.answer_epoch = 0;  // a new question for the device
   Watch(current_, WakeOnFor(reason, false));
   Reschedule(PointKind::kMayUnwind);

@@ -213,11 +213,22 @@ class Scheduler final : public SimView {
   std::uint32_t NewMutex(absl::string_view name);
   ActorId mutex_owner(std::uint32_t mutex) const { return mutexes_[mutex].owner; }
   void set_mutex_owner(std::uint32_t mutex, ActorId owner) {
-    mutexes_[mutex].owner = owner;
+    MutexState& m = mutexes_[mutex];
+    const ActorId before = m.owner;
+    m.owner = owner;
     // A waiter may take it now.
     if (owner == kNoActor) watch_ |= waiting_for_[kWakeOnMutex];
+    if (m.guard_bit != 0) GuardsChanged(before, owner);
   }
+  // Makes `mutex` a guard of shared state (core/shared.h) and returns its
+  // guard bit (Footprint::held): the steps of its owner declare it.
+  std::uint8_t MarkGuard(std::uint32_t mutex);
   std::uint64_t generation() const { return generation_; }
+
+  // --- shared state (core/shared.h), named for reports ---
+  std::uint32_t NewShared(absl::string_view name);
+  // The current actor runs the exit handlers: its steps are program-wide.
+  bool RunsExitHandlers() const { return current_ == handlers_actor_; }
 
   // --- events and time ---
   // Appends an event by the actor taking the current step.
@@ -266,6 +277,7 @@ class Scheduler final : public SimView {
   bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
   absl::string_view ActorName(ActorId actor) const override;
   absl::string_view MutexName(std::uint32_t mutex) const override;
+  absl::string_view SharedName(std::uint32_t object) const override;
   absl::string_view MessageText(std::uint32_t key) const override;
   // A stable key for a printed message (a hash of its text, the same in
   // every process), remembered for MessageText.
@@ -286,6 +298,7 @@ class Scheduler final : public SimView {
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
     std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
+    std::uint8_t guards_held = 0;  // guard bits of the guard mutexes it owns
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
     std::uint64_t answer_epoch = 0;
@@ -295,7 +308,11 @@ class Scheduler final : public SimView {
   struct MutexState {
     std::string name;
     ActorId owner = kNoActor;
+    std::uint8_t guard_bit = 0;  // 0: guards no shared state
   };
+  // Recomputes the held guard bits of the mutex's previous and new owner.
+  void GuardsChanged(ActorId before, ActorId after);
+  std::uint8_t GuardsOf(ActorId actor) const;
   static constexpr ActorId kMainContext = kNoActor;
 
   Actor& NewActor(ActorKind kind);
@@ -436,6 +453,9 @@ class Scheduler final : public SimView {
   std::uint32_t host_threads_ = 0;
   std::uint32_t callback_workers_ = 0;
   std::vector<MutexState> mutexes_;
+  std::uint32_t guards_ = 0;  // guard mutexes marked this execution
+  std::vector<std::string> shared_names_;  // by SharedId; shared_count_ live
+  std::size_t shared_count_ = 0;
   // Printed messages by key; kept across executions (a few distinct texts).
   absl::flat_hash_map<std::uint32_t, std::string> messages_;
   std::vector<Candidate> candidates_;

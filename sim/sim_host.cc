@@ -100,6 +100,9 @@ class SimMutex final : public Mutex {
     return true;
   }
 
+  std::uint32_t id() const { return id_; }
+  bool Current() const { return generation_ == scheduler_->generation(); }
+
   ThreadId Owner() const override {
     if (generation_ != scheduler_->generation()) return kNoThread;
     return SimHost::ToThreadId(scheduler_->mutex_owner(id_));
@@ -226,6 +229,39 @@ void SimHost::ExitProcess(int status, bool from_main_return) {
     handler();
   }
   scheduler_->EndProcess(status, /*stacks_intact=*/!from_main_return);
+}
+
+SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
+  const SharedId id = scheduler_->NewShared(name);
+  if (guards_.size() <= id) guards_.resize(id + 1);
+  GuardOf& g = guards_[id];
+  g = GuardOf{};
+  // Only this execution's simulated mutexes can guard: anything else (a
+  // mutex of another host) leaves the state unguarded, every access a point.
+  const auto* mutex = dynamic_cast<const SimMutex*>(guard);
+  if (mutex != nullptr && mutex->Current()) {
+    g.mutex = mutex->id();
+    g.bit = scheduler_->MarkGuard(mutex->id());
+  }
+  return id;
+}
+
+void SimHost::SharedAccess(SharedId object, bool write) {
+  const ActorId self = scheduler_->current();
+  if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
+  const GuardOf& g = guards_[object];
+  const bool guarded = g.bit != 0 && scheduler_->mutex_owner(g.mutex) == self;
+  if (!guarded && !scheduler_->RunsExitHandlers()) {
+    // Before the access: it conflicts with the guard's lock and unlock steps
+    // (a lock step runs code under the guard after it acquires) and, through
+    // the guard bit, with every step its owner takes while holding it.
+    const std::uint32_t shared = ObjectId(ObjectKind::kShared, object);
+    scheduler_->Point(g.bit == 0 ? Touches(shared, write)
+                                 : Breaking(Touches(shared, write,
+                                                    ObjectId(ObjectKind::kMutex, g.mutex), false),
+                                            g.bit));
+  }
+  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
 }
 
 void SimHost::RegionBegin(RegionId region) {

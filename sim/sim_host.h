@@ -28,7 +28,7 @@ class SimHost final : public Host, public RuntimeObserver {
   explicit SimHost(Scheduler* scheduler);
 
   // Forgets the previous execution's exit handlers.
-  void BeginExecution() { exit_handlers_.clear(), exiting_ = false; }
+  void BeginExecution() { exit_handlers_.clear(), exiting_ = false, guards_.clear(); }
   // Runs the exit path on the calling fiber. `from_main_return`: main has
   // returned (what returning from main does) and its locals are gone.
   [[noreturn]] void ExitProcess(int status, bool from_main_return = false);
@@ -53,6 +53,12 @@ class SimHost final : public Host, public RuntimeObserver {
   void Yield() override;
   void AtExit(std::function<void()> handler) override;
   [[noreturn]] void Exit(int status) override;
+  // An access without its guard held is a scheduling point of its own that
+  // breaks the guard's bit (it conflicts with every step taken while holding
+  // the guard, where the guarded accesses are), except on the actor running
+  // the exit handlers, whose steps are program-wide already.
+  SharedId DeclareShared(absl::string_view name, const Mutex* guard) override;
+  void SharedAccess(SharedId object, bool write) override;
 
   // RuntimeObserver
   void RegionBegin(RegionId region) override;
@@ -68,6 +74,11 @@ class SimHost final : public Host, public RuntimeObserver {
   Scheduler* scheduler_;
   ProbeRegistry probes_;
   std::vector<std::function<void()>> exit_handlers_;
+  struct GuardOf {
+    std::uint32_t mutex = 0;  // the guard's mutex id, when bit != 0
+    std::uint8_t bit = 0;     // its guard bit (Footprint::held); 0: no guard
+  };
+  std::vector<GuardOf> guards_;  // by SharedId, this execution's
   bool exiting_ = false;
 };
 

@@ -70,6 +70,7 @@
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
 #include "core/probes.h"
+#include "core/shared.h"
 
 namespace stackcheck {
 namespace {
@@ -90,24 +91,27 @@ class EventFencePolicy : public Policy {
   EventFencePolicy(RuntimeContext& ctx, bool wait_for_completion)
       : Policy(ctx),
         wait_for_completion_(wait_for_completion),
-        lock_(ctx.host.NewMutex("stacks lock")) {}
+        lock_(ctx.host.NewMutex("stacks lock")),
+        block_(ctx.host, lock_.get()),
+        books_(ctx.host, "fence books", lock_.get()) {}
 
   void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();
-    if (retired_) {
+    Books& b = books_.Write();
+    if (b.retired) {
       // A fatal error was raised, or the exit path closed the device, while
       // this thread was on its way in: as libgomp does for a finalized
       // device, the region falls back to the host; the device is not touched.
       lock_->Unlock();
       return;
     }
-    if (poisoned_) FailLocked(region.id, "cuLaunchKernel", poisoned_code_);
+    if (b.poisoned) FailLocked(region.id, "cuLaunchKernel", b.poisoned_code);
     CuResult r = CuResult::kSuccess;
-    if (ledger_ == HostWordHandle{}) {
-      r = ctx_.device.HostWordAlloc(&ledger_);
+    if (b.ledger == HostWordHandle{}) {
+      r = ctx_.device.HostWordAlloc(&b.ledger);
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemHostAlloc", r);
     }
-    if (in_flight_.size() >= kSettleAt) SettleLocked();
+    if (b.in_flight.size() >= kSettleAt) SettleLocked();
     if (!block_.Fits(region.StacksBytes())) {
       // The old block may still be in use: free it only once idle.
       r = WaitIdleLocked();
@@ -117,12 +121,12 @@ class EventFencePolicy : public Policy {
       r = block_.Allocate(ctx_.device, region.StacksBytes());
       if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemAlloc", r);
     }
-    const std::uint32_t seq = launched_seq_ + 1;
-    r = ctx_.LaunchRegion(region, vars, block_.ptr(), ledger_, seq);
+    const std::uint32_t seq = b.launched_seq + 1;
+    r = ctx_.LaunchRegion(region, vars, block_.ptr(), b.ledger, seq);
     if (r != CuResult::kSuccess) FailLocked(region.id, "cuLaunchKernel", r);
     // Enqueued: from here on this region is one the ledger may not confirm.
-    launched_seq_ = seq;
-    in_flight_.push_back({seq, region.id});
+    b.launched_seq = seq;
+    b.in_flight.push_back({seq, region.id});
     if (wait_for_completion_) {
       // event-fence-sync: the region completes before run returns.
       r = WaitIdleLocked();
@@ -137,7 +141,7 @@ class EventFencePolicy : public Policy {
   // return failure; the runtime raises the fatal error after unlocking.
   DevicePtr DeviceAlloc(std::uint64_t bytes) override {
     lock_->Lock();
-    if (retired_) {
+    if (books_.Read().retired) {
       lock_->Unlock();
       return 0;  // the process is exiting: as for a finalized device
     }
@@ -155,7 +159,7 @@ class EventFencePolicy : public Policy {
     // Any failure: the cache may be what starves this allocation.
     ctx_.Probe(kProbeOomRetry);
     lock_->Lock();
-    CuResult freed = retired_ ? CuResult::kSuccess : FreeBlockLocked();
+    CuResult freed = books_.Read().retired ? CuResult::kSuccess : FreeBlockLocked();
     lock_->Unlock();
     if (freed != CuResult::kSuccess) return ReportFailure("cuMemFree", freed), 0;
     r = ctx_.device.MemAlloc(&ptr, bytes);
@@ -167,7 +171,7 @@ class EventFencePolicy : public Policy {
     // Program data may be what a kernel in flight works on; cuMemFree is not
     // guaranteed to wait for it (SEM-11), so our kernels are waited first.
     lock_->Lock();
-    if (retired_) {
+    if (books_.Read().retired) {
       lock_->Unlock();  // the context's destruction reclaims it
       return true;
     }
@@ -203,15 +207,16 @@ class EventFencePolicy : public Policy {
       r = block_.Free(ctx_.device);
       if (r != CuResult::kSuccess) ReportLocked("cuMemFree", r), ok = false;
     }
-    if (ledger_ != HostWordHandle{} && !poisoned_) {
+    Books& b = books_.Write();
+    if (b.ledger != HostWordHandle{} && !b.poisoned) {
       // On a poisoned context the call would fail; the context's release
       // reclaims the word.
-      r = ctx_.device.HostWordFree(ledger_);
+      r = ctx_.device.HostWordFree(b.ledger);
       if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r), ok = false;
     }
-    ledger_ = HostWordHandle{};
-    retired_ = true;
-    closed_ = true;
+    b.ledger = HostWordHandle{};
+    b.retired = true;
+    b.closed = true;
     lock_->Unlock();
     return ok;
   }
@@ -226,26 +231,27 @@ class EventFencePolicy : public Policy {
 
   // Drops the launches the ledger shows complete.
   void SettleLocked() {
-    if (in_flight_.empty()) return;
-    const std::uint32_t done = ctx_.device.HostWordLoad(ledger_);
-    while (!in_flight_.empty() && !After(in_flight_.front().seq, done)) {
-      in_flight_.pop_front();
+    Books& b = books_.Write();
+    if (b.in_flight.empty()) return;
+    const std::uint32_t done = ctx_.device.HostWordLoad(b.ledger);
+    while (!b.in_flight.empty() && !After(b.in_flight.front().seq, done)) {
+      b.in_flight.pop_front();
     }
   }
 
   // Waits until none of our kernels may still run. After a failure the
   // context is poisoned for good, and the region that aborted is remembered
-  // in poisoned_region_.
+  // in the books' poisoned_region.
   CuResult WaitIdleLocked() {
-    if (poisoned_) return poisoned_code_;
+    if (books_.Read().poisoned) return books_.Read().poisoned_code;
     SettleLocked();
-    if (in_flight_.empty()) return CuResult::kSuccess;
+    if (books_.Read().in_flight.empty()) return CuResult::kSuccess;
     const CuResult r = ctx_.device.StreamSynchronize(kLegacyStream);
     if (r != CuResult::kSuccess) {
       MarkPoisonedLocked(kNoRegion, r);
       return r;
     }
-    in_flight_.clear();
+    books_.Write().in_flight.clear();
     return r;
   }
 
@@ -255,18 +261,21 @@ class EventFencePolicy : public Policy {
   // poisoned.
   std::optional<RegionId> AbortedRegionLocked() {
     SettleLocked();
-    if (in_flight_.empty()) return std::nullopt;
-    return in_flight_.front().region;
+    const Books& b = books_.Read();
+    if (b.in_flight.empty()) return std::nullopt;
+    return b.in_flight.front().region;
   }
 
   // Records a sticky error: blamed on the region whose kernel aborted, or on
   // `otherwise` when none of ours was in flight to explain it.
   void MarkPoisonedLocked(RegionId otherwise, CuResult r) {
-    if (poisoned_ || !IsStickyError(r)) return;
-    poisoned_ = true;
-    poisoned_region_ = AbortedRegionLocked().value_or(otherwise);
-    poisoned_code_ = r;
-    in_flight_.clear();
+    if (books_.Read().poisoned || !IsStickyError(r)) return;
+    const RegionId aborted = AbortedRegionLocked().value_or(otherwise);
+    Books& b = books_.Write();
+    b.poisoned = true;
+    b.poisoned_region = aborted;
+    b.poisoned_code = r;
+    b.in_flight.clear();
   }
 
   // Raises a fatal error for `r`, which a call made on behalf of region
@@ -284,18 +293,20 @@ class EventFencePolicy : public Policy {
   // the first one's exit handlers.
   [[noreturn]] void FailLocked(RegionId own, const char* call, CuResult r)
       ABSL_NO_THREAD_SAFETY_ANALYSIS {
-    if (!poisoned_) {
+    if (!books_.Read().poisoned) {
       if (IsStickyError(r)) {
         MarkPoisonedLocked(own, r);
       } else {
         WaitIdleLocked();
       }
     }
-    const RegionId blamed = poisoned_ ? poisoned_region_ : own;
-    const CuResult code = poisoned_ ? poisoned_code_ : r;
-    retired_ = true;
+    Books& b = books_.Write();
+    const bool poisoned = b.poisoned;  // read under the lock, used after it
+    const RegionId blamed = poisoned ? b.poisoned_region : own;
+    const CuResult code = poisoned ? b.poisoned_code : r;
+    b.retired = true;
     lock_->Unlock();
-    if (poisoned_) ctx_.FatalRegionWait(blamed, call, code);
+    if (poisoned) ctx_.FatalRegionWait(blamed, call, code);
     ctx_.FatalCall(blamed, call, code);
   }
 
@@ -318,16 +329,17 @@ class EventFencePolicy : public Policy {
   }
   void ReportLocked(const char* call, CuResult r) {
     if (IsStickyError(r)) MarkPoisonedLocked(kNoRegion, r);
-    if (!poisoned_) {
+    const Books& b = books_.Read();
+    if (!b.poisoned) {
       ctx_.Error(call, r);
       return;
     }
-    std::string message = RuntimeContext::CallErrorMessage(call, poisoned_code_,
+    std::string message = RuntimeContext::CallErrorMessage(call, b.poisoned_code,
                                                            /*abort_hint=*/true);
-    if (poisoned_region_ != kNoRegion) {
-      absl::StrAppend(&message, " in region ", poisoned_region_);
+    if (b.poisoned_region != kNoRegion) {
+      absl::StrAppend(&message, " in region ", b.poisoned_region);
     }
-    ctx_.ErrorMessage(poisoned_code_, message);
+    ctx_.ErrorMessage(b.poisoned_code, message);
   }
 
   // Constructors at load, destructors at close: synchronous and reported,
@@ -359,21 +371,27 @@ class EventFencePolicy : public Policy {
     return r == CuResult::kSuccess;
   }
 
+  // The policy's bookkeeping. Each locked section or helper takes it once
+  // (books_.Read() or Write()) and uses it only while *lock_ is held.
+  struct Books {
+    // The GPU writes each completed launch's seq here; none until the first run.
+    HostWordHandle ledger{};
+    std::uint32_t launched_seq = 0;  // the last launch's sequence number
+    std::deque<Launch> in_flight;    // launches not known complete, oldest first
+    bool poisoned = false;  // a sticky error was seen; never cleared
+    RegionId poisoned_region = kNoRegion;
+    CuResult poisoned_code = CuResult::kSuccess;
+    // A fatal error was raised or Close ran: the process is exiting, and a
+    // thread that arrives later must not use the device (see FailLocked).
+    bool retired = false;
+    bool closed = false;  // Close ran: the context is being destroyed
+  };
+
   const bool wait_for_completion_;
   std::unique_ptr<Mutex> lock_;
-  // All guarded by *lock_.
+  // Both guarded by *lock_.
   StackBlock block_;
-  // The GPU writes each completed launch's seq here; none until the first run.
-  HostWordHandle ledger_{};
-  std::uint32_t launched_seq_ = 0;  // the last launch's sequence number
-  std::deque<Launch> in_flight_;    // launches not known complete, oldest first
-  bool poisoned_ = false;  // a sticky error was seen; never cleared
-  RegionId poisoned_region_ = kNoRegion;
-  CuResult poisoned_code_ = CuResult::kSuccess;
-  // A fatal error was raised or Close ran: the process is exiting, and a
-  // thread that arrives later must not use the device (see FailLocked).
-  bool retired_ = false;
-  bool closed_ = false;  // Close ran: the context is being destroyed
+  Shared<Books> books_;
 };
 
 }  // namespace

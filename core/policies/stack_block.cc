@@ -10,15 +10,15 @@ CuResult StackBlock::Allocate(Device& device, std::uint64_t bytes) {
 }
 
 CuResult StackBlock::Free(Device& device) {
-  if (ptr_ == 0) return CuResult::kSuccess;
-  CuResult r = device.MemFree(ptr_);
+  const DevicePtr ptr = extent_.Read().ptr;
+  if (ptr == 0) return CuResult::kSuccess;
+  CuResult r = device.MemFree(ptr);
   Set(0, 0);
   return r;
 }
 
 void StackBlock::Set(DevicePtr ptr, std::uint64_t size) {
-  ptr_ = ptr;
-  size_ = size;
+  extent_.Write() = Extent{ptr, size};
   held_.store(size, std::memory_order_relaxed);
 }
 

@@ -1,7 +1,9 @@
 // The cached soft-stack block: one device allocation that a region's warps
 // carve into per-warp slots. Not synchronised by itself: the owning policy
-// guards it with its own lock (or, in V0, does not share it at all). Only the
-// size snapshot is atomic, so the runtime can report CacheHeld from any thread.
+// guards it with its own lock (or, in V0, does not share it at all). Its
+// pointer and size are one piece of shared state (core/shared.h) when the
+// block is shared; only the size snapshot is atomic, so the runtime can report
+// CacheHeld from any thread.
 #ifndef STACKCHECK_CORE_POLICIES_STACK_BLOCK_H_
 #define STACKCHECK_CORE_POLICIES_STACK_BLOCK_H_
 
@@ -9,16 +11,26 @@
 #include <cstdint>
 
 #include "core/device.h"
+#include "core/host.h"
+#include "core/shared.h"
 
 namespace stackcheck {
 
 class StackBlock {
  public:
-  DevicePtr ptr() const { return ptr_; }
-  std::uint64_t size() const { return size_; }
-  bool empty() const { return ptr_ == 0; }
+  // One thread's own block.
+  StackBlock() = default;
+  // A block threads share, meant to be touched with `guard` held.
+  StackBlock(Host& host, const Mutex* guard) : extent_(host, "stacks block", guard) {}
+
+  DevicePtr ptr() const { return extent_.Read().ptr; }
+  std::uint64_t size() const { return extent_.Read().size; }
+  bool empty() const { return extent_.Read().ptr == 0; }
   // The block exists and is large enough for `need` bytes.
-  bool Fits(std::uint64_t need) const { return ptr_ != 0 && size_ >= need; }
+  bool Fits(std::uint64_t need) const {
+    const Extent& e = extent_.Read();
+    return e.ptr != 0 && e.size >= need;
+  }
   std::uint64_t held_bytes() const {
     return held_.load(std::memory_order_relaxed);
   }
@@ -32,10 +44,13 @@ class StackBlock {
   CuResult Free(Device& device);
 
  private:
+  struct Extent {
+    DevicePtr ptr = 0;
+    std::uint64_t size = 0;
+  };
   void Set(DevicePtr ptr, std::uint64_t size);
 
-  DevicePtr ptr_ = 0;
-  std::uint64_t size_ = 0;
+  Shared<Extent> extent_;
   std::atomic<std::uint64_t> held_{0};
 };
 

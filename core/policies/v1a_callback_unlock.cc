@@ -18,6 +18,7 @@
 
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
+#include "core/shared.h"
 
 namespace stackcheck {
 namespace {
@@ -25,7 +26,10 @@ namespace {
 class V1aCallbackUnlockPolicy : public Policy {
  public:
   explicit V1aCallbackUnlockPolicy(RuntimeContext& ctx)
-      : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
+      : Policy(ctx),
+        lock_(ctx.host.NewMutex("stacks lock")),
+        block_(ctx.host, lock_.get()),
+        last_region_(ctx.host, "last region", lock_.get(), kNoRegion) {}
 
   void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();  // released by Release(), on the callback thread
@@ -39,7 +43,7 @@ class V1aCallbackUnlockPolicy : public Policy {
     }
     CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
     if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
-    last_region_ = region.id;
+    last_region_.Write() = region.id;
     r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
     if (r != CuResult::kSuccess) {
       ctx_.FatalCall(region.id, "cuStreamAddCallback", r);
@@ -67,14 +71,14 @@ class V1aCallbackUnlockPolicy : public Policy {
     self->lock_->Unlock();  // not the owner: the launching thread is
     if (status != CuResult::kSuccess) {
       // Read after the unlock: a run on another thread may have replaced it.
-      RegionId blamed = self->last_region_;
+      RegionId blamed = self->last_region_.Read();
       self->ctx_.FatalRegionWait(blamed, "stream callback", status);
     }
   }
 
   std::unique_ptr<Mutex> lock_;
-  StackBlock block_;                // guarded by *lock_
-  RegionId last_region_ = kNoRegion;  // guarded by *lock_ (in intent)
+  StackBlock block_;               // guarded by *lock_ (close: without it)
+  Shared<RegionId> last_region_;  // guarded by *lock_ (the callback: without it)
 };
 
 }  // namespace

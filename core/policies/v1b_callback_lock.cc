@@ -18,6 +18,7 @@
 
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
+#include "core/shared.h"
 
 namespace stackcheck {
 namespace {
@@ -25,12 +26,15 @@ namespace {
 class V1bCallbackLockPolicy : public Policy {
  public:
   explicit V1bCallbackLockPolicy(RuntimeContext& ctx)
-      : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")) {}
+      : Policy(ctx),
+        lock_(ctx.host.NewMutex("stacks lock")),
+        block_(ctx.host, lock_.get()),
+        books_(ctx.host, "callback books", lock_.get()) {}
 
   void Run(const RegionSpec& region, DevicePtr vars) override {
     lock_->Lock();
     if (!block_.Fits(region.StacksBytes())) {
-      if (in_flight_ > 0) {
+      if (books_.Read().in_flight > 0) {
         // Wait for the kernels still using the old block - with the lock held.
         CuResult r = ctx_.device.CtxSynchronize();
         if (r != CuResult::kSuccess) Fail(region.id, "cuCtxSynchronize", r);
@@ -42,8 +46,9 @@ class V1bCallbackLockPolicy : public Policy {
     }
     CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
     if (r != CuResult::kSuccess) Fail(region.id, "cuLaunchKernel", r);
-    ++in_flight_;
-    last_region_ = region.id;
+    Books& books = books_.Write();
+    ++books.in_flight;
+    books.last_region = region.id;
     r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
     if (r != CuResult::kSuccess) Fail(region.id, "cuStreamAddCallback", r);
     lock_->Unlock();
@@ -72,18 +77,23 @@ class V1bCallbackLockPolicy : public Policy {
   static void Release(StreamHandle, CuResult status, void* data) {
     auto* self = static_cast<V1bCallbackLockPolicy*>(data);
     self->lock_->Lock();
-    --self->in_flight_;
-    const RegionId blamed = self->last_region_;
+    Books& books = self->books_.Write();
+    --books.in_flight;
+    const RegionId blamed = books.last_region;
     self->lock_->Unlock();
     if (status != CuResult::kSuccess) {
       self->ctx_.FatalRegionWait(blamed, "stream callback", status);
     }
   }
 
+  struct Books {
+    std::uint32_t in_flight = 0;       // kernels whose callback has not run
+    RegionId last_region = kNoRegion;  // the last region launched
+  };
+
   std::unique_ptr<Mutex> lock_;
-  StackBlock block_;                  // guarded by *lock_
-  std::uint32_t in_flight_ = 0;       // kernels whose callback has not run
-  RegionId last_region_ = kNoRegion;  // guarded by *lock_
+  StackBlock block_;     // guarded by *lock_ (close: without it)
+  Shared<Books> books_;  // guarded by *lock_
 };
 
 }  // namespace

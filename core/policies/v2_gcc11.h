@@ -61,7 +61,9 @@ class V2Gcc11Policy : public Policy {
   bool ReleaseAtClose();
 
   std::unique_ptr<Mutex> lock_;
-  StackBlock block_;  // guarded by *lock_
+  // Guarded by *lock_, except in nvptx_close_device (ReleaseAtClose), which
+  // frees it without the lock, as GCC does.
+  StackBlock block_;
 };
 
 }  // namespace stackcheck

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "sim/monitors/abort_attribution.h"
 #include "sim/monitors/bounded_cache.h"
+#include "sim/monitors/data_race.h"
 #include "sim/monitors/driver_call_in_callback.h"
 #include "sim/monitors/leak.h"
 #include "sim/monitors/mutex_discipline.h"
@@ -38,6 +39,7 @@ constexpr MonitorRow kMonitors[] = {
     {AbortAttributionMonitor::kName, &Make<AbortAttributionMonitor>},
     {BoundedCacheMonitor::kName, &MakeBoundedCache},
     {SyncCompletionMonitor::kName, &Make<SyncCompletionMonitor>},
+    {DataRaceMonitor::kName, &Make<DataRaceMonitor>},
 };
 
 std::vector<absl::string_view> Names() {

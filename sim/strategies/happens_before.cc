@@ -26,6 +26,7 @@ void HappensBefore::Reset() {
   global_steps_.clear();
   device_wide_steps_.clear();
   program_wide_steps_.clear();
+  breaking_steps_.clear();
   undo_.clear();
   undo_clocks_.clear();
   undo_mark_.clear();
@@ -86,6 +87,7 @@ void HappensBefore::Truncate(std::size_t steps) {
   cut(global_steps_);
   cut(device_wide_steps_);
   cut(program_wide_steps_);
+  cut(breaking_steps_);
   for (std::size_t o = 0; o < objects_used_; ++o) cut(objects_[o].steps);
   for (auto& list : actor_steps_) cut(list);
   steps_.resize(steps);
@@ -142,6 +144,16 @@ void HappensBefore::ClockOf(ActorId actor, const Footprint& step, Entry* clock) 
   if (step.program & kProgramWide) Join(clock, SpecialClock(kProgramAll));
   if ((step.program & kRunsProgram) && !program_wide_steps_.empty()) {
     Join(clock, SpecialClock(kProgramWideClock));
+  }
+  // A step holding a guard follows every step that broke it, and the other
+  // way round (Footprint::held, breaks).
+  if (step.held != 0 && !breaking_steps_.empty()) {
+    for (int bit = 0; bit < 8; ++bit) {
+      if (step.held & (1u << bit)) Join(clock, SpecialClock(BrokenAll(bit)));
+    }
+  }
+  for (int bit = 0; step.breaks != 0 && bit < 8; ++bit) {
+    if (step.breaks & (1u << bit)) Join(clock, SpecialClock(HeldAll(bit)));
   }
   for (int a = 0; a < step.count; ++a) {
     const Access& access = step.accesses[a];
@@ -211,6 +223,17 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     SaveSpecial(kProgramAll);
     Join(SpecialClock(kProgramAll), clock);
   }
+  for (int bit = 0; (step.held | step.breaks) != 0 && bit < 8; ++bit) {
+    if (step.held & (1u << bit)) {
+      SaveSpecial(HeldAll(bit));
+      Join(SpecialClock(HeldAll(bit)), clock);
+    }
+    if (step.breaks & (1u << bit)) {
+      SaveSpecial(BrokenAll(bit));
+      Join(SpecialClock(BrokenAll(bit)), clock);
+    }
+  }
+  if (step.breaks != 0) breaking_steps_.push_back(static_cast<std::uint32_t>(index));
   if (global) {
     SaveSpecial(kGlobalClock);
     Copy(SpecialClock(kGlobalClock), clock);
@@ -302,8 +325,9 @@ bool HappensBefore::Races(std::size_t step, ActorId actor,
 void HappensBefore::ForEachRace(
     ActorId actor, const Footprint& pending,
     absl::FunctionRef<bool(std::size_t)> visit) const {
-  // A program-wide step can race with any program step: scan them all.
-  bool pending_global = (pending.program & kProgramWide) != 0;
+  // A program-wide step can race with any program step, one breaking a
+  // guard bit with any step holding it: scan them all.
+  bool pending_global = (pending.program & kProgramWide) != 0 || pending.breaks != 0;
   bool pending_device = false;
   for (int a = 0; a < pending.count; ++a) {
     const std::uint32_t object = pending.accesses[a].object;
@@ -326,7 +350,7 @@ void HappensBefore::ForEachRace(
   // global steps, (for a device step) the device-wide ones and (for a step
   // that runs program code) the program-wide ones: no other step can be
   // dependent with it.
-  constexpr int kLists = 6;
+  constexpr int kLists = 7;
   const std::vector<std::uint32_t>* lists[kLists] = {&global_steps_};
   std::size_t next[kLists] = {global_steps_.size()};
   for (int a = 0; a < pending.count; ++a) {
@@ -342,6 +366,10 @@ void HappensBefore::ForEachRace(
   if (pending.program & kRunsProgram) {
     lists[5] = &program_wide_steps_;
     next[5] = program_wide_steps_.size();
+  }
+  if (pending.held != 0) {
+    lists[6] = &breaking_steps_;
+    next[6] = breaking_steps_.size();
   }
   std::size_t last_visited = steps_.size();
   while (true) {

@@ -89,8 +89,12 @@ class HappensBefore {
     kDeviceAll,        // join of the steps on device objects
     kProgramWideClock, // the latest program-wide step's
     kProgramAll,       // join of the steps that run program code
-    kSpecialCount,
+    kHeldAll,          // 8 clocks, by guard bit: join of the steps holding it
+    kBrokenAll = kHeldAll + 8,  // 8 clocks: join of the steps breaking it
+    kSpecialCount = kBrokenAll + 8,
   };
+  static Special HeldAll(int bit) { return static_cast<Special>(kHeldAll + bit); }
+  static Special BrokenAll(int bit) { return static_cast<Special>(kBrokenAll + bit); }
 
   Entry* StepClock(std::size_t step) { return &step_clocks_[step * width_]; }
   const Entry* StepClock(std::size_t step) const { return &step_clocks_[step * width_]; }
@@ -179,6 +183,7 @@ class HappensBefore {
   std::vector<std::uint32_t> global_steps_;       // steps touching kGlobalObject
   std::vector<std::uint32_t> device_wide_steps_;  // ... kDeviceWideObject
   std::vector<std::uint32_t> program_wide_steps_; // program-wide steps
+  std::vector<std::uint32_t> breaking_steps_;     // steps breaking a guard bit
   std::vector<Undo> undo_;
   std::vector<Entry> undo_clocks_;       // saved clocks, width_ each
   std::vector<std::uint32_t> undo_mark_;  // by step: undo_.size() before it

@@ -5,6 +5,11 @@
 // files record). The hash is FNV-1a over every field of every event, each
 // written out explicitly in little-endian order, so it does not depend on the
 // struct's padding, on the host's endianness, or on the compiler.
+//
+// kSharedAccess events are left out: they record what program code did
+// between scheduling points, which the events around them already determine,
+// and declaring more state shared must not move the digests replay files
+// record.
 #ifndef STACKCHECK_SIM_TRACE_DIGEST_H_
 #define STACKCHECK_SIM_TRACE_DIGEST_H_
 
@@ -19,6 +24,7 @@ namespace stackcheck::sim {
 class EventDigest {
  public:
   void Add(const Event& e) {
+    if (e.kind == EventKind::kSharedAccess) return;
     Mix(e.time_ns);
     Mix(static_cast<std::uint64_t>(e.actor) << 8 |
         static_cast<std::uint64_t>(e.kind));

@@ -143,12 +143,14 @@ const std::vector<Verdict>& Verdicts() {
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
       {"v1b-callback-lock", "race-soft-limit", {"no-deadlock"}, {"bounded-cache", "no-use-after-free"}},
       {"v1b-callback-lock", "race-oom", {"no-deadlock"}, {"no-use-after-free", "bounded-cache"}},
+      // A fatal exit's close reads the block without the stacks lock (data-race).
       {"v1b-callback-lock", "race-abort-while-mapping", {},
-       {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1b-callback-lock", "race-stress", {"no-deadlock"}, {"no-use-after-free", "no-leak", "bounded-cache"}},
+       {"abort-attribution", "no-driver-call-in-callback", "no-deadlock", "data-race"}},
+      {"v1b-callback-lock", "race-stress", {"no-deadlock"},
+       {"no-use-after-free", "no-leak", "bounded-cache", "data-race"}},
       {"v1b-callback-lock", "race-stress+abort", {},
        {"no-deadlock", "abort-attribution", "no-use-after-free", "no-leak",
-        "no-driver-call-in-callback", "bounded-cache"}},
+        "no-driver-call-in-callback", "bounded-cache", "data-race"}},
       // v2: the fatal error is raised with the stacks lock held and the exit
       // handler's close destroys it (EBUSY: it stays locked); an allocation
       // on another thread holds the device lock while it waits for the

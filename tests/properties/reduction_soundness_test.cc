@@ -7,7 +7,9 @@
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
 // A footprint that declares two conflicting steps independent shows up here
-// as a property plain DFS violates and a reduced search misses.
+// as a property plain DFS violates and a reduced search misses. Besides the
+// registered policies, a racy one (tests/properties/racy_policy.h) touches its
+// block outside its lock: its unguarded accesses must be explored as such.
 #include <cstdio>
 #include <set>
 #include <string>
@@ -18,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "properties/explore.h"
 #include "properties/scenarios.h"
+#include "tests/properties/racy_policy.h"
 #include "tests/properties/test_shard.h"
 
 namespace stackcheck::properties {
@@ -117,9 +120,13 @@ struct Item {
 // abort above all) cost as much as all the others together, spread over
 // their properties, so dealing single comparisons keeps the shards even.
 std::vector<Item> Items(const std::vector<Config>& configs) {
+  std::vector<const PolicyInfo*> policies;
+  for (const PolicyInfo& policy : AllPolicies()) policies.push_back(&policy);
+  policies.push_back(&testing::RacyGrowPolicy());
   std::vector<Item> items;
   for (const Config& config : configs) {
-    for (const PolicyInfo& policy : AllPolicies()) {
+    for (const PolicyInfo* policy_ptr : policies) {
+      const PolicyInfo& policy = *policy_ptr;
       std::vector<std::string> properties;
       const auto monitored = SelectMonitors(MonitorSelection{}, policy);
       for (const PropertyInfo* p : monitored.value()) properties.emplace_back(p->name);

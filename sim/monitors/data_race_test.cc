@@ -1,0 +1,147 @@
+#include "sim/monitors/data_race.h"
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "sim/driver_api.h"
+#include "sim/monitors/testing.h"
+
+namespace stackcheck::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace ::stackcheck::sim::monitor_testing;
+
+constexpr std::uint32_t kBlock = 0, kOther = 1;
+
+Trace& Read(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false) {
+  return t.Add(actor, EventKind::kSharedAccess, object, 0, guarded ? 1 : 0);
+}
+Trace& Write(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false) {
+  return t.Add(actor, EventKind::kSharedAccess, object, 1, guarded ? 1 : 0);
+}
+Trace& Call(Trace& t, ActorId actor, DriverApi api, std::uint64_t result = 0) {
+  return t.Add(actor, EventKind::kDriverCall, static_cast<std::uint32_t>(api), 0, 0, 0, result);
+}
+
+TEST(DataRaceTest, AccessesUnderOneMutexAreOrdered) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1).Add(kT2, EventKind::kMutexLock, 7);
+  Read(t, kT2, kBlock, true);
+  Write(t, kT2, kBlock, true);
+  t.Add(kT2, EventKind::kMutexUnlock, 7, kT2);
+  DataRaceMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
+}
+
+TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  Read(t, kT2, kBlock);  // no lock: nothing orders it after T1's write
+  DataRaceMonitor m;
+  auto v = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->property, "data-race");
+  EXPECT_EQ(v->event_index, 3u);
+  EXPECT_EQ(v->message,
+            "T2 reads shared object 0 unguarded (event #3) while T1 writes it with its guard "
+            "held (event #1): no lock, spawn, join, callback or synchronisation orders them");
+}
+
+TEST(DataRaceTest, ReadsNeverRaceWithReads) {
+  Trace t;
+  Read(t, kT1, kBlock);
+  Read(t, kT2, kBlock);
+  Read(t, kCb, kBlock);
+  DataRaceMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
+}
+
+TEST(DataRaceTest, AWriteRacesWithAnEarlierUnorderedRead) {
+  Trace t;
+  Read(t, kT1, kBlock);
+  Write(t, kT2, kOther);  // another object: no race
+  Write(t, kT2, kBlock);
+  DataRaceMonitor m;
+  auto v = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("while T1 reads it unguarded (event #0)"));
+}
+
+TEST(DataRaceTest, SpawnAndJoinOrder) {
+  Trace t;
+  Write(t, kT0, kBlock);
+  t.Add(kT1, EventKind::kThreadStart, kT0);
+  Read(t, kT1, kBlock);
+  Write(t, kT1, kBlock);
+  t.Add(kT1, EventKind::kThreadEnd).Add(kT0, EventKind::kJoin, kT1);
+  Write(t, kT0, kBlock);
+  DataRaceMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
+}
+
+TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
+  Trace t;
+  t.Add(kT1, EventKind::kThreadStart, kT0);
+  Write(t, kT0, kBlock);  // after the spawn
+  Read(t, kT1, kBlock);
+  DataRaceMonitor m;
+  EXPECT_TRUE(Feed(m, t, FakeSimView{}, true).has_value());
+}
+
+TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
+  Trace t;
+  Write(t, kT1, kBlock);
+  Call(t, kT1, DriverApi::kStreamAddCallback);  // callback 0
+  Call(t, kT2, DriverApi::kStreamAddCallback, 1);  // refused: numbers nothing
+  t.Add(kCb, EventKind::kCallbackStart, 0, 0);
+  Read(t, kCb, kBlock);  // ordered after T1's write by the enqueue
+  Write(t, kT2, kBlock);  // T2 is ordered with neither
+  DataRaceMonitor m;
+  auto v = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->event_index, 5u);
+  EXPECT_THAT(v->message, HasSubstr("T2 writes"));
+}
+
+TEST(DataRaceTest, KernelCompletionOrdersTheEnqueuerBeforeASynchronisingReturn) {
+  for (bool synchronised : {true, false}) {
+    Trace t;
+    Write(t, kT1, kBlock);
+    t.Enqueue(kT1, 0, 0, 1, 0x1000, 1, 128).Start(0).End(0);
+    if (synchronised) Call(t, kT2, DriverApi::kCtxSynchronize);
+    Read(t, kT2, kBlock);
+    DataRaceMonitor m;
+    EXPECT_EQ(Feed(m, t, FakeSimView{}, true).has_value(), !synchronised);
+  }
+}
+
+TEST(DataRaceTest, ResetForgetsThePreviousExecution) {
+  Trace first;
+  Write(first, kT1, kBlock);
+  Trace second;
+  Read(second, kT2, kBlock);
+  DataRaceMonitor m;
+  EXPECT_EQ(Feed(m, first, FakeSimView{}, true), std::nullopt);
+  EXPECT_EQ(Feed(m, second, FakeSimView{}, true), std::nullopt);
+}
+
+TEST(DataRaceTest, ManyActorsWidenTheClocks) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  t.Add(40, EventKind::kMutexLock, 7);
+  Read(t, 40, kBlock, true);  // ordered: no race, though actor 40 widens every clock
+  Write(t, 41, kBlock);       // unordered with both
+  DataRaceMonitor m;
+  auto v = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->event_index, 5u);
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
