@@ -482,6 +482,10 @@ const std::vector<KnownBug>& KnownBugs() {
        "", ""},
       // v3-trunk / mutex-discipline
       {"v3-trunk",
+       "mutex-discipline: mutex-unlock 'stacks lock' on host thread holding {stacks lock}; "
+       "fault out-of-memory",
+       "", ""},
+      {"v3-trunk",
        "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort", "",
        "regions threads=2 regions=1 abort=1 mapped_vars=1"},
       {"v3-trunk",
@@ -549,6 +553,136 @@ const std::vector<KnownBug>& KnownBugs() {
        "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
        "exit handlers holding {device lock}; fault out-of-memory",
        "v3-trunk.no-use-after-free.replay", ""},
+      // v1a-callback-unlock / data-race
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on callback thread in exit handlers holding {device lock} "
+       "and shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on callback thread in exit handlers holding {device lock} "
+       "and shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on callback thread in exit handlers holding {device lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock, stacks lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock, stacks lock}; fault "
+       "out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock, "
+       "stacks lock} and shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock, "
+       "stacks lock} and shared-access write on host thread holding {stacks lock}; fault "
+       "out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "v1a-callback-unlock.data-race.replay", ""},
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault rejected launch",
+       "", ""},
+      // v1b-callback-lock / data-race
+      {"v1b-callback-lock",
+       "data-race: shared-access read on callback thread in exit handlers holding {device lock} "
+       "and shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on callback thread in exit handlers holding {device lock} "
+       "and shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on callback thread in exit handlers holding {device lock}; fault abort",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on callback thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault abort",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault rejected launch",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "v1b-callback-lock.data-race.replay", ""},
+      {"v1b-callback-lock",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault rejected launch",
+       "", ""},
+      // v2-gcc11 / data-race
+      {"v2-gcc11",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault abort",
+       "v2-gcc11.data-race.replay", ""},
+      {"v2-gcc11",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v2-gcc11",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v2-gcc11",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      // v3-trunk / data-race
+      {"v3-trunk",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault abort",
+       "v3-trunk.data-race.replay", ""},
+      {"v3-trunk",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v3-trunk",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault abort",
+       "", ""},
+      {"v3-trunk",
+       "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
+       "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
   });
   return *rows;
 }

@@ -68,6 +68,8 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
     case EventKind::kMutexUnlock:
     case EventKind::kMutexDestroy:
       return absl::StrCat(EventKindName(e.kind), " '", facts.mutex_name(e.a), "'");
+    case EventKind::kSharedAccess:
+      return absl::StrCat(EventKindName(e.kind), e.b == 1 ? " write" : " read");
     default:
       return std::string(EventKindName(e.kind));
   }
@@ -158,6 +160,16 @@ std::string Fingerprint(const Violation& violation, absl::Span<const Event> trac
   std::string out = absl::StrCat(violation.property, ": ");
   if (!violation.waits.empty()) {
     absl::StrAppend(&out, WaitShape(violation, trace, facts));
+  } else if (violation.unordered_sites && violation.site_index.has_value() &&
+             violation.cause_index.has_value() && *violation.site_index < trace.size() &&
+             *violation.cause_index < trace.size()) {
+    std::string a = Site(trace, *violation.site_index, facts);
+    std::string b = Site(trace, *violation.cause_index, facts);
+    if (b < a) std::swap(a, b);
+    absl::StrAppend(&out, a, " and ", b, "; fault ", FirstFault(trace, at));
+    return out;
+  } else if (violation.site_index.has_value() && *violation.site_index < trace.size()) {
+    absl::StrAppend(&out, Site(trace, *violation.site_index, facts));
   } else if (violation.at_end || trace.empty()) {
     absl::StrAppend(&out, "at the end");
   } else {

@@ -34,6 +34,13 @@ struct Violation {
   // the free under a use-after-free (or the enqueue a free pulled the block
   // from under), the allocation of a leaked block.
   std::optional<std::size_t> cause_index;
+  // The event that broke it when the monitor judges at the end (data-race:
+  // the later of the two accesses); the fingerprint names it instead of
+  // "at the end".
+  std::optional<std::size_t> site_index;
+  // The two events are a pair whose order says nothing about the bug (the
+  // two accesses of a data race): the fingerprint names them sorted.
+  bool unordered_sites = false;
   // no-deadlock: the wait-for cycle in order, one link per waiting actor, or
   // every wait when there is no cycle (`waits_form_cycle` false).
   std::vector<WaitLink> waits;

@@ -214,12 +214,16 @@ Violation DataRaceMonitor::Complain(absl::Span<const Event> events,
   const std::uint32_t earlier = race_earlier_;
   auto what = [](const Event& a) { return a.b == 1 ? "writes" : "reads"; };
   auto guard = [](const Event& a) { return a.c == 1 ? "with its guard held" : "unguarded"; };
-  return ViolationAtLast(
+  Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(Who(view, now.actor), " ", what(now), " ", SharedLabel(view, now.a), " ",
                    guard(now), " (event #", race_later_, ") while ", Who(view, then.actor),
                    " ", what(then), " it ", guard(then), " (event #", earlier,
                    "): no lock, spawn, join, callback or synchronisation orders them"));
+  v.site_index = race_later_;
+  v.cause_index = race_earlier_;
+  v.unordered_sites = true;
+  return v;
 }
 
 }  // namespace stackcheck::sim
