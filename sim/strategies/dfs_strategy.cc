@@ -9,7 +9,9 @@ namespace stackcheck::sim {
 namespace {
 
 bool SameFootprint(const Footprint& a, const Footprint& b) {
-  if (a.count != b.count || a.program != b.program) return false;
+  if (a.count != b.count || a.program != b.program || a.blocking != b.blocking) {
+    return false;
+  }
   for (int i = 0; i < a.count; ++i) {
     if (a.accesses[i].object != b.accesses[i].object ||
         a.accesses[i].write != b.accesses[i].write) {
