@@ -6,6 +6,8 @@
 //  - sleep sets within the same bound, which must agree with it exactly,
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
+// Scenarios: two threads of one region, with and without an abort and
+// mapped data, under both cuMemFree modes and with faults.
 // A footprint that declares two conflicting steps independent shows up here
 // as a property plain DFS violates and a reduced search misses.
 #include <cstdio>
@@ -68,6 +70,18 @@ std::vector<Config> Configs() {
     t1.ops = {HostOp::DeviceAlloc(64 * kKiB, /*slot=*/0)};
     c.scenario.threads = {t0, t1};
     configs.push_back({"run+alloc", c});
+  }
+  {
+    // Mapped data: allocations and synchronous copies under the device lock,
+    // where the race analysis skips the reversals of waits and lock attempts
+    // it calls irreversible (sim/footprint.h, Footprint::blocking).
+    Case c;
+    c.scenario = RegionsScenario(2, 1, false, /*mapped_vars=*/1);
+    configs.push_back({"2x1 mapped", c});
+    c.scenario = RegionsScenario(2, 1, true, /*mapped_vars=*/1);
+    configs.push_back({"2x1+abort mapped", c});
+    c.modes.free_waits_for_streams = false;
+    configs.push_back({"2x1+abort mapped,free-no-wait", c});
   }
   {
     // Device destructors: a kernel at close.
