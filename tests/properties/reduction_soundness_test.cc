@@ -6,7 +6,7 @@
 //  - sleep sets within the same bound, which must agree with it exactly,
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
-// Scenarios: two threads of one region, with and without an abort and
+// Scenarios: two threads of one region, with and without an abort, with
 // mapped data, under both cuMemFree modes and with faults.
 // A footprint that declares two conflicting steps independent shows up here
 // as a property plain DFS violates and a reduced search misses.
@@ -74,14 +74,12 @@ std::vector<Config> Configs() {
   {
     // Mapped data: allocations and synchronous copies under the device lock,
     // where the race analysis skips the reversals of waits and lock attempts
-    // it calls irreversible (sim/footprint.h, Footprint::blocking).
+    // it calls irreversible (sim/footprint.h, Footprint::blocking). With an
+    // abort it is trace_equivalence_test's: ~100 k DPOR executions per
+    // property would not fit a shard here.
     Case c;
     c.scenario = RegionsScenario(2, 1, false, /*mapped_vars=*/1);
     configs.push_back({"2x1 mapped", c});
-    c.scenario = RegionsScenario(2, 1, true, /*mapped_vars=*/1);
-    configs.push_back({"2x1+abort mapped", c});
-    c.modes.free_waits_for_streams = false;
-    configs.push_back({"2x1+abort mapped,free-no-wait", c});
   }
   {
     // Device destructors: a kernel at close.
