@@ -57,12 +57,41 @@ struct alignas(16) Footprint {
   std::uint8_t program = 0;  // kRunsProgram | kProgramWide
   std::uint8_t held = 0;     // guard bits its actor holds
   std::uint8_t breaks = 0;   // guard bits of state it touches without the guard
+  // What the step does to a lock or a wait (kLockAttempt...), for the race
+  // analysis only: Dependent() ignores it.
+  std::uint8_t blocking = 0;
   // Always zero. Named so that a copy moves all 32 bytes as two aligned
   // 16-byte halves, the way MakeFootprint and StoreWithProgram write them: a
-  // copy of the 28 bytes before it loads a 16-byte span straddling both
+  // copy of the 29 bytes before it loads a 16-byte span straddling both
   // halves, which cannot be store-forwarded (a stall at every step).
-  std::uint8_t unused[4] = {};
+  std::uint8_t unused[3] = {};
 };
+
+// Footprint::blocking. Some races (step i, then a dependent step j of
+// another actor) cannot be reversed into an execution with a new outcome,
+// and DPOR does not reverse them (HappensBefore::Reversible); Dependent(),
+// and so happens-before and sleep sets, ignore these flags:
+//  - i kOwnerUnlock, j kLockAttempt of the same mutex, still held by i's
+//    actor when i ran (checked: since i was declared, only other actors'
+//    lock attempts touched the mutex): run before i, j would only block,
+//    changing nothing, until i. The order of the critical sections is still
+//    explored, through the race between the two lock steps.
+//  - i kLockAttempt that blocked on j's actor (checked the same way), j that
+//    actor's kOwnerUnlock: run first, j lets i lock at once, as its resume
+//    does.
+//  - i kStreamWork, j kWaitsForIdle: i is work pending on the legacy stream,
+//    so before it the stream is busy and j blocks until after i (or returns
+//    at once on a sticky error or a bad argument, decided by state i does not
+//    touch). Whether j finds the stream busy is still explored, through its
+//    race with the host step that enqueued the work. The other way round the
+//    race stays: a wait that returned at once on a sticky error did not
+//    block, and the work running before it can change what follows.
+//  - a kernel's start and the launch whose kLaunch object it reads: that
+//    launch made its stream runnable, so the start never runs first.
+inline constexpr std::uint8_t kLockAttempt = 1;    // locks the mutex it writes, or blocks while another actor holds it
+inline constexpr std::uint8_t kOwnerUnlock = 2;    // unlocks the mutex it writes, held by its actor when declared
+inline constexpr std::uint8_t kWaitsForIdle = 4;   // returns once the legacy stream is idle, blocking till then
+inline constexpr std::uint8_t kStreamWork = 8;     // a GPU step of work pending on the legacy stream
 
 bool Dependent(const Footprint& a, const Footprint& b);
 
@@ -126,7 +155,7 @@ inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
   Footprint f;
   static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
                     offsetof(Footprint, program) == 25 &&
-                    offsetof(Footprint, held) == 26 &&
+                    offsetof(Footprint, held) == 26 && offsetof(Footprint, blocking) == 28 &&
                     sizeof(Footprint) == 32,
                 "three 8-byte accesses, then the count and the program flags "
                 "in the last 8 bytes");
@@ -159,6 +188,11 @@ inline Footprint GlobalFootprint() {
 }
 inline Footprint DeviceWideFootprint() {
   return MakeFootprint(kDeviceWideObject, true, 0, false, 0, false, 1);
+}
+// `step`, with Footprint::blocking flags added.
+inline Footprint Blocking(Footprint step, std::uint8_t flags) {
+  step.blocking |= flags;
+  return step;
 }
 // `step`, declared program-wide (see Footprint::program): for a step that
 // runs code changing policy or runtime state without the program's locks.

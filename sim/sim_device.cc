@@ -177,6 +177,10 @@ Footprint SimDevice::IdleFootprint() const {
   return Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false);
 }
 
+Footprint SimDevice::WaitIdleFootprint() const {
+  return Blocking(IdleFootprint(), kWaitsForIdle);
+}
+
 std::uint32_t SimDevice::HoldingBlockObject(DevicePtr address) const {
   for (const auto& [base, block] : blocks_) {
     if (address >= base && address - base < block.charged) return BlockObject(base);
@@ -220,8 +224,9 @@ Footprint SimDevice::FreeFootprint(DevicePtr ptr) const {
     auto it = blocks_.find(ptr);
     const bool async = it != blocks_.end() && it->second.async;
     if (!async) {
-      return Touches(MemoryObject(), true, StreamEnqueuedObject(0), false,
-                     StreamProgressObject(0), false);
+      return Blocking(Touches(MemoryObject(), true, StreamEnqueuedObject(0), false,
+                              StreamProgressObject(0), false),
+                      kWaitsForIdle);
     }
   }
   return Touches(MemoryObject(), true, BlockObject(ptr), true);
@@ -307,7 +312,7 @@ CuResult SimDevice::CtxDestroy() {
 CuResult SimDevice::CtxSynchronize() {
   // Waits for every stream to drain: the legacy stream's objects stand for
   // all of them (steps on other streams are global).
-  const Footprint step = IdleFootprint();
+  const Footprint step = WaitIdleFootprint();
   Call call(this, DriverApi::kCtxSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -411,8 +416,10 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 // copy waits ends the wait at once with CUDA_ERROR_UNKNOWN, callbacks still
 // pending (SEM-14, measured on the H200).
 CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes) {
-  const Footprint step = Touches(StreamEnqueuedObject(0), false,
-                                 StreamProgressObject(0), false, MemoryObject(), false);
+  const Footprint step =
+      Blocking(Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
+                       MemoryObject(), false),
+               kWaitsForIdle);
   Call call(this, api, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -605,7 +612,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
 
 CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  const Footprint step = OnStream(s, IdleFootprint());
+  const Footprint step = OnStream(s, WaitIdleFootprint());
   Call call(this, DriverApi::kStreamSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);

@@ -189,6 +189,8 @@ class SimDevice final : public Device, public GpuModel {
   Footprint EnqueueFootprint(std::uint32_t stream) const;
   // Reads whether the legacy stream (so every stream: see above) is idle.
   Footprint IdleFootprint() const;
+  // The same, for a call that waits until the stream is idle.
+  Footprint WaitIdleFootprint() const;
   Footprint CallbackStepFootprint(std::uint32_t stream) const;
   Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks,
                             std::uint32_t launch) const;

@@ -83,26 +83,30 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
                     ? Touches(progress, true, op.block, false, op.vars_block, false)
                     : Touches(progress, true, op.block, false);
       }
+      if (precise) next->blocking |= kStreamWork;
       return true;
     case OpKind::kCallback:
     case OpKind::kHostFn:
       // Once handed to its thread, the stream waits for the callback (SEM-08).
       if (op.phase != Phase::kQueued || !BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(enqueued, true, progress, true,
-                                ObjectId(ObjectKind::kCallbackThread, 0), true)
+      *next = precise ? Blocking(Touches(enqueued, true, progress, true,
+                                         ObjectId(ObjectKind::kCallbackThread, 0), true),
+                                 kStreamWork)
                       : GlobalFootprint();
       return true;
     case OpKind::kEventRecord:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(enqueued, true, progress, true,
-                                ObjectId(ObjectKind::kEvent, op.event), true)
+      *next = precise ? Blocking(Touches(enqueued, true, progress, true,
+                                         ObjectId(ObjectKind::kEvent, op.event), true),
+                                 kStreamWork)
                       : GlobalFootprint();
       return true;
     case OpKind::kWaitEvent:
       if (!BarrierClear(stream, op.seq) || !record_done_[op.id]) return false;
       // Enabled by the record's completion, which writes the event.
-      *next = precise ? Touches(enqueued, true, progress, true,
-                                ObjectId(ObjectKind::kEvent, op.event), false)
+      *next = precise ? Blocking(Touches(enqueued, true, progress, true,
+                                         ObjectId(ObjectKind::kEvent, op.event), false),
+                                 kStreamWork)
                       : GlobalFootprint();
       return true;
     case OpKind::kAsyncFree:
@@ -112,8 +116,9 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
       return true;
     case OpKind::kWriteValue:
       if (!BarrierClear(stream, op.seq)) return false;
-      *next = precise ? Touches(enqueued, true, progress, true,
-                                ObjectId(ObjectKind::kHostWord, op.event), true)
+      *next = precise ? Blocking(Touches(enqueued, true, progress, true,
+                                         ObjectId(ObjectKind::kHostWord, op.event), true),
+                                 kStreamWork)
                       : GlobalFootprint();
       return true;
   }
@@ -123,9 +128,11 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
 // A callback's steps (its start; its end, which pops the stream: SEM-08)
 // write both halves of the stream and the callback thread.
 Footprint SimDevice::CallbackStepFootprint(std::uint32_t stream) const {
-  return OnStream(stream, Touches(StreamEnqueuedObject(stream), true,
-                                  StreamProgressObject(stream), true,
-                                  ObjectId(ObjectKind::kCallbackThread, 0), true));
+  // The stream waits for the callback until its end: work pending on it.
+  return OnStream(stream, Blocking(Touches(StreamEnqueuedObject(stream), true,
+                                           StreamProgressObject(stream), true,
+                                           ObjectId(ObjectKind::kCallbackThread, 0), true),
+                                   kStreamWork));
 }
 
 void SimDevice::StreamStep(std::uint32_t stream) {

@@ -52,7 +52,7 @@ class SimMutex final : public Mutex {
   }
 
   void Lock() override {
-    const Footprint step = Touches(object(), true);
+    const Footprint step = Blocking(Touches(object(), true), kLockAttempt);
     scheduler_->Point(step);
     if (!Live()) return;
     if (destroyed_) {
@@ -73,7 +73,10 @@ class SimMutex final : public Mutex {
 
   void Unlock() override {
     // Reached from MutexLock's destructor: this point must never throw.
-    scheduler_->Point(Touches(object(), true), PointKind::kNoThrow);
+    const bool owned = Live() && !destroyed_ &&
+                       scheduler_->mutex_owner(id_) == scheduler_->current();
+    scheduler_->Point(Blocking(Touches(object(), true), owned ? kOwnerUnlock : 0),
+                      PointKind::kNoThrow);
     if (!Live()) return;
     if (destroyed_) {
       scheduler_->Log(EventKind::kMutexUnlock, id_, kNoActor);

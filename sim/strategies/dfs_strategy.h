@@ -22,6 +22,9 @@
 //    need: its first one, plus, for every race found later between the step
 //    taken at the node and a step of another actor, one actor that starts the
 //    reversal (HappensBefore::Initials), unless one already is scheduled.
+//    Races whose reversal could only block the later step until the
+//    earlier one, or is impossible, are not reversed (Footprint::blocking,
+//    HappensBefore::Reversible).
 //    Races are analysed for every new step as it is taken and, for actors
 //    still waiting to take their offered step, at the end of the execution.
 //    With a preemption bound DPOR is switched off (the combination is not

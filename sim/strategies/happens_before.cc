@@ -5,6 +5,23 @@
 namespace stackcheck::sim {
 namespace {
 
+bool IsThreadEnd(std::uint32_t object) {
+  return (object & ~kDeviceBit) >> 24 == static_cast<std::uint32_t>(ObjectKind::kThreadEnd);
+}
+
+// `step` without its launch objects (ObjectKind::kLaunch).
+Footprint WithoutLaunches(const Footprint& step) {
+  Footprint out = step;
+  out.count = 0;
+  for (int a = 0; a < step.count; ++a) {
+    const std::uint32_t kind = (step.accesses[a].object & ~kDeviceBit) >> 24;
+    if (kind != static_cast<std::uint32_t>(ObjectKind::kLaunch)) {
+      out.accesses[out.count++] = step.accesses[a];
+    }
+  }
+  return out;
+}
+
 bool Writes(const Footprint& step, std::uint32_t object) {
   for (int a = 0; a < step.count; ++a) {
     if (step.accesses[a].object == object && step.accesses[a].write) return true;
@@ -169,6 +186,16 @@ void HappensBefore::ClockOf(ActorId actor, const Footprint& step, Entry* clock) 
     if ((access.object & kDeviceBit) && !device_wide_steps_.empty()) {
       Join(clock, SpecialClock(kDeviceWideClock));
     }
+    if (IsThreadEnd(access.object)) {
+      // A join (the only reader of a thread's end) completes only after the
+      // target's last step, which enables it: that edge is what no footprint
+      // can declare (no step knows it is the last), so it is taken from the
+      // target's clock here. Called while the target still runs, the join
+      // blocks and changes nothing: ordering it after the target's steps so
+      // far hides no reversal whose outcome differs.
+      const auto target = static_cast<ActorId>(access.object & 0xffffffu);
+      if (const Entry* ended = ActorClock(target)) Join(clock, ended);
+    }
     const ObjectState* object = Find(access.object);
     if (object == nullptr) continue;
     Join(clock, LastWrite(*object));
@@ -310,6 +337,45 @@ void HappensBefore::ForEachRaceOfLastAsGlobal(
   scratch_steps_.swap(others);
 }
 
+bool HappensBefore::HeldSince(std::uint32_t mutex, ActorId holder,
+                              std::size_t until) const {
+  const ObjectState* state = Find(mutex);
+  if (state == nullptr) return true;
+  // The holder declared its unlock just after its last step before `until`.
+  const std::vector<std::uint32_t>& own = actor_steps_[holder];
+  const auto at = std::lower_bound(own.begin(), own.end(), until);
+  const std::size_t declared = at == own.begin() ? 0 : *(at - 1) + 1;
+  auto it = std::lower_bound(state->steps.begin(), state->steps.end(), declared);
+  for (; it != state->steps.end() && *it < until; ++it) {
+    if (!(steps_[*it].footprint.blocking & kLockAttempt)) return false;
+  }
+  return true;
+}
+
+bool HappensBefore::Reversible(std::size_t step, ActorId actor,
+                               const Footprint& pending) const {
+  const Footprint& earlier = steps_[step].footprint;
+  // A wait after the stream's work. (Not the other way round: a wait that
+  // returned at once on a sticky error, with work still queued, did not
+  // block, and the work running first can change what follows it.)
+  if ((earlier.blocking & kStreamWork) && (pending.blocking & kWaitsForIdle)) return false;
+  // A lock attempt and the holder's unlock, either way round: the attempt
+  // blocks while the holder holds the mutex.
+  const bool one_mutex = earlier.count == 1 && pending.count == 1 &&
+                         earlier.accesses[0].object == pending.accesses[0].object;
+  if (one_mutex && (earlier.blocking & kOwnerUnlock) && (pending.blocking & kLockAttempt) &&
+      HeldSince(earlier.accesses[0].object, steps_[step].actor, step)) {
+    return false;
+  }
+  if (one_mutex && (earlier.blocking & kLockAttempt) && (pending.blocking & kOwnerUnlock) &&
+      HeldSince(pending.accesses[0].object, actor, steps_.size())) {
+    return false;
+  }
+  // A kernel's start and the launch that made its stream runnable.
+  if (!Dependent(WithoutLaunches(earlier), WithoutLaunches(pending))) return false;
+  return true;
+}
+
 bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
   const Entry* const clock = ActorClock(actor);
   return clock != nullptr && Knows(clock, steps_[step].actor, step);
@@ -319,7 +385,7 @@ bool HappensBefore::Races(std::size_t step, ActorId actor,
                           const Footprint& pending) const {
   return steps_[step].actor != actor &&
          Dependent(steps_[step].footprint, pending) &&
-         !HappensBeforeActor(step, actor);
+         !HappensBeforeActor(step, actor) && Reversible(step, actor, pending);
 }
 
 void HappensBefore::ForEachRace(
@@ -341,7 +407,9 @@ void HappensBefore::ForEachRace(
     NotBefore(actor, &candidates);
     for (std::size_t k = candidates.size(); k-- > 0;) {
       const std::size_t i = candidates[k];
-      if (Dependent(steps_[i].footprint, pending) && !visit(i)) break;
+      if (Dependent(steps_[i].footprint, pending) && Reversible(i, actor, pending) && !visit(i)) {
+        break;
+      }
     }
     scratch_steps_.swap(candidates);
     return;
@@ -385,7 +453,8 @@ void HappensBefore::ForEachRace(
     if (i == last_visited) continue;  // on two of the lists
     last_visited = i;
     if (!HappensBeforeActor(i, actor)) {
-      if (steps_[i].actor != actor && Dependent(steps_[i].footprint, pending) && !visit(i)) {
+      if (steps_[i].actor != actor && Dependent(steps_[i].footprint, pending) &&
+          Reversible(i, actor, pending) && !visit(i)) {
         return;
       }
       continue;

@@ -162,6 +162,18 @@ class HappensBefore {
 
   bool HappensBeforeActor(std::size_t step, ActorId actor) const;
   bool Races(std::size_t step, ActorId actor, const Footprint& pending) const;
+  // False if the race between recorded step `step` and `pending` (a step of
+  // `actor`) cannot be reversed into an execution with a new outcome (see
+  // Footprint::blocking in sim/footprint.h): a wait after the stream's
+  // work, a lock attempt and the holder's unlock, or a kernel's start and
+  // its launch.
+  bool Reversible(std::size_t step, ActorId actor, const Footprint& pending) const;
+  // Whether `holder` still held `mutex` when it took its step at index
+  // `until` (size(): its pending step): only other actors' lock attempts
+  // (which block on it) touched the mutex since that step was declared,
+  // just after the holder's previous step; anything else may have released
+  // it.
+  bool HeldSince(std::uint32_t mutex, ActorId holder, std::size_t until) const;
 
   std::uint32_t width_ = 8;
   std::vector<Step> steps_;

@@ -1,9 +1,12 @@
 // Dependent() and the races HappensBefore reports for the footprint kinds
 // that are not plain objects: device-wide and program-wide steps, and
-// footprints that use all three accesses; and that truncating a record
-// leaves it as if only the kept steps had been recorded.
+// footprints that use all three accesses; the edge a join takes from the
+// joined thread, and the races skipped as irreversible (Footprint::blocking);
+// and that truncating a record leaves it as if only the kept steps had been
+// recorded.
 #include "sim/strategies/happens_before.h"
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -156,6 +159,84 @@ TEST(HappensBefore, ATruncatedRecordIsTheRecordOfItsPrefix) {
     RandomSteps probes_b{std::mt19937_64(1000 + round)};
     ASSERT_EQ(Answers(fresh, probes_a), Answers(reused, probes_b)) << "round " << round;
   }
+}
+
+}  // namespace
+}  // namespace stackcheck::sim
+
+namespace stackcheck::sim {
+namespace {
+
+constexpr std::uint32_t kMutexM = 1u << 24 | 3;  // ObjectKind::kMutex
+
+Footprint Lock() { return Blocking(Touches(kMutexM, true), kLockAttempt); }
+Footprint OwnerUnlock() { return Blocking(Touches(kMutexM, true), kOwnerUnlock); }
+
+TEST(HappensBefore, AJoinFollowsTheJoinedThreadsSteps) {
+  HappensBefore hb;
+  hb.Record(1, Step({{kHostObject, true}}, kRunsProgram));  // 0: the thread's last
+  hb.Record(0, Touches(ObjectId(ObjectKind::kThreadEnd, 1), false));  // 1: join
+  // What the joiner does next does not race with the joined thread.
+  const Footprint exit = ProgramWide(Step({{kHostObject + 1, true}}, kRunsProgram));
+  EXPECT_TRUE(Races(hb, 0, exit).empty());
+  // Without the join it would.
+  HappensBefore no_join;
+  no_join.Record(1, Step({{kHostObject, true}}, kRunsProgram));
+  EXPECT_EQ(Races(no_join, 0, exit), std::vector<std::size_t>{0});
+}
+
+TEST(HappensBefore, ALockAttemptDoesNotRaceWithTheHoldersUnlock) {
+  HappensBefore hb;
+  hb.Record(1, Lock());         // 0: actor 1 takes the mutex
+  hb.Record(1, OwnerUnlock());  // 1: and releases it
+  // Before the unlock, actor 2's attempt would only block: the race to
+  // reverse is the one with the lock.
+  EXPECT_EQ(Races(hb, 2, Lock()), std::vector<std::size_t>{0});
+}
+
+TEST(HappensBefore, AnUnlockAfterAnotherReleaseIsReversible) {
+  HappensBefore hb;
+  hb.Record(1, Lock());                        // 0: actor 1 holds it
+  hb.Record(3, Touches(kMutexM, true));        // 1: actor 3 unlocks it (not its owner)
+  hb.Record(1, OwnerUnlock());                 // 2: declared while held, runs after
+  // The mutex may have been free before step 2: a lock there would not block.
+  const std::vector<std::size_t> races = Races(hb, 2, Lock());
+  EXPECT_NE(std::find(races.begin(), races.end(), 2u), races.end());
+}
+
+TEST(HappensBefore, ABlockedAttemptDoesNotRaceWithTheHoldersUnlock) {
+  HappensBefore hb;
+  hb.Record(1, Lock());  // 0: actor 1 holds it
+  hb.Record(2, Lock());  // 1: actor 2's attempt blocks
+  // Actor 1's unlock before the attempt would let it lock at once, as its
+  // resume does.
+  EXPECT_TRUE(Races(hb, 1, OwnerUnlock()).empty());
+}
+
+TEST(HappensBefore, AWaitDoesNotRaceWithEarlierStreamWork) {
+  const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
+  const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
+  const Footprint wait =
+      Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle);
+  const Footprint end = Blocking(Touches(progress, true), kStreamWork);
+  HappensBefore hb;
+  hb.Record(2, end);  // 0: a kernel's end
+  EXPECT_TRUE(Races(hb, 1, wait).empty());
+  hb.Record(1, wait);                             // 1
+  hb.Record(3, Touches(enqueued, true));          // 2: another thread launches
+  // Work after a wait still races with it: the wait may have returned at
+  // once on a sticky error.
+  EXPECT_EQ(Races(hb, 2, end), std::vector<std::size_t>{1});
+  // A query is no wait: it sees whether the end came first.
+  EXPECT_EQ(Races(hb, 4, Touches(enqueued, false, progress, false)),
+            (std::vector<std::size_t>{2, 0}));
+}
+
+TEST(HappensBefore, AStartDoesNotRaceWithTheLaunchThatEnabledIt) {
+  const std::uint32_t launch = ObjectId(ObjectKind::kLaunch, 5);
+  HappensBefore hb;
+  hb.Record(1, Touches(ObjectId(ObjectKind::kStream, 0), true, launch, true));  // 0
+  EXPECT_TRUE(Races(hb, 2, Touches(kDeviceObject, false, launch, false)).empty());
 }
 
 }  // namespace

@@ -6,6 +6,8 @@
 //  - sleep sets within the same bound, which must agree with it exactly,
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
+// Scenarios: two threads of one region, with and without an abort, with
+// mapped data, under both cuMemFree modes and with faults.
 // A footprint that declares two conflicting steps independent shows up here
 // as a property plain DFS violates and a reduced search misses. Besides the
 // registered policies, a racy one (tests/properties/racy_policy.h) touches its
@@ -71,6 +73,16 @@ std::vector<Config> Configs() {
     t1.ops = {HostOp::DeviceAlloc(64 * kKiB, /*slot=*/0)};
     c.scenario.threads = {t0, t1};
     configs.push_back({"run+alloc", c});
+  }
+  {
+    // Mapped data: allocations and synchronous copies under the device lock,
+    // where the race analysis skips the reversals of waits and lock attempts
+    // it calls irreversible (sim/footprint.h, Footprint::blocking). With an
+    // abort it is trace_equivalence_test's: ~100 k DPOR executions per
+    // property would not fit a shard here.
+    Case c;
+    c.scenario = RegionsScenario(2, 1, false, /*mapped_vars=*/1);
+    configs.push_back({"2x1 mapped", c});
   }
   {
     // Device destructors: a kernel at close.
