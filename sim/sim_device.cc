@@ -416,10 +416,11 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 // copy waits ends the wait at once with CUDA_ERROR_UNKNOWN, callbacks still
 // pending (SEM-14, measured on the H200).
 CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes) {
-  const Footprint step =
-      Blocking(Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
-                       MemoryObject(), false),
-               kWaitsForIdle);
+  // Not kWaitsForIdle: a copy that a trap wakes ends differently (999) from
+  // one that starts after it (719), so running it before the stream's work
+  // is not the same as running it after.
+  const Footprint step = Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
+                                 MemoryObject(), false);
   Call call(this, api, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
