@@ -26,6 +26,16 @@ ScenarioSearch Search(const char* policy, const char* scenario,
                         options);
 }
 
+// The steering of the simulator's counterexample of `property`.
+Steering SteeringOf(const char* policy, const char* scenario, const char* property) {
+  const ScenarioSearch s = Search(policy, scenario);
+  EXPECT_EQ(s.counterexamples.count(property), 1u) << policy << " " << scenario;
+  if (s.counterexamples.count(property) == 0) return Steering{};
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at(property).record);
+  EXPECT_TRUE(st.ok()) << st.status();
+  return st.ok() ? *st : Steering{};
+}
+
 TEST(SearchScenario, ExhaustsASmallScenario) {
   const ScenarioSearch s = Search("v2-gcc11", "two-threads");
   EXPECT_TRUE(s.error.empty()) << s.error;
@@ -137,24 +147,19 @@ TEST(SteeringFor, CallbackPreemptedWhileRunnableIsNotSteerable) {
 // V0's other thread reports the error first only if it runs between the
 // kernel's end and the aborting thread's return from its wait: the OS picks.
 TEST(SteeringFor, WokenThreadKeptWaitingMakesItApproximate) {
-  const ScenarioSearch s = Search("v0-nocache", "abort-while-mapping");
-  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
-  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
-  ASSERT_TRUE(st.ok()) << st.status();
-  EXPECT_TRUE(st->steerable);
-  EXPECT_THAT(st->approximate, HasSubstr("woken from its wait"));
-  EXPECT_THAT(st->Describe(), HasSubstr("; approximate: "));
+  const Steering st = SteeringOf("v0-nocache", "abort-while-mapping", "abort-attribution");
+  EXPECT_TRUE(st.steerable);
+  EXPECT_THAT(st.approximate, HasSubstr("woken from its wait"));
+  EXPECT_THAT(st.Describe(), HasSubstr("; approximate: "));
 }
 
 // V1a's callback is registered after the kernel aborted only if the
 // launching thread pauses between the two calls.
 TEST(SteeringFor, KernelOutrunningARunnableThreadMakesItApproximate) {
-  const ScenarioSearch s = Search("v1a-callback-unlock", "abort-with-destructors");
-  ASSERT_EQ(s.counterexamples.count("abort-attribution"), 1u);
-  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
-  ASSERT_TRUE(st.ok()) << st.status();
-  EXPECT_TRUE(st->steerable);
-  EXPECT_THAT(st->approximate, HasSubstr("could go on"));
+  const Steering st =
+      SteeringOf("v1a-callback-unlock", "abort-with-destructors", "abort-attribution");
+  EXPECT_TRUE(st.steerable);
+  EXPECT_THAT(st.approximate, HasSubstr("could go on"));
 }
 
 // Every counterexample the simulator finds in the hardware catalogue gets a
