@@ -48,8 +48,7 @@ static void* thread_a(void* unused) {
   for (int r = 0; r < g_regions; ++r) {
     for (int i = 0; i < kElements; ++i) a[i] = r + i;
     int trap = r == g_trap_region;
-#pragma omp target teams num_teams(1) thread_limit(1) map(tofrom : a[0 : kElements]) \
-    firstprivate(trap)
+#pragma omp target teams num_teams(1) thread_limit(1) map(tofrom : a) firstprivate(trap)
     {
       if (trap) __builtin_trap();
       for (int i = 0; i < kElements; ++i) a[i] += 1;
@@ -157,8 +156,9 @@ int main(int argc, char** argv) {
   pthread_join(a, NULL);
   pthread_join(b, NULL);
   pthread_barrier_destroy(&g_start);
-  printf("abort_while_mapping: mode %s, A %d regions (trap at region %d), B %d iterations: "
-         "both threads finished\n",
-         kModeNames[g_mode], g_regions, g_trap_region, g_iterations);
+  printf(
+      "abort_while_mapping: mode %s, A %d regions (trap at region %d), B %d iterations: "
+      "both threads finished\n",
+      kModeNames[g_mode], g_regions, g_trap_region, g_iterations);
   return 0;
 }

@@ -81,8 +81,7 @@ int main(int argc, char** argv) {
   int device = omp_get_default_device();
 
   if (leave_mib >= 0) fill_device(leave_mib, device);
-  printf("big_teams: num_teams %d, thread_limit %d, free device memory: ", num_teams,
-         thread_limit);
+  printf("big_teams: num_teams %d, thread_limit %d, free device memory: ", num_teams, thread_limit);
   if (leave_mib >= 0) {
     printf("about %d MiB\n", leave_mib);
   } else {
@@ -90,17 +89,15 @@ int main(int argc, char** argv) {
   }
   fflush(stdout);
 
-  int teams_seen = 0;
-  int threads_seen = 0;
-#pragma omp target teams num_teams(num_teams) thread_limit(thread_limit) \
-    map(tofrom : teams_seen, threads_seen)
+  int seen[2] = {0, 0}; /* teams, and threads of team 0, as the device counts them */
+#pragma omp target teams num_teams(num_teams) thread_limit(thread_limit) map(tofrom : seen)
   {
     if (omp_get_team_num() == 0) {
 #pragma omp parallel
       {
         if (omp_get_thread_num() == 0) {
-          teams_seen = omp_get_num_teams();
-          threads_seen = omp_get_num_threads();
+          seen[0] = omp_get_num_teams();
+          seen[1] = omp_get_num_threads();
         }
       }
     }
@@ -108,11 +105,10 @@ int main(int argc, char** argv) {
 
   while (g_count > 0) release_last(device);
   free(g_blocks);
-  if (teams_seen == 0) {
+  if (seen[0] == 0) {
     printf("big_teams: region ran: kernel not executed\n");
   } else {
-    printf("big_teams: region ran: device saw %d teams of %d threads\n", teams_seen,
-           threads_seen);
+    printf("big_teams: region ran: device saw %d teams of %d threads\n", seen[0], seen[1]);
   }
   return 0;
 }

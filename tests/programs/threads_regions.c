@@ -37,10 +37,9 @@ struct worker {
 static int run_region(int* a, int base) {
   for (int i = 0; i < kElements; ++i) a[i] = base + i;
   int ran = 0;
-  int num_teams = g_num_teams;
-  int thread_limit = g_thread_limit;
-#pragma omp target teams num_teams(num_teams) thread_limit(thread_limit) \
-    map(tofrom : a[0 : kElements], ran)
+  int teams = g_num_teams;
+  int limit = g_thread_limit;
+#pragma omp target teams num_teams(teams) thread_limit(limit) map(tofrom : a [0:kElements], ran)
   {
 #pragma omp distribute
     for (int i = 0; i < kElements; ++i) a[i] += 1;
