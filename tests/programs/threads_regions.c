@@ -2,8 +2,9 @@
 
    THREADS pthreads start together (a barrier), and each runs REGIONS
    `#pragma omp target teams` regions with num_teams(NUM_TEAMS) and
-   thread_limit(THREAD_LIMIT), each mapping a small array of its own tofrom.
-   A correct program: nothing faults, nothing races.
+   thread_limit(THREAD_LIMIT) (both at least 1), each mapping a small array
+   of its own tofrom. A correct program: nothing faults, and the threads share
+   nothing but the device.
 
    Every element is incremented on the device. After a region the array holds
    either the incremented values (the kernel ran) or the values sent (a
@@ -43,7 +44,7 @@ static int run_region(int* a, int base) {
   {
 #pragma omp distribute
     for (int i = 0; i < kElements; ++i) a[i] += 1;
-    ran = 1;
+    if (omp_get_team_num() == 0) ran = 1;
   }
   for (int i = 0; i < kElements; ++i) {
     if (a[i] != base + i + ran) return -1;
