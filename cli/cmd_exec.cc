@@ -43,7 +43,8 @@ ABSL_FLAG(std::string, exec_faults, "",
 ABSL_FLAG(int, exec_watchdog_s, 20,
           "exec: seconds a program thread may run between two scheduling points before the "
           "run is reported stuck");
-ABSL_FLAG(std::string, libcuda, "", "exec, replay: the simulated libcuda.so.1 to preload");
+ABSL_FLAG(std::string, libcuda, "",
+          "exec, replay, bench exec: the simulated libcuda.so.1 to preload");
 ABSL_FLAG(int, exec_shrink_executions, 200, "exec: executions the shrinking may take");
 ABSL_FLAG(bool, exec_all_findings, false,
           "exec: go on after a violation and report every distinct one (by fingerprint) "

@@ -17,9 +17,9 @@ ABSL_FLAG(double, time_budget_s, 60,
           "shrinking included; check and exec: none by default, and a search it stops says "
           "`exhausted no`)");
 ABSL_FLAG(std::uint64_t, executions, 0,
-          "campaign, exec: executions (campaign: per policy; 0 = as many as --time_budget_s "
+          "campaign, exec, bench exec: executions (campaign: per policy; 0 = as many as --time_budget_s "
           "allows, and a fixed count makes the result independent of --jobs and shards; "
-          "exec: 0 = 100)");
+          "exec: 0 = 100; bench exec: 0 = 200)");
 
 namespace stackcheck::cli {
 

@@ -21,6 +21,9 @@ struct ProgramUnderTest {
   std::vector<std::string> args;
   int watchdog_s = 20;
   std::string scratch;   // a directory for the run's files
+  // Start the program once and fork it before main for each execution
+  // (sim/libcuda/fork_server.h); off: one exec() per execution.
+  bool fork_server = true;
 };
 
 struct RunSettings {

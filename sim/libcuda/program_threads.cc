@@ -17,6 +17,7 @@
 #include "sim/libcuda/baton.h"
 #include "sim/libcuda/exec_options.h"
 #include "sim/libcuda/exec_result.h"
+#include "sim/libcuda/fork_server.h"
 #include "sim/libcuda/futex_trap.h"
 #include "sim/libcuda/real_functions.h"
 #include "sim/monitors/monitor_set.h"
@@ -326,6 +327,7 @@ Controller& TheController() {
 }
 
 __attribute__((constructor)) void StartControlIfAsked() {
+  ServeForksIfAsked();  // returns in each execution's process
   const char* exec = std::getenv("STACKCHECK_EXEC");
   if (exec == nullptr || std::string(exec) != "1") return;
   TheController().Start();
