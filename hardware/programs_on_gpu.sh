@@ -14,6 +14,8 @@ set -uo pipefail
 tar_file=$1 out=$2 runs=${3:-3}
 HANG_S=${HANG_S:-15}
 mkdir -p "$out"
+# Only the summary comes back when there are many files: keep logs apart.
+mkdir -p "$out/logs"
 work=$(mktemp -d)
 tar -xf "$tar_file" -C "$work" || { echo "cannot unpack $tar_file"; exit 2; }
 cd "$work/gpu_programs" || exit 2
@@ -27,8 +29,8 @@ note "libgomp: $(readlink -f lib/libgomp.so.1)"
 # run_one NAME ARGS...: one run, its status (124 = still running after HANG_S).
 run_one() {
   local name=$1; shift
-  local log=$out/$name.log start end status
-  start=$(date +%s.%N)
+  local log=$out/logs/$name.log start end status
+  start=$(date +%s%N)
   "$@" >"$log" 2>&1 &
   local pid=$!
   local waited=0
@@ -38,14 +40,15 @@ run_one() {
   if kill -0 "$pid" 2>/dev/null; then
     status=124
     if command -v gdb >/dev/null; then
-      gdb -p "$pid" -batch -ex 'thread apply all bt' >"$out/$name.stacks" 2>&1
+      gdb -p "$pid" -batch -ex 'thread apply all bt' >"$out/logs/$name.stacks" 2>&1
     fi
     kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
   else
     wait "$pid"; status=$?
   fi
-  end=$(date +%s.%N)
-  note "$(printf '%-36s status %3d  %6.2f s  %s' "$name" "$status" "$(echo "$end - $start" | bc)" "$(tail -1 "$log" | cut -c1-110)")"
+  end=$(date +%s%N)
+  local ms=$(( (end - start) / 1000000 ))
+  note "$(printf '%-28s status %3d  %6d ms  %s' "$name" "$status" "$ms" "$(grep -v '^$' "$log" | tail -1 | cut -c1-100)")"
 }
 
 for mode in map alloc update regions; do
