@@ -46,8 +46,9 @@ done
   { cat "$tmp/token.out"; fail "the token did not reproduce"; }
 grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay: not the deadlock"
 "$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json"
-python3 -c "import json,sys; t=json.load(open(sys.argv[1])); assert len(t['traceEvents']) > 10" \
-  "$tmp/trace.json" || fail "the Chrome trace is not JSON with events"
+grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does not start as one"
+events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
+[[ $events -gt 10 ]] || fail "the Chrome trace has $events events"
 
 # 3. Bad input.
 expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
