@@ -4,14 +4,20 @@
 # GPU and driver, and records what each does: the same binaries that
 # `stackcheck exec` explores on the simulated driver.
 #
-#   hardware/programs_on_gpu.sh GPU_PROGRAMS_TAR OUT_DIR [RUNS]
+#   hardware/programs_on_gpu.sh GPU_PROGRAMS_TAR OUT_DIR [RUNS] [OBSERVE_SO]
+#
+# With OBSERVE_SO (hardware/observe's libstackcheck_observe.so) the correct
+# programs also run with it preloaded: the plugin's and the driver's calls
+# timed (a region's cost broken down), and the abort runs once more with its
+# jitter and its watchdog, which reports each thread's last call.
 #
 # For abort_while_mapping (thread A's first region traps while thread B maps,
 # allocates, updates or runs regions) a run that has not ended after
 # HANG_S seconds is a hang: its threads' stacks are written with gdb when gdb
 # is there, then it is killed.
 set -uo pipefail
-tar_file=$1 out=$2 runs=${3:-3}
+tar_file=$1 out=$2 runs=${3:-3} observe=${4:-}
+[[ -z $observe ]] || observe=$(readlink -f "$observe")
 HANG_S=${HANG_S:-15}
 mkdir -p "$out"
 # Only the summary comes back when there are many files: keep logs apart.
@@ -63,5 +69,20 @@ for r in $(seq "$runs"); do
   run_one "threads_regions_2x100_$r" ./threads_regions 2 100 8 8
 done
 run_one "target_alloc_loop" ./target_alloc_loop 2 100 4 4096
+if [[ -n $observe ]]; then
+  for shape in "1 200 8 8" "2 200 8 8" "1 50 528 8"; do
+    name="observed_threads_regions_${shape// /x}"
+    STACKCHECK_OBSERVE_OUT=$out/$name.timing LD_PRELOAD=$observe \
+      run_one "$name" ./threads_regions $shape
+    cat "$out/$name.timing" >>"$summary"
+  done
+  for mode in map alloc; do
+    name="observed_awm_${mode}_jitter"
+    STACKCHECK_OBSERVE_OUT=$out/$name.report STACKCHECK_OBSERVE_JITTER_US=20 \
+      STACKCHECK_OBSERVE_WATCHDOG_S=$((HANG_S - 5)) LD_PRELOAD=$observe \
+      run_one "$name" ./abort_while_mapping "$mode" 2 0 100000
+    grep -v '^  cu\|^  GOMP\|^  pthread\|calls timed' "$out/$name.report" >>"$summary" || true
+  done
+fi
 run_one "big_teams_528" ./big_teams 528 8
 echo "done: $summary"
