@@ -405,11 +405,16 @@ int RunExec(const std::vector<std::string>& args) {
       again.schedule = replay.schedule;
       again.faults = kept;
       absl::StatusOr<RunOutcome> o = RunOnce(program, again);
-      replay_check = !o.ok() ? std::string(o.status().message())
-                     : o->kind == RunOutcome::Kind::kFinished &&
-                             o->report.digest == replay.digest && o->report.replay_status.empty()
-                         ? "replayed: same trace digest"
-                         : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
+      // A stuck run has no trace to compare: it must get stuck again.
+      const bool stuck = shrunk.report.verdict == "stuck";
+      replay_check =
+          !o.ok() ? std::string(o.status().message())
+          : stuck && o->kind == RunOutcome::Kind::kFinished && o->report.verdict == "stuck"
+              ? "replayed: stuck again"
+          : !stuck && o->kind == RunOutcome::Kind::kFinished &&
+                  o->report.digest == replay.digest && o->report.replay_status.empty()
+              ? "replayed: same trace digest"
+              : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
     }
     absl::StatusOr<std::string> saved = SaveReplay(replay);
     if (!saved.ok()) return RunError(saved.status().message());

@@ -35,6 +35,7 @@ struct NewThread {
   pthread_t handle{};
   bool created = false;
   bool leaving = false;  // the thread is done: its twin ends
+  std::string last_call;  // its last line of the call log
 };
 
 namespace {
@@ -186,7 +187,10 @@ class Controller {
     return NameOf(t_self->twin);
   }
 
-  void Log(std::string line) { lines_.push_back(std::move(line)); }
+  void Log(std::string line) {
+    if (t_self != nullptr) t_self->last_call = line;
+    lines_.push_back(std::move(line));
+  }
   const FaultPlan& faults() const { return options_.faults; }
 
  private:
@@ -195,8 +199,6 @@ class Controller {
     std::fflush(stderr);
     _exit(2);
   }
-
-  static ThreadId FirstTwin() { return sim::SimHost::ToThreadId(0); }
 
   std::string NameOf(ThreadId thread) const {
     if (thread == kNoThread) return "";
@@ -224,7 +226,6 @@ class Controller {
   void Serve(NewThread* thread) {
     for (;;) {
       if (thread->leaving) return;
-      running_ = thread;
       thread->go.Post();
       if (!posted_.WaitFor(options_.watchdog_s)) Stuck(thread);
       if (thread->leaving) return;
@@ -263,9 +264,9 @@ class Controller {
     report.property = "progress";
     report.message = absl::StrFormat(
         "%s ran %d s without reaching a scheduling point: it waits or spins "
-        "somewhere stackcheck does not control (last call: %s)",
-        NameOf(thread->twin == kNoThread ? FirstTwin() : thread->twin), options_.watchdog_s,
-        lines_.empty() ? std::string("none") : lines_.back());
+        "somewhere stackcheck does not control (its last driver or plugin call: %s)",
+        NameOf(thread->twin), options_.watchdog_s,
+        thread->last_call.empty() ? std::string("none") : thread->last_call);
     report.calls = lines_;
     Fill(&report);
     Write(report);
@@ -314,7 +315,6 @@ class Controller {
   Device* device_ = nullptr;
   Baton posted_;  // the running program thread reached a point (or ended)
   std::deque<NewThread> threads_;  // stable addresses; front() is main
-  NewThread* running_ = nullptr;
   NewThread* exiting_ = nullptr;
   int exit_status_ = -1;
   std::vector<std::string> lines_;

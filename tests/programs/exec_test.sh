@@ -6,7 +6,8 @@
 #    the held stacks lock at exit as a mutex-discipline violation;
 # 2. the deadlock's replay file and token replay it with the same trace
 #    digest, every time, and as a Chrome trace;
-# 3. bad input: exit 2 with a message, never a crash.
+# 3. a thread stuck outside every scheduling point is reported, not hung;
+# 4. bad input: exit 2 with a message, never a crash.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -50,7 +51,17 @@ grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does no
 events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
 [[ $events -gt 10 ]] || fail "the Chrome trace has $events events"
 
-# 3. Bad input.
+# 3. A thread stuck where exec cannot see (a semaphore): reported, not hung.
+status=0
+"$stackcheck" exec --executions 1 --exec_watchdog_s 2 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/stuck_outside" >"$tmp/stuck.out" 2>&1 || status=$?
+cat "$tmp/stuck.out"
+[[ $status -eq 1 ]] || fail "a stuck program should be a finding (exit 1), got $status"
+grep -q "^STUCK progress: T[0-9] ran 2 s without reaching a scheduling point" "$tmp/stuck.out" ||
+  fail "no stuck report"
+grep -q "^replayed: stuck again$" "$tmp/stuck.out" || fail "the stuck run's replay"
+
+# 4. Bad input.
 expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
   local ere=$1; shift
   local s=0
