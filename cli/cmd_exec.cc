@@ -213,6 +213,11 @@ void PrintOutcome(const RunOutcome& o, std::size_t timeline_tail) {
       absl::PrintF("  %s\n", libcuda::FormatTimelineEvent(r.timeline[i]));
     }
   }
+  if (!r.calls.empty()) {
+    const std::size_t from = r.calls.size() > 16 ? r.calls.size() - 16 : 0;
+    absl::PrintF("calls (%s%u, real names):\n", from > 0 ? "last " : "", r.calls.size() - from);
+    for (std::size_t i = from; i < r.calls.size(); ++i) absl::PrintF("  %s\n", r.calls[i]);
+  }
   if (!o.output.empty()) {
     absl::PrintF("program output (last lines):\n");
     std::string tail = o.output;

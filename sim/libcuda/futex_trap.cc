@@ -19,6 +19,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "sim/libcuda/plugin_calls.h"
 #include "sim/libcuda/program_threads.h"
 
@@ -93,6 +94,11 @@ long Futex(int* word, int op, int value, const void* timeout) {
   const bool modelled =
       (command == FUTEX_WAKE || (command == FUTEX_WAIT && timeout == nullptr)) &&
       Controlled() && HasTwin();
+  // The word's address goes to the call log only: it changes from run to
+  // run, and the trace must not (the digest, the fingerprints).
+  if (modelled && command == FUTEX_WAIT) {
+    LogProgramLine(absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
+  }
   if (modelled && AtPoint([&](Twin& twin) {
         const Word& w = WordOf(twin, word);
         const std::uint32_t queue = w.queue;
