@@ -237,8 +237,9 @@ class Controller {
   static void OnProgramExit(int status, void* self) {
     auto* c = static_cast<Controller*>(self);
     c->exit_status_ = status;
-    c->AtPoint([c, status](Twin& twin) {
-      c->exiting_ = t_self;
+    NewThread* exiting = t_self;  // the work runs on the simulator's thread
+    c->AtPoint([c, exiting, status](Twin& twin) {
+      c->exiting_ = exiting;
       twin.host.Exit(status);
     });
   }
@@ -358,10 +359,25 @@ void ThreadBegins(NewThread* thread) { TheController().Begins(thread); }
 void ThreadEnds() { TheController().Ends(); }
 ThreadId TwinOf(pthread_t handle) { return TheController().TwinOf(handle); }
 
+// exit() is not thread-safe (POSIX); glibc 2.36 lets a second caller take
+// exit handlers the first one has not run yet, and whichever thread runs out
+// of handlers first ends the process, maybe while the other is inside one
+// (this library's own, which writes the report, among them). Here the second
+// caller waits for the first to end the process, and the wait-for graph
+// shows it if that never happens.
 void ExitBegins(int status) {
+  static ThreadId first = kNoThread;
+  static std::uint32_t queue = 0;
   AtPoint([status](Twin& twin) {
     twin.host.ProgramCall("exit", 0, static_cast<std::uint64_t>(status));
-    twin.host.ProgramExitBegins();
+    if (first == kNoThread) {
+      first = twin.host.CurrentThread();
+      queue = twin.host.NewWaitQueue("another thread's exit (exit is not thread-safe)");
+      twin.host.BlameWaitQueue(queue, first);
+      twin.host.ProgramExitBegins();
+      return;
+    }
+    if (first != twin.host.CurrentThread()) twin.host.WaitOnQueue(queue);
   });
 }
 
