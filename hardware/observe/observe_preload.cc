@@ -142,16 +142,20 @@ class Timed {
 std::FILE* Out() {
   static std::FILE* out = [] {
     const char* path = std::getenv("STACKCHECK_OBSERVE_OUT");
-    std::FILE* f = path != nullptr ? std::fopen(path, "w") : nullptr;
+    // Appended to: the driver may start processes of its own, which inherit
+    // this library; each report names its process.
+    std::FILE* f = path != nullptr ? std::fopen(path, "a") : nullptr;
     return f != nullptr ? f : stderr;
   }();
   return out;
 }
 
 void Report() {
-  std::FILE* out = Out();
-  std::fprintf(out, "stackcheck observe: calls timed (count, total, mean, max)\n");
   const int n = std::min(g_stat_count.load(), kMaxStats);
+  if (n == 0) return;  // a process that made none of the calls (a helper)
+  std::FILE* out = Out();
+  std::fprintf(out, "stackcheck observe: pid %d, calls timed (count, total, mean, max)\n",
+               static_cast<int>(getpid()));
   for (int i = 0; i < n; ++i) {
     const Stat& s = g_stats[i];
     const std::uint64_t c = s.count.load();
@@ -224,8 +228,8 @@ void* Watchdog(void* arg) {
   const long seconds = reinterpret_cast<long>(arg);
   sleep(static_cast<unsigned>(seconds));
   std::FILE* out = Out();
-  std::fprintf(out, "stackcheck observe: STUCK: still running after %ld s; each thread's last "
-               "timed call:\n", seconds);
+  std::fprintf(out, "stackcheck observe: pid %d STUCK: still running after %ld s; each "
+               "thread's last timed call:\n", static_cast<int>(getpid()), seconds);
   const Clock now = Now();
   const int n = std::min(g_thread_count.load(), kMaxThreads);
   for (int i = 0; i < n; ++i) {
