@@ -29,9 +29,6 @@
 #include "properties/quoted_text.h"
 #include "properties/verdict_table.h"
 
-ABSL_FLAG(std::uint64_t, executions, 0,
-          "campaign: executions per policy; 0 = as many as --time_budget_s allows. "
-          "A fixed count makes the result independent of --jobs and shards");
 ABSL_FLAG(int, jobs, 0, "campaign: worker threads (0 = one per core)");
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");

@@ -11,7 +11,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "cli/cmd_exec.h"
 #include "cli/command.h"
+#include "cli/exec_replay_file.h"
 #include "cli/common_flags.h"
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
@@ -46,6 +48,8 @@ int RunReplay(const std::vector<std::string>& args) {
                         "would destroy it");
     }
   }
+  // A real program's counterexample (`exec`) replays by running it again.
+  if (IsExecReplay(args[0])) return ReplayExec(args[0], format, out_path);
   absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
   if (!record.ok()) return UsageError(record.status().message());
   const PolicyInfo* policy = FindPolicy(record->policy);

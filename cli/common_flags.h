@@ -18,6 +18,8 @@ ABSL_DECLARE_FLAG(std::string, policy);
 ABSL_DECLARE_FLAG(std::uint64_t, seed);
 // The wall-clock budget in seconds (campaign: 60 by default; check: none).
 ABSL_DECLARE_FLAG(double, time_budget_s);
+// Executions to run (campaign: per policy; exec: schedules of the program).
+ABSL_DECLARE_FLAG(std::uint64_t, executions);
 
 namespace stackcheck::cli {
 

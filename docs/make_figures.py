@@ -33,7 +33,10 @@ STACKCHECK = "bazel-bin/cli/stackcheck"
 MONITORS_BENCH = "bazel-bin/sim/monitors/monitors_benchmark"
 STRATEGY_BENCH = "bazel-bin/sim/strategies/strategy_benchmark"
 BUILD_TARGETS = ["//cli:stackcheck", "//sim/monitors:monitors_benchmark",
-                 "//sim/strategies:strategy_benchmark"]
+                 "//sim/strategies:strategy_benchmark", "//tests/programs:threads_regions"]
+# `bench exec`'s program: 2 threads x 4 regions of GCC 12.2's real plugin.
+EXEC_PROGRAM = ["bazel-bin/tests/programs/threads_regions", "2", "4", "8", "4"]
+BENCH_EXEC_EXECUTIONS = 200
 
 # The exhaustive runs rendered in the `check` table: (what, flags, long).
 # A "long" run takes minutes and is skipped unless --long is given.
@@ -223,6 +226,22 @@ def render_bench_sim(run):
                      num(s.get("violations"))])
     lines.append(table(["scenario", "monitors", "executions", "steps/s", "executions/s",
                         "steps per execution", "peak RSS", "violations"], rows))
+    return lines + [""]
+
+
+def render_bench_exec(run):
+    lines = ["### A real program under `exec` (`%s`)" % run.cmd, ""]
+    if not run.ok:
+        return lines + [run.failure(), ""]
+    d = run.doc
+    lines.append("GCC 12.2's real libgomp and nvptx plugin, `threads_regions 2 4 8 4` "
+                 "(2 threads x 4 regions), random schedules, pinned to one core "
+                 "(`taskset -c 0`); a new process per execution. Run: %s." % stamp_cell(run))
+    lines.append("")
+    lines.append(table(["", "executions/s", "CPU per execution"], [
+        ["fork server (the program forked before main)", num(d["executions_per_s"]), "–"],
+        ["exec() per execution", num(d["executions_per_s_no_fork_server"]),
+         "%s ms" % num(d["cpu_ms_per_execution_no_fork_server"])]]))
     return lines + [""]
 
 
@@ -625,6 +644,12 @@ def main():
                         "--json"], "stackcheck bench sim --bench_executions=%d"
                        % BENCH_SIM_EXECUTIONS)
         bugs = run.json([bin_, "bench", "bugs", "--json"], "stackcheck bench bugs")
+        exec_ = run.json(["taskset", "-c", "0", bin_, "bench", "exec",
+                          "--executions=%d" % BENCH_EXEC_EXECUTIONS, "--json", "--",
+                          *[os.path.join(ROOT, a) if a.startswith("bazel-bin") else a
+                            for a in EXEC_PROGRAM]],
+                         "taskset -c 0 stackcheck bench exec --executions=%d -- %s"
+                         % (BENCH_EXEC_EXECUTIONS, " ".join(EXEC_PROGRAM)))
         dfs = run.json([bin_, "bench", "dfs", "--json"], "stackcheck bench dfs")
         checks = []
         for what, flags, long_run in CHECK_RUNS:
@@ -658,6 +683,7 @@ def main():
                      commit, machine, "%.2f" % load if load is not None else "unknown"), ""]
         body += render_bench_sim(sim)
         body += render_bench_bugs(bugs)
+        body += render_bench_exec(exec_)
         body += render_bench_dfs(dfs)
         body += render_checks(checks)
         body += render_campaign(camp)

@@ -49,6 +49,9 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kFatalReported: return "fatal-reported";
     case EventKind::kCacheHeld: return "cache-held";
     case EventKind::kProbe: return "probe";
+    case EventKind::kProgramCall: return "program-call";
+    case EventKind::kWaitQueueBlock: return "wait-queue-block";
+    case EventKind::kWaitQueueWake: return "wait-queue-wake";
     case EventKind::kHostWordWrite: return "host-word-write";
     case EventKind::kKernelVars: return "kernel-vars";
     case EventKind::kMemcpy: return "memcpy";
@@ -192,6 +195,12 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kProbe:
       // Ids are the engine's probe registry's; names live there.
       return absl::StrCat(kind, " #", e.a);
+    case EventKind::kProgramCall:
+      return absl::StrCat(kind, " #", e.d, " object ", e.a, " -> ", e.x);
+    case EventKind::kWaitQueueBlock:
+      return absl::StrCat(kind, " q", e.a, " blamed ", Actor(e.b));
+    case EventKind::kWaitQueueWake:
+      return absl::StrCat(kind, " q", e.a, " woke ", Actor(e.b));
   }
   return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d,
                       " x=", e.x, " y=", e.y);

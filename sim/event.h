@@ -66,6 +66,11 @@ enum class EventKind : std::uint8_t {
   kErrorReported,    // x: CuResult, d: message key (a non-fatal message)
   kSharedAccess,     // a: shared object (core/shared.h), b: 1 = write,
                      // c: 1 = its guard was held; not hashed into digests
+  kProgramCall,      // a real program's thread call (sim/libcuda's threads):
+                     // d: name key (SimView::MessageText), a: object
+                     // (mutex, wait queue or thread), x: result
+  kWaitQueueBlock,   // a: wait queue, b: the actor blamed (or kNoActor)
+  kWaitQueueWake,    // a: wait queue, b: the actor woken
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -38,6 +38,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   host_threads_ = 0;
   callback_workers_ = 0;
   mutexes_.clear();
+  wait_queues_.clear();
   guards_ = 0;
   shared_count_ = 0;
   trace_.clear();
@@ -175,6 +176,36 @@ std::uint32_t Scheduler::InternMessage(absl::string_view text) {
   auto it = messages_.find(key);
   if (it == messages_.end()) messages_.emplace(key, std::string(text));
   return key;
+}
+
+std::uint32_t Scheduler::NewWaitQueue(absl::string_view name) {
+  wait_queues_.emplace_back();
+  wait_queues_.back().name.assign(name.data(), name.size());
+  return static_cast<std::uint32_t>(wait_queues_.size() - 1);
+}
+
+void Scheduler::WaitOnQueue(std::uint32_t queue, const Footprint& next) {
+  Actor& self = actors_[current_];
+  self.woken = false;
+  wait_queues_[queue].waiters.push_back(current_);
+  Log(EventKind::kWaitQueueBlock, queue, wait_queues_[queue].blamed);
+  while (!actors_[current_].woken && !stopped_ && !tearing_down_) {
+    Block(WaitReason{WaitKind::kWakeup, queue}, next);
+  }
+}
+
+std::uint32_t Scheduler::WakeQueue(std::uint32_t queue, std::uint32_t count) {
+  WaitQueueState& q = wait_queues_[queue];
+  std::uint32_t woken = 0;
+  while (woken < count && !q.waiters.empty()) {
+    const ActorId waiter = q.waiters.front();
+    q.waiters.pop_front();
+    actors_[waiter].woken = true;
+    Log(EventKind::kWaitQueueWake, queue, waiter);
+    ++woken;
+  }
+  if (woken > 0) watch_ |= waiting_for_[kWakeOnMutex];
+  return woken;
 }
 
 std::uint32_t Scheduler::NewMutex(absl::string_view name) {
@@ -390,6 +421,9 @@ inline bool Scheduler::Ready(ActorId id, Footprint* next) {
     case WaitKind::kJoin:
       *next = a.next;
       return actors_[a.wait.object].state == ActorState::kFinished;
+    case WaitKind::kWakeup:
+      *next = a.next;
+      return a.woken;
     case WaitKind::kCallbackWork:
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:

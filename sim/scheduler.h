@@ -78,6 +78,7 @@ enum class WaitKind : std::uint8_t {
   kAllStreamsIdle,  // until every stream of the context is idle
   kAllStreamsIdleOrFault,  // the same, or until a kernel poisons the context
   kEvent,           // object: event record id; until that record completes
+  kWakeup,          // object: wait queue id; until a Wake picks this actor
 };
 
 struct WaitReason {
@@ -225,6 +226,26 @@ class Scheduler final : public SimView {
   std::uint8_t MarkGuard(std::uint32_t mutex);
   std::uint64_t generation() const { return generation_; }
 
+  // --- wait queues: a real program's futexes and condition variables ---
+  // A queue is what a thread blocks on when the engine cannot see who will
+  // let it go (a futex word, a condition variable). `blamed` is the actor
+  // the waiters are believed to wait for (the holder of the lock the queue
+  // stands for), for the wait-for graph; kNoActor when nobody is known.
+  std::uint32_t NewWaitQueue(absl::string_view name);
+  void set_wait_queue_blame(std::uint32_t queue, ActorId blamed) {
+    wait_queues_[queue].blamed = blamed;
+  }
+  void set_wait_queue_name(std::uint32_t queue, absl::string_view name) {
+    wait_queues_[queue].name.assign(name.data(), name.size());
+  }
+  absl::string_view WaitQueueName(std::uint32_t queue) const {
+    return wait_queues_[queue].name;
+  }
+  // Blocks the current actor on `queue` until a WakeQueue picks it.
+  void WaitOnQueue(std::uint32_t queue, const Footprint& next);
+  // Wakes up to `count` waiters, first come first woken; returns how many.
+  std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
+
   // --- shared state (core/shared.h), named for reports ---
   std::uint32_t NewShared(absl::string_view name);
   // The current actor runs the exit handlers: its steps are program-wide.
@@ -299,11 +320,17 @@ class Scheduler final : public SimView {
     void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
     std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
     std::uint8_t guards_held = 0;  // guard bits of the guard mutexes it owns
+    bool woken = false;  // a WakeQueue picked it (kWakeup waits)
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
     std::uint64_t answer_epoch = 0;
     bool answer = false;
     Footprint answer_next;
+  };
+  struct WaitQueueState {
+    std::string name;
+    ActorId blamed = kNoActor;
+    std::deque<ActorId> waiters;
   };
   struct MutexState {
     std::string name;
@@ -347,6 +374,7 @@ class Scheduler final : public SimView {
       case WaitKind::kNone:
         return gpu ? kWakeOnDevice : kAlwaysWatched;
       case WaitKind::kMutex:
+      case WaitKind::kWakeup:  // woken by WakeQueue, which watches them
         return kWakeOnMutex;
       case WaitKind::kJoin:
         return kWakeOnJoin;
@@ -453,6 +481,7 @@ class Scheduler final : public SimView {
   std::uint32_t host_threads_ = 0;
   std::uint32_t callback_workers_ = 0;
   std::vector<MutexState> mutexes_;
+  std::vector<WaitQueueState> wait_queues_;
   std::uint32_t guards_ = 0;  // guard mutexes marked this execution
   std::vector<std::string> shared_names_;  // by SharedId; shared_count_ live
   std::size_t shared_count_ = 0;

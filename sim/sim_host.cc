@@ -267,6 +267,43 @@ void SimHost::SharedAccess(SharedId object, bool write) {
   scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
 }
 
+std::uint32_t SimHost::NewWaitQueue(absl::string_view name) {
+  return scheduler_->NewWaitQueue(name);
+}
+
+void SimHost::BlameWaitQueue(std::uint32_t queue, ThreadId holder) {
+  scheduler_->set_wait_queue_blame(queue, ToActor(holder));
+}
+
+void SimHost::RenameWaitQueue(std::uint32_t queue, absl::string_view name) {
+  scheduler_->set_wait_queue_name(queue, name);
+}
+
+absl::string_view SimHost::WaitQueueName(std::uint32_t queue) const {
+  return scheduler_->WaitQueueName(queue);
+}
+
+void SimHost::WaitOnQueue(std::uint32_t queue) {
+  scheduler_->WaitOnQueue(queue, GlobalFootprint());
+}
+
+std::uint32_t SimHost::WakeQueue(std::uint32_t queue, std::uint32_t count) {
+  return scheduler_->WakeQueue(queue, count);
+}
+
+void SimHost::ProgramCall(absl::string_view name, std::uint32_t object,
+                          std::uint64_t result) {
+  scheduler_->Point(GlobalFootprint());
+  scheduler_->Log(EventKind::kProgramCall, object, 0, 0, scheduler_->InternMessage(name),
+                  result);
+}
+
+void SimHost::ProgramExitBegins() {
+  if (exiting_) return;
+  exiting_ = true;
+  scheduler_->ExitHandlersStart();
+}
+
 void SimHost::RegionBegin(RegionId region) {
   scheduler_->Log(EventKind::kRegionBegin, 0, 0, region);
 }

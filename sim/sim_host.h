@@ -60,6 +60,24 @@ class SimHost final : public Host, public RuntimeObserver {
   SharedId DeclareShared(absl::string_view name, const Mutex* guard) override;
   void SharedAccess(SharedId object, bool write) override;
 
+  // --- a real program's threads (sim/libcuda runs them through these) ---
+  // Its futexes and condition variables: see Scheduler's wait queues. Every
+  // call is a program-wide scheduling point: nothing is known of what the
+  // real code between two calls touches.
+  std::uint32_t NewWaitQueue(absl::string_view name);
+  void BlameWaitQueue(std::uint32_t queue, ThreadId holder);
+  void RenameWaitQueue(std::uint32_t queue, absl::string_view name);
+  absl::string_view WaitQueueName(std::uint32_t queue) const;
+  void WaitOnQueue(std::uint32_t queue);
+  std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
+  // A scheduling point that logs one call of the program by name.
+  void ProgramCall(absl::string_view name, std::uint32_t object = 0,
+                   std::uint64_t result = 0);
+  // The program's exit() began on the calling thread: its own exit handlers
+  // run now, as real code between this thread's points, which are
+  // program-wide from here on; Exit ends the simulated process after them.
+  void ProgramExitBegins();
+
   // RuntimeObserver
   void RegionBegin(RegionId region) override;
   void RegionEnd(RegionId region) override;

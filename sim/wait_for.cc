@@ -37,6 +37,18 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
       out->push_back(WaitEdge{m.owner, std::move(text)});
       return;
     }
+    case WaitKind::kWakeup: {
+      const WaitQueueState& q = wait_queues_[a.wait.object];
+      std::string text = absl::StrCat(ActorName(actor), " waits on ", q.name);
+      if (q.blamed == kNoActor) {
+        text += " (nobody known to hold it)";
+      } else {
+        absl::StrAppend(&text, " held by ", ActorName(q.blamed));
+        if (q.blamed == actor) text += " itself";
+      }
+      out->push_back(WaitEdge{q.blamed, std::move(text)});
+      return;
+    }
     case WaitKind::kJoin:
       out->push_back(WaitEdge{
           a.wait.object,

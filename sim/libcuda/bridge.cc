@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/libcuda/program_threads.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
@@ -205,15 +206,32 @@ Bridge& TheBridge() {
 
 }  // namespace
 
+// A controlled process (program_threads.h) runs each call at a scheduling
+// point of the calling thread's twin; otherwise the single-thread bridge
+// above serves it.
 CuResult RunOnDevice(const std::function<CuResult(Device&)>& call) {
+  if (Controlled()) {
+    CuResult result = CuResult::kDeinitialized;
+    AtPoint([&](Twin& twin) { result = call(twin.device); });
+    return result;
+  }
   return TheBridge().Run(call);
 }
 
-bool InsideSimulation() { return t_inside; }
+bool InsideSimulation() { return Controlled() ? OnSimulatorThread() : t_inside; }
 
-void LogCall(std::string line) { TheBridge().Log(std::move(line)); }
+void LogCall(std::string line) {
+  if (Controlled()) {
+    LogProgramLine(std::move(line));
+    return;
+  }
+  TheBridge().Log(std::move(line));
+}
 
-void FinishSimulation() { TheBridge().Finish(); }
+void FinishSimulation() {
+  if (Controlled()) return;  // the controller reports at the program's exit
+  TheBridge().Finish();
+}
 
 std::uint64_t DeviceCapacity() { return TheBridge().capacity(); }
 

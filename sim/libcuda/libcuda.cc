@@ -41,6 +41,8 @@
 #include "core/cu_result.h"
 #include "core/device.h"
 #include "sim/libcuda/bridge.h"
+#include "sim/libcuda/exec_options.h"
+#include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/ptx_symbols.h"
 #include "sim/sim_device.h"
 
@@ -733,13 +735,19 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
     }
   }
   args.duration_ns = 1000;
+  // The fault plan's aborting launch: its kernel traps (device code calling
+  // abort() or __builtin_trap()), counted over every launch of the process.
+  static std::uint32_t launches = 0;
+  const bool traps = ++launches == stackcheck::libcuda::Faults().abort_at_launch;
+  if (traps) args.action = stackcheck::KernelAction::kTrap;
   const CuResult r = RunOnDevice([&](Device& d) {
     return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},
                           args, ToSim(stream));
   });
   LogCall(absl::StrCat("cuLaunchKernel(\"", f->name, "\", grid ", gx, "x", gy, "x", gz,
                        ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
-                       ", args [", described, "]) -> ", Name(r)));
+                       ", args [", described, "])", traps ? " [fault plan: traps]" : "",
+                       " -> ", Name(r)));
   return Code(r);
 }
 

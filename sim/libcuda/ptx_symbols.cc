@@ -12,8 +12,13 @@ namespace {
 
 // Splits PTX into tokens: identifiers and directives (letters, digits, and
 // _ $ % . ), numbers, and single punctuation characters. Comments are dropped.
+// Inside braces (function bodies, initialisers) only the braces themselves
+// are tokens: nothing there is a declaration, and bodies are most of a
+// module's text (a program's offload image links libgcc's and newlib's).
 std::vector<absl::string_view> Tokenize(absl::string_view text) {
   std::vector<absl::string_view> tokens;
+  tokens.reserve(text.size() / 64);
+  int depth = 0;
   auto word_char = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
            c == '%' || c == '.';
@@ -21,7 +26,13 @@ std::vector<absl::string_view> Tokenize(absl::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
     const char c = text[i];
-    if (std::isspace(static_cast<unsigned char>(c))) {
+    if (depth > 0 && c != '{' && c != '}' && c != '/' && c != '"') {
+      ++i;  // inside a body: only braces, comments and strings matter
+    } else if (c == '{' || c == '}') {
+      depth += c == '{' ? 1 : -1;
+      tokens.push_back(text.substr(i, 1));
+      ++i;
+    } else if (std::isspace(static_cast<unsigned char>(c))) {
       ++i;
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
       while (i < text.size() && text[i] != '\n') ++i;

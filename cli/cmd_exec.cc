@@ -1,0 +1,529 @@
+// `stackcheck exec [flags] -- PROGRAM [ARGS]`: runs a real OpenMP offload
+// program (GCC's real libgomp and nvptx plugin) on the simulated GPU with its
+// threads under the simulator's control, once per schedule, with the monitors
+// watching; the first violation is shrunk (fewer preemptions, no fault if it
+// is not needed), replayed to check it is deterministic, and written as a
+// replay file and token. Exit 0 when every execution was clean, 1 on a
+// violation (or a crash, or a thread stuck outside every scheduling point),
+// 2 on bad input.
+#include "cli/cmd_exec.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "cli/command.h"
+#include "cli/common_flags.h"
+#include "cli/exec_replay_file.h"
+#include "cli/exec_runner.h"
+#include "cli/flag_parser.h"
+#include "cli/interrupt.h"
+#include "properties/json_writer.h"
+
+ABSL_FLAG(std::string, exec_strategy, "random", "exec: schedules from random or pct");
+ABSL_FLAG(std::string, exec_faults, "",
+          "exec: faults to inject: a plan (abort@launch:N, oom@alloc:N, reject@launch:N, "
+          "comma-separated), 'search' (a random one per execution), or none");
+ABSL_FLAG(int, exec_watchdog_s, 20,
+          "exec: seconds a program thread may run between two scheduling points before the "
+          "run is reported stuck");
+ABSL_FLAG(std::string, libcuda, "",
+          "exec, replay, bench exec: the simulated libcuda.so.1 to preload");
+ABSL_FLAG(int, exec_shrink_executions, 200, "exec: executions the shrinking may take");
+ABSL_FLAG(bool, exec_all_findings, false,
+          "exec: go on after a violation and report every distinct one (by fingerprint) "
+          "found within the budget, each shrunk and replayable");
+ABSL_FLAG(std::string, exec_replay_dir, "stackcheck-replays",
+          "exec: directory for the replay file of a violation ('' = none)");
+
+namespace stackcheck::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using libcuda::ExecReport;
+using libcuda::FaultPlan;
+
+// What an execution showed, comparable across executions.
+struct Finding {
+  std::string property;
+  std::string fingerprint;
+  bool operator==(const Finding& o) const {
+    return property == o.property && fingerprint == o.fingerprint;
+  }
+};
+
+bool Violated(const RunOutcome& o) {
+  return o.kind != RunOutcome::Kind::kFinished || o.report.verdict != "clean" ||
+         !o.report.replay_status.empty();
+}
+
+// A run that did not finish is its own kind of violation.
+Finding FindingOf(const RunOutcome& o) {
+  switch (o.kind) {
+    case RunOutcome::Kind::kCrashed:
+      return {"no-crash", absl::StrCat("signal ", o.exit_status)};
+    case RunOutcome::Kind::kTimedOut:
+      return {"progress", "killed after the watchdog's margin"};
+    case RunOutcome::Kind::kStartFailed:
+      return {"start", absl::StrCat("exit ", o.exit_status)};
+    case RunOutcome::Kind::kFinished:
+      break;
+  }
+  return {o.report.property, o.report.fingerprint};
+}
+
+std::string Describe(const RunOutcome& o) {
+  switch (o.kind) {
+    case RunOutcome::Kind::kCrashed:
+      return absl::StrCat("CRASH: the program died with signal ", o.exit_status);
+    case RunOutcome::Kind::kTimedOut:
+      return "STUCK: the program did not end, even after the watchdog; killed";
+    case RunOutcome::Kind::kStartFailed:
+      return absl::StrCat("the program exited with status ", o.exit_status,
+                          " without a result");
+    case RunOutcome::Kind::kFinished:
+      break;
+  }
+  return libcuda::OneLine(o.report);
+}
+
+std::size_t Preemptions(const std::vector<std::uint64_t>& sequence) {
+  std::size_t n = 0;
+  for (std::uint64_t v : sequence) n += v != 0;
+  return n;
+}
+
+// How many launches and allocations an execution made (the fault search's
+// range), from its call log.
+void CountCalls(const ExecReport& r, std::uint32_t* launches, std::uint32_t* allocs) {
+  *launches = *allocs = 0;
+  for (const std::string& line : r.calls) {
+    if (absl::StrContains(line, " cuLaunchKernel(")) ++*launches;
+    if (absl::StrContains(line, " cuMemAlloc_v2(")) ++*allocs;
+  }
+}
+
+FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs) {
+  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
+  FaultPlan plan;
+  switch (rng() % 4) {
+    case 0:
+      break;
+    case 1:
+      if (launches > 0) plan.abort_at_launch = 1 + rng() % launches;
+      break;
+    case 2:
+      if (allocs > 0) plan.oom_at_alloc = 1 + rng() % allocs;
+      break;
+    case 3:
+      if (launches > 0) plan.reject_at_launch = 1 + rng() % launches;
+      break;
+  }
+  return plan;
+}
+
+// Makes the counterexample smaller while it shows the same finding: the
+// shortest prefix of its schedule (the rest without preemptions), then each
+// preemption left undone where it can be, then the fault dropped if the bug
+// does not need it.
+class Shrinker {
+ public:
+  Shrinker(const ProgramUnderTest& program, int budget) : program_(program), budget_(budget) {}
+
+  RunOutcome Shrink(const RunOutcome& found, const FaultPlan& faults, FaultPlan* kept) {
+    target_ = FindingOf(found);
+    best_ = found;
+    *kept = faults;
+    if (found.kind != RunOutcome::Kind::kFinished) return best_;
+    std::vector<std::uint64_t> seq = found.report.sequence;
+    // Shortest prefix (binary search; a shorter prefix that still shows the
+    // finding is kept whatever lies between).
+    std::size_t lo = 0, hi = seq.size();
+    while (lo < hi && budget_ > 0) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      std::vector<std::uint64_t> prefix(seq.begin(), seq.begin() + mid);
+      if (Try(prefix, *kept)) {
+        hi = mid;
+      } else {
+        lo = mid + 1;
+      }
+    }
+    seq.resize(hi);
+    for (std::size_t i = seq.size(); i-- > 0 && budget_ > 0;) {
+      if (seq[i] == 0) continue;
+      std::vector<std::uint64_t> fewer = seq;
+      fewer[i] = 0;
+      if (Try(fewer, *kept)) seq = fewer;
+    }
+    if (!kept->empty() && budget_ > 0 && Try(seq, FaultPlan{})) *kept = FaultPlan{};
+    return best_;
+  }
+
+  int executions() const { return executions_; }
+
+ private:
+  bool Try(const std::vector<std::uint64_t>& sequence, const FaultPlan& faults) {
+    --budget_;
+    ++executions_;
+    RunSettings s;
+    s.strategy = "sequence";
+    s.schedule = sequence;
+    s.faults = faults;
+    absl::StatusOr<RunOutcome> o = RunOnce(program_, s);
+    if (!o.ok() || !Violated(*o) || !(FindingOf(*o) == target_)) return false;
+    if (Preemptions(o->report.sequence) > Preemptions(best_.report.sequence)) return false;
+    best_ = *std::move(o);
+    return true;
+  }
+
+  const ProgramUnderTest& program_;
+  int budget_;
+  int executions_ = 0;
+  Finding target_;
+  RunOutcome best_;
+};
+
+void PrintOutcome(const RunOutcome& o, std::size_t timeline_tail) {
+  const ExecReport& r = o.report;
+  if (!r.waits.empty()) {
+    absl::PrintF("%s:\n", r.waits_form_cycle ? "wait-for cycle" : "waits (no cycle)");
+    for (const std::string& w : r.waits) absl::PrintF("  %s\n", w);
+  }
+  if (!r.fingerprint.empty()) absl::PrintF("fingerprint: %s\n", r.fingerprint);
+  if (!r.timeline.empty()) {
+    const std::size_t from = r.timeline.size() > timeline_tail ? r.timeline.size() - timeline_tail : 0;
+    absl::PrintF("timeline (%s%u events):\n", from > 0 ? "last " : "", r.timeline.size() - from);
+    for (std::size_t i = from; i < r.timeline.size(); ++i) {
+      absl::PrintF("  %s\n", libcuda::FormatTimelineEvent(r.timeline[i]));
+    }
+  }
+  if (!r.calls.empty()) {
+    const std::size_t from = r.calls.size() > 16 ? r.calls.size() - 16 : 0;
+    absl::PrintF("calls (%s%u, real names):\n", from > 0 ? "last " : "", r.calls.size() - from);
+    for (std::size_t i = from; i < r.calls.size(); ++i) absl::PrintF("  %s\n", r.calls[i]);
+  }
+  if (!o.output.empty()) {
+    absl::PrintF("program output (last lines):\n");
+    std::string tail = o.output;
+    if (tail.size() > 1200) tail = tail.substr(tail.size() - 1200);
+    for (absl::string_view line : absl::StrSplit(tail, '\n', absl::SkipEmpty())) {
+      absl::PrintF("  | %s\n", line);
+    }
+  }
+}
+
+absl::StatusOr<std::string> ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (access(name.c_str(), X_OK) != 0) {
+      return absl::NotFoundError(absl::StrCat("cannot execute ", name));
+    }
+    return fs::absolute(name).string();
+  }
+  const char* path = std::getenv("PATH");
+  for (absl::string_view dir : absl::StrSplit(path ? path : "", ':', absl::SkipEmpty())) {
+    const std::string candidate = absl::StrCat(dir, "/", name);
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+  }
+  return absl::NotFoundError(absl::StrCat("no program '", name, "' on PATH"));
+}
+
+absl::StatusOr<std::string> Scratch() {
+  std::string pattern = (fs::temp_directory_path() / "stackcheck-exec-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::UnavailableError("cannot create a scratch directory");
+  }
+  return pattern;
+}
+
+// Writes the replay file; returns its path ("" when --exec_replay_dir is "").
+absl::StatusOr<std::string> SaveReplay(const ExecReplay& replay) {
+  const std::string dir = absl::GetFlag(FLAGS_exec_replay_dir);
+  if (dir.empty()) return std::string();
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string path = absl::StrFormat("%s/exec-%s-%016x.replay", dir,
+                                           fs::path(replay.program).filename().string(),
+                                           replay.digest);
+  std::ofstream out(path);
+  out << FormatExecReplay(replay);
+  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  return path;
+}
+
+int RunExec(const std::vector<std::string>& args) {
+  if (args.empty()) return UsageError("usage: exec [flags] -- PROGRAM [ARGS]");
+  for (const std::string& a : args) {
+    if (a.find('\n') != std::string::npos) return UsageError("exec: an argument holds a newline");
+  }
+  absl::StatusOr<std::string> program_path = ResolveProgram(args[0]);
+  if (!program_path.ok()) return UsageError(program_path.status().message());
+  absl::StatusOr<std::string> lib = FindLibcuda(absl::GetFlag(FLAGS_libcuda));
+  if (!lib.ok()) return UsageError(lib.status().message());
+  const std::string strategy = absl::GetFlag(FLAGS_exec_strategy);
+  if (strategy != "random" && strategy != "pct") {
+    return UsageError(absl::StrCat("--exec_strategy is random or pct, not '", strategy, "'"));
+  }
+  const std::string faults_flag = absl::GetFlag(FLAGS_exec_faults);
+  const bool fault_search = faults_flag == "search";
+  FaultPlan fixed;
+  if (!fault_search) {
+    absl::StatusOr<FaultPlan> plan = libcuda::ParseFaults(faults_flag);
+    if (!plan.ok()) return UsageError(absl::StrCat("--exec_faults: ", plan.status().message()));
+    fixed = *plan;
+  }
+  const int watchdog = absl::GetFlag(FLAGS_exec_watchdog_s);
+  if (watchdog < 1 || watchdog > 3600) return UsageError("--exec_watchdog_s must be in [1, 3600]");
+  const int shrink_budget = absl::GetFlag(FLAGS_exec_shrink_executions);
+  if (shrink_budget < 0) return UsageError("--exec_shrink_executions must be >= 0");
+  std::uint64_t executions = absl::GetFlag(FLAGS_executions);
+  if (executions == 0) executions = 100;
+  double budget_s = 0;
+  if (FlagGiven("time_budget_s")) {
+    budget_s = absl::GetFlag(FLAGS_time_budget_s);
+    if (!(budget_s > 0) || budget_s > 7 * 24 * 3600) {
+      return UsageError("--time_budget_s must be positive (and under a week)");
+    }
+  }
+  absl::StatusOr<std::string> scratch = Scratch();
+  if (!scratch.ok()) return RunError(scratch.status().message());
+
+  ProgramUnderTest program{*lib, *program_path,
+                           std::vector<std::string>(args.begin() + 1, args.end()), watchdog,
+                           *scratch};
+  const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const bool json = absl::GetFlag(FLAGS_json);
+  const std::atomic<bool>* stop = StopOnSignals();
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const double progress_every = isatty(STDERR_FILENO) ? 2 : 10;
+  double next_progress = progress_every;
+
+  std::uint32_t launches = 0, allocs = 0;
+  std::set<std::uint64_t> digests;
+  std::uint64_t done = 0;
+  struct Found {
+    RunOutcome outcome;
+    FaultPlan faults;
+    std::uint64_t execution = 0;
+  };
+  std::vector<Found> found;
+  const bool all_findings = absl::GetFlag(FLAGS_exec_all_findings);
+  for (std::uint64_t i = 0; i < executions; ++i) {
+    if (stop->load() || (budget_s > 0 && elapsed() > budget_s)) break;
+    RunSettings settings;
+    settings.strategy = strategy;
+    settings.seed = seed + i;
+    settings.faults = fault_search ? (i == 0 ? FaultPlan{} : RandomFault(seed + i, launches, allocs))
+                                   : fixed;
+    absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
+    if (!o.ok()) return RunError(o.status().message());
+    ++done;
+    if (o->kind == RunOutcome::Kind::kStartFailed && done == 1) {
+      std::fprintf(stderr, "%s", o->output.c_str());
+      return UsageError(absl::StrCat("exec: ", Describe(*o), " (see its output above)"));
+    }
+    if (o->kind == RunOutcome::Kind::kFinished) {
+      digests.insert(o->report.digest);
+      if (i == 0) CountCalls(o->report, &launches, &allocs);
+    }
+    if (Violated(*o)) {
+      const Finding f = FindingOf(*o);
+      bool known = false;
+      for (const Found& k : found) known |= FindingOf(k.outcome) == f;
+      if (!known) found.push_back(Found{*std::move(o), settings.faults, done});
+      if (!all_findings) break;
+    }
+    if (elapsed() >= next_progress) {
+      next_progress += progress_every;
+      std::fprintf(stderr, "exec: %llu executions, %.1f/s, %zu distinct traces, %zu findings, %.0f s\n",
+                   static_cast<unsigned long long>(done), done / elapsed(), digests.size(),
+                   found.size(), elapsed());
+    }
+  }
+  const double explore_s = elapsed();
+  const double rate = done / std::max(explore_s, 1e-9);
+
+  properties::JsonWriter j;
+  j.BeginObject();
+  j.Key("command").String("exec");
+  j.Key("program").String(program.program);
+  j.Key("executions").Uint(done);
+  j.Key("distinct_traces").Uint(digests.size());
+  j.Key("seconds").Double(explore_s);
+  j.Key("executions_per_s").Double(rate);
+  j.Key("verdict").String(found.empty() ? "clean" : "violation");
+  if (found.empty()) {
+    if (json) return PrintJsonResult(j, kExitOk);
+    absl::PrintF("exec %s: %u executions (%s, seeds %u..%u%s), %u distinct traces, no violation "
+                 "(%.1f s, %.1f executions/s)\n",
+                 program.program, done, strategy, seed, seed + done - 1,
+                 fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag,
+                 digests.size(), explore_s, rate);
+    return kExitOk;
+  }
+  if (!json) {
+    absl::PrintF("exec %s: %u executions (%.1f s, %.1f executions/s), %u distinct traces, "
+                 "%u finding%s\n",
+                 program.program, done, explore_s, rate, digests.size(), found.size(),
+                 found.size() == 1 ? "" : "s");
+  }
+  j.Key("findings").BeginArray();
+  for (const Found& f : found) {
+    // Shrink, then replay the result exactly: the same schedule must give
+    // the same trace.
+    Shrinker shrinker(program, shrink_budget);
+    FaultPlan kept;
+    const RunOutcome shrunk = shrinker.Shrink(f.outcome, f.faults, &kept);
+    ExecReplay replay;
+    replay.program = program.program;
+    replay.args = program.args;
+    replay.faults = libcuda::FormatFaults(kept);
+    replay.schedule = shrunk.report.choices;
+    replay.digest = shrunk.report.digest;
+    const Finding finding = FindingOf(shrunk);
+    replay.property = finding.property;
+    replay.fingerprint = finding.fingerprint;
+    replay.message = shrunk.kind == RunOutcome::Kind::kFinished ? shrunk.report.message
+                                                                : Describe(shrunk);
+    std::string replay_check = "not replayable (the run did not finish)";
+    if (shrunk.kind == RunOutcome::Kind::kFinished) {
+      RunSettings again;
+      again.strategy = "replay";
+      again.schedule = replay.schedule;
+      again.faults = kept;
+      absl::StatusOr<RunOutcome> o = RunOnce(program, again);
+      // A stuck run has no trace to compare: it must get stuck again.
+      const bool stuck = shrunk.report.verdict == "stuck";
+      replay_check =
+          !o.ok() ? std::string(o.status().message())
+          : stuck && o->kind == RunOutcome::Kind::kFinished && o->report.verdict == "stuck"
+              ? "replayed: stuck again"
+          : !stuck && o->kind == RunOutcome::Kind::kFinished &&
+                  o->report.digest == replay.digest && o->report.replay_status.empty()
+              ? "replayed: same trace digest"
+              : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
+    }
+    absl::StatusOr<std::string> saved = SaveReplay(replay);
+    if (!saved.ok()) return RunError(saved.status().message());
+    const std::string token = ExecReplayToken(replay);
+    j.BeginObject();
+    j.Key("found_at_execution").Uint(f.execution);
+    j.Key("property").String(replay.property);
+    j.Key("message").String(replay.message);
+    j.Key("fingerprint").String(replay.fingerprint);
+    j.Key("waits").BeginArray();
+    for (const std::string& w : shrunk.report.waits) j.String(w);
+    j.EndArray();
+    j.Key("faults").String(replay.faults);
+    j.Key("schedule_length").Uint(replay.schedule.size());
+    j.Key("preemptions").Uint(Preemptions(shrunk.report.sequence));
+    j.Key("shrink_executions").Int(shrinker.executions());
+    j.Key("replay").String(replay_check);
+    j.Key("replay_file").String(*saved);
+    j.Key("token").String(token);
+    j.EndObject();
+    if (json) continue;
+    absl::PrintF("\n%s\n", Describe(f.outcome));
+    absl::PrintF("found at execution %u (seed %u); shrunk in %d executions to %u scheduling "
+                 "choices, %u preemptions, faults: %s\n",
+                 f.execution, seed + f.execution - 1, shrinker.executions(),
+                 replay.schedule.size(), Preemptions(shrunk.report.sequence),
+                 replay.faults.empty() ? "none" : replay.faults);
+    absl::PrintF("shrunk: %s\n", Describe(shrunk));
+    PrintOutcome(shrunk, 40);
+    absl::PrintF("%s\n", replay_check);
+    if (!saved->empty()) absl::PrintF("replay: stackcheck replay %s\n", *saved);
+    absl::PrintF("token: %s\n", token);
+  }
+  j.EndArray();
+  if (json) return PrintJsonResult(j, kExitMismatch);
+  return kExitMismatch;
+}
+
+const bool registered = RegisterCommand(
+    {"exec",
+     "exec [--executions=N] [--exec_strategy=random|pct] [--exec_faults=PLAN|search] "
+     "[--libcuda=PATH] -- PROGRAM [ARGS]",
+     "run a real OpenMP offload program on the simulated GPU, its threads explored",
+     &RunExec});
+
+}  // namespace
+
+int ReplayExec(const std::string& path_or_token, const std::string& format,
+               const std::string& out_path) {
+  absl::StatusOr<ExecReplay> replay = LoadExecReplay(path_or_token);
+  if (!replay.ok()) return UsageError(replay.status().message());
+  absl::StatusOr<std::string> lib = FindLibcuda(absl::GetFlag(FLAGS_libcuda));
+  if (!lib.ok()) return UsageError(lib.status().message());
+  if (access(replay->program.c_str(), X_OK) != 0) {
+    return UsageError(absl::StrCat("the replay's program ", replay->program, " is not there"));
+  }
+  absl::StatusOr<libcuda::FaultPlan> faults = libcuda::ParseFaults(replay->faults);
+  if (!faults.ok()) return UsageError(faults.status().message());
+  absl::StatusOr<std::string> scratch = Scratch();
+  if (!scratch.ok()) return RunError(scratch.status().message());
+  ProgramUnderTest program{*lib, replay->program, replay->args,
+                           absl::GetFlag(FLAGS_exec_watchdog_s), *scratch};
+  RunSettings settings;
+  settings.strategy = "replay";
+  settings.schedule = replay->schedule;
+  settings.faults = *faults;
+  absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
+  if (!o.ok()) return RunError(o.status().message());
+  const bool same = o->kind == RunOutcome::Kind::kFinished && o->report.digest == replay->digest &&
+                    o->report.replay_status.empty();
+  const bool again = Violated(*o) && FindingOf(*o).property == replay->property;
+  if (format == "chrome") {
+    properties::JsonWriter j;
+    j.BeginObject();
+    j.Key("traceEvents").BeginArray();
+    for (const libcuda::TimelineEvent& e : o->report.timeline) {
+      j.BeginObject();
+      j.Key("name").String(e.text);
+      j.Key("ph").String("i");
+      j.Key("s").String("t");
+      j.Key("ts").Double(e.ns / 1000.0);
+      j.Key("pid").Int(1);
+      j.Key("tid").String(e.actor);
+      j.EndObject();
+    }
+    j.EndArray();
+    j.EndObject();
+    if (out_path.empty()) {
+      absl::PrintF("%s\n", j.str());
+    } else {
+      std::ofstream out(out_path);
+      out << j.str() << "\n";
+      if (!out) return RunError(absl::StrCat("cannot write ", out_path));
+    }
+  } else {
+    absl::PrintF("replay of %s %s (faults: %s)\n", replay->program,
+                 absl::StrJoin(replay->args, " "), replay->faults.empty() ? "none" : replay->faults);
+    absl::PrintF("%s\n", Describe(*o));
+    PrintOutcome(*o, 1u << 30);
+    absl::PrintF("%s\n", same ? "same trace digest as recorded"
+                              : absl::StrFormat("DIGEST DIFFERS: recorded %016x, got %016x",
+                                                replay->digest, o->report.digest));
+  }
+  return same && again ? kExitOk : kExitMismatch;
+}
+
+}  // namespace stackcheck::cli

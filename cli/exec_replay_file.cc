@@ -1,0 +1,117 @@
+#include "cli/exec_replay_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "sim/libcuda/exec_options.h"
+
+namespace stackcheck::cli {
+namespace {
+
+absl::Status LineError(int line, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("exec replay, line ", line, ": ", what));
+}
+
+}  // namespace
+
+std::string FormatExecReplay(const ExecReplay& r) {
+  std::string text = absl::StrCat(kExecReplayHeader, "\nprogram ", r.program, "\n");
+  for (const std::string& a : r.args) absl::StrAppend(&text, "arg ", a, "\n");
+  absl::StrAppend(&text, "faults ", r.faults, "\nschedule ", absl::StrJoin(r.schedule, ","),
+                  "\n", absl::StrFormat("digest %016x\n", r.digest), "property ", r.property,
+                  "\nfingerprint ", r.fingerprint, "\nmessage ", r.message, "\n");
+  return text;
+}
+
+std::string ExecReplayToken(const ExecReplay& r) {
+  return absl::StrCat(kExecTokenPrefix, absl::WebSafeBase64Escape(FormatExecReplay(r)));
+}
+
+absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
+  ExecReplay r;
+  int number = 0;
+  bool header = false, program = false, schedule = false, digest = false;
+  for (absl::string_view line : absl::StrSplit(text, '\n', absl::SkipEmpty())) {
+    ++number;
+    if (number == 1) {
+      if (line != kExecReplayHeader) {
+        return LineError(1, absl::StrCat("expected '", kExecReplayHeader, "'"));
+      }
+      header = true;
+      continue;
+    }
+    const std::size_t space = line.find(' ');
+    const absl::string_view key = line.substr(0, space);
+    const absl::string_view value =
+        space == absl::string_view::npos ? absl::string_view() : line.substr(space + 1);
+    if (key == "program") {
+      if (value.empty()) return LineError(number, "empty program");
+      r.program = std::string(value);
+      program = true;
+    } else if (key == "arg") {
+      r.args.emplace_back(value);
+    } else if (key == "faults") {
+      if (absl::StatusOr<libcuda::FaultPlan> plan = libcuda::ParseFaults(value); !plan.ok()) {
+        return LineError(number, plan.status().message());
+      }
+      r.faults = std::string(value);
+    } else if (key == "schedule") {
+      for (absl::string_view item : absl::StrSplit(value, ',', absl::SkipEmpty())) {
+        std::uint64_t v = 0;
+        if (!absl::SimpleAtoi(item, &v)) {
+          return LineError(number, absl::StrCat("not a number in the schedule: '", item, "'"));
+        }
+        r.schedule.push_back(v);
+      }
+      schedule = true;
+    } else if (key == "digest") {
+      if (!absl::SimpleHexAtoi(value, &r.digest)) return LineError(number, "digest is hex");
+      digest = true;
+    } else if (key == "property") {
+      r.property = std::string(value);
+    } else if (key == "fingerprint") {
+      r.fingerprint = std::string(value);
+    } else if (key == "message") {
+      r.message = std::string(value);
+    } else {
+      return LineError(number, absl::StrCat("unknown key '", key, "'"));
+    }
+  }
+  if (!header) return LineError(1, "empty file");
+  if (!program || !schedule || !digest) {
+    return absl::InvalidArgumentError("exec replay: program, schedule and digest are required");
+  }
+  return r;
+}
+
+bool IsExecReplay(const std::string& path_or_token) {
+  if (absl::StartsWith(path_or_token, kExecTokenPrefix)) return true;
+  std::ifstream in(path_or_token);
+  std::string first;
+  return in && std::getline(in, first) && first == kExecReplayHeader;
+}
+
+absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token) {
+  if (absl::StartsWith(path_or_token, kExecTokenPrefix)) {
+    std::string text;
+    if (!absl::WebSafeBase64Unescape(path_or_token.substr(kExecTokenPrefix.size()), &text)) {
+      return absl::InvalidArgumentError("exec replay token: not base64");
+    }
+    return ParseExecReplay(text);
+  }
+  std::ifstream in(path_or_token);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path_or_token));
+  std::stringstream text;
+  text << in.rdbuf();
+  return ParseExecReplay(text.str());
+}
+
+}  // namespace stackcheck::cli

@@ -1,0 +1,54 @@
+// A real program's counterexample, replayable: the program and its
+// arguments, the fault plan, the exact schedule, and what it showed (the
+// property, its fingerprint, the trace digest). As a file:
+//
+//   stackcheck exec replay v1
+//   program /abs/path/abort_while_mapping
+//   arg map
+//   arg 2
+//   faults abort@launch:1
+//   schedule 0,1,1,0
+//   digest 1f3a...
+//   property no-deadlock
+//   fingerprint no-deadlock: ...
+//   message deadlock: T1 waits on ...
+//
+// and as a token, "exec1:" and the file's text in web-safe base64, for
+// pasting into a bug report. `stackcheck replay` takes either.
+#ifndef STACKCHECK_CLI_EXEC_REPLAY_FILE_H_
+#define STACKCHECK_CLI_EXEC_REPLAY_FILE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace stackcheck::cli {
+
+struct ExecReplay {
+  std::string program;
+  std::vector<std::string> args;
+  std::string faults;  // exec_options.h's text form
+  std::vector<std::uint64_t> schedule;
+  std::uint64_t digest = 0;
+  std::string property;
+  std::string fingerprint;
+  std::string message;
+};
+
+inline constexpr absl::string_view kExecReplayHeader = "stackcheck exec replay v1";
+inline constexpr absl::string_view kExecTokenPrefix = "exec1:";
+
+std::string FormatExecReplay(const ExecReplay& replay);
+std::string ExecReplayToken(const ExecReplay& replay);
+// Parses a file's text; errors name the line.
+absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text);
+// Whether `path_or_token` is an exec token or a file starting with the header.
+bool IsExecReplay(const std::string& path_or_token);
+absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token);
+
+}  // namespace stackcheck::cli
+
+#endif  // STACKCHECK_CLI_EXEC_REPLAY_FILE_H_

@@ -1,0 +1,58 @@
+// Runs a real program once under the simulated driver with its threads
+// controlled (sim/libcuda/program_threads.h): the child process gets the
+// library preloaded and the execution's settings in its environment, and
+// leaves its result in a file this reads back.
+#ifndef STACKCHECK_CLI_EXEC_RUNNER_H_
+#define STACKCHECK_CLI_EXEC_RUNNER_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "sim/libcuda/exec_options.h"
+#include "sim/libcuda/exec_result.h"
+
+namespace stackcheck::cli {
+
+struct ProgramUnderTest {
+  std::string libcuda;   // the simulated libcuda.so.1
+  std::string program;   // an executable path
+  std::vector<std::string> args;
+  int watchdog_s = 20;
+  std::string scratch;   // a directory for the run's files
+  // Start the program once and fork it before main for each execution
+  // (sim/libcuda/fork_server.h); off: one exec() per execution.
+  bool fork_server = true;
+};
+
+struct RunSettings {
+  std::string strategy = "random";  // random | pct | sequence | replay
+  std::uint64_t seed = 1;
+  std::vector<std::uint64_t> schedule;
+  libcuda::FaultPlan faults;
+};
+
+struct RunOutcome {
+  enum class Kind {
+    kFinished,     // the library wrote a result (clean, violation or stuck)
+    kCrashed,      // the process died (a signal) before any result
+    kTimedOut,     // it did not end within the watchdog's margin; killed
+    kStartFailed,  // it exited without a result (not OpenMP, bad settings)
+  };
+  Kind kind = Kind::kFinished;
+  libcuda::ExecReport report;  // kFinished
+  int exit_status = 0;         // the process's, or the signal (kCrashed)
+  std::string output;          // its stdout and stderr, the last 8 KiB
+  double seconds = 0;
+};
+
+// Where libcuda.so.1 is: `flag` if given, else $STACKCHECK_LIBCUDA, else
+// beside this binary in Bazel's output tree or its runfiles.
+absl::StatusOr<std::string> FindLibcuda(const std::string& flag);
+
+absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& program, const RunSettings& settings);
+
+}  // namespace stackcheck::cli
+
+#endif  // STACKCHECK_CLI_EXEC_RUNNER_H_

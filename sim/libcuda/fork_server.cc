@@ -1,0 +1,81 @@
+#include "sim/libcuda/fork_server.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+bool ReadLine(int fd, std::string* line) {
+  line->clear();
+  char c;
+  for (;;) {
+    const ssize_t n = read(fd, &c, 1);
+    if (n <= 0) return false;
+    if (c == '\n') return true;
+    line->push_back(c);
+  }
+}
+
+void WriteLine(int fd, const std::string& line) {
+  const std::string text = line + "\n";
+  std::size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n <= 0) return;
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+}  // namespace
+
+void ServeForksIfAsked() {
+  const char* fds = std::getenv("STACKCHECK_EXEC_SERVER");
+  if (fds == nullptr) return;
+  const std::vector<std::string> pair = absl::StrSplit(fds, ',');
+  int in = -1, out = -1;
+  if (pair.size() != 2 || !absl::SimpleAtoi(pair[0], &in) || !absl::SimpleAtoi(pair[1], &out)) {
+    std::fprintf(stderr, "stackcheck exec: bad STACKCHECK_EXEC_SERVER '%s'\n", fds);
+    _exit(2);
+  }
+  unsetenv("STACKCHECK_EXEC_SERVER");
+  std::string request;
+  while (ReadLine(in, &request)) {
+    const std::vector<std::string> fields = absl::StrSplit(request, '\t');
+    const pid_t child = fork();
+    if (child < 0) {
+      WriteLine(out, "status -1");
+      continue;
+    }
+    if (child == 0) {
+      close(in);
+      close(out);
+      for (std::size_t i = 1; i < fields.size(); ++i) {
+        const std::size_t eq = fields[i].find('=');
+        if (eq == std::string::npos) continue;
+        setenv(fields[i].substr(0, eq).c_str(), fields[i].substr(eq + 1).c_str(), 1);
+      }
+      const int output = open(fields[0].c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (output >= 0) dup2(output, 1), dup2(output, 2), close(output);
+      return;  // the execution: on to the program's main, under control
+    }
+    WriteLine(out, absl::StrCat("pid ", child));
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0) {
+    }
+    WriteLine(out, absl::StrCat("status ", status));
+  }
+  _exit(0);
+}
+
+}  // namespace stackcheck::libcuda

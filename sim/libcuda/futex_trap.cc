@@ -1,0 +1,193 @@
+#include "sim/libcuda/futex_trap.h"
+
+#include <link.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/libcuda/plugin_calls.h"
+#include "sim/libcuda/program_threads.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+struct TextRange {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+};
+
+int FindLibgompText(dl_phdr_info* info, std::size_t, void* out) {
+  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "libgomp.so") == nullptr) {
+    return 0;
+  }
+  auto* range = static_cast<TextRange*>(out);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0) {
+      range->begin = info->dlpi_addr + ph.p_vaddr;
+      range->end = range->begin + ph.p_memsz;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// The futex words seen so far, each with its wait queue (one execution per
+// process, so the queues live as long as the process).
+struct Word {
+  std::uint32_t queue = 0;
+  std::size_t ordinal = 0;  // 1 for the first word seen, ...
+};
+
+std::map<std::uintptr_t, Word>& Words() {
+  static auto* words = new std::map<std::uintptr_t, Word>;
+  return *words;
+}
+
+const Word& WordOf(Twin& twin, const int* address) {
+  auto [it, fresh] = Words().try_emplace(reinterpret_cast<std::uintptr_t>(address));
+  if (fresh) {
+    it->second.ordinal = Words().size();
+    it->second.queue =
+        twin.host.NewWaitQueue(absl::StrCat("libgomp lock #", it->second.ordinal));
+  }
+  return it->second;
+}
+
+// The thread waiting on a libgomp futex waits for whoever holds that lock.
+// The only holder this library can see is a thread inside a plugin call
+// libgomp makes with the device lock held (plugin_calls.h); if exactly one
+// other thread is in one, the word is taken to be that device lock.
+void Blame(Twin& twin, std::uint32_t queue, std::size_t ordinal) {
+  std::string call;
+  const ThreadId holder = DeviceLockHolder(twin.host.CurrentThread(), &call);
+  if (holder == kNoThread) {
+    twin.host.BlameWaitQueue(queue, kNoThread);
+    return;
+  }
+  twin.host.BlameWaitQueue(queue, holder);
+  twin.host.RenameWaitQueue(
+      queue, absl::StrCat("libgomp's device lock (futex word #", ordinal,
+                          ", taken to be devicep->lock: its holder is inside ", call,
+                          ", which libgomp calls with the device lock held)"));
+}
+
+long Futex(int* word, int op, int value, const void* timeout) {
+  const int command = op & FUTEX_CMD_MASK;
+  long result = 0;
+  // A wake has no timeout argument (its register holds whatever it held).
+  const bool modelled =
+      (command == FUTEX_WAKE || (command == FUTEX_WAIT && timeout == nullptr)) &&
+      Controlled() && HasTwin();
+  // The word's address goes to the call log only: it changes from run to
+  // run, and the trace must not (the digest, the fingerprints).
+  if (modelled && command == FUTEX_WAIT) {
+    LogProgramLine(absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
+  }
+  if (modelled && AtPoint([&](Twin& twin) {
+        const Word& w = WordOf(twin, word);
+        const std::uint32_t queue = w.queue;
+        if (command == FUTEX_WAKE) {
+          result = twin.host.WakeQueue(queue, value < 0 ? 0 : static_cast<std::uint32_t>(value));
+          twin.host.ProgramCall("futex-wake (libgomp)", queue, static_cast<std::uint64_t>(result));
+          return;
+        }
+        twin.host.ProgramCall("futex-wait (libgomp)", queue);
+        if (__atomic_load_n(word, __ATOMIC_ACQUIRE) != value) {
+          result = -EAGAIN;
+          return;
+        }
+        Blame(twin, queue, w.ordinal);
+        twin.host.WaitOnQueue(queue);
+      })) {
+    return result;
+  }
+  // Not a model's business (another operation, a timeout, no twin): the
+  // kernel's answer, through libc's syscall(), which the filter lets through.
+  const long r = syscall(SYS_futex, word, op, value, timeout, nullptr, 0);
+  return r == -1 ? -errno : r;
+}
+
+void OnSigsys(int, siginfo_t* info, void* context) {
+  auto* uc = static_cast<ucontext_t*>(context);
+  greg_t* regs = uc->uc_mcontext.gregs;
+  if (info->si_syscall != SYS_futex) {
+    regs[REG_RAX] = -ENOSYS;
+    return;
+  }
+  const int saved_errno = errno;
+  regs[REG_RAX] = Futex(reinterpret_cast<int*>(regs[REG_RDI]), static_cast<int>(regs[REG_RSI]),
+                        static_cast<int>(regs[REG_RDX]),
+                        reinterpret_cast<const void*>(regs[REG_R10]));
+  errno = saved_errno;
+}
+
+}  // namespace
+
+absl::Status InstallFutexTrap() {
+  TextRange text;
+  dl_iterate_phdr(&FindLibgompText, &text);
+  if (text.begin == 0) {
+    return absl::FailedPreconditionError(
+        "libgomp.so.1 is not loaded: the program is not an OpenMP program, or it loads libgomp "
+        "later (dlopen), which stackcheck exec cannot follow");
+  }
+  if ((text.begin >> 32) != ((text.end - 1) >> 32)) {
+    return absl::FailedPreconditionError("libgomp's text crosses a 4 GiB boundary");
+  }
+  struct sigaction action {};
+  action.sa_sigaction = &OnSigsys;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  if (sigaction(SIGSYS, &action, nullptr) != 0) {
+    return absl::InternalError("cannot handle SIGSYS");
+  }
+  const auto lo = static_cast<std::uint32_t>(text.begin);
+  const auto hi = static_cast<std::uint32_t>(text.end);
+  const auto high_word = static_cast<std::uint32_t>(text.begin >> 32);
+  constexpr std::uint32_t kIpLow = offsetof(seccomp_data, instruction_pointer);
+  constexpr std::uint32_t kIpHigh = kIpLow + 4;
+  // futex from [begin, end) traps; everything else goes through.
+  sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpHigh),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, high_word, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
+      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, lo, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, hi, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+  };
+  sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+      syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the kernel refused the seccomp filter that makes libgomp's futexes "
+                     "visible: ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace stackcheck::libcuda

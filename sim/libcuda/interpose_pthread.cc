@@ -1,0 +1,407 @@
+// The program's thread calls, as scheduling points of its threads' twins
+// (program_threads.h): pthread threads, mutexes (glibc's semantics, which
+// the simulator's mutexes have: an unlock by a non-owner releases, a destroy
+// of a held mutex fails with EBUSY and leaves it held), condition variables,
+// pthread_once, yields, sleeps (virtual time) and exit.
+//
+// A call goes to the real C library instead when the process is not
+// controlled, after the simulated execution ended, on the simulator's own
+// thread, or when this library itself is the caller (its own std::mutex).
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "core/host.h"
+#include "sim/libcuda/program_threads.h"
+#include "sim/libcuda/real_functions.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+struct TextRange {
+  std::uintptr_t begin = 0;
+  std::uintptr_t end = 0;
+};
+
+int FindOwnText(dl_phdr_info* info, std::size_t, void* out) {
+  auto* range = static_cast<TextRange*>(out);
+  const auto self = reinterpret_cast<std::uintptr_t>(&FindOwnText);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+    if (self >= begin && self < begin + ph.p_memsz) {
+      *range = TextRange{begin, begin + ph.p_memsz};
+      return 1;
+    }
+  }
+  return 0;
+}
+
+bool FromThisLibrary(const void* return_address) {
+  static const TextRange text = [] {
+    TextRange r;
+    dl_iterate_phdr(&FindOwnText, &r);
+    return r;
+  }();
+  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
+  return a >= text.begin && a < text.end;
+}
+
+// Whether a call from `caller` is the program's, to be modelled.
+bool Modelled(const void* caller) {
+  return Controlled() && HasTwin() && !OnSimulatorThread() && !FromThisLibrary(caller);
+}
+
+#define CALLER __builtin_return_address(0)
+
+// --- names for the plugin's mutexes -----------------------------------------
+// plugin-nvptx.c's nvptx_open_device initialises each device's three locks in
+// this order; its only static mutex is ptx_dev_lock.
+constexpr const char* kPluginDeviceLocks[] = {
+    "ptx_dev->image_lock", "ptx_dev->free_blocks_lock",
+    "ptx_dev->omp_stacks.lock (the stacks lock)"};
+
+bool InPlugin(const void* address) {
+  Dl_info info{};
+  return dladdr(address, &info) != 0 && info.dli_fname != nullptr &&
+         std::strstr(info.dli_fname, "libgomp-plugin-nvptx") != nullptr;
+}
+
+struct MutexEntry {
+  std::unique_ptr<Mutex> mutex;
+};
+
+std::map<const pthread_mutex_t*, MutexEntry>& Mutexes() {
+  static auto* mutexes = new std::map<const pthread_mutex_t*, MutexEntry>;
+  return *mutexes;
+}
+
+std::string NameFor(const pthread_mutex_t* m, const void* initialiser) {
+  static int plugin_inits = 0;
+  static int others = 0;
+  if (initialiser != nullptr && InPlugin(initialiser)) {
+    return kPluginDeviceLocks[plugin_inits++ % 3];
+  }
+  if (InPlugin(m)) return "ptx_dev_lock (plugin-nvptx.c's static mutex)";
+  return absl::StrCat("pthread mutex #", ++others);
+}
+
+Mutex& MutexOf(Twin& twin, pthread_mutex_t* m) {
+  MutexEntry& e = Mutexes()[m];
+  if (e.mutex == nullptr) e.mutex = twin.host.NewMutex(NameFor(m, nullptr));
+  return *e.mutex;
+}
+
+std::map<const void*, std::uint32_t>& Queues() {
+  static auto* queues = new std::map<const void*, std::uint32_t>;
+  return *queues;
+}
+
+std::uint32_t QueueOf(Twin& twin, const void* object, const char* kind) {
+  auto [it, fresh] = Queues().try_emplace(object, 0);
+  if (fresh) it->second = twin.host.NewWaitQueue(absl::StrCat(kind, " #", Queues().size()));
+  return it->second;
+}
+
+struct OnceState {
+  int state = 0;  // 0 not run, 1 running, 2 done
+  ThreadId runner = kNoThread;
+};
+
+std::map<const pthread_once_t*, OnceState>& Onces() {
+  static auto* onces = new std::map<const pthread_once_t*, OnceState>;
+  return *onces;
+}
+
+struct BarrierState {
+  unsigned count = 0;    // threads per round
+  unsigned arrived = 0;  // in this round
+};
+
+std::map<const pthread_barrier_t*, BarrierState>& Barriers() {
+  static auto* barriers = new std::map<const pthread_barrier_t*, BarrierState>;
+  return *barriers;
+}
+
+void Sleep(absl::Duration d, const char* name) {
+  AtPoint([&](Twin& twin) {
+    twin.host.ProgramCall(name);
+    twin.host.SleepFor(d);
+  });
+}
+
+struct Boot {
+  NewThread* thread;
+  void* (*start)(void*);
+  void* argument;
+};
+
+void* Trampoline(void* p) {
+  const Boot boot = *static_cast<Boot*>(p);
+  delete static_cast<Boot*>(p);
+  ThreadBegins(boot.thread);
+  void* result = boot.start(boot.argument);
+  ThreadEnds();
+  return result;
+}
+
+}  // namespace
+}  // namespace stackcheck::libcuda
+
+using namespace stackcheck::libcuda;  // NOLINT: the C entry points below
+using stackcheck::kNoThread;
+using stackcheck::Mutex;
+using stackcheck::ThreadId;
+
+extern "C" {
+
+int pthread_create(pthread_t* handle, const pthread_attr_t* attr, void* (*start)(void*),
+                   void* argument) {
+  if (!Modelled(CALLER)) return Real().pthread_create(handle, attr, start, argument);
+  NewThread* thread = PrepareThread();
+  // The twin starts last: no scheduling point may come between it and the
+  // real pthread_create below, or the twin could be picked before its
+  // thread exists.
+  AtPoint([&](Twin& twin) {
+    twin.host.ProgramCall("pthread_create");
+    SpawnTwin(twin, thread);
+  });
+  auto* boot = new Boot{thread, start, argument};
+  const int rc = Real().pthread_create(handle, attr, &Trampoline, boot);
+  if (rc != 0) {
+    delete boot;
+    ThreadCreateFailed(thread);
+  } else {
+    ThreadCreated(thread, *handle);
+  }
+  return rc;
+}
+
+int pthread_join(pthread_t handle, void** result) {
+  const ThreadId twin = TwinOf(handle);
+  if (Modelled(CALLER) && twin != kNoThread) {
+    AtPoint([&](Twin& t) {
+      t.host.ProgramCall("pthread_join", twin);
+      t.host.Join(twin);
+    });
+  }
+  return Real().pthread_join(handle, result);
+}
+
+[[noreturn]] void pthread_exit(void* result) {
+  if (Modelled(CALLER)) ThreadEnds();
+  Real().pthread_exit(result);
+}
+
+int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
+  const void* caller = CALLER;
+  if (!Modelled(caller)) return Real().pthread_mutex_init(m, attr);
+  Real().pthread_mutex_init(m, attr);  // the bytes, for whoever reads them
+  AtPoint([&](Twin& twin) {
+    Mutexes()[m].mutex = twin.host.NewMutex(NameFor(m, caller));
+  });
+  return 0;
+}
+
+int pthread_mutex_lock(pthread_mutex_t* m) {
+  if (!Modelled(CALLER)) return Real().pthread_mutex_lock(m);
+  if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Lock(); })) return Real().pthread_mutex_lock(m);
+  return 0;
+}
+
+int pthread_mutex_trylock(pthread_mutex_t* m) {
+  if (!Modelled(CALLER)) return Real().pthread_mutex_trylock(m);
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).TryLock() ? 0 : EBUSY; })) {
+    return Real().pthread_mutex_trylock(m);
+  }
+  return rc;
+}
+
+int pthread_mutex_unlock(pthread_mutex_t* m) {
+  if (!Modelled(CALLER)) return Real().pthread_mutex_unlock(m);
+  if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Unlock(); })) {
+    return Real().pthread_mutex_unlock(m);
+  }
+  return 0;
+}
+
+int pthread_mutex_destroy(pthread_mutex_t* m) {
+  if (!Modelled(CALLER)) return Real().pthread_mutex_destroy(m);
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).Destroy() ? 0 : EBUSY; })) {
+    return Real().pthread_mutex_destroy(m);
+  }
+  return rc;
+}
+
+int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) {
+  return Real().pthread_cond_init(c, attr);
+}
+
+int pthread_cond_destroy(pthread_cond_t* c) { return Real().pthread_cond_destroy(c); }
+
+int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (!Modelled(CALLER)) return Real().pthread_cond_wait(c, m);
+  AtPoint([&](Twin& twin) {
+    const std::uint32_t queue = QueueOf(twin, c, "condition variable");
+    twin.host.ProgramCall("pthread_cond_wait", queue);
+    Mutex& mutex = MutexOf(twin, m);
+    mutex.Unlock();
+    twin.host.WaitOnQueue(queue);
+    mutex.Lock();
+  });
+  return 0;
+}
+
+// A timed wait is woken by the other threads' steps or times out at once:
+// the simulator has no timer that would end it later.
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* deadline) {
+  if (!Modelled(CALLER)) return Real().pthread_cond_timedwait(c, m, deadline);
+  AtPoint([&](Twin& twin) {
+    twin.host.ProgramCall("pthread_cond_timedwait", QueueOf(twin, c, "condition variable"));
+    Mutex& mutex = MutexOf(twin, m);
+    mutex.Unlock();
+    twin.host.Yield();
+    mutex.Lock();
+  });
+  return ETIMEDOUT;
+}
+
+int pthread_cond_signal(pthread_cond_t* c) {
+  if (!Modelled(CALLER)) return Real().pthread_cond_signal(c);
+  AtPoint([&](Twin& twin) {
+    const std::uint32_t queue = QueueOf(twin, c, "condition variable");
+    twin.host.ProgramCall("pthread_cond_signal", queue, twin.host.WakeQueue(queue, 1));
+  });
+  return 0;
+}
+
+int pthread_cond_broadcast(pthread_cond_t* c) {
+  if (!Modelled(CALLER)) return Real().pthread_cond_broadcast(c);
+  AtPoint([&](Twin& twin) {
+    const std::uint32_t queue = QueueOf(twin, c, "condition variable");
+    twin.host.ProgramCall("pthread_cond_broadcast", queue,
+                          twin.host.WakeQueue(queue, UINT32_MAX));
+  });
+  return 0;
+}
+
+// glibc marks a finished pthread_once_t with 2 (__PTHREAD_ONCE_DONE); one
+// finished before control began is left to it.
+int pthread_once(pthread_once_t* once, void (*init)()) {
+  if (!Modelled(CALLER) || *once == 2) return Real().pthread_once(once, init);
+  bool run = false;
+  AtPoint([&](Twin& twin) {
+    OnceState& s = Onces()[once];
+    const std::uint32_t queue = QueueOf(twin, once, "pthread_once");
+    twin.host.ProgramCall("pthread_once", queue);
+    while (s.state == 1) {
+      twin.host.BlameWaitQueue(queue, s.runner);
+      twin.host.WaitOnQueue(queue);
+    }
+    if (s.state == 0) {
+      s.state = 1;
+      s.runner = twin.host.CurrentThread();
+      run = true;
+    }
+  });
+  if (!run) return 0;
+  init();
+  *once = 2;
+  AtPoint([&](Twin& twin) {
+    Onces()[once].state = 2;
+    twin.host.WakeQueue(QueueOf(twin, once, "pthread_once"), UINT32_MAX);
+  });
+  return 0;
+}
+
+int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr,
+                         unsigned count) {
+  if (!Modelled(CALLER)) return Real().pthread_barrier_init(b, attr, count);
+  if (count == 0) return EINVAL;
+  Barriers()[b] = BarrierState{count, 0};
+  return 0;
+}
+
+int pthread_barrier_destroy(pthread_barrier_t* b) {
+  if (!Modelled(CALLER) || Barriers().count(b) == 0) return Real().pthread_barrier_destroy(b);
+  Barriers().erase(b);
+  return 0;
+}
+
+// The last thread of a round wakes the others and gets
+// PTHREAD_BARRIER_SERIAL_THREAD, as in glibc.
+int pthread_barrier_wait(pthread_barrier_t* b) {
+  if (!Modelled(CALLER) || Barriers().count(b) == 0) return Real().pthread_barrier_wait(b);
+  int rc = 0;
+  AtPoint([&](Twin& twin) {
+    BarrierState& s = Barriers()[b];
+    const std::uint32_t queue = QueueOf(twin, b, "pthread barrier");
+    twin.host.ProgramCall("pthread_barrier_wait", queue);
+    if (++s.arrived < s.count) {
+      twin.host.WaitOnQueue(queue);
+      return;
+    }
+    s.arrived = 0;
+    twin.host.WakeQueue(queue, UINT32_MAX);
+    rc = PTHREAD_BARRIER_SERIAL_THREAD;
+  });
+  return rc;
+}
+
+int sched_yield() {
+  if (!Modelled(CALLER)) return Real().sched_yield();
+  AtPoint([](Twin& twin) {
+    twin.host.ProgramCall("sched_yield");
+    twin.host.Yield();
+  });
+  return 0;
+}
+
+int nanosleep(const timespec* request, timespec* remaining) {
+  if (!Modelled(CALLER) || request == nullptr) return Real().nanosleep(request, remaining);
+  Sleep(absl::DurationFromTimespec(*request), "nanosleep");
+  if (remaining != nullptr) *remaining = timespec{};
+  return 0;
+}
+
+int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining) {
+  if (!Modelled(CALLER) || request == nullptr || flags != 0) {
+    return Real().clock_nanosleep(clock, flags, request, remaining);
+  }
+  Sleep(absl::DurationFromTimespec(*request), "clock_nanosleep");
+  return 0;
+}
+
+int usleep(useconds_t us) {
+  if (!Modelled(CALLER)) return Real().usleep(us);
+  Sleep(absl::Microseconds(us), "usleep");
+  return 0;
+}
+
+unsigned sleep(unsigned s) {
+  if (!Modelled(CALLER)) return Real().sleep(s);
+  Sleep(absl::Seconds(s), "sleep");
+  return 0;
+}
+
+[[noreturn]] void exit(int status) {
+  if (Modelled(CALLER)) ExitBegins(status);
+  Real().exit(status);
+}
+
+}  // extern "C"

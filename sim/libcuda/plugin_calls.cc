@@ -1,0 +1,239 @@
+#include "sim/libcuda/plugin_calls.h"
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/libcuda/program_threads.h"
+#include "sim/libcuda/real_functions.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+// Who is inside a device-lock plugin call, by twin.
+std::map<ThreadId, const char*>& Holders() {
+  static auto* holders = new std::map<ThreadId, const char*>;
+  return *holders;
+}
+
+// One plugin call as a scheduling point, logged with its arguments; with
+// `under_device_lock`, its thread is known to hold the device lock until it
+// returns.
+class PluginCall {
+ public:
+  PluginCall(const char* name, std::string arguments, bool under_device_lock) : name_(name) {
+    LogProgramLine(absl::StrCat(name, "(", arguments, ")"));
+    AtPoint([&](Twin& twin) {
+      twin.host.ProgramCall(name);
+      if (under_device_lock) {
+        holder_ = twin.host.CurrentThread();
+        Holders()[holder_] = name;
+      }
+    });
+  }
+  ~PluginCall() {
+    if (holder_ != kNoThread) Holders().erase(holder_);
+  }
+  PluginCall(const PluginCall&) = delete;
+  PluginCall& operator=(const PluginCall&) = delete;
+
+  template <typename T>
+  T Returns(T value, std::string shown) {
+    LogProgramLine(absl::StrCat(name_, " -> ", shown));
+    return value;
+  }
+
+ private:
+  const char* name_;
+  ThreadId holder_ = kNoThread;
+};
+
+std::string Shown(bool ok) { return ok ? "true" : "false"; }
+
+// The plugin's real functions, filled in by dlsym as libgomp asks for them.
+bool (*real_init_device)(int);
+bool (*real_fini_device)(int);
+int (*real_load_image)(int, unsigned, const void*, void*);
+bool (*real_unload_image)(int, unsigned, const void*);
+void* (*real_alloc)(int, std::size_t);
+bool (*real_free)(int, void*);
+bool (*real_dev2host)(int, void*, const void*, std::size_t);
+bool (*real_host2dev)(int, void*, const void*, std::size_t);
+bool (*real_dev2dev)(int, void*, const void*, std::size_t);
+void (*real_run)(int, void*, void*, void**);
+
+bool InitDevice(int ord) {
+  PluginCall call("GOMP_OFFLOAD_init_device", absl::StrCat(ord), true);
+  const bool ok = real_init_device(ord);
+  return call.Returns(ok, Shown(ok));
+}
+
+bool FiniDevice(int ord) {
+  PluginCall call("GOMP_OFFLOAD_fini_device", absl::StrCat(ord), true);
+  const bool ok = real_fini_device(ord);
+  return call.Returns(ok, Shown(ok));
+}
+
+int LoadImage(int ord, unsigned version, const void* data, void* table) {
+  PluginCall call("GOMP_OFFLOAD_load_image", absl::StrCat(ord), true);
+  const int n = real_load_image(ord, version, data, table);
+  return call.Returns(n, absl::StrCat(n));
+}
+
+bool UnloadImage(int ord, unsigned version, const void* data) {
+  PluginCall call("GOMP_OFFLOAD_unload_image", absl::StrCat(ord), true);
+  const bool ok = real_unload_image(ord, version, data);
+  return call.Returns(ok, Shown(ok));
+}
+
+void* Alloc(int ord, std::size_t size) {
+  PluginCall call("GOMP_OFFLOAD_alloc", absl::StrCat(ord, ", ", size), true);
+  void* p = real_alloc(ord, size);
+  return call.Returns(p, p == nullptr ? std::string("NULL") : absl::StrFormat("%p", p));
+}
+
+bool Free(int ord, void* p) {
+  PluginCall call("GOMP_OFFLOAD_free", absl::StrFormat("%d, %p", ord, p), true);
+  const bool ok = real_free(ord, p);
+  return call.Returns(ok, Shown(ok));
+}
+
+bool Dev2Host(int ord, void* dst, const void* src, std::size_t n) {
+  PluginCall call("GOMP_OFFLOAD_dev2host", absl::StrCat(ord, ", ", n, " bytes"), true);
+  const bool ok = real_dev2host(ord, dst, src, n);
+  return call.Returns(ok, Shown(ok));
+}
+
+bool Host2Dev(int ord, void* dst, const void* src, std::size_t n) {
+  PluginCall call("GOMP_OFFLOAD_host2dev", absl::StrCat(ord, ", ", n, " bytes"), true);
+  const bool ok = real_host2dev(ord, dst, src, n);
+  return call.Returns(ok, Shown(ok));
+}
+
+bool Dev2Dev(int ord, void* dst, const void* src, std::size_t n) {
+  PluginCall call("GOMP_OFFLOAD_dev2dev", absl::StrCat(ord, ", ", n, " bytes"), true);
+  const bool ok = real_dev2dev(ord, dst, src, n);
+  return call.Returns(ok, Shown(ok));
+}
+
+// Not under the device lock: libgomp's GOMP_target_ext releases it after
+// mapping and before the launch.
+void Run(int ord, void* fn, void* vars, void** args) {
+  PluginCall call("GOMP_OFFLOAD_run", absl::StrFormat("%d, fn %p, vars %p", ord, fn, vars), false);
+  real_run(ord, fn, vars, args);
+  call.Returns(0, "done");
+}
+
+struct Wrapper {
+  const char* name;
+  void** real;
+  void* wrapper;
+};
+
+template <typename F>
+Wrapper Row(const char* name, F* real, F wrapper) {
+  return Wrapper{name, reinterpret_cast<void**>(real), reinterpret_cast<void*>(wrapper)};
+}
+
+void* Wrap(const char* name, void* real) {
+  static const Wrapper kWrappers[] = {
+      Row("GOMP_OFFLOAD_init_device", &real_init_device, &InitDevice),
+      Row("GOMP_OFFLOAD_fini_device", &real_fini_device, &FiniDevice),
+      Row("GOMP_OFFLOAD_load_image", &real_load_image, &LoadImage),
+      Row("GOMP_OFFLOAD_unload_image", &real_unload_image, &UnloadImage),
+      Row("GOMP_OFFLOAD_alloc", &real_alloc, &Alloc),
+      Row("GOMP_OFFLOAD_free", &real_free, &Free),
+      Row("GOMP_OFFLOAD_dev2host", &real_dev2host, &Dev2Host),
+      Row("GOMP_OFFLOAD_host2dev", &real_host2dev, &Host2Dev),
+      Row("GOMP_OFFLOAD_dev2dev", &real_dev2dev, &Dev2Dev),
+      Row("GOMP_OFFLOAD_run", &real_run, &Run),
+  };
+  for (const Wrapper& w : kWrappers) {
+    if (std::strcmp(w.name, name) == 0) {
+      *w.real = real;
+      return w.wrapper;
+    }
+  }
+  return real;
+}
+
+// A message libgomp prints for the plugin, into the timeline.
+std::string Message(const char* format, va_list args) {
+  char buffer[1024];
+  std::vsnprintf(buffer, sizeof buffer, format, args);
+  std::string message = buffer;
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
+}
+
+void Note(const char* kind, const std::string& message) {
+  LogProgramLine(absl::StrCat("libgomp: ", kind, message));
+  AtPoint([&](Twin& twin) { twin.host.ProgramCall(absl::StrCat(kind, message)); });
+}
+
+}  // namespace
+
+ThreadId DeviceLockHolder(ThreadId except, std::string* call) {
+  ThreadId holder = kNoThread;
+  for (const auto& [thread, name] : Holders()) {
+    if (thread == except) continue;
+    if (holder != kNoThread) return kNoThread;  // several: unknown
+    holder = thread;
+    *call = name;
+  }
+  return holder;
+}
+
+}  // namespace stackcheck::libcuda
+
+using stackcheck::libcuda::Controlled;
+using stackcheck::libcuda::Real;
+
+extern "C" {
+
+void* dlsym(void* handle, const char* name) {
+  void* f = Real().dlsym(handle, name);
+  if (f == nullptr || !Controlled() ||
+      std::strncmp(name, "GOMP_OFFLOAD_", 13) != 0) {
+    return f;
+  }
+  return stackcheck::libcuda::Wrap(name, f);
+}
+
+[[noreturn]] void GOMP_PLUGIN_fatal(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  const std::string message = stackcheck::libcuda::Message(format, args);
+  va_end(args);
+  if (Controlled()) stackcheck::libcuda::Note("fatal: ", message);
+  using Fatal = void (*)(const char*, ...);
+  auto real = reinterpret_cast<Fatal>(Real().dlsym(RTLD_NEXT, "GOMP_PLUGIN_fatal"));
+  if (real != nullptr) real("%s", message.c_str());
+  std::fprintf(stderr, "libgomp: %s\n", message.c_str());
+  std::exit(EXIT_FAILURE);
+}
+
+void GOMP_PLUGIN_error(const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  const std::string message = stackcheck::libcuda::Message(format, args);
+  va_end(args);
+  if (Controlled()) stackcheck::libcuda::Note("error: ", message);
+  using Error = void (*)(const char*, ...);
+  auto real = reinterpret_cast<Error>(Real().dlsym(RTLD_NEXT, "GOMP_PLUGIN_error"));
+  if (real != nullptr) {
+    real("%s", message.c_str());
+  } else {
+    std::fprintf(stderr, "libgomp: %s\n", message.c_str());
+  }
+}
+
+}  // extern "C"

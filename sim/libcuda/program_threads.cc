@@ -1,0 +1,393 @@
+#include "sim/libcuda/program_threads.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/libcuda/baton.h"
+#include "sim/libcuda/exec_options.h"
+#include "sim/libcuda/exec_result.h"
+#include "sim/libcuda/fork_server.h"
+#include "sim/libcuda/futex_trap.h"
+#include "sim/libcuda/real_functions.h"
+#include "sim/monitors/monitor_set.h"
+#include "sim/monitors/monitors.h"
+#include "sim/simulator.h"
+#include "sim/strategies/registry.h"
+#include "sim/strategies/replay_strategy.h"
+
+namespace stackcheck::libcuda {
+
+struct NewThread {
+  Baton go;  // posted when the twin is picked: the thread may run
+  const absl::FunctionRef<void(Twin&)>* work = nullptr;  // its pending point
+  ThreadId twin = kNoThread;
+  pthread_t handle{};
+  bool created = false;
+  bool leaving = false;  // the thread is done: its twin ends
+  std::string last_call;  // its last line of the call log
+};
+
+namespace {
+
+// Passes the answers through and records each one relative to the running
+// actor, as SequenceStrategy reads them: the shrinker's form of a schedule.
+class RecordingStrategy final : public sim::Strategy {
+ public:
+  explicit RecordingStrategy(std::unique_ptr<sim::Strategy> inner) : inner_(std::move(inner)) {}
+  bool NewExecution() override { return inner_->NewExecution(); }
+  std::size_t NextActor(const sim::SchedulingPoint& point) override {
+    const std::size_t pick = inner_->NextActor(point);
+    const std::size_t n = point.runnable.size();
+    relative_.push_back(point.current >= 0 && pick < n
+                            ? (pick + n - static_cast<std::size_t>(point.current)) % n
+                            : pick);
+    return pick;
+  }
+  std::uint64_t NextNumber(std::uint64_t n) override {
+    const std::uint64_t v = inner_->NextNumber(n);
+    relative_.push_back(v);
+    return v;
+  }
+  bool ObservesEveryStep() const override { return inner_->ObservesEveryStep(); }
+  const std::vector<std::uint64_t>& relative() const { return relative_; }
+
+ private:
+  std::unique_ptr<sim::Strategy> inner_;
+  std::vector<std::uint64_t> relative_;
+};
+
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+// The exit status of a process whose execution stopped at a violation, and
+// of one stuck outside every scheduling point.
+constexpr int kViolationStatus = 86;
+constexpr int kStuckStatus = 87;
+
+thread_local NewThread* t_self = nullptr;
+thread_local bool t_on_simulator = false;
+
+class Controller {
+ public:
+  bool active() const { return active_; }
+  bool ended() const { return ended_.load(std::memory_order_acquire); }
+
+  // Before main: start the simulated execution, with the main thread's twin.
+  void Start() {
+    absl::StatusOr<ExecOptions> options = ExecOptionsFromEnvironment();
+    if (!options.ok()) Fail(options.status().message());
+    options_ = *std::move(options);
+    if (absl::Status trap = InstallFutexTrap(); !trap.ok()) Fail(trap.message());
+
+    sim::SimConfig config;
+    // A device the size of an H200's memory (the ledger counts bytes; the
+    // library backs only what a program allocates, lazily).
+    config.device_capacity = 140 * kGiB;
+    config.modes.step_bound = std::uint64_t{1} << 24;
+    config.alloc_failure_at_call = options_.faults.oom_at_alloc;
+    config.launch_failure_at_call = options_.faults.reject_at_launch;
+    sim::MonitorParams params;
+    std::vector<std::unique_ptr<sim::Monitor>> monitors;
+    // Every monitor but the two that judge what the policy models report
+    // through RuntimeObserver (regions, fatal errors, the cache's size),
+    // which real code does not: its messages are in the timeline instead.
+    std::vector<absl::string_view> names;
+    for (absl::string_view name : sim::MonitorNames()) {
+      if (name != "abort-attribution" && name != "bounded-cache") names.push_back(name);
+    }
+    auto set = sim::MakeMonitorSet(names, params);
+    if (!set.ok()) Fail(set.status().message());
+    monitors.push_back(*std::move(set));
+    simulator_ = std::make_unique<sim::Simulator>(config, std::move(monitors));
+
+    std::unique_ptr<sim::Strategy> inner;
+    if (options_.strategy == "replay") {
+      replay_ = new sim::ReplayStrategy(options_.schedule);
+      inner.reset(replay_);
+    } else {
+      auto row = sim::FindStrategy(options_.strategy);
+      if (!row.ok()) Fail(row.status().message());
+      sim::StrategyParams p;
+      p.seed = options_.seed;
+      p.max_executions = 1;
+      p.schedule = options_.schedule;
+      inner = (*row)->make(p);
+    }
+    strategy_ = std::make_unique<RecordingStrategy>(std::move(inner));
+    strategy_->NewExecution();
+
+    threads_.emplace_back();
+    NewThread* main_thread = &threads_.back();
+    t_self = main_thread;
+    active_ = true;
+    pthread_t simulator_thread;
+    if (Real().pthread_create(&simulator_thread, nullptr, &Controller::SimulatorMain,
+                              this) != 0) {
+      Fail("cannot start the simulator's thread");
+    }
+    on_exit(&Controller::OnProgramExit, this);
+    main_thread->go.Wait();  // main goes on once its twin is picked
+  }
+
+  bool AtPoint(absl::FunctionRef<void(Twin&)> work) {
+    if (t_on_simulator) {
+      Twin twin{*host_, *device_};
+      work(twin);
+      return true;
+    }
+    NewThread* self = t_self;
+    if (self == nullptr || ended()) return false;
+    self->work = &work;
+    posted_.Post();
+    self->go.Wait();
+    return true;
+  }
+
+  NewThread* Prepare() {
+    threads_.emplace_back();
+    return &threads_.back();
+  }
+
+  void Spawned(Twin& twin, NewThread* thread) {
+    thread->twin = twin.host.Spawn("thread", [this, thread] { Serve(thread); });
+  }
+
+  void Begins(NewThread* thread) {
+    t_self = thread;
+    thread->go.Wait();
+  }
+
+  void Ends() {
+    NewThread* self = t_self;
+    t_self = nullptr;
+    if (self == nullptr || ended()) return;
+    self->leaving = true;
+    posted_.Post();
+  }
+
+  ThreadId TwinOf(pthread_t handle) const {
+    for (const NewThread& t : threads_) {
+      if (t.created && pthread_equal(t.handle, handle)) return t.twin;
+    }
+    return kNoThread;
+  }
+
+  std::string TwinName() const {
+    if (t_on_simulator) return host_ != nullptr ? NameOf(host_->CurrentThread()) : "";
+    if (t_self == nullptr) return "";
+    return NameOf(t_self->twin);
+  }
+
+  void Log(std::string line) {
+    if (t_self != nullptr) t_self->last_call = line;
+    lines_.push_back(std::move(line));
+  }
+  const FaultPlan& faults() const { return options_.faults; }
+
+ private:
+  [[noreturn]] static void Fail(absl::string_view why) {
+    std::fprintf(stderr, "stackcheck exec: %.*s\n", static_cast<int>(why.size()), why.data());
+    std::fflush(stderr);
+    _exit(2);
+  }
+
+  std::string NameOf(ThreadId thread) const {
+    if (thread == kNoThread) return "";
+    return std::string(simulator_->ActorName(sim::SimHost::ToActor(thread)));
+  }
+
+  static void* SimulatorMain(void* self) {
+    static_cast<Controller*>(self)->RunExecution();
+    return nullptr;
+  }
+
+  void RunExecution() {
+    t_on_simulator = true;
+    const sim::ExecutionResult& result =
+        simulator_->Run(*strategy_, [this](Device& device, Host& host, RuntimeObserver&) {
+          device_ = &device;
+          host_ = static_cast<sim::SimHost*>(&host);
+          threads_.front().twin = host.CurrentThread();
+          Serve(&threads_.front());
+        });
+    Conclude(result);
+  }
+
+  // The twin of `thread`: hands control to it and runs each point's work.
+  void Serve(NewThread* thread) {
+    for (;;) {
+      if (thread->leaving) return;
+      thread->go.Post();
+      if (!posted_.WaitFor(options_.watchdog_s)) Stuck(thread);
+      if (thread->leaving) return;
+      Twin twin{*host_, *device_};
+      (*thread->work)(twin);
+    }
+  }
+
+  static void OnProgramExit(int status, void* self) {
+    auto* c = static_cast<Controller*>(self);
+    c->exit_status_ = status;
+    NewThread* exiting = t_self;  // the work runs on the simulator's thread
+    c->AtPoint([c, exiting, status](Twin& twin) {
+      c->exiting_ = exiting;
+      twin.host.Exit(status);
+    });
+  }
+
+  // The simulated execution is over: report, then let the exiting thread
+  // finish the process, or end it here after a violation.
+  void Conclude(const sim::ExecutionResult& result) {
+    ended_.store(true, std::memory_order_release);
+    ExecReport report = MakeReport(result);
+    const bool violation = result.violation.has_value() || !report.replay_status.empty();
+    Write(report);
+    if (violation || exiting_ == nullptr) {
+      std::fflush(nullptr);
+      _exit(kViolationStatus);
+    }
+    exiting_->go.Post();
+  }
+
+  [[noreturn]] void Stuck(NewThread* thread) {
+    ended_.store(true, std::memory_order_release);
+    ExecReport report;
+    report.verdict = "stuck";
+    report.property = "progress";
+    report.message = absl::StrFormat(
+        "%s ran %d s without reaching a scheduling point: it waits or spins "
+        "somewhere stackcheck does not control (its last driver or plugin call: %s)",
+        NameOf(thread->twin), options_.watchdog_s,
+        thread->last_call.empty() ? std::string("none") : thread->last_call);
+    report.calls = lines_;
+    Fill(&report);
+    Write(report);
+    std::fflush(nullptr);
+    _exit(kStuckStatus);
+  }
+
+  ExecReport MakeReport(const sim::ExecutionResult& result) {
+    ExecReport report = DescribeExecution(*simulator_, *host_, result);
+    if (replay_ != nullptr) {
+      absl::Status s = replay_->Finish();
+      if (!s.ok()) {
+        report.replay_status = absl::StrCat(
+            "the execution diverged from the recorded schedule (nondeterminism): ",
+            s.message());
+      }
+    }
+    report.exit_status = result.process_exited ? exit_status_ : -1;
+    report.sequence = strategy_->relative();
+    report.calls = lines_;
+    Fill(&report);
+    return report;
+  }
+
+  void Fill(ExecReport* report) const {
+    report->strategy = options_.strategy;
+    report->seed = options_.seed;
+    report->faults = FormatFaults(options_.faults);
+  }
+
+  void Write(const ExecReport& report) const {
+    std::fprintf(stderr, "stackcheck exec: %s\n", OneLine(report).c_str());
+    if (options_.result_path.empty()) return;
+    if (absl::Status s = WriteReport(report, options_.result_path); !s.ok()) {
+      std::fprintf(stderr, "stackcheck exec: %s\n", std::string(s.message()).c_str());
+    }
+  }
+
+  bool active_ = false;
+  std::atomic<bool> ended_{false};
+  ExecOptions options_;
+  std::unique_ptr<sim::Simulator> simulator_;
+  std::unique_ptr<RecordingStrategy> strategy_;
+  sim::ReplayStrategy* replay_ = nullptr;  // strategy_, when replaying
+  sim::SimHost* host_ = nullptr;
+  Device* device_ = nullptr;
+  Baton posted_;  // the running program thread reached a point (or ended)
+  std::deque<NewThread> threads_;  // stable addresses; front() is main
+  NewThread* exiting_ = nullptr;
+  int exit_status_ = -1;
+  std::vector<std::string> lines_;
+};
+
+// Never destroyed: program threads may reach a point during exit.
+Controller& TheController() {
+  static Controller* controller = new Controller;
+  return *controller;
+}
+
+__attribute__((constructor)) void StartControlIfAsked() {
+  ServeForksIfAsked();  // returns in each execution's process
+  const char* exec = std::getenv("STACKCHECK_EXEC");
+  if (exec == nullptr || std::string(exec) != "1") return;
+  TheController().Start();
+}
+
+}  // namespace
+
+bool Controlled() { return TheController().active(); }
+bool OnSimulatorThread() { return t_on_simulator; }
+bool HasTwin() { return t_self != nullptr; }
+
+bool AtPoint(absl::FunctionRef<void(Twin&)> work) { return TheController().AtPoint(work); }
+
+NewThread* PrepareThread() { return TheController().Prepare(); }
+
+void ThreadCreated(NewThread* thread, pthread_t handle) {
+  thread->handle = handle;
+  thread->created = true;
+}
+
+void ThreadCreateFailed(NewThread* thread) { thread->leaving = true; }
+
+void SpawnTwin(Twin& twin, NewThread* thread) { TheController().Spawned(twin, thread); }
+
+ThreadId TwinOfNew(const NewThread* thread) { return thread->twin; }
+
+void ThreadBegins(NewThread* thread) { TheController().Begins(thread); }
+void ThreadEnds() { TheController().Ends(); }
+ThreadId TwinOf(pthread_t handle) { return TheController().TwinOf(handle); }
+
+// exit() is not thread-safe (POSIX); glibc 2.36 lets a second caller take
+// exit handlers the first one has not run yet, and whichever thread runs out
+// of handlers first ends the process, maybe while the other is inside one
+// (this library's own, which writes the report, among them). Here the second
+// caller waits for the first to end the process, and the wait-for graph
+// shows it if that never happens.
+void ExitBegins(int status) {
+  static ThreadId first = kNoThread;
+  static std::uint32_t queue = 0;
+  AtPoint([status](Twin& twin) {
+    twin.host.ProgramCall("exit", 0, static_cast<std::uint64_t>(status));
+    if (first == kNoThread) {
+      first = twin.host.CurrentThread();
+      queue = twin.host.NewWaitQueue("another thread's exit (exit is not thread-safe)");
+      twin.host.BlameWaitQueue(queue, first);
+      twin.host.ProgramExitBegins();
+      return;
+    }
+    if (first != twin.host.CurrentThread()) twin.host.WaitOnQueue(queue);
+  });
+}
+
+void LogProgramLine(std::string line) {
+  Controller& c = TheController();
+  c.Log(absl::StrCat(c.TwinName(), " ", std::move(line)));
+}
+
+std::string CurrentTwinName() { return TheController().TwinName(); }
+
+const FaultPlan& Faults() { return TheController().faults(); }
+
+}  // namespace stackcheck::libcuda

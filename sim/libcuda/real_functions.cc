@@ -1,0 +1,70 @@
+#include "sim/libcuda/real_functions.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace stackcheck::libcuda {
+namespace {
+
+// dlsym itself is interposed (plugin_calls.cc), so the real one comes from
+// dlvsym, which is not; glibc 2.34 moved it into libc under a new version.
+void* RealDlsym(void* handle, const char* name) {
+  using Dlsym = void* (*)(void*, const char*);
+  static Dlsym real = [] {
+    void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    return reinterpret_cast<Dlsym>(f);
+  }();
+  return real(handle, name);
+}
+
+template <typename F>
+void Resolve(F* slot, const char* name) {
+  void* f = RealDlsym(RTLD_NEXT, name);
+  if (f == nullptr) {
+    std::fprintf(stderr, "stackcheck libcuda: the C library has no %s\n", name);
+    std::abort();
+  }
+  *slot = reinterpret_cast<F>(f);
+}
+
+RealFunctions ResolveAll() {
+  RealFunctions r{};
+  Resolve(&r.pthread_create, "pthread_create");
+  Resolve(&r.pthread_join, "pthread_join");
+  Resolve(&r.pthread_exit, "pthread_exit");
+  Resolve(&r.pthread_mutex_init, "pthread_mutex_init");
+  Resolve(&r.pthread_mutex_lock, "pthread_mutex_lock");
+  Resolve(&r.pthread_mutex_trylock, "pthread_mutex_trylock");
+  Resolve(&r.pthread_mutex_unlock, "pthread_mutex_unlock");
+  Resolve(&r.pthread_mutex_destroy, "pthread_mutex_destroy");
+  Resolve(&r.pthread_cond_init, "pthread_cond_init");
+  Resolve(&r.pthread_cond_wait, "pthread_cond_wait");
+  Resolve(&r.pthread_cond_timedwait, "pthread_cond_timedwait");
+  Resolve(&r.pthread_cond_signal, "pthread_cond_signal");
+  Resolve(&r.pthread_cond_broadcast, "pthread_cond_broadcast");
+  Resolve(&r.pthread_cond_destroy, "pthread_cond_destroy");
+  Resolve(&r.pthread_once, "pthread_once");
+  Resolve(&r.pthread_barrier_init, "pthread_barrier_init");
+  Resolve(&r.pthread_barrier_wait, "pthread_barrier_wait");
+  Resolve(&r.pthread_barrier_destroy, "pthread_barrier_destroy");
+  Resolve(&r.sched_yield, "sched_yield");
+  Resolve(&r.nanosleep, "nanosleep");
+  Resolve(&r.clock_nanosleep, "clock_nanosleep");
+  Resolve(&r.usleep, "usleep");
+  Resolve(&r.sleep, "sleep");
+  Resolve(&r.exit, "exit");
+  r.dlsym = &RealDlsym;
+  return r;
+}
+
+}  // namespace
+
+const RealFunctions& Real() {
+  static const RealFunctions real = ResolveAll();
+  return real;
+}
+
+}  // namespace stackcheck::libcuda

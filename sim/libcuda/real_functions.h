@@ -1,0 +1,45 @@
+// The C library's own pthread, sleep and exit functions, which this library
+// interposes when preloaded: the interposers call these to do the real work,
+// and the library's own code calls them directly.
+#ifndef STACKCHECK_SIM_LIBCUDA_REAL_FUNCTIONS_H_
+#define STACKCHECK_SIM_LIBCUDA_REAL_FUNCTIONS_H_
+
+#include <pthread.h>
+#include <time.h>
+
+namespace stackcheck::libcuda {
+
+struct RealFunctions {
+  int (*pthread_create)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  int (*pthread_join)(pthread_t, void**);
+  [[noreturn]] void (*pthread_exit)(void*);
+  int (*pthread_mutex_init)(pthread_mutex_t*, const pthread_mutexattr_t*);
+  int (*pthread_mutex_lock)(pthread_mutex_t*);
+  int (*pthread_mutex_trylock)(pthread_mutex_t*);
+  int (*pthread_mutex_unlock)(pthread_mutex_t*);
+  int (*pthread_mutex_destroy)(pthread_mutex_t*);
+  int (*pthread_cond_init)(pthread_cond_t*, const pthread_condattr_t*);
+  int (*pthread_cond_wait)(pthread_cond_t*, pthread_mutex_t*);
+  int (*pthread_cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const timespec*);
+  int (*pthread_cond_signal)(pthread_cond_t*);
+  int (*pthread_cond_broadcast)(pthread_cond_t*);
+  int (*pthread_cond_destroy)(pthread_cond_t*);
+  int (*pthread_once)(pthread_once_t*, void (*)());
+  int (*pthread_barrier_init)(pthread_barrier_t*, const pthread_barrierattr_t*, unsigned);
+  int (*pthread_barrier_wait)(pthread_barrier_t*);
+  int (*pthread_barrier_destroy)(pthread_barrier_t*);
+  int (*sched_yield)();
+  int (*nanosleep)(const timespec*, timespec*);
+  int (*clock_nanosleep)(clockid_t, int, const timespec*, timespec*);
+  int (*usleep)(unsigned);
+  unsigned (*sleep)(unsigned);
+  [[noreturn]] void (*exit)(int);
+  void* (*dlsym)(void*, const char*);
+};
+
+// Resolved on first use (the next definition after this library's).
+const RealFunctions& Real();
+
+}  // namespace stackcheck::libcuda
+
+#endif  // STACKCHECK_SIM_LIBCUDA_REAL_FUNCTIONS_H_

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `stackcheck exec` on GCC 12.2's real libgomp and nvptx plugin:
+# 1. abort_while_mapping (thread A's first region traps, thread B maps data):
+#    the exit-time hang is found as a deadlock whose wait-for cycle names
+#    libgomp's device lock and the plugin's stacks lock, and the destroy of
+#    the held stacks lock at exit as a mutex-discipline violation;
+# 2. the deadlock's replay file and token replay it with the same trace
+#    digest, every time, and as a Chrome trace;
+# 3. a thread stuck outside every scheduling point is reported, not hung;
+# 4. bad input: exit 2 with a message, never a crash.
+set -euo pipefail
+here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
+stackcheck=$here/cli/stackcheck
+libcuda=$here/sim/libcuda/libcuda.so.1
+program=$here/tests/programs/abort_while_mapping
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+replays=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/replays
+fail() { echo "FAIL: $*"; exit 1; }
+
+# 1. Exploration: at most 300 executions (the deadlock shows in about one in
+# three; the seeds are fixed, so this is the same run every time).
+status=0
+"$stackcheck" exec --executions 300 --exec_all_findings --exec_faults abort@launch:1 \
+  --libcuda "$libcuda" --exec_replay_dir "$replays" -- "$program" map 2 0 4 \
+  >"$tmp/exec.out" 2>&1 || status=$?
+cat "$tmp/exec.out"
+[[ $status -eq 1 ]] || fail "exec should report violations (exit 1), got $status"
+grep -q "^VIOLATION no-deadlock: deadlock: T[0-9] waits on libgomp's device lock .* held by T[0-9]; T[0-9] waits for mutex 'ptx_dev->omp_stacks.lock (the stacks lock)' held by T[0-9]$" "$tmp/exec.out" ||
+  fail "no deadlock through the device lock and the stacks lock"
+grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stacks.lock (the stacks lock)' while" "$tmp/exec.out" ||
+  fail "no destroy of the held stacks lock"
+grep -q "^wait-for cycle:$" "$tmp/exec.out" || fail "no wait-for cycle printed"
+grep -q "GOMP_OFFLOAD_alloc" "$tmp/exec.out" || fail "the timeline lacks the plugin's calls"
+found=$(grep -A1 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -oE "found at execution [0-9]+" | head -1 | grep -oE "[0-9]+$")
+[[ $found -le 300 ]] || fail "deadlock found at execution $found"
+
+# 2. Replay: the deadlock's file, ten times, then its token and a Chrome trace.
+replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^replay: " | sed 's/^replay: stackcheck replay //')
+token=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^token: " | sed 's/^token: //')
+[[ -f $replay ]] || fail "no replay file ($replay)"
+for i in $(seq 10); do
+  "$stackcheck" replay "$replay" --libcuda "$libcuda" >"$tmp/replay.out" 2>&1 ||
+    { cat "$tmp/replay.out"; fail "replay $i did not reproduce"; }
+  grep -q "^same trace digest as recorded$" "$tmp/replay.out" || fail "replay $i: digest differs"
+done
+"$stackcheck" replay "$token" --libcuda "$libcuda" >"$tmp/token.out" 2>&1 ||
+  { cat "$tmp/token.out"; fail "the token did not reproduce"; }
+grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay: not the deadlock"
+"$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json"
+grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does not start as one"
+events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
+[[ $events -gt 10 ]] || fail "the Chrome trace has $events events"
+
+# 3. A thread stuck where exec cannot see (a semaphore): reported, not hung.
+status=0
+"$stackcheck" exec --executions 1 --exec_watchdog_s 2 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/stuck_outside" >"$tmp/stuck.out" 2>&1 || status=$?
+cat "$tmp/stuck.out"
+[[ $status -eq 1 ]] || fail "a stuck program should be a finding (exit 1), got $status"
+grep -q "^STUCK progress: T[0-9] ran 2 s without reaching a scheduling point" "$tmp/stuck.out" ||
+  fail "no stuck report"
+grep -q "^replayed: stuck again$" "$tmp/stuck.out" || fail "the stuck run's replay"
+
+# 4. Bad input.
+expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
+  local ere=$1; shift
+  local s=0
+  "$stackcheck" "$@" >"$tmp/bad.out" 2>&1 || s=$?
+  [[ $s -eq 2 ]] || { cat "$tmp/bad.out"; fail "'$*' should exit 2, got $s"; }
+  grep -Eq "$ere" "$tmp/bad.out" || { cat "$tmp/bad.out"; fail "'$*': no message matching $ere"; }
+}
+expect_usage "libgomp.so.1 is not loaded" exec --executions 1 --libcuda "$libcuda" -- /bin/true
+expect_usage "no program 'no-such-program' on PATH" exec --libcuda "$libcuda" -- no-such-program
+expect_usage "unknown fault" exec --exec_faults nonsense@launch:1 --libcuda "$libcuda" -- "$program"
+expect_usage "exec_strategy is random or pct" exec --exec_strategy dfs --libcuda "$libcuda" -- "$program"
+expect_usage "usage: exec" exec --libcuda "$libcuda"
+printf 'stackcheck exec replay v1\nprogram %s\nschedule 0,x\n' "$program" >"$tmp/bad.replay"
+expect_usage "line 3: not a number in the schedule" replay "$tmp/bad.replay" --libcuda "$libcuda"
+expect_usage "not base64" replay 'exec1:###' --libcuda "$libcuda"
+echo PASS
