@@ -73,9 +73,8 @@ std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> 
     }
     return ViolationAtLast(
         kName, events,
-        absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",
-                     first.index, ", but the fatal error from ", Who(view, e.actor),
-                     " blames region ", e.c));
+        absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ", first.index,
+                     ", but the fatal error from ", Who(view, e.actor), " blames region ", e.c));
   }
   return ViolationAtLast(
       kName, events,
