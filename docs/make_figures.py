@@ -6,11 +6,12 @@ Benchmark binaries with --benchmark_format=json) on this machine, each row
 stamped with the date, the commit and the machine. Hardware (H200) figures come
 from the raw output committed under the hardware log's validation/ folder; they
 are rendered with the date, build and machine the log records for them, never
-re-measured here.
+re-measured here. Mutation testing is rendered from the JSON that
+tests/mutants/run_mutants.py last wrote (committed), with its own stamp.
 
     docs/make_figures.py                # build, run everything (a few minutes on 2 cores)
     docs/make_figures.py --no-build     # use what bazel-bin already holds
-    docs/make_figures.py --hardware-only
+    docs/make_figures.py --hardware-only   # only what comes from committed output
     docs/make_figures.py --long         # also the runs that take minutes each
 
 Only the Python standard library is used.
