@@ -332,6 +332,17 @@ const std::vector<KnownBug>& KnownBugs() {
        "callback thread running on callback thread]; fault rejected launch",
        "", ""},
       // v1b-callback-lock / abort-attribution
+      // The release callback of a region that completed meets another
+      // region's abort (the context is poisoned) and raises the fatal error
+      // for its own region.
+      {"v1b-callback-lock",
+       "abort-attribution: fatal-reported on callback thread holding {}; fault abort", "", ""},
+      {"v1b-callback-lock",
+       "abort-attribution: fatal-reported on callback thread holding {}; fault out-of-memory", "",
+       ""},
+      {"v1b-callback-lock",
+       "abort-attribution: fatal-reported on callback thread holding {}; fault rejected launch", "",
+       ""},
       {"v1b-callback-lock", "abort-attribution: at the end; fault out-of-memory", "", ""},
       {"v1b-callback-lock", "abort-attribution: at the end; fault rejected launch", "", ""},
       {"v1b-callback-lock",

@@ -66,7 +66,16 @@ std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> 
   if (judged_ || e.x != first.code) return std::nullopt;
   judged_ = true;
   const absl::string_view text = view.MessageText(e.d);
-  if (absl::StrContains(text, kAbortHint)) return std::nullopt;
+  if (absl::StrContains(text, kAbortHint)) {
+    // A fatal error that names a region must name the one that aborted.
+    if (e.kind != EventKind::kFatalReported || e.c == kNoRegion || e.c == first.region) {
+      return std::nullopt;
+    }
+    return ViolationAtLast(
+        kName, events,
+        absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ", first.index,
+                     ", but the fatal error from ", Who(view, e.actor), " blames region ", e.c));
+  }
   return ViolationAtLast(
       kName, events,
       absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",

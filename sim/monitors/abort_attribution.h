@@ -2,11 +2,13 @@
 // with an error code in a healthy context, SEM-04, which then becomes
 // sticky), the first message the runtime prints with the abort's code - a
 // fatal error or an error the caller then acts on - says that a kernel
-// aborted (carries kAbortHint, as libgomp's failed region wait does).
-// libgomp's messages carry no region identity, so the region is not judged. A
-// first message without the hint is reported at once; an abort no message
-// ever reports is reported when the execution ends (at process exit, or at
-// quiescence with every actor finished).
+// aborted (carries kAbortHint, as libgomp's failed region wait does), and
+// when it is a fatal error that names a region (FatalReported's region), that
+// region is the one whose kernel aborted. libgomp's plain messages carry no
+// region identity, so an error message's region is not judged. A first
+// message without the hint, or blaming another region, is reported at once;
+// an abort no message ever reports is reported when the execution ends (at
+// process exit, or at quiescence with every actor finished).
 #ifndef STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 #define STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 

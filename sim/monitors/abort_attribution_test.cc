@@ -53,6 +53,28 @@ TEST(AbortAttributionTest, FirstMessageWithoutTheHint) {
                                     "\"cuMemcpyHtoD_v2 error: unspecified launch failure\""));
 }
 
+// A fatal error with the hint that blames another region (T2's wait met
+// region 1's abort and named its own region 2) misattributes the abort.
+TEST(AbortAttributionTest, FatalErrorBlamingAnotherRegion) {
+  Trace t = AbortInRegion1();
+  t.Add(kT2, EventKind::kFatalReported, 0, 0, 2, kHinted, kLaunchFailed);
+  AbortAttributionMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->event_index, 6u);
+  EXPECT_THAT(v->message, HasSubstr("kernel 1 (region 1) aborted at event 3, but the fatal "
+                                    "error from T2 blames region 2"));
+}
+
+// A fatal error that names no region is judged by its text alone.
+TEST(AbortAttributionTest, FatalErrorNamingNoRegionWithTheHintHolds) {
+  Trace t = AbortInRegion1();
+  t.Add(kT2, EventKind::kFatalReported, 0, 0, 0, kHinted, kLaunchFailed)
+      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
+}
+
 TEST(AbortAttributionTest, KernelsEndingInThePoisonedContextDidNotAbort) {
   Trace t;
   t.Enqueue(kT1, 1, 1, 1, 0x200000, 1, 128 * kKiB)
