@@ -40,6 +40,7 @@
 #include "absl/strings/string_view.h"
 #include "core/cu_result.h"
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "sim/libcuda/bridge.h"
 #include "sim/libcuda/ptx_symbols.h"
 #include "sim/sim_device.h"
@@ -49,6 +50,7 @@ namespace {
 using stackcheck::CuResult;
 using stackcheck::Device;
 using stackcheck::DevicePtr;
+using stackcheck::DriverCall;
 using stackcheck::libcuda::LogCall;
 using stackcheck::libcuda::RunOnDevice;
 
@@ -76,6 +78,9 @@ constexpr std::uintptr_t kHandleBase = 0x100;
 constexpr char kImageMagic[] = "stackcheck-linked-ptx";
 
 int Code(CuResult r) { return static_cast<int>(r); }
+
+// The export of a call the SimDevice serves, as core's table names it.
+absl::string_view Symbol(DriverCall call) { return stackcheck::DriverCallSymbol(call); }
 
 std::string Name(CuResult r) {
   return absl::StrCat(static_cast<int>(r), " ", stackcheck::CuResultName(r));
@@ -190,7 +195,7 @@ void CallbackTrampoline(stackcheck::StreamHandle stream, CuResult status, void* 
   call->fn(FromSim(stream), Code(status), call->user_data);
 }
 
-CUresult LoadModule(CUmodule* out, absl::string_view image, const char* api) {
+CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view api) {
   auto module = std::make_unique<Module>();
   if (image.size() > sizeof kImageMagic &&
       std::memcmp(image.data(), kImageMagic, sizeof kImageMagic) == 0) {
@@ -263,7 +268,7 @@ int DeviceAttribute(int attribute, bool* known) {
 
 EXPORT CUresult cuInit(unsigned int flags) {
   const CuResult r = RunOnDevice([](Device& d) { return d.Init(); });
-  LogCall(absl::StrCat("cuInit(", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kInit), "(", flags, ") -> ", Name(r)));
   return Code(r);
 }
 
@@ -315,7 +320,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
   if (context == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxCreate(); });
-  LogCall(absl::StrCat("cuCtxCreate_v2(flags=", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxCreate), "(flags=", flags, ") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   g_context_live = true;
   *context = &g_context;
@@ -326,7 +331,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
 EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxDestroy(); });
-  LogCall(absl::StrCat("cuCtxDestroy_v2 -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxDestroy), " -> ", Name(r)));
   if (r == CuResult::kSuccess) {
     g_context_live = false;
     DropAllBlocks();
@@ -364,7 +369,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
 
 EXPORT CUresult cuCtxSynchronize() {
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxSynchronize(); });
-  LogCall(absl::StrCat("cuCtxSynchronize -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxSynchronize), " -> ", Name(r)));
   return Code(r);
 }
 
@@ -387,14 +392,15 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
   DevicePtr p = 0;
   const CuResult r = RunOnDevice([&](Device& d) { return AllocateBlock(d, &p, bytes); });
-  LogCall(absl::StrFormat("cuMemAlloc_v2(%u bytes) -> %s, 0x%x", bytes, Name(r), p));
+  LogCall(absl::StrFormat("%s(%u bytes) -> %s, 0x%x", Symbol(DriverCall::kMemAlloc), bytes, Name(r),
+                          p));
   if (r == CuResult::kSuccess) *ptr = p;
   return Code(r);
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemFree(ptr); });
-  LogCall(absl::StrFormat("cuMemFree_v2(0x%x) -> %s", ptr, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x) -> %s", Symbol(DriverCall::kMemFree), ptr, Name(r)));
   if (r == CuResult::kSuccess) DropBlock(ptr);
   return Code(r);
 }
@@ -430,7 +436,8 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t by
       std::memcpy(block->data + (dst - base), src, bytes);
     }
   }
-  LogCall(absl::StrFormat("cuMemcpyHtoD_v2(0x%x, %u bytes) -> %s", dst, bytes, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyHtoD), dst, bytes,
+                          Name(r)));
   return Code(r);
 }
 
@@ -443,7 +450,8 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
       std::memcpy(dst, block->data + (src - base), bytes);
     }
   }
-  LogCall(absl::StrFormat("cuMemcpyDtoH_v2(0x%x, %u bytes) -> %s", src, bytes, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyDtoH), src, bytes,
+                          Name(r)));
   return Code(r);
 }
 
@@ -566,7 +574,7 @@ EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   } else {
     size = std::strlen(text);
   }
-  return LoadModule(module, absl::string_view(text, size), "cuModuleLoadData");
+  return LoadModule(module, absl::string_view(text, size), Symbol(DriverCall::kModuleLoad));
 }
 
 EXPORT CUresult cuModuleLoad(CUmodule* module, const char* path) {
@@ -593,7 +601,7 @@ EXPORT CUresult cuModuleUnload(CUmodule handle) {
     }
     return r;
   });
-  LogCall(absl::StrCat("cuModuleUnload -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kModuleUnload), " -> ", Name(r)));
   if (r == CuResult::kSuccess) delete m;
   return Code(r);
 }
@@ -615,7 +623,7 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     return d.ModuleGetFunction(&sim, m->sim,
                                kernel ? stackcheck::kRegionKernel : absl::string_view());
   });
-  LogCall(absl::StrCat("cuModuleGetFunction(\"", name, "\") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kModuleGetFunction), "(\"", name, "\") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   auto& slot = m->functions[name];
   if (!slot) {
@@ -737,8 +745,8 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
     return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},
                           args, ToSim(stream));
   });
-  LogCall(absl::StrCat("cuLaunchKernel(\"", f->name, "\", grid ", gx, "x", gy, "x", gz,
-                       ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
+  LogCall(absl::StrCat(Symbol(DriverCall::kLaunchKernel), "(\"", f->name, "\", grid ", gx, "x", gy,
+                       "x", gz, ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
                        ", args [", described, "]) -> ", Name(r)));
   return Code(r);
 }
@@ -752,20 +760,20 @@ EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
     return d.StreamCreate(&s, (flags & kStreamNonBlocking) ? stackcheck::StreamFlags::kNonBlocking
                                                            : stackcheck::StreamFlags::kBlocking);
   });
-  LogCall(absl::StrCat("cuStreamCreate(flags=", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamCreate), "(flags=", flags, ") -> ", Name(r)));
   if (r == CuResult::kSuccess) *stream = FromSim(s);
   return Code(r);
 }
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamDestroy(ToSim(stream)); });
-  LogCall(absl::StrCat("cuStreamDestroy_v2 -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamDestroy), " -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream stream) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamSynchronize(ToSim(stream)); });
-  LogCall(absl::StrCat("cuStreamSynchronize -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamSynchronize), " -> ", Name(r)));
   return Code(r);
 }
 
@@ -780,7 +788,7 @@ EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* 
   const CuResult r = RunOnDevice([&](Device& d) {
     return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call);
   });
-  LogCall(absl::StrCat("cuStreamAddCallback -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamAddCallback), " -> ", Name(r)));
   if (r != CuResult::kSuccess) delete call;
   return Code(r);
 }
