@@ -1,7 +1,11 @@
-// The driver call behind each core/device.h method, and its name: the one
-// table both backends name calls from. The simulator logs a call by its value
-// (field `a` of a kDriverCall event, so the numbering is part of every trace
-// digest); the CUDA backend names the call in its ledger and activity log.
+// The driver call behind each core/device.h method, its name and its
+// libcuda.so.1 export: the one table both backends name calls from. The
+// simulator logs a call by its value (field `a` of a kDriverCall event, so the
+// numbering is part of every trace digest); the CUDA backend names the call in
+// its ledger and activity log and calls the export named here
+// (real/cuda_entry_points_test checks it against cuda.h); the simulated
+// libcuda serves it under that export (sim/libcuda/entry_points.tsv, checked
+// by entry_points_table_test); the policies name it in libgomp's messages.
 #ifndef STACKCHECK_CORE_DRIVER_CALL_H_
 #define STACKCHECK_CORE_DRIVER_CALL_H_
 
@@ -53,6 +57,11 @@ inline constexpr int kDriverCallCount = 30;
 // e.g. "cuMemFree", "cuCtxCreate" (the CUDA backend retains the primary
 // context instead); "cu<unknown>" for a value outside the enum.
 absl::string_view DriverCallName(DriverCall call);
+
+// The versioned libcuda.so.1 export the call is made through, as cuda.h binds
+// the name ("cuMemAlloc_v2", "cuStreamWriteValue32_v2") and as GCC 12.2's
+// plugin resolves it ("cuCtxCreate_v2"); "cu<unknown>" outside the enum.
+absl::string_view DriverCallSymbol(DriverCall call);
 
 }  // namespace stackcheck
 

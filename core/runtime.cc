@@ -42,11 +42,15 @@ void Runtime::OpenDevice() {
     device_lock_->Unlock();
     return;  // already open (or closed): like libgomp's one-time init
   }
+  DriverCall call = DriverCall::kInit;
   CuResult r = ctx_.device.Init();
-  if (r == CuResult::kSuccess) r = ctx_.device.CtxCreate();
+  if (r == CuResult::kSuccess) {
+    call = DriverCall::kCtxCreate;
+    r = ctx_.device.CtxCreate();
+  }
   if (r != CuResult::kSuccess) {
     device_lock_->Unlock();  // libgomp releases its device lock before fatal
-    ctx_.FatalCall(kNoRegion, "cuInit/cuCtxCreate", r);
+    ctx_.FatalCall(kNoRegion, call, r);
   }
   state_.store(State::kOpen);
   // The handler must not outlive the runtime's memory, nor let it be freed
@@ -83,7 +87,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
                                       kCtorDtorKernel);
   }
   if (r != CuResult::kSuccess) {
-    ctx_.Error("cuModuleLoadData", r);
+    ctx_.Error(DriverCall::kModuleLoad, r);
     FatalUnlocking(kNoRegion, r, "Cannot map target functions or variables");
   }
   ctx_.has_constructors = device_constructors;
@@ -276,7 +280,7 @@ void Runtime::CloseDevice() {
     if (ok) {
       CuResult r = ctx_.device.CtxDestroy();
       if (r != CuResult::kSuccess) {
-        ctx_.Error("cuCtxDestroy", r);
+        ctx_.Error(DriverCall::kCtxDestroy, r);
         ok = false;
       }
     }

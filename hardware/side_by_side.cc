@@ -247,8 +247,7 @@ VerdictCell SimCell(const std::vector<ScenarioOutcome>& outcomes,
                     bool available) {
   VerdictCell cell;
   if (!available) {
-    cell.state = VerdictCell::State::kUnavailable;
-    cell.message = "the simulator has no checker for it";
+    cell.message = "the simulator has no checker for it";  // kNotRun: no claim
     return cell;
   }
   cell.state = VerdictCell::State::kHolds;
@@ -355,6 +354,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
   }
 
   result.table.columns = {"sim"};
+  result.table.reach = properties::Reach::kFixedScenarios;
   if (options.hardware) result.table.columns.push_back("cuda");
   for (const PolicyInfo* policy : policies) {
     for (const properties::PropertyInfo& prop : properties::AllProperties()) {

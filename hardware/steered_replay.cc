@@ -117,88 +117,69 @@ bool IsCallback(const std::vector<std::string>& names, sim::ActorId a) {
   return absl::StartsWith(NameOf(names, a), "callback");
 }
 
-// A callback that waits for a lock inside its body and, once the lock is
-// released (and not taken straight back), is kept waiting while a host thread
-// goes on to a driver call or the process's exit: on hardware the woken
-// callback takes the free lock within microseconds. Returns why, or "".
-std::string CallbackHeldAfterWake(const std::vector<sim::Event>& trace,
-                                  const std::vector<std::string>& names) {
-  struct Waiting {
-    std::uint32_t mutex = 0;
-    bool woken = false;
-  };
-  std::map<sim::ActorId, Waiting> waiting;  // callbacks blocked on a mutex
-  for (const sim::Event& ev : trace) {
-    if (IsCallback(names, ev.actor)) {
-      if (ev.kind == sim::EventKind::kMutexBlock) {
-        waiting[ev.actor] = Waiting{ev.a, false};
-      } else {
-        waiting.erase(ev.actor);  // it moved on
-      }
-      continue;
-    }
-    if (ev.kind == sim::EventKind::kMutexUnlock) {
-      for (auto& [cb, w] : waiting) w.woken |= w.mutex == ev.a;
-      continue;
-    }
-    if (ev.kind == sim::EventKind::kMutexLock) {
-      // A thread taking it before the woken callback happens on hardware
-      // too (a woken waiter needs time to be scheduled), but is not forced:
-      // CallbackBeatenToReleasedLock says so.
-      for (auto& [cb, w] : waiting) w.woken &= w.mutex != ev.a;
-      continue;
-    }
-    const bool host_moves_on = ev.kind == sim::EventKind::kDriverCall ||
-                               ev.kind == sim::EventKind::kProcessExit;
-    if (!host_moves_on) continue;
-    for (const auto& [cb, w] : waiting) {
-      if (w.woken) {
-        return absl::StrFormat(
-            "the schedule keeps the driver's callback thread (%s) waiting for a "
-            "lock already released while %s goes on (%s); the runner can delay a "
-            "callback only before it starts",
-            NameOf(names, cb), NameOf(names, ev.actor), sim::EventKindName(ev.kind));
-      }
-    }
-  }
-  return "";
-}
+// What a schedule does to the driver's callback thread while it waits for a
+// lock inside its body, once a host thread released that lock. Each field
+// says why, or is "".
+struct CallbackLockWait {
+  // The callback, woken, is kept waiting while a host thread goes on to a
+  // driver call or the process's exit, and no thread took the lock in
+  // between: on hardware the woken callback takes the free lock within
+  // microseconds, and the runner can delay a callback only before it starts.
+  std::string held_after_wake;
+  // Another host thread (not the one that released it) takes the lock first:
+  // on hardware the two race for the free lock.
+  std::string beaten_to_lock;
+};
 
-// A callback woken by a lock's release that another host thread (not the
-// one that released it) then takes first: on hardware the two race for the
-// free lock. Returns why, or "".
-std::string CallbackBeatenToReleasedLock(const std::vector<sim::Event>& trace,
-                                         const std::vector<std::string>& names) {
+CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
+                                       const std::vector<std::string>& names) {
   struct Waiting {
     std::uint32_t mutex = 0;
-    sim::ActorId releaser = sim::kNoActor;  // set once the lock was released
+    sim::ActorId releaser = sim::kNoActor;  // set while the lock is released
   };
   std::map<sim::ActorId, Waiting> waiting;  // callbacks blocked on a mutex
+  CallbackLockWait found;
   for (const sim::Event& ev : trace) {
     if (IsCallback(names, ev.actor)) {
       if (ev.kind == sim::EventKind::kMutexBlock) {
         waiting[ev.actor] = Waiting{ev.a, sim::kNoActor};
       } else {
-        waiting.erase(ev.actor);
+        waiting.erase(ev.actor);  // it moved on
       }
       continue;
     }
-    for (auto& [cb, w] : waiting) {
-      if (w.mutex != ev.a) continue;
-      if (ev.kind == sim::EventKind::kMutexUnlock) {
-        w.releaser = ev.actor;
-      } else if (ev.kind == sim::EventKind::kMutexLock && w.releaser != sim::kNoActor) {
-        if (w.releaser != ev.actor && IsHostThread(NameOf(names, ev.actor))) {
-          return absl::StrFormat(
+    if (ev.kind == sim::EventKind::kMutexUnlock || ev.kind == sim::EventKind::kMutexLock) {
+      for (auto& [cb, w] : waiting) {
+        if (w.mutex != ev.a) continue;
+        if (ev.kind == sim::EventKind::kMutexUnlock) {
+          w.releaser = ev.actor;
+          continue;
+        }
+        if (w.releaser != sim::kNoActor && w.releaser != ev.actor &&
+            IsHostThread(NameOf(names, ev.actor)) && found.beaten_to_lock.empty()) {
+          found.beaten_to_lock = absl::StrFormat(
               "the schedule lets %s take mutex m%d, released by %s, before the driver's "
               "callback thread (%s) that waited for it; on hardware the two race for it",
               NameOf(names, ev.actor), ev.a, NameOf(names, w.releaser), NameOf(names, cb));
         }
         w.releaser = sim::kNoActor;
       }
+      continue;
+    }
+    const bool host_moves_on =
+        ev.kind == sim::EventKind::kDriverCall || ev.kind == sim::EventKind::kProcessExit;
+    if (!host_moves_on || !found.held_after_wake.empty()) continue;
+    for (const auto& [cb, w] : waiting) {
+      if (w.releaser == sim::kNoActor) continue;
+      found.held_after_wake = absl::StrFormat(
+          "the schedule keeps the driver's callback thread (%s) waiting for a "
+          "lock already released while %s goes on (%s); the runner can delay a "
+          "callback only before it starts",
+          NameOf(names, cb), NameOf(names, ev.actor), sim::EventKindName(ev.kind));
+      break;
     }
   }
-  return "";
+  return found;
 }
 
 // A host thread that could go on but is kept between two of its steps while
@@ -316,8 +297,9 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
         "allocation fails) that the driver makes on hardware";
     return steering;
   }
-  if (std::string why = CallbackHeldAfterWake(e->trace, names); !why.empty()) {
-    steering.not_steerable = std::move(why);
+  CallbackLockWait callback_wait = ScanCallbackLockWaits(e->trace, names);
+  if (!callback_wait.held_after_wake.empty()) {
+    steering.not_steerable = std::move(callback_wait.held_after_wake);
     return steering;
   }
   for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
@@ -365,7 +347,7 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   }
   if (steering.approximate.empty()) steering.approximate = HostKeptWhileTimePasses(e->trace, names);
   if (steering.approximate.empty()) {
-    steering.approximate = CallbackBeatenToReleasedLock(e->trace, names);
+    steering.approximate = std::move(callback_wait.beaten_to_lock);
   }
 
   // Kernels stay pending as long as the counterexample needed: stretched

@@ -42,6 +42,16 @@ grep -q "^v2-gcc11 *no-stack-overlap *holds *holds over 40 executions" <<<"$out"
   { echo "FAIL random sim column table: $out"; fail=1; }
 grep -q "sim (20 executions, not exhaustive): none" <<<"$out" ||
   { echo "FAIL random sim column search: $out"; fail=1; }
+# An expected violation the fixed scenario does not show is "not reached", no
+# failure; one it shows is unmarked.
+out=$($bin validate --backend=sim --validate_policies=v1a-callback-unlock \
+      --validate_scenarios=one-region 2>&1); rc=$?
+[[ $rc -eq 0 ]] || { echo "FAIL not reached: exit $rc; $out"; fail=1; }
+grep -q "^v1a-callback-unlock *no-leak *violated *holds over 17 executions  <-- not reached$" \
+  <<<"$out" || { echo "FAIL not reached row: $out"; fail=1; }
+grep -q "^v1a-callback-unlock *mutex-discipline *violated *VIOLATED (one-region)$" <<<"$out" ||
+  { echo "FAIL reached row: $out"; fail=1; }
+! grep -q "MISMATCH" <<<"$out" || { echo "FAIL not reached is no MISMATCH: $out"; fail=1; }
 # --json carries each scenario's search.
 out=$($bin validate --backend=sim --validate_policies=v2-gcc11 \
       --validate_scenarios=two-threads --json 2>/dev/null); rc=$?

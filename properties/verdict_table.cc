@@ -20,7 +20,8 @@ absl::string_view StateName(VerdictCell::State s) {
 
 std::string CellText(const VerdictCell& c) {
   switch (c.state) {
-    case VerdictCell::State::kNotRun: return "-";
+    case VerdictCell::State::kNotRun:
+      return c.message.empty() ? "-" : absl::StrCat("not checked: ", c.message);
     case VerdictCell::State::kHolds:
       return absl::StrFormat("holds over %d executions", c.executions);
     case VerdictCell::State::kViolated:
@@ -28,6 +29,15 @@ std::string CellText(const VerdictCell& c) {
     case VerdictCell::State::kUnavailable: return absl::StrCat("not checked: ", c.message);
   }
   return "?";
+}
+
+// The worst judgement of a row's cells.
+Judgement JudgeRow(const VerdictRow& row, Reach reach) {
+  Judgement worst = Judgement::kAgrees;
+  for (const VerdictCell& cell : row.cells) {
+    worst = std::max(worst, JudgeCell(row, cell, reach));
+  }
+  return worst;
 }
 
 }  // namespace
@@ -44,21 +54,36 @@ VerdictRow& VerdictTable::Row(const std::string& policy, const std::string& prop
   return r;
 }
 
-bool CellMatches(const VerdictRow& row, const VerdictCell& cell) {
+Judgement JudgeCell(const VerdictRow& row, const VerdictCell& cell, Reach reach) {
   switch (cell.state) {
-    case VerdictCell::State::kNotRun: return true;
-    case VerdictCell::State::kUnavailable: return false;
-    case VerdictCell::State::kHolds: return VerdictMatches(row.expected, false);
-    case VerdictCell::State::kViolated: return VerdictMatches(row.expected, true);
+    case VerdictCell::State::kNotRun:
+      return Judgement::kAgrees;
+    case VerdictCell::State::kUnavailable:
+      return Judgement::kMismatch;
+    case VerdictCell::State::kViolated:
+      return VerdictMatches(row.expected, true) ? Judgement::kAgrees : Judgement::kMismatch;
+    case VerdictCell::State::kHolds:
+      if (VerdictMatches(row.expected, false)) return Judgement::kAgrees;
+      return reach == Reach::kFixedScenarios ? Judgement::kNotReached : Judgement::kMismatch;
   }
-  return false;
+  return Judgement::kMismatch;
+}
+
+absl::string_view JudgementName(Judgement judgement) {
+  switch (judgement) {
+    case Judgement::kAgrees:
+      return "agrees";
+    case Judgement::kNotReached:
+      return "not-reached";
+    case Judgement::kMismatch:
+      return "mismatch";
+  }
+  return "?";
 }
 
 bool AllMatch(const VerdictTable& table) {
   for (const VerdictRow& row : table.rows) {
-    for (const VerdictCell& cell : row.cells) {
-      if (!CellMatches(row, cell)) return false;
-    }
+    if (JudgeRow(row, table.reach) == Judgement::kMismatch) return false;
   }
   return true;
 }
@@ -74,14 +99,21 @@ std::string FormatVerdictTable(const VerdictTable& table) {
   for (const std::string& column : table.columns) absl::StrAppend(&out, "  ", column);
   absl::StrAppend(&out, "\n");
   for (const VerdictRow& r : table.rows) {
-    absl::StrAppendFormat(&out, "%-*s  %-*s  %-18s", policy_w, r.policy, property_w,
-                          r.property, ExpectationName(r.expected));
-    bool mismatch = false;
+    absl::StrAppendFormat(&out, "%-*s  %-*s  %-18s", policy_w, r.policy, property_w, r.property,
+                          ExpectationName(r.expected));
     for (size_t i = 0; i < r.cells.size(); ++i) {
       absl::StrAppend(&out, i == 0 ? "  " : "  |  ", CellText(r.cells[i]));
-      mismatch |= !CellMatches(r, r.cells[i]);
     }
-    if (mismatch) absl::StrAppend(&out, "  <-- MISMATCH");
+    switch (JudgeRow(r, table.reach)) {
+      case Judgement::kAgrees:
+        break;
+      case Judgement::kNotReached:
+        absl::StrAppend(&out, "  <-- not reached");
+        break;
+      case Judgement::kMismatch:
+        absl::StrAppend(&out, "  <-- MISMATCH");
+        break;
+    }
     absl::StrAppend(&out, "\n");
   }
   return out;
@@ -94,10 +126,8 @@ void WriteVerdictTableJson(const VerdictTable& table, JsonWriter& json) {
     json.Key("policy").String(r.policy);
     json.Key("property").String(r.property);
     json.Key("expected").String(ExpectationName(r.expected));
-    bool matches = true;
     for (size_t i = 0; i < r.cells.size() && i < table.columns.size(); ++i) {
       const VerdictCell& c = r.cells[i];
-      matches &= CellMatches(r, c);
       json.Key(table.columns[i]).BeginObject();
       json.Key("verdict").String(StateName(c.state));
       json.Key("executions").Uint(c.executions);
@@ -108,7 +138,9 @@ void WriteVerdictTableJson(const VerdictTable& table, JsonWriter& json) {
       if (!c.message.empty()) json.Key("message").String(c.message);
       json.EndObject();
     }
-    json.Key("matches").Bool(matches);
+    const Judgement judgement = JudgeRow(r, table.reach);
+    json.Key("judgement").String(JudgementName(judgement));
+    json.Key("matches").Bool(judgement != Judgement::kMismatch);
     json.EndObject();
   }
   json.EndArray();

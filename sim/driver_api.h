@@ -6,14 +6,9 @@
 
 #include <cstdint>
 
-#include "absl/strings/string_view.h"
 #include "core/driver_call.h"
 
 namespace stackcheck::sim {
-
-// The engine's name for core's table.
-using DriverApi = ::stackcheck::DriverCall;
-inline absl::string_view DriverApiName(DriverApi api) { return DriverCallName(api); }
 
 // Bits of a kDriverCall / kDriverCallBlock event's field `b`.
 inline constexpr std::uint32_t kCallFromCallback = 1;  // SEM-09: made on the callback thread

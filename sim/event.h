@@ -34,8 +34,8 @@ enum class EventKind : std::uint8_t {
   kJoin,             // a: joined actor
   kProcessExit,      // x: status; the simulated process ends
   // --- driver calls (made by the acting thread) ---
-  kDriverCall,       // a: DriverApi, x: result (CuResult); logged on return
-  kDriverCallBlock,  // a: DriverApi (the call started waiting)
+  kDriverCall,       // a: DriverCall, x: result (CuResult); logged on return
+  kDriverCallBlock,  // a: DriverCall (the call started waiting)
   // --- device memory ---
   kAlloc,            // x: ptr, y: bytes
   kFree,             // x: ptr, y: bytes

@@ -60,7 +60,7 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
   switch (e.kind) {
     case EventKind::kDriverCall:
     case EventKind::kDriverCallBlock:
-      return std::string(DriverApiName(static_cast<DriverApi>(e.a)));
+      return std::string(DriverCallName(static_cast<DriverCall>(e.a)));
     case EventKind::kMutexCreate:
     case EventKind::kMutexLock:
     case EventKind::kMutexBlock:
@@ -89,7 +89,7 @@ absl::string_view FirstFault(absl::Span<const Event> trace, std::size_t index) {
     if (e.kind == EventKind::kKernelEnd && e.x != 0) return "abort";
     if (e.kind == EventKind::kAllocFailed) return "out-of-memory";
     if (e.kind == EventKind::kDriverCall &&
-        static_cast<DriverApi>(e.a) == DriverApi::kLaunchKernel &&
+        static_cast<DriverCall>(e.a) == DriverCall::kLaunchKernel &&
         e.x == static_cast<std::uint64_t>(CuResult::kLaunchOutOfResources)) {
       return "rejected launch";
     }

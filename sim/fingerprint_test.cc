@@ -85,7 +85,7 @@ TEST(FingerprintTest, OtherLocksOrFaultAreAnotherBug) {
 TEST(FingerprintTest, AnUnlockedMutexIsNotHeld) {
   std::vector<Event> t = {
       E(1, EventKind::kMutexLock, kStacksLock), E(1, EventKind::kMutexUnlock, kStacksLock),
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverApi::kMemFree))};
+      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemFree))};
   EXPECT_TRUE(absl::StrContains(Fingerprint(At("p", 2), t, Facts()),
                                 "cuMemFree on host thread holding {};"));
 }
@@ -104,7 +104,7 @@ TEST(FingerprintTest, ExitHandlersAreTheirOwnActorKind) {
 TEST(FingerprintTest, FirstFaultCounts) {
   std::vector<Event> t = {
       E(1, EventKind::kAllocFailed),
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverApi::kLaunchKernel),
+      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kLaunchKernel),
         static_cast<std::uint64_t>(CuResult::kLaunchOutOfResources)),
       E(1, EventKind::kThreadEnd)};
   EXPECT_TRUE(absl::EndsWith(Fingerprint(At("p", 2), t, Facts()), "fault out-of-memory"));
@@ -114,10 +114,10 @@ TEST(FingerprintTest, FirstFaultCounts) {
 
 TEST(FingerprintTest, AReportIsTheSameWhicheverCallPrintedIt) {
   std::vector<Event> copy = {
-      E(2, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverApi::kMemcpyHtoD)),
+      E(2, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemcpyHtoD)),
       E(2, EventKind::kErrorReported)};
   std::vector<Event> alloc = {
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverApi::kMemAlloc)),
+      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemAlloc)),
       E(1, EventKind::kErrorReported)};
   EXPECT_EQ(Fingerprint(At("abort-attribution", 1), copy, Facts()),
             Fingerprint(At("abort-attribution", 1), alloc, Facts()));

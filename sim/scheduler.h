@@ -84,7 +84,7 @@ enum class WaitKind : std::uint8_t {
 struct WaitReason {
   WaitKind kind = WaitKind::kNone;
   std::uint32_t object = 0;
-  DriverApi call = DriverApi::kInit;  // the driver call that waits, if any
+  DriverCall call = DriverCall::kInit;  // the driver call that waits, if any
 };
 
 // One edge of the wait-for graph, for deadlock reports.

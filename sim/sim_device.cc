@@ -16,14 +16,14 @@ constexpr std::uint32_t kCtorDtorKernelId = 2;
 // Calls the H200 let through from a callback (SEM-09); every other call made
 // there returns CUDA_ERROR_NOT_PERMITTED, cuLaunchHostFunc included (measured
 // on driver 580.159.04).
-bool AllowedInCallback(DriverApi api) {
+bool AllowedInCallback(DriverCall api) {
   switch (api) {
-    case DriverApi::kInit:
-    case DriverApi::kStreamAddCallback:  // not re-probed on the H200
-    case DriverApi::kStreamSynchronize:  // and hangs if it needs this thread
-    case DriverApi::kStreamQuery:
-    case DriverApi::kEventQuery:
-    case DriverApi::kEventSynchronize:
+    case DriverCall::kInit:
+    case DriverCall::kStreamAddCallback:  // not re-probed on the H200
+    case DriverCall::kStreamSynchronize:  // and hangs if it needs this thread
+    case DriverCall::kStreamQuery:
+    case DriverCall::kEventQuery:
+    case DriverCall::kEventSynchronize:
       return true;
     default:
       return false;
@@ -53,8 +53,7 @@ std::uint32_t BlockObject(DevicePtr base) {
 // return, and the context flags a monitor needs (callback, teardown).
 class SimDevice::Call {
  public:
-  Call(SimDevice* device, DriverApi api, Footprint step)
-      : device_(device), api_(api) {
+  Call(SimDevice* device, DriverCall api, Footprint step) : device_(device), api_(api) {
     device->scheduler_->Point(step);
     const ActorId self = device->scheduler_->current();
     if (self != kNoActor && IsCallbackContext(device->scheduler_->kind(self))) {
@@ -69,12 +68,12 @@ class SimDevice::Call {
                              flags_, 0, 0, static_cast<std::uint64_t>(result));
     return result;
   }
-  DriverApi api() const { return api_; }
+  DriverCall api() const { return api_; }
   std::uint32_t flags() const { return flags_; }
 
  private:
   SimDevice* device_;
-  DriverApi api_;
+  DriverCall api_;
   std::uint32_t flags_ = 0;
 };
 
@@ -136,11 +135,11 @@ std::uint32_t SimDevice::NewStream(bool legacy, bool blocking) {
 
 // --- admission ---------------------------------------------------------------
 
-CuResult SimDevice::Admit(DriverApi api, bool needs_context) const {
+CuResult SimDevice::Admit(DriverCall api, bool needs_context) const {
   // A destructor calling the driver while its fiber unwinds: nothing happens.
   if (scheduler_->tearing_down()) return CuResult::kDeinitialized;
-  if (!initialized_ && api != DriverApi::kInit) return CuResult::kNotInitialized;
-  if (api != DriverApi::kInit && sticky_ != CuResult::kSuccess) return sticky_;
+  if (!initialized_ && api != DriverCall::kInit) return CuResult::kNotInitialized;
+  if (api != DriverCall::kInit && sticky_ != CuResult::kSuccess) return sticky_;
   const ActorId self = scheduler_->current();
   if (self != kNoActor && IsCallbackContext(scheduler_->kind(self)) &&
       !AllowedInCallback(api)) {
@@ -263,13 +262,13 @@ void SimDevice::WaitUntil(const Call& call, const WaitReason& reason,
 // --- context -----------------------------------------------------------------
 
 CuResult SimDevice::Init() {
-  Call call(this, DriverApi::kInit, GlobalFootprint());
+  Call call(this, DriverCall::kInit, GlobalFootprint());
   initialized_ = true;
   return call.Return(CuResult::kSuccess);
 }
 
 CuResult SimDevice::CtxCreate() {
-  Call call(this, DriverApi::kCtxCreate, GlobalFootprint());
+  Call call(this, DriverCall::kCtxCreate, GlobalFootprint());
   if (CuResult r = Admit(call.api(), false); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -283,7 +282,7 @@ CuResult SimDevice::CtxCreate() {
 
 CuResult SimDevice::CtxDestroy() {
   const Footprint step = GlobalFootprint();
-  Call call(this, DriverApi::kCtxDestroy, step);
+  Call call(this, DriverCall::kCtxDestroy, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -313,7 +312,7 @@ CuResult SimDevice::CtxSynchronize() {
   // Waits for every stream to drain: the legacy stream's objects stand for
   // all of them (steps on other streams are global).
   const Footprint step = WaitIdleFootprint();
-  Call call(this, DriverApi::kCtxSynchronize, step);
+  Call call(this, DriverCall::kCtxSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -361,7 +360,7 @@ void SimDevice::ReleaseBlock(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  Call call(this, DriverApi::kMemAlloc, Touches(MemoryObject(), true));
+  Call call(this, DriverCall::kMemAlloc, Touches(MemoryObject(), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -372,7 +371,7 @@ CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 
 CuResult SimDevice::MemFree(DevicePtr ptr) {
   const Footprint step = FreeFootprint(ptr);
-  Call call(this, DriverApi::kMemFree, step);
+  Call call(this, DriverCall::kMemFree, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -399,7 +398,7 @@ CuResult SimDevice::MemFree(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemGetInfo(MemInfo* info) {
-  Call call(this, DriverApi::kMemGetInfo, Touches(MemoryObject(), false));
+  Call call(this, DriverCall::kMemGetInfo, Touches(MemoryObject(), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -415,7 +414,7 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 // allocation and free writes. A kernel that poisons the context while the
 // copy waits ends the wait at once with CUDA_ERROR_UNKNOWN, callbacks still
 // pending (SEM-14, measured on the H200).
-CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes) {
+CuResult SimDevice::Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t bytes) {
   // Not kWaitsForIdle: a copy that a trap wakes ends differently (999) from
   // one that starts after it (719), so running it before the stream's work
   // is not the same as running it after.
@@ -436,26 +435,26 @@ CuResult SimDevice::Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t byte
     }
   }
   if (bytes == 0 || !inside) return call.Return(CuResult::kInvalidValue);
-  scheduler_->Log(EventKind::kMemcpy, api == DriverApi::kMemcpyHtoD ? 1 : 0, 0, 0, 0,
-                  device_ptr, bytes);
+  scheduler_->Log(EventKind::kMemcpy, api == DriverCall::kMemcpyHtoD ? 1 : 0, 0, 0, 0, device_ptr,
+                  bytes);
   return call.Return(CuResult::kSuccess);
 }
 
 CuResult SimDevice::MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) {
   if (src == nullptr && bytes != 0) return CuResult::kInvalidValue;
-  return Copy(DriverApi::kMemcpyHtoD, dst, bytes);
+  return Copy(DriverCall::kMemcpyHtoD, dst, bytes);
 }
 
 CuResult SimDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
   if (dst == nullptr && bytes != 0) return CuResult::kInvalidValue;
-  return Copy(DriverApi::kMemcpyDtoH, src, bytes);
+  return Copy(DriverCall::kMemcpyDtoH, src, bytes);
 }
 
 CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
                                   StreamHandle stream) {
   // Stream-ordered allocation touches a stream, the allocator and (at the
   // free's completion) a block: more than a footprint holds, so global.
-  Call call(this, DriverApi::kMemAllocAsync, GlobalFootprint());
+  Call call(this, DriverCall::kMemAllocAsync, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -467,7 +466,7 @@ CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
 
 CuResult SimDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kMemFreeAsync, GlobalFootprint());
+  Call call(this, DriverCall::kMemFreeAsync, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -487,7 +486,7 @@ CuResult SimDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
 CuResult SimDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
   // Global: every launch reads which modules are loaded, and a launch's
   // footprint has no room left for that.
-  Call call(this, DriverApi::kModuleLoad, GlobalFootprint());
+  Call call(this, DriverCall::kModuleLoad, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -502,7 +501,7 @@ CuResult SimDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
 CuResult SimDevice::ModuleUnload(ModuleHandle module) {
   // Global like ModuleLoad; also, the policy's Close runs in this step and
   // may destroy its lock there, which other threads' lock steps must see.
-  Call call(this, DriverApi::kModuleUnload, GlobalFootprint());
+  Call call(this, DriverCall::kModuleUnload, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -517,7 +516,7 @@ CuResult SimDevice::ModuleUnload(ModuleHandle module) {
 CuResult SimDevice::ModuleGetFunction(FunctionHandle* function,
                                       ModuleHandle module,
                                       absl::string_view name) {
-  Call call(this, DriverApi::kModuleGetFunction,
+  Call call(this, DriverCall::kModuleGetFunction,
             Touches(ObjectId(ObjectKind::kContext, 0), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -543,7 +542,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
                                  const KernelArgs& args, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const std::uint32_t launch = NextLaunchObject();
-  Call call(this, DriverApi::kLaunchKernel,
+  Call call(this, DriverCall::kLaunchKernel,
             LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -587,7 +586,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
 
 CuResult SimDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
   // Global: a new stream changes what "every stream idle" means.
-  Call call(this, DriverApi::kStreamCreate, GlobalFootprint());
+  Call call(this, DriverCall::kStreamCreate, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -598,7 +597,7 @@ CuResult SimDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
 }
 
 CuResult SimDevice::StreamDestroy(StreamHandle stream) {
-  Call call(this, DriverApi::kStreamDestroy, GlobalFootprint());
+  Call call(this, DriverCall::kStreamDestroy, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -614,7 +613,7 @@ CuResult SimDevice::StreamDestroy(StreamHandle stream) {
 CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const Footprint step = OnStream(s, WaitIdleFootprint());
-  Call call(this, DriverApi::kStreamSynchronize, step);
+  Call call(this, DriverCall::kStreamSynchronize, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -625,7 +624,7 @@ CuResult SimDevice::StreamSynchronize(StreamHandle stream) {
 
 CuResult SimDevice::StreamQuery(StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kStreamQuery, OnStream(s, IdleFootprint()));
+  Call call(this, DriverCall::kStreamQuery, OnStream(s, IdleFootprint()));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -636,7 +635,7 @@ CuResult SimDevice::StreamQuery(StreamHandle stream) {
 CuResult SimDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
                                       void* user_data) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kStreamAddCallback, EnqueueFootprint(s));
+  Call call(this, DriverCall::kStreamAddCallback, EnqueueFootprint(s));
   // SEM-06: refused with the sticky error once poisoned (Admit).
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -653,7 +652,7 @@ CuResult SimDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
 CuResult SimDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
                                    void* user_data) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kLaunchHostFunc, EnqueueFootprint(s));
+  Call call(this, DriverCall::kLaunchHostFunc, EnqueueFootprint(s));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -671,8 +670,7 @@ CuResult SimDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
 CuResult SimDevice::EventCreate(EventHandle* event) {
   // The handle it returns depends on other threads' creations: it writes the
   // handle table. Nothing else can touch the new event before this returns.
-  Call call(this, DriverApi::kEventCreate,
-            Touches(ObjectId(ObjectKind::kEventTable, 0), true));
+  Call call(this, DriverCall::kEventCreate, Touches(ObjectId(ObjectKind::kEventTable, 0), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -685,7 +683,7 @@ CuResult SimDevice::EventCreate(EventHandle* event) {
 CuResult SimDevice::EventDestroy(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
   // Every event call checks the handle is live through the pointer.
-  Call call(this, DriverApi::kEventDestroy, Touches(EventPointerObject(e), true));
+  Call call(this, DriverCall::kEventDestroy, Touches(EventPointerObject(e), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -698,7 +696,7 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const auto e = static_cast<std::uint32_t>(event);
   // SEM-14: it also re-points the event, which queries and waits read.
-  Call call(this, DriverApi::kEventRecord,
+  Call call(this, DriverCall::kEventRecord,
             OnStream(s, Touches(StreamEnqueuedObject(0), true, EventPointerObject(e), true)));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -719,7 +717,7 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
 
 CuResult SimDevice::EventQuery(EventHandle event) {
   const auto e = static_cast<std::uint32_t>(event);
-  Call call(this, DriverApi::kEventQuery,
+  Call call(this, DriverCall::kEventQuery,
             Touches(EventPointerObject(e), false, EventDoneObject(e), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -738,7 +736,7 @@ CuResult SimDevice::EventSynchronize(EventHandle event) {
   // Either way the execution equals one where the first step ran after the
   // completion, so it need not conflict with it: executions that differ only
   // in whether the wait blocked first count as one.
-  Call call(this, DriverApi::kEventSynchronize, Touches(EventPointerObject(e), false));
+  Call call(this, DriverCall::kEventSynchronize, Touches(EventPointerObject(e), false));
   const Footprint resume = Touches(EventDoneObject(e), false);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -753,7 +751,7 @@ CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
   const std::uint32_t s = StreamIndex(stream);
   const auto e = static_cast<std::uint32_t>(event);
   // The stream, the event's pointer and its completion: global.
-  Call call(this, DriverApi::kStreamWaitEvent, GlobalFootprint());
+  Call call(this, DriverCall::kStreamWaitEvent, GlobalFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -773,7 +771,7 @@ CuResult SimDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
 
 CuResult SimDevice::HostWordAlloc(HostWordHandle* word) {
   const auto w = static_cast<std::uint32_t>(host_words_.size() + 1);
-  Call call(this, DriverApi::kMemHostAlloc, Touches(ObjectId(ObjectKind::kHostWord, w), true));
+  Call call(this, DriverCall::kMemHostAlloc, Touches(ObjectId(ObjectKind::kHostWord, w), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -788,7 +786,7 @@ CuResult SimDevice::HostWordFree(HostWordHandle word) {
   // Ordered against the word's writers as HostWordLoad is, but writing, and
   // against cuStreamWriteValue32 calls, which check the word when they
   // enqueue. The word's own object is then implied.
-  Call call(this, DriverApi::kMemFreeHost,
+  Call call(this, DriverCall::kMemFreeHost,
             Touches(StreamEnqueuedObject(0), true, StreamProgressObject(0), true));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -801,7 +799,7 @@ CuResult SimDevice::HostWordFree(HostWordHandle word) {
 CuResult SimDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
                                        std::uint32_t value) {
   const std::uint32_t s = StreamIndex(stream);
-  Call call(this, DriverApi::kStreamWriteValue32, EnqueueFootprint(s));
+  Call call(this, DriverCall::kStreamWriteValue32, EnqueueFootprint(s));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }

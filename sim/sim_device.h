@@ -171,7 +171,7 @@ class SimDevice final : public Device, public GpuModel {
   class Call;
 
   // Checks, in the driver's order, whether a call may proceed.
-  CuResult Admit(DriverApi api, bool needs_context) const;
+  CuResult Admit(DriverCall api, bool needs_context) const;
   bool ValidStream(StreamHandle stream) const;
   bool ValidEvent(EventHandle event) const;
   bool ValidHostWord(HostWordHandle word) const;
@@ -212,7 +212,7 @@ class SimDevice final : public Device, public GpuModel {
   std::uint32_t NewStream(bool legacy, bool blocking);
   std::uint64_t Charge(std::uint64_t bytes) const;
   CuResult Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async);
-  CuResult Copy(DriverApi api, DevicePtr device_ptr, std::uint64_t bytes);
+  CuResult Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t bytes);
   void ReleaseBlock(DevicePtr ptr);
 
   Scheduler* const scheduler_;

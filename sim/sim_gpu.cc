@@ -363,7 +363,7 @@ bool SimDevice::WaitSatisfied(const WaitReason& reason) {
 void SimDevice::DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
                                 std::vector<WaitEdge>* out) {
   const absl::string_view who = scheduler_->ActorName(waiter);
-  const absl::string_view call = DriverApiName(reason.call);
+  const absl::string_view call = DriverCallName(reason.call);
   switch (reason.kind) {
     case WaitKind::kStreamIdle:
       out->push_back(WaitEdge{streams_[reason.object].actor,

@@ -105,32 +105,32 @@ class EventFencePolicy : public Policy {
       lock_->Unlock();
       return;
     }
-    if (b.poisoned) FailLocked(region.id, "cuLaunchKernel", b.poisoned_code);
+    if (b.poisoned) FailLocked(region.id, DriverCall::kLaunchKernel, b.poisoned_code);
     CuResult r = CuResult::kSuccess;
     if (b.ledger == HostWordHandle{}) {
       r = ctx_.device.HostWordAlloc(&b.ledger);
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemHostAlloc", r);
+      if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kMemHostAlloc, r);
     }
     if (b.in_flight.size() >= kSettleAt) SettleLocked();
     if (!block_.Fits(region.StacksBytes())) {
       // The old block may still be in use: free it only once idle.
       r = WaitIdleLocked();
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamSynchronize", r);
+      if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kStreamSynchronize, r);
       r = block_.Free(ctx_.device);
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemFree", r);
+      if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kMemFree, r);
       r = block_.Allocate(ctx_.device, region.StacksBytes());
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuMemAlloc", r);
+      if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kMemAlloc, r);
     }
     const std::uint32_t seq = b.launched_seq + 1;
     r = ctx_.LaunchRegion(region, vars, block_.ptr(), b.ledger, seq);
-    if (r != CuResult::kSuccess) FailLocked(region.id, "cuLaunchKernel", r);
+    if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kLaunchKernel, r);
     // Enqueued: from here on this region is one the ledger may not confirm.
     b.launched_seq = seq;
     b.in_flight.push_back({seq, region.id});
     if (wait_for_completion_) {
       // event-fence-sync: the region completes before run returns.
       r = WaitIdleLocked();
-      if (r != CuResult::kSuccess) FailLocked(region.id, "cuStreamSynchronize", r);
+      if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kStreamSynchronize, r);
     }
     lock_->Unlock();
   }
@@ -152,7 +152,7 @@ class EventFencePolicy : public Policy {
     }
     ctx_.ReportCacheHeld(block_.held_bytes());
     lock_->Unlock();
-    if (r != CuResult::kSuccess) return ReportFailure("cuMemFree", r), 0;
+    if (r != CuResult::kSuccess) return ReportFailure(DriverCall::kMemFree, r), 0;
     DevicePtr ptr = 0;
     r = ctx_.device.MemAlloc(&ptr, bytes);
     if (r == CuResult::kSuccess) return ptr;
@@ -161,9 +161,9 @@ class EventFencePolicy : public Policy {
     lock_->Lock();
     CuResult freed = books_.Read().retired ? CuResult::kSuccess : FreeBlockLocked();
     lock_->Unlock();
-    if (freed != CuResult::kSuccess) return ReportFailure("cuMemFree", freed), 0;
+    if (freed != CuResult::kSuccess) return ReportFailure(DriverCall::kMemFree, freed), 0;
     r = ctx_.device.MemAlloc(&ptr, bytes);
-    if (r != CuResult::kSuccess) return ReportFailure("cuMemAlloc", r), 0;
+    if (r != CuResult::kSuccess) return ReportFailure(DriverCall::kMemAlloc, r), 0;
     return ptr;
   }
 
@@ -177,19 +177,19 @@ class EventFencePolicy : public Policy {
     }
     CuResult r = WaitIdleLocked();
     lock_->Unlock();
-    if (r != CuResult::kSuccess) return ReportFailure("cuStreamSynchronize", r);
+    if (r != CuResult::kSuccess) return ReportFailure(DriverCall::kStreamSynchronize, r);
     r = ctx_.device.MemFree(ptr);
-    if (r != CuResult::kSuccess) return ReportFailure("cuMemFree", r);
+    if (r != CuResult::kSuccess) return ReportFailure(DriverCall::kMemFree, r);
     return true;
   }
 
   bool CopyToDevice(DevicePtr dst, std::uint64_t bytes) override {
     CuResult r = Policy::CopyCall(/*to_device=*/true, dst, bytes);
-    return r == CuResult::kSuccess || ReportFailure("cuMemcpyHtoD_v2", r);
+    return r == CuResult::kSuccess || ReportFailure(DriverCall::kMemcpyHtoD, r);
   }
   bool CopyFromDevice(DevicePtr src, std::uint64_t bytes) override {
     CuResult r = Policy::CopyCall(/*to_device=*/false, src, bytes);
-    return r == CuResult::kSuccess || ReportFailure("cuMemcpyDtoH_v2", r);
+    return r == CuResult::kSuccess || ReportFailure(DriverCall::kMemcpyDtoH, r);
   }
 
   bool OnImageLoad() override {
@@ -201,18 +201,18 @@ class EventFencePolicy : public Policy {
     lock_->Lock();
     CuResult r = WaitIdleLocked();
     if (r != CuResult::kSuccess) {
-      ReportLocked("cuStreamSynchronize", r);
+      ReportLocked(DriverCall::kStreamSynchronize, r);
       ok = false;
     } else {
       r = block_.Free(ctx_.device);
-      if (r != CuResult::kSuccess) ReportLocked("cuMemFree", r), ok = false;
+      if (r != CuResult::kSuccess) ReportLocked(DriverCall::kMemFree, r), ok = false;
     }
     Books& b = books_.Write();
     if (b.ledger != HostWordHandle{} && !b.poisoned) {
       // On a poisoned context the call would fail; the context's release
       // reclaims the word.
       r = ctx_.device.HostWordFree(b.ledger);
-      if (r != CuResult::kSuccess) ctx_.Error("cuMemFreeHost", r), ok = false;
+      if (r != CuResult::kSuccess) ctx_.Error(DriverCall::kMemFreeHost, r), ok = false;
     }
     b.ledger = HostWordHandle{};
     b.retired = true;
@@ -291,8 +291,8 @@ class EventFencePolicy : public Policy {
   // device alone instead of launching a kernel whose abort no one would
   // report, or raising a second fatal error that would end the process under
   // the first one's exit handlers.
-  [[noreturn]] void FailLocked(RegionId own, const char* call, CuResult r)
-      ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  [[noreturn]] void FailLocked(RegionId own, DriverCall call,
+                               CuResult r) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (!books_.Read().poisoned) {
       if (IsStickyError(r)) {
         MarkPoisonedLocked(own, r);
@@ -321,13 +321,13 @@ class EventFencePolicy : public Policy {
   // A failure on a path that must not be fatal: printed, naming the region
   // that aborted (with libgomp's hint) when the context is poisoned, as the
   // ledger tells it. Returns false, for the callers' convenience.
-  bool ReportFailure(const char* call, CuResult r) {
+  bool ReportFailure(DriverCall call, CuResult r) {
     lock_->Lock();
     ReportLocked(call, r);
     lock_->Unlock();
     return false;
   }
-  void ReportLocked(const char* call, CuResult r) {
+  void ReportLocked(DriverCall call, CuResult r) {
     if (IsStickyError(r)) MarkPoisonedLocked(kNoRegion, r);
     const Books& b = books_.Read();
     if (!b.poisoned) {
@@ -348,9 +348,9 @@ class EventFencePolicy : public Policy {
   bool RunCtorDtor() {
     lock_->Lock();
     CuResult r = WaitIdleLocked();
-    const char* call = "cuStreamSynchronize";
+    DriverCall call = DriverCall::kStreamSynchronize;
     if (r == CuResult::kSuccess) {
-      call = "cuMemAlloc";
+      call = DriverCall::kMemAlloc;
       if (!block_.Fits(kDefaultStackSizePerWarp)) {
         r = block_.Free(ctx_.device);
         if (r == CuResult::kSuccess) {
@@ -359,11 +359,11 @@ class EventFencePolicy : public Policy {
       }
     }
     if (r == CuResult::kSuccess) {
-      call = "cuLaunchKernel";
+      call = DriverCall::kLaunchKernel;
       r = ctx_.LaunchCtorDtor(ctx_.ctor_dtor_kernel, block_.ptr());
     }
     if (r == CuResult::kSuccess) {
-      call = "cuStreamSynchronize";
+      call = DriverCall::kStreamSynchronize;
       r = ctx_.device.StreamSynchronize(kLegacyStream);
     }
     if (r != CuResult::kSuccess) ReportLocked(call, r);

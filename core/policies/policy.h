@@ -23,6 +23,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "core/host.h"
 #include "core/observer.h"
 #include "core/scenario.h"
@@ -81,21 +82,26 @@ class RuntimeContext {
   // GOMP_PLUGIN_fatal does through exit().
   [[noreturn]] void Fatal(RegionId region, CuResult code,
                           absl::string_view message);
-  // Fatal with libgomp's message shape for a failed driver call:
-  // "cuMemAlloc error: <description>".
-  [[noreturn]] void FatalCall(RegionId region, absl::string_view call,
-                              CuResult code);
+  // Fatal with libgomp's message shape for a failed driver call, named by
+  // core/driver_call.h: "cuMemAlloc error: <description>".
+  [[noreturn]] void FatalCall(RegionId region, DriverCall call, CuResult code);
   // The same for the wait that ends a region (GOMP_OFFLOAD_run's
   // cuCtxSynchronize): there, and only there, libgomp adds kAbortHint when
   // the code is CUDA_ERROR_LAUNCH_FAILED (what __trap gives).
-  [[noreturn]] void FatalRegionWait(RegionId region, absl::string_view call,
-                                    CuResult code);
-  static std::string CallErrorMessage(absl::string_view call, CuResult code,
-                                      bool abort_hint = false);
+  [[noreturn]] void FatalRegionWait(RegionId region, DriverCall call, CuResult code);
+  // "<what failed> error: <description>", with kAbortHint after it when
+  // `abort_hint` and the code is what __trap gives.
+  static std::string FailureMessage(absl::string_view failed, CuResult code,
+                                    bool abort_hint = false);
+  // FailureMessage naming the driver call.
+  static std::string CallErrorMessage(DriverCall call, CuResult code, bool abort_hint = false);
 
   // A non-fatal error (GOMP_PLUGIN_error): the message is printed (the
   // observer hears it) and the caller returns failure.
-  void Error(absl::string_view call, CuResult code, bool abort_hint = false);
+  void Error(DriverCall call, CuResult code, bool abort_hint = false);
+  // The same, with the libgomp function that prints it before the call:
+  // "nvptx_alloc: cuMemAlloc error: <description>".
+  void ErrorIn(absl::string_view caller, DriverCall call, CuResult code);
   // A non-fatal message of libgomp's own (GOMP_PLUGIN_error / gomp_error).
   void ErrorMessage(CuResult code, absl::string_view message);
   std::vector<std::string> errors() const;

@@ -62,10 +62,13 @@ void RuntimeContext::ReportCacheHeld(std::uint64_t held_bytes) {
   observer.CacheHeld(held_bytes, largest);
 }
 
-std::string RuntimeContext::CallErrorMessage(absl::string_view call,
-                                             CuResult code, bool abort_hint) {
-  std::string message =
-      absl::StrCat(call, " error: ", CuResultDescription(code));
+std::string RuntimeContext::CallErrorMessage(DriverCall call, CuResult code, bool abort_hint) {
+  return FailureMessage(DriverCallName(call), code, abort_hint);
+}
+
+std::string RuntimeContext::FailureMessage(absl::string_view failed, CuResult code,
+                                           bool abort_hint) {
+  std::string message = absl::StrCat(failed, " error: ", CuResultDescription(code));
   // __trap() (what abort() becomes on the device) surfaces as LAUNCH_FAILED.
   if (abort_hint && code == CuResult::kLaunchFailed) {
     absl::StrAppend(&message, " ", kAbortHint);
@@ -86,18 +89,20 @@ void RuntimeContext::Fatal(RegionId region, CuResult code,
   std::abort();
 }
 
-void RuntimeContext::FatalCall(RegionId region, absl::string_view call,
-                               CuResult code) {
+void RuntimeContext::FatalCall(RegionId region, DriverCall call, CuResult code) {
   Fatal(region, code, CallErrorMessage(call, code));
 }
 
-void RuntimeContext::FatalRegionWait(RegionId region, absl::string_view call,
-                                     CuResult code) {
+void RuntimeContext::FatalRegionWait(RegionId region, DriverCall call, CuResult code) {
   Fatal(region, code, CallErrorMessage(call, code, /*abort_hint=*/true));
 }
 
-void RuntimeContext::Error(absl::string_view call, CuResult code, bool abort_hint) {
+void RuntimeContext::Error(DriverCall call, CuResult code, bool abort_hint) {
   ErrorMessage(code, CallErrorMessage(call, code, abort_hint));
+}
+
+void RuntimeContext::ErrorIn(absl::string_view caller, DriverCall call, CuResult code) {
+  ErrorMessage(code, FailureMessage(absl::StrCat(caller, ": ", DriverCallName(call)), code));
 }
 
 void RuntimeContext::ErrorMessage(CuResult code, absl::string_view message) {
@@ -117,7 +122,7 @@ DevicePtr Policy::DeviceAlloc(std::uint64_t bytes) {
   DevicePtr ptr = 0;
   CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
   if (r != CuResult::kSuccess) {
-    ctx_.Error("nvptx_alloc: cuMemAlloc", r);
+    ctx_.ErrorIn("nvptx_alloc", DriverCall::kMemAlloc, r);
     return 0;
   }
   return ptr;
@@ -133,21 +138,21 @@ CuResult Policy::CopyCall(bool to_device, DevicePtr ptr, std::uint64_t bytes) {
 bool Policy::CopyToDevice(DevicePtr dst, std::uint64_t bytes) {
   CuResult r = CopyCall(/*to_device=*/true, dst, bytes);
   if (r == CuResult::kSuccess) return true;
-  ctx_.Error("cuMemcpyHtoD_v2", r);
+  ctx_.Error(DriverCall::kMemcpyHtoD, r);
   return false;
 }
 
 bool Policy::CopyFromDevice(DevicePtr src, std::uint64_t bytes) {
   CuResult r = CopyCall(/*to_device=*/false, src, bytes);
   if (r == CuResult::kSuccess) return true;
-  ctx_.Error("cuMemcpyDtoH_v2", r);
+  ctx_.Error(DriverCall::kMemcpyDtoH, r);
   return false;
 }
 
 bool Policy::DeviceFree(DevicePtr ptr) {
   CuResult r = ctx_.device.MemFree(ptr);
   if (r != CuResult::kSuccess) {
-    ctx_.Error("cuMemFree", r);
+    ctx_.Error(DriverCall::kMemFree, r);
     return false;
   }
   return true;

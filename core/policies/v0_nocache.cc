@@ -18,13 +18,13 @@ class V0NoCachePolicy : public Policy {
   void Run(const RegionSpec& region, DevicePtr vars) override {
     StackBlock block;  // this region's own
     CuResult r = block.Allocate(ctx_.device, region.StacksBytes());
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemAlloc", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemAlloc, r);
     r = ctx_.LaunchRegion(region, vars, block.ptr());
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kLaunchKernel, r);
     r = ctx_.device.CtxSynchronize();
-    if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, "cuCtxSynchronize", r);
+    if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, DriverCall::kCtxSynchronize, r);
     r = block.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemFree", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemFree, r);
   }
 
   bool Close() override { return true; }

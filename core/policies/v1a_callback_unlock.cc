@@ -37,16 +37,16 @@ class V1aCallbackUnlockPolicy : public Policy {
       // The previous kernel's callback unlocked before we got here, so no
       // kernel of ours uses the old block any more.
       CuResult r = block_.Free(ctx_.device);
-      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemFree", r);
+      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemFree, r);
       r = block_.Allocate(ctx_.device, region.StacksBytes());
-      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemAlloc", r);
+      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemAlloc, r);
     }
     CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kLaunchKernel, r);
     last_region_.Write() = region.id;
     r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
     if (r != CuResult::kSuccess) {
-      ctx_.FatalCall(region.id, "cuStreamAddCallback", r);
+      ctx_.FatalCall(region.id, DriverCall::kStreamAddCallback, r);
     }
     // Returns with the lock held: the kernel owns the block until Release.
   }
@@ -57,7 +57,7 @@ class V1aCallbackUnlockPolicy : public Policy {
     // callback drained by the context's destruction still unlocks it.
     CuResult r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) {
-      ctx_.Error("cuMemFree", r);
+      ctx_.Error(DriverCall::kMemFree, r);
       return false;
     }
     return true;
@@ -72,7 +72,9 @@ class V1aCallbackUnlockPolicy : public Policy {
     if (status != CuResult::kSuccess) {
       // Read after the unlock: a run on another thread may have replaced it.
       RegionId blamed = self->last_region_.Read();
-      self->ctx_.FatalRegionWait(blamed, "stream callback", status);
+      self->ctx_.Fatal(blamed, status,
+                       RuntimeContext::FailureMessage("stream callback", status,
+                                                      /*abort_hint=*/true));
     }
   }
 

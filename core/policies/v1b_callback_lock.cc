@@ -37,20 +37,20 @@ class V1bCallbackLockPolicy : public Policy {
       if (books_.Read().in_flight > 0) {
         // Wait for the kernels still using the old block - with the lock held.
         CuResult r = ctx_.device.CtxSynchronize();
-        if (r != CuResult::kSuccess) Fail(region.id, "cuCtxSynchronize", r);
+        if (r != CuResult::kSuccess) Fail(region.id, DriverCall::kCtxSynchronize, r);
       }
       CuResult r = block_.Free(ctx_.device);
-      if (r != CuResult::kSuccess) Fail(region.id, "cuMemFree", r);
+      if (r != CuResult::kSuccess) Fail(region.id, DriverCall::kMemFree, r);
       r = block_.Allocate(ctx_.device, region.StacksBytes());
-      if (r != CuResult::kSuccess) Fail(region.id, "cuMemAlloc", r);
+      if (r != CuResult::kSuccess) Fail(region.id, DriverCall::kMemAlloc, r);
     }
     CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
-    if (r != CuResult::kSuccess) Fail(region.id, "cuLaunchKernel", r);
+    if (r != CuResult::kSuccess) Fail(region.id, DriverCall::kLaunchKernel, r);
     Books& books = books_.Write();
     ++books.in_flight;
     books.last_region = region.id;
     r = ctx_.device.StreamAddCallback(kLegacyStream, &Release, this);
-    if (r != CuResult::kSuccess) Fail(region.id, "cuStreamAddCallback", r);
+    if (r != CuResult::kSuccess) Fail(region.id, DriverCall::kStreamAddCallback, r);
     lock_->Unlock();
   }
 
@@ -59,7 +59,7 @@ class V1bCallbackLockPolicy : public Policy {
     // for a pending callback, which takes it.
     CuResult r = block_.Free(ctx_.device);
     if (r != CuResult::kSuccess) {
-      ctx_.Error("cuMemFree", r);
+      ctx_.Error(DriverCall::kMemFree, r);
       return false;
     }
     return true;
@@ -69,7 +69,7 @@ class V1bCallbackLockPolicy : public Policy {
 
  private:
   // This reading releases the lock before raising a fatal error in run.
-  [[noreturn]] void Fail(RegionId region, const char* call, CuResult r) {
+  [[noreturn]] void Fail(RegionId region, DriverCall call, CuResult r) {
     lock_->Unlock();
     ctx_.FatalCall(region, call, r);
   }
@@ -82,7 +82,9 @@ class V1bCallbackLockPolicy : public Policy {
     const RegionId blamed = books.last_region;
     self->lock_->Unlock();
     if (status != CuResult::kSuccess) {
-      self->ctx_.FatalRegionWait(blamed, "stream callback", status);
+      self->ctx_.Fatal(blamed, status,
+                       RuntimeContext::FailureMessage("stream callback", status,
+                                                      /*abort_hint=*/true));
     }
   }
 

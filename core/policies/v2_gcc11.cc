@@ -12,16 +12,16 @@ void V2Gcc11Policy::Run(const RegionSpec& region, DevicePtr vars)
   lock_->Lock();
   AcquireLocked(region.id, region.StacksBytes());
   CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
-  if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
-  const char* call = "";
+  if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kLaunchKernel, r);
+  DriverCall call = DriverCall::kCtxSynchronize;
   r = WaitForKernel(&call);
   // As committed: the fatal error is raised with the stacks lock still held.
   if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, call, r);
   lock_->Unlock();
 }
 
-CuResult V2Gcc11Policy::WaitForKernel(const char** call) {
-  *call = "cuCtxSynchronize";
+CuResult V2Gcc11Policy::WaitForKernel(DriverCall* call) {
+  *call = DriverCall::kCtxSynchronize;
   return ctx_.device.CtxSynchronize();
 }
 
@@ -31,12 +31,12 @@ void V2Gcc11Policy::AcquireLocked(RegionId region, std::uint64_t need) {
     // Nothing of ours is in flight while we hold the lock, but GCC 11 still
     // synchronises before freeing the old block.
     CuResult r = ctx_.device.CtxSynchronize();
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region, "cuCtxSynchronize", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region, DriverCall::kCtxSynchronize, r);
     r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region, "cuMemFree", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region, DriverCall::kMemFree, r);
   }
   CuResult r = block_.Allocate(ctx_.device, need);
-  if (r != CuResult::kSuccess) ctx_.FatalCall(region, "cuMemAlloc", r);
+  if (r != CuResult::kSuccess) ctx_.FatalCall(region, DriverCall::kMemAlloc, r);
 }
 
 void V2Gcc11Policy::StacksFree(bool force) ABSL_NO_THREAD_SAFETY_ANALYSIS {
@@ -44,7 +44,7 @@ void V2Gcc11Policy::StacksFree(bool force) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   if (!block_.empty() && (force || block_.size() > ctx_.options.soft_limit)) {
     if (!force) ctx_.Probe(kProbeSoftLimitFree);
     CuResult r = block_.Free(ctx_.device);
-    if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, "cuMemFree", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(kNoRegion, DriverCall::kMemFree, r);
   }
   // The moment GCC's lazy limit speaks for: after the check, under the lock.
   if (!force) ctx_.ReportCacheHeld(block_.held_bytes());
@@ -56,7 +56,7 @@ DevicePtr V2Gcc11Policy::PlainAlloc(std::uint64_t bytes, bool suppress_oom) {
   CuResult r = ctx_.device.MemAlloc(&ptr, bytes);
   if (r == CuResult::kSuccess) return ptr;
   if (!(suppress_oom && r == CuResult::kOutOfMemory)) {
-    ctx_.Error("nvptx_alloc: cuMemAlloc", r);
+    ctx_.ErrorIn("nvptx_alloc", DriverCall::kMemAlloc, r);
   }
   return 0;
 }
@@ -79,7 +79,7 @@ bool V2Gcc11Policy::ReleaseAtClose() {
   if (block_.empty()) return true;
   CuResult r = block_.Free(ctx_.device);
   if (r != CuResult::kSuccess) {
-    ctx_.Error("cuMemFree", r);
+    ctx_.Error(DriverCall::kMemFree, r);
     return false;
   }
   return true;

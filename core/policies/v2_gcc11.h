@@ -44,8 +44,8 @@ class V2Gcc11Policy : public Policy {
 
  protected:
   // Waits for the region's kernel after the launch and returns the driver
-  // call's name and result. V2: cuCtxSynchronize.
-  virtual CuResult WaitForKernel(const char** call);
+  // call and its result. V2: cuCtxSynchronize.
+  virtual CuResult WaitForKernel(DriverCall* call);
 
   // nvptx_stacks_acquire, lock held: makes the block at least `need` bytes,
   // fatal (lock still held) on any driver error, naming `region`.

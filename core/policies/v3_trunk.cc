@@ -52,16 +52,16 @@ class V3TrunkPolicy : public V2Gcc11Policy {
       return true;
     }
     if (r != CuResult::kNotFound) {
-      ctx_.Error("cuModuleGetFunction", r);
+      ctx_.Error(DriverCall::kModuleGetFunction, r);
       return false;
     }
     r = ctx_.device.ModuleGetFunction(&kernel, ctx_.module, kCtorDtorKernel);
     if (r != CuResult::kSuccess) {
-      ctx_.Error("cuModuleGetFunction", r);
+      ctx_.Error(DriverCall::kModuleGetFunction, r);
       return false;
     }
     lock_->Lock();
-    const char* call = "cuMemAlloc";
+    DriverCall call = DriverCall::kMemAlloc;
     if (!block_.Fits(kDefaultStackSizePerWarp)) {
       r = block_.Free(ctx_.device);
       if (r == CuResult::kSuccess) {
@@ -69,11 +69,11 @@ class V3TrunkPolicy : public V2Gcc11Policy {
       }
     }
     if (r == CuResult::kSuccess) {
-      call = "cuLaunchKernel";
+      call = DriverCall::kLaunchKernel;
       r = ctx_.LaunchCtorDtor(kernel, block_.ptr());
     }
     if (r == CuResult::kSuccess) {
-      call = "cuStreamSynchronize";
+      call = DriverCall::kStreamSynchronize;
       r = ctx_.device.StreamSynchronize(kLegacyStream);
     }
     lock_->Unlock();

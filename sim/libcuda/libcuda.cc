@@ -40,6 +40,7 @@
 #include "absl/strings/string_view.h"
 #include "core/cu_result.h"
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "sim/libcuda/bridge.h"
 #include "sim/libcuda/exec_options.h"
 #include "sim/libcuda/program_threads.h"
@@ -51,6 +52,7 @@ namespace {
 using stackcheck::CuResult;
 using stackcheck::Device;
 using stackcheck::DevicePtr;
+using stackcheck::DriverCall;
 using stackcheck::libcuda::LogCall;
 using stackcheck::libcuda::RunOnDevice;
 
@@ -78,6 +80,9 @@ constexpr std::uintptr_t kHandleBase = 0x100;
 constexpr char kImageMagic[] = "stackcheck-linked-ptx";
 
 int Code(CuResult r) { return static_cast<int>(r); }
+
+// The export of a call the SimDevice serves, as core's table names it.
+absl::string_view Symbol(DriverCall call) { return stackcheck::DriverCallSymbol(call); }
 
 std::string Name(CuResult r) {
   return absl::StrCat(static_cast<int>(r), " ", stackcheck::CuResultName(r));
@@ -192,7 +197,7 @@ void CallbackTrampoline(stackcheck::StreamHandle stream, CuResult status, void* 
   call->fn(FromSim(stream), Code(status), call->user_data);
 }
 
-CUresult LoadModule(CUmodule* out, absl::string_view image, const char* api) {
+CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view api) {
   auto module = std::make_unique<Module>();
   if (image.size() > sizeof kImageMagic &&
       std::memcmp(image.data(), kImageMagic, sizeof kImageMagic) == 0) {
@@ -265,7 +270,7 @@ int DeviceAttribute(int attribute, bool* known) {
 
 EXPORT CUresult cuInit(unsigned int flags) {
   const CuResult r = RunOnDevice([](Device& d) { return d.Init(); });
-  LogCall(absl::StrCat("cuInit(", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kInit), "(", flags, ") -> ", Name(r)));
   return Code(r);
 }
 
@@ -317,7 +322,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
   if (context == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxCreate(); });
-  LogCall(absl::StrCat("cuCtxCreate_v2(flags=", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxCreate), "(flags=", flags, ") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   g_context_live = true;
   *context = &g_context;
@@ -328,7 +333,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
 EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxDestroy(); });
-  LogCall(absl::StrCat("cuCtxDestroy_v2 -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxDestroy), " -> ", Name(r)));
   if (r == CuResult::kSuccess) {
     g_context_live = false;
     DropAllBlocks();
@@ -366,7 +371,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
 
 EXPORT CUresult cuCtxSynchronize() {
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxSynchronize(); });
-  LogCall(absl::StrCat("cuCtxSynchronize -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kCtxSynchronize), " -> ", Name(r)));
   return Code(r);
 }
 
@@ -389,14 +394,15 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
   DevicePtr p = 0;
   const CuResult r = RunOnDevice([&](Device& d) { return AllocateBlock(d, &p, bytes); });
-  LogCall(absl::StrFormat("cuMemAlloc_v2(%u bytes) -> %s, 0x%x", bytes, Name(r), p));
+  LogCall(absl::StrFormat("%s(%u bytes) -> %s, 0x%x", Symbol(DriverCall::kMemAlloc), bytes, Name(r),
+                          p));
   if (r == CuResult::kSuccess) *ptr = p;
   return Code(r);
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemFree(ptr); });
-  LogCall(absl::StrFormat("cuMemFree_v2(0x%x) -> %s", ptr, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x) -> %s", Symbol(DriverCall::kMemFree), ptr, Name(r)));
   if (r == CuResult::kSuccess) DropBlock(ptr);
   return Code(r);
 }
@@ -432,7 +438,8 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t by
       std::memcpy(block->data + (dst - base), src, bytes);
     }
   }
-  LogCall(absl::StrFormat("cuMemcpyHtoD_v2(0x%x, %u bytes) -> %s", dst, bytes, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyHtoD), dst, bytes,
+                          Name(r)));
   return Code(r);
 }
 
@@ -445,7 +452,8 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
       std::memcpy(dst, block->data + (src - base), bytes);
     }
   }
-  LogCall(absl::StrFormat("cuMemcpyDtoH_v2(0x%x, %u bytes) -> %s", src, bytes, Name(r)));
+  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyDtoH), src, bytes,
+                          Name(r)));
   return Code(r);
 }
 
@@ -568,7 +576,7 @@ EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
   } else {
     size = std::strlen(text);
   }
-  return LoadModule(module, absl::string_view(text, size), "cuModuleLoadData");
+  return LoadModule(module, absl::string_view(text, size), Symbol(DriverCall::kModuleLoad));
 }
 
 EXPORT CUresult cuModuleLoad(CUmodule* module, const char* path) {
@@ -595,7 +603,7 @@ EXPORT CUresult cuModuleUnload(CUmodule handle) {
     }
     return r;
   });
-  LogCall(absl::StrCat("cuModuleUnload -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kModuleUnload), " -> ", Name(r)));
   if (r == CuResult::kSuccess) delete m;
   return Code(r);
 }
@@ -617,7 +625,7 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     return d.ModuleGetFunction(&sim, m->sim,
                                kernel ? stackcheck::kRegionKernel : absl::string_view());
   });
-  LogCall(absl::StrCat("cuModuleGetFunction(\"", name, "\") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kModuleGetFunction), "(\"", name, "\") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   auto& slot = m->functions[name];
   if (!slot) {
@@ -744,8 +752,8 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
     return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},
                           args, ToSim(stream));
   });
-  LogCall(absl::StrCat("cuLaunchKernel(\"", f->name, "\", grid ", gx, "x", gy, "x", gz,
-                       ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
+  LogCall(absl::StrCat(Symbol(DriverCall::kLaunchKernel), "(\"", f->name, "\", grid ", gx, "x", gy,
+                       "x", gz, ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
                        ", args [", described, "])", traps ? " [fault plan: traps]" : "",
                        " -> ", Name(r)));
   return Code(r);
@@ -760,20 +768,20 @@ EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
     return d.StreamCreate(&s, (flags & kStreamNonBlocking) ? stackcheck::StreamFlags::kNonBlocking
                                                            : stackcheck::StreamFlags::kBlocking);
   });
-  LogCall(absl::StrCat("cuStreamCreate(flags=", flags, ") -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamCreate), "(flags=", flags, ") -> ", Name(r)));
   if (r == CuResult::kSuccess) *stream = FromSim(s);
   return Code(r);
 }
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamDestroy(ToSim(stream)); });
-  LogCall(absl::StrCat("cuStreamDestroy_v2 -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamDestroy), " -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream stream) {
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamSynchronize(ToSim(stream)); });
-  LogCall(absl::StrCat("cuStreamSynchronize -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamSynchronize), " -> ", Name(r)));
   return Code(r);
 }
 
@@ -788,7 +796,7 @@ EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* 
   const CuResult r = RunOnDevice([&](Device& d) {
     return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call);
   });
-  LogCall(absl::StrCat("cuStreamAddCallback -> ", Name(r)));
+  LogCall(absl::StrCat(Symbol(DriverCall::kStreamAddCallback), " -> ", Name(r)));
   if (r != CuResult::kSuccess) delete call;
   return Code(r);
 }

@@ -111,8 +111,7 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
         if (callbacks_running_ > 0) --callbacks_running_;
         break;
       case EventKind::kDriverCallBlock:
-        if (e.a == static_cast<std::uint32_t>(DriverApi::kMemFree) &&
-            callbacks_running_ > 0) {
+        if (e.a == static_cast<std::uint32_t>(DriverCall::kMemFree) && callbacks_running_ > 0) {
           Hit(kFreeWaitsOnCallback);
         }
         break;

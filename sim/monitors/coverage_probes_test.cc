@@ -83,12 +83,12 @@ TEST(CoverageProbesTest, AbortWhileOtherRegionInFlight) {
 }
 
 TEST(CoverageProbesTest, FreeWaitingOnARunningCallback) {
-  const auto free_api = static_cast<std::uint32_t>(DriverApi::kMemFree);
+  const auto free_api = static_cast<std::uint32_t>(DriverCall::kMemFree);
   Trace t;
   t.Add(kT1, EventKind::kDriverCallBlock, free_api)  // no callback yet
       .Add(kCb, EventKind::kCallbackStart, 0, 1)
       .Add(kT1, EventKind::kDriverCallBlock,
-           static_cast<std::uint32_t>(DriverApi::kCtxSynchronize));
+           static_cast<std::uint32_t>(DriverCall::kCtxSynchronize));
   CoverageProbes c;
   Observe(c, t);
   EXPECT_EQ(c.hits(kProbeFreeWaitsOnRunningCallback), 0u);

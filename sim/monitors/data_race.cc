@@ -11,16 +11,16 @@
 namespace stackcheck::sim {
 namespace {
 
-bool Synchronises(DriverApi api) {
+bool Synchronises(DriverCall api) {
   switch (api) {
-    case DriverApi::kCtxSynchronize:
-    case DriverApi::kStreamSynchronize:
-    case DriverApi::kEventSynchronize:
-    case DriverApi::kStreamQuery:  // "complete" is kSuccess; kNotReady orders nothing
-    case DriverApi::kEventQuery:
-    case DriverApi::kMemcpyHtoD:
-    case DriverApi::kMemcpyDtoH:
-    case DriverApi::kCtxDestroy:
+    case DriverCall::kCtxSynchronize:
+    case DriverCall::kStreamSynchronize:
+    case DriverCall::kEventSynchronize:
+    case DriverCall::kStreamQuery:  // "complete" is kSuccess; kNotReady orders nothing
+    case DriverCall::kEventQuery:
+    case DriverCall::kMemcpyHtoD:
+    case DriverCall::kMemcpyDtoH:
+    case DriverCall::kCtxDestroy:
       return true;
     default:
       return false;
@@ -132,8 +132,8 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
       return std::nullopt;
     case EventKind::kDriverCall: {
       if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return std::nullopt;
-      const auto api = static_cast<DriverApi>(e.a);
-      if (api == DriverApi::kStreamAddCallback || api == DriverApi::kLaunchHostFunc) {
+      const auto api = static_cast<DriverCall>(e.a);
+      if (api == DriverCall::kStreamAddCallback || api == DriverCall::kLaunchHostFunc) {
         const std::uint32_t id = next_callback_++;
         if (id < kMaxIndexedId) {
           ClockOf(e.actor);

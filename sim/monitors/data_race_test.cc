@@ -19,7 +19,7 @@ Trace& Read(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false)
 Trace& Write(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false) {
   return t.Add(actor, EventKind::kSharedAccess, object, 1, guarded ? 1 : 0);
 }
-Trace& Call(Trace& t, ActorId actor, DriverApi api, std::uint64_t result = 0) {
+Trace& Call(Trace& t, ActorId actor, DriverCall api, std::uint64_t result = 0) {
   return t.Add(actor, EventKind::kDriverCall, static_cast<std::uint32_t>(api), 0, 0, 0, result);
 }
 
@@ -95,8 +95,8 @@ TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
 TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
   Trace t;
   Write(t, kT1, kBlock);
-  Call(t, kT1, DriverApi::kStreamAddCallback);  // callback 0
-  Call(t, kT2, DriverApi::kStreamAddCallback, 1);  // refused: numbers nothing
+  Call(t, kT1, DriverCall::kStreamAddCallback);     // callback 0
+  Call(t, kT2, DriverCall::kStreamAddCallback, 1);  // refused: numbers nothing
   t.Add(kCb, EventKind::kCallbackStart, 0, 0);
   Read(t, kCb, kBlock);  // ordered after T1's write by the enqueue
   Write(t, kT2, kBlock);  // T2 is ordered with neither
@@ -112,7 +112,7 @@ TEST(DataRaceTest, KernelCompletionOrdersTheEnqueuerBeforeASynchronisingReturn) 
     Trace t;
     Write(t, kT1, kBlock);
     t.Enqueue(kT1, 0, 0, 1, 0x1000, 1, 128).Start(0).End(0);
-    if (synchronised) Call(t, kT2, DriverApi::kCtxSynchronize);
+    if (synchronised) Call(t, kT2, DriverCall::kCtxSynchronize);
     Read(t, kT2, kBlock);
     DataRaceMonitor m;
     EXPECT_EQ(Feed(m, t, FakeSimView{}, true).has_value(), !synchronised);

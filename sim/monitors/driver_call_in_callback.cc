@@ -56,7 +56,7 @@ std::optional<Violation> DriverCallInCallbackMonitor::Complain(
                          " of stream ", c.stream, " (started at event ",
                          c.start_index, ")");
   }
-  const std::string call(DriverApiName(static_cast<DriverApi>(e.a)));
+  const std::string call(DriverCallName(static_cast<DriverCall>(e.a)));
   return ViolationAtLast(
       kName, events,
       e.kind == EventKind::kDriverCall

@@ -11,9 +11,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace ::stackcheck::sim::monitor_testing;
 
-constexpr std::uint32_t Api(DriverApi api) {
-  return static_cast<std::uint32_t>(api);
-}
+constexpr std::uint32_t Api(DriverCall api) { return static_cast<std::uint32_t>(api); }
 
 TEST(DriverCallInCallbackTest, HostThreadsMayCallTheDriver) {
   Trace t;
@@ -21,7 +19,7 @@ TEST(DriverCallInCallbackTest, HostThreadsMayCallTheDriver) {
       .Add(kCb, EventKind::kCallbackEnd, 0, 7)
       .Add(kCb, EventKind::kHostFnStart, 0, 8)
       .Add(kCb, EventKind::kHostFnEnd, 0, 8)
-      .Add(kT1, EventKind::kDriverCall, Api(DriverApi::kMemFree))
+      .Add(kT1, EventKind::kDriverCall, Api(DriverCall::kMemFree))
       .Add(kCb, EventKind::kMutexLock, 0);  // locks are not driver calls
   DriverCallInCallbackMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
@@ -30,8 +28,7 @@ TEST(DriverCallInCallbackTest, HostThreadsMayCallTheDriver) {
 TEST(DriverCallInCallbackTest, FreeInsideACallback) {
   Trace t;
   t.Add(kCb, EventKind::kCallbackStart, 0, 7)
-      .Add(kCb, EventKind::kDriverCall, Api(DriverApi::kMemFree), 0, 0, 0,
-           800);
+      .Add(kCb, EventKind::kDriverCall, Api(DriverCall::kMemFree), 0, 0, 0, 800);
   DriverCallInCallbackMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -45,8 +42,7 @@ TEST(DriverCallInCallbackTest, FreeInsideACallback) {
 TEST(DriverCallInCallbackTest, BlockingCallInsideAHostFunction) {
   Trace t;
   t.Add(kCb, EventKind::kHostFnStart, 2, 1)
-      .Add(kCb, EventKind::kDriverCallBlock,
-           Api(DriverApi::kStreamSynchronize));
+      .Add(kCb, EventKind::kDriverCallBlock, Api(DriverCall::kStreamSynchronize));
   DriverCallInCallbackMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -57,8 +53,7 @@ TEST(DriverCallInCallbackTest, BlockingCallInsideAHostFunction) {
 
 TEST(DriverCallInCallbackTest, EngineMarkAloneIsEnough) {
   Trace t;
-  t.Add(kCb, EventKind::kDriverCall, Api(DriverApi::kLaunchKernel),
-        kCallFromCallback);
+  t.Add(kCb, EventKind::kDriverCall, Api(DriverCall::kLaunchKernel), kCallFromCallback);
   DriverCallInCallbackMonitor m;
   EXPECT_TRUE(Feed(m, t, FakeSimView{}).has_value());
 }

@@ -47,7 +47,7 @@ class StreamBuilder {
     e.y = y;
     events_.push_back(e);
   }
-  void Call(ActorId actor, DriverApi api) {
+  void Call(ActorId actor, DriverCall api) {
     Add(actor, EventKind::kDriverCall, static_cast<std::uint32_t>(api));
   }
   std::vector<Event> Take() { return std::move(events_); }
@@ -75,28 +75,28 @@ std::vector<Event> SyntheticExecution() {
       s.Add(t, EventKind::kMutexLock, 0);
       if (need > block_bytes) {
         if (block != 0) {
-          s.Call(t, DriverApi::kCtxSynchronize);
+          s.Call(t, DriverCall::kCtxSynchronize);
           s.Add(t, EventKind::kFree, 0, 0, 0, 0, block, block_bytes);
-          s.Call(t, DriverApi::kMemFree);
+          s.Call(t, DriverCall::kMemFree);
         }
         block = next_ptr;
         block_bytes = need;
         next_ptr += need;
         s.Add(t, EventKind::kAlloc, 0, 0, 0, 0, block, need);
-        s.Call(t, DriverApi::kMemAlloc);
+        s.Call(t, DriverCall::kMemAlloc);
       }
       s.Add(t, EventKind::kKernelEnqueue, ++kernel, 0, region, teams * 8,
             block, kPerWarp);
-      s.Call(t, DriverApi::kLaunchKernel);
+      s.Call(t, DriverCall::kLaunchKernel);
       s.Add(t, EventKind::kDriverCallBlock,
-            static_cast<std::uint32_t>(DriverApi::kCtxSynchronize));
+            static_cast<std::uint32_t>(DriverCall::kCtxSynchronize));
       s.Add(kGpu, EventKind::kKernelStart, kernel, 0);
       s.Add(kGpu, EventKind::kKernelEnd, kernel, 0);
       if (round % 4 == 0) {
         s.Add(kCallbackThread, EventKind::kCallbackStart, 0, ++callback);
         s.Add(kCallbackThread, EventKind::kCallbackEnd, 0, callback);
       }
-      s.Call(t, DriverApi::kCtxSynchronize);
+      s.Call(t, DriverCall::kCtxSynchronize);
       s.Add(t, EventKind::kMutexUnlock, 0, t);
       s.Add(t, EventKind::kRegionEnd, 0, 0, region);
       // device_alloc: soft-limit check under the lock, then the allocation.
@@ -105,13 +105,13 @@ std::vector<Event> SyntheticExecution() {
       const std::uint64_t user = next_ptr;
       next_ptr += 1 << 20;
       s.Add(t, EventKind::kAlloc, 0, 0, 0, 0, user, 1 << 20);
-      s.Call(t, DriverApi::kMemAlloc);
+      s.Call(t, DriverCall::kMemAlloc);
       s.Add(t, EventKind::kCacheHeld, 0, 0, 0, 0, block_bytes, 0);
       if (round % 8 == 0) s.Add(t, EventKind::kProbe, 0);
       user_blocks.push_back(user);
       if (user_blocks.size() > 4) {
         s.Add(t, EventKind::kFree, 0, 0, 0, 0, user_blocks.front(), 1 << 20);
-        s.Call(t, DriverApi::kMemFree);
+        s.Call(t, DriverCall::kMemFree);
         user_blocks.erase(user_blocks.begin());
       }
     }

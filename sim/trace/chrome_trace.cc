@@ -229,7 +229,7 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
         blocked_calls[tid] = Opened{i, e.time_ns};
         break;
       case EventKind::kDriverCall: {
-        const absl::string_view api = DriverApiName(static_cast<DriverApi>(e.a));
+        const absl::string_view api = DriverCallName(static_cast<DriverCall>(e.a));
         auto it = blocked_calls.find(tid);
         if (it != blocked_calls.end()) {
           w.Complete(kHostPid, tid, api, "driver", it->second.start_ns,
@@ -301,8 +301,7 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
                absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : blocked_calls) {
-    w.Complete(kHostPid, tid,
-               DriverApiName(static_cast<DriverApi>(events[open.index].a)),
+    w.Complete(kHostPid, tid, DriverCallName(static_cast<DriverCall>(events[open.index].a)),
                "driver", open.start_ns, last_ns,
                absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }

@@ -18,7 +18,7 @@ std::string ActorName(std::uint32_t actor,
 
 std::string FormatEventNamed(const Event& e,
                              absl::Span<const std::string> actor_names) {
-  const auto api = [&] { return DriverApiName(static_cast<DriverApi>(e.a)); };
+  const auto api = [&] { return DriverCallName(static_cast<DriverCall>(e.a)); };
   const absl::string_view from_callback =
       (e.b & kCallFromCallback) != 0 ? " [from callback]" : "";
   switch (e.kind) {

@@ -1,6 +1,6 @@
 // FormatEvent with names filled in: driver calls ("driver-call cuMemFree -> 0
 // SUCCESS") and, given the actors' names, the actors an event refers to
-// ("mutex-block m0 owner T1"). //sim:event cannot name driver calls: DriverApi
+// ("mutex-block m0 owner T1"). //sim:event cannot name driver calls: DriverCall
 // lives in the engine's target, which depends on //sim:event. The trace
 // writers, downstream of both, can.
 #ifndef STACKCHECK_SIM_TRACE_NAMED_FORMAT_H_

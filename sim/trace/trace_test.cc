@@ -27,14 +27,14 @@ const std::vector<std::string> kNames = {"T0", "T1", "T2", "CB", "GPU"};
 // V1a in miniature: T1 runs region 1 holding the lock, the callback unlocks
 // it; T2 waits for the lock; T1 blocks in cuMemFree.
 Trace Execution() {
-  const auto api = [](DriverApi a) { return static_cast<std::uint32_t>(a); };
+  const auto api = [](DriverCall a) { return static_cast<std::uint32_t>(a); };
   Trace t;
   t.Add(kT0, EventKind::kMutexCreate, 0)
       .RegionBegin(kT1, 1)
       .Add(kT1, EventKind::kMutexLock, 0)
       .Alloc(kT1, 0x200000, 8 * kMiB)
       .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB)
-      .Add(kT1, EventKind::kDriverCall, api(DriverApi::kLaunchKernel))
+      .Add(kT1, EventKind::kDriverCall, api(DriverCall::kLaunchKernel))
       .RegionEnd(kT1, 1)
       .Add(kT2, EventKind::kMutexBlock, 0, kT1)
       .Start(1)
@@ -43,7 +43,7 @@ Trace Execution() {
       .Add(kCb, EventKind::kMutexUnlock, 0, kT1)
       .Add(kCb, EventKind::kCallbackEnd, 0, 1)
       .Add(kT2, EventKind::kMutexLock, 0)
-      .Add(kT1, EventKind::kDriverCallBlock, api(DriverApi::kMemFree))
+      .Add(kT1, EventKind::kDriverCallBlock, api(DriverCall::kMemFree))
       .Add(kNoActor, EventKind::kStickyError, 0, 0, 0, 0, 719)
       .Enqueue(kT2, 2, 1, 2, 0x200000, 64, 128 * kKiB)
       .Start(2, 1);  // left running: the trace stops here
@@ -98,7 +98,7 @@ TEST(TimelineTest, LongCellsAreCutNotSpilled) {
 TEST(NamedFormatTest, DriverCallsByName) {
   Event e;
   e.kind = EventKind::kDriverCall;
-  e.a = static_cast<std::uint32_t>(DriverApi::kMemFree);
+  e.a = static_cast<std::uint32_t>(DriverCall::kMemFree);
   e.b = kCallFromCallback;
   e.x = 800;
   EXPECT_EQ(FormatEventNamed(e),

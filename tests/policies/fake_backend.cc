@@ -119,12 +119,11 @@ FakeDevice::FakeDevice(FakeHost& host, FakeDeviceOptions options)
   host_.SetOnBlock([this] { Drain(); });
 }
 
-CuResult FakeDevice::Call(absl::string_view api, bool allowed_in_callback,
-                          bool context_dependent) {
-  ++calls_[std::string(api)];
+CuResult FakeDevice::Call(DriverCall call, bool allowed_in_callback, bool context_dependent) {
+  ++calls_[static_cast<std::size_t>(call)];
   if (host_.CurrentThread() == FakeHost::kCallbackThread &&
       !allowed_in_callback) {
-    host_.AddViolation(absl::StrCat(api, " called from a stream callback"));
+    host_.AddViolation(absl::StrCat(DriverCallName(call), " called from a stream callback"));
     return CuResult::kNotPermitted;
   }
   if (destroyed_ && context_dependent) return CuResult::kContextIsDestroyed;
@@ -184,7 +183,7 @@ bool FakeDevice::InAllocation(DevicePtr base, std::uint64_t bytes) const {
 }
 
 CuResult FakeDevice::CtxDestroy() {
-  CuResult r = Call("cuCtxDestroy", false, /*context_dependent=*/false);
+  CuResult r = Call(DriverCall::kCtxDestroy, false, /*context_dependent=*/false);
   if (r != CuResult::kSuccess) return r;
   Drain();
   leaked_at_destroy_ = allocations_.size();
@@ -194,13 +193,14 @@ CuResult FakeDevice::CtxDestroy() {
 }
 
 CuResult FakeDevice::CtxSynchronize() {
-  if (CuResult r = Call("cuCtxSynchronize", false, false); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kCtxSynchronize, false, false); r != CuResult::kSuccess)
+    return r;
   Drain();
   return sticky_;
 }
 
 CuResult FakeDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  if (CuResult r = Call("cuMemAlloc"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemAlloc); r != CuResult::kSuccess) return r;
   if (bytes == 0) return CuResult::kInvalidValue;
   ++alloc_calls_;
   if (alloc_calls_ == options_.fail_alloc_at_call) return CuResult::kOutOfMemory;
@@ -212,7 +212,7 @@ CuResult FakeDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 }
 
 CuResult FakeDevice::MemFree(DevicePtr ptr) {
-  if (CuResult r = Call("cuMemFree"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemFree); r != CuResult::kSuccess) return r;
   if (ptr == 0) return CuResult::kSuccess;
   auto it = allocations_.find(ptr);
   if (it == allocations_.end()) return CuResult::kInvalidValue;
@@ -234,24 +234,24 @@ CuResult FakeDevice::MemFree(DevicePtr ptr) {
 }
 
 CuResult FakeDevice::MemGetInfo(MemInfo* info) {
-  if (CuResult r = Call("cuMemGetInfo"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemGetInfo); r != CuResult::kSuccess) return r;
   info->total_bytes = options_.capacity;
   info->free_bytes = options_.capacity - live_bytes();
   return CuResult::kSuccess;
 }
 
 CuResult FakeDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
-  if (CuResult r = Call("cuModuleLoad"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kModuleLoad); r != CuResult::kSuccess) return r;
   if (image != kKernelImage) return CuResult::kInvalidImage;
   *module = ModuleHandle{1};
   return CuResult::kSuccess;
 }
 
-CuResult FakeDevice::ModuleUnload(ModuleHandle) { return Call("cuModuleUnload"); }
+CuResult FakeDevice::ModuleUnload(ModuleHandle) { return Call(DriverCall::kModuleUnload); }
 
 CuResult FakeDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle,
                                        absl::string_view name) {
-  if (CuResult r = Call("cuModuleGetFunction"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kModuleGetFunction); r != CuResult::kSuccess) return r;
   if (name == kRegionKernel) {
     *function = FunctionHandle{1};
   } else if (name == kCtorDtorKernel) {
@@ -263,14 +263,14 @@ CuResult FakeDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle,
 }
 
 CuResult FakeDevice::MemcpyHtoD(DevicePtr dst, const void*, std::uint64_t bytes) {
-  if (CuResult r = Call("cuMemcpyHtoD"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemcpyHtoD); r != CuResult::kSuccess) return r;
   Drain();  // the legacy stream's earlier work first
   if (sticky_ != CuResult::kSuccess) return sticky_;
   return InAllocation(dst, bytes) ? CuResult::kSuccess : CuResult::kInvalidValue;
 }
 
 CuResult FakeDevice::MemcpyDtoH(void*, DevicePtr src, std::uint64_t bytes) {
-  if (CuResult r = Call("cuMemcpyDtoH"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemcpyDtoH); r != CuResult::kSuccess) return r;
   Drain();
   if (sticky_ != CuResult::kSuccess) return sticky_;
   return InAllocation(src, bytes) ? CuResult::kSuccess : CuResult::kInvalidValue;
@@ -278,7 +278,7 @@ CuResult FakeDevice::MemcpyDtoH(void*, DevicePtr src, std::uint64_t bytes) {
 
 CuResult FakeDevice::LaunchKernel(FunctionHandle, Dim3 grid, Dim3 block,
                                   const KernelArgs& args, StreamHandle) {
-  if (CuResult r = Call("cuLaunchKernel"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kLaunchKernel); r != CuResult::kSuccess) return r;
   if (++launch_calls_ == options_.fail_launch_at_call) {
     return CuResult::kLaunchOutOfResources;
   }
@@ -302,28 +302,29 @@ CuResult FakeDevice::LaunchKernel(FunctionHandle, Dim3 grid, Dim3 block,
 }
 
 CuResult FakeDevice::StreamCreate(StreamHandle* stream, StreamFlags) {
-  if (CuResult r = Call("cuStreamCreate"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kStreamCreate); r != CuResult::kSuccess) return r;
   *stream = StreamHandle{1};
   return CuResult::kSuccess;
 }
 
-CuResult FakeDevice::StreamDestroy(StreamHandle) { return Call("cuStreamDestroy"); }
+CuResult FakeDevice::StreamDestroy(StreamHandle) { return Call(DriverCall::kStreamDestroy); }
 
 CuResult FakeDevice::StreamSynchronize(StreamHandle) {
-  if (CuResult r = Call("cuStreamSynchronize", false, false); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kStreamSynchronize, false, false); r != CuResult::kSuccess)
+    return r;
   Drain();
   return sticky_;
 }
 
 CuResult FakeDevice::StreamQuery(StreamHandle) {
-  if (CuResult r = Call("cuStreamQuery", false, false); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kStreamQuery, false, false); r != CuResult::kSuccess) return r;
   Drain();
   return sticky_;
 }
 
 CuResult FakeDevice::StreamAddCallback(StreamHandle, StreamCallbackFn fn,
                                        void* user_data) {
-  if (CuResult r = Call("cuStreamAddCallback", /*allowed_in_callback=*/true);
+  if (CuResult r = Call(DriverCall::kStreamAddCallback, /*allowed_in_callback=*/true);
       r != CuResult::kSuccess) {
     return r;  // refused on a poisoned context, never runs (SEM-06)
   }
@@ -336,20 +337,20 @@ CuResult FakeDevice::StreamAddCallback(StreamHandle, StreamCallbackFn fn,
 
 CuResult FakeDevice::LaunchHostFunc(StreamHandle, HostFn, void*) {
   // No policy uses host functions; refuse rather than model them half.
-  Call("cuLaunchHostFunc", true);
+  Call(DriverCall::kLaunchHostFunc, true);
   return CuResult::kNotSupported;
 }
 
 CuResult FakeDevice::EventCreate(EventHandle* event) {
-  if (CuResult r = Call("cuEventCreate"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kEventCreate); r != CuResult::kSuccess) return r;
   *event = EventHandle{next_event_++};
   return CuResult::kSuccess;
 }
 
-CuResult FakeDevice::EventDestroy(EventHandle) { return Call("cuEventDestroy"); }
+CuResult FakeDevice::EventDestroy(EventHandle) { return Call(DriverCall::kEventDestroy); }
 
 CuResult FakeDevice::EventRecord(EventHandle event, StreamHandle) {
-  if (CuResult r = Call("cuEventRecord"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kEventRecord); r != CuResult::kSuccess) return r;
   Op op{Op::Kind::kEvent};
   op.event = static_cast<std::uint32_t>(event);
   queue_.push_back(op);
@@ -357,35 +358,34 @@ CuResult FakeDevice::EventRecord(EventHandle event, StreamHandle) {
 }
 
 CuResult FakeDevice::EventQuery(EventHandle) {
-  if (CuResult r = Call("cuEventQuery", false, false); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kEventQuery, false, false); r != CuResult::kSuccess) return r;
   Drain();
   return sticky_;
 }
 
 CuResult FakeDevice::EventSynchronize(EventHandle) {
-  if (CuResult r = Call("cuEventSynchronize", false, false); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kEventSynchronize, false, false); r != CuResult::kSuccess)
+    return r;
   Drain();
   return sticky_;
 }
 
 CuResult FakeDevice::StreamWaitEvent(StreamHandle, EventHandle) {
-  return Call("cuStreamWaitEvent");
+  return Call(DriverCall::kStreamWaitEvent);
 }
 
 CuResult FakeDevice::HostWordAlloc(HostWordHandle* word) {
-  if (CuResult r = Call("cuMemHostAlloc"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kMemHostAlloc); r != CuResult::kSuccess) return r;
   host_words_.push_back(0);
   *word = static_cast<HostWordHandle>(host_words_.size());
   return CuResult::kSuccess;
 }
 
-CuResult FakeDevice::HostWordFree(HostWordHandle) {
-  return Call("cuMemFreeHost");
-}
+CuResult FakeDevice::HostWordFree(HostWordHandle) { return Call(DriverCall::kMemFreeHost); }
 
 CuResult FakeDevice::StreamWriteValue32(StreamHandle, HostWordHandle word,
                                         std::uint32_t value) {
-  if (CuResult r = Call("cuStreamWriteValue32"); r != CuResult::kSuccess) return r;
+  if (CuResult r = Call(DriverCall::kStreamWriteValue32); r != CuResult::kSuccess) return r;
   const auto w = static_cast<std::uint32_t>(word);
   if (w == 0 || w > host_words_.size()) return CuResult::kInvalidValue;
   Op op{Op::Kind::kWriteValue};
@@ -406,9 +406,8 @@ std::uint64_t FakeDevice::live_bytes() const {
   return total;
 }
 
-std::uint32_t FakeDevice::calls(absl::string_view api) const {
-  auto it = calls_.find(api);
-  return it == calls_.end() ? 0 : it->second;
+std::uint32_t FakeDevice::calls(DriverCall call) const {
+  return calls_[static_cast<std::size_t>(call)];
 }
 
 bool RecordingObserver::Probed(absl::string_view probe) const {

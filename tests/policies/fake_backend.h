@@ -20,6 +20,7 @@
 #ifndef STACKCHECK_TESTS_POLICIES_FAKE_BACKEND_H_
 #define STACKCHECK_TESTS_POLICIES_FAKE_BACKEND_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -31,6 +32,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/device.h"
+#include "core/driver_call.h"
 #include "core/host.h"
 #include "core/observer.h"
 
@@ -108,8 +110,8 @@ class FakeDevice : public Device {
  public:
   FakeDevice(FakeHost& host, FakeDeviceOptions options = {});
 
-  CuResult Init() override { return Call("cuInit"); }
-  CuResult CtxCreate() override { return Call("cuCtxCreate"); }
+  CuResult Init() override { return Call(DriverCall::kInit); }
+  CuResult CtxCreate() override { return Call(DriverCall::kCtxCreate); }
   CuResult CtxDestroy() override;
   CuResult CtxSynchronize() override;
   CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
@@ -163,7 +165,7 @@ class FakeDevice : public Device {
   std::size_t leaked_at_destroy() const { return leaked_at_destroy_; }
   bool destroyed() const { return destroyed_; }
   CuResult sticky() const { return sticky_; }
-  std::uint32_t calls(absl::string_view api) const;
+  std::uint32_t calls(DriverCall call) const;
   // Region tags of kernels that completed, in completion order.
   const std::vector<std::uint32_t>& completed_regions() const {
     return completed_regions_;
@@ -183,8 +185,7 @@ class FakeDevice : public Device {
 
   // Counts the call; from callback context it is a violation (SEM-09) and
   // returns NOT_PERMITTED; on a poisoned context, the sticky error.
-  CuResult Call(absl::string_view api, bool allowed_in_callback = false,
-                bool context_dependent = true);
+  CuResult Call(DriverCall call, bool allowed_in_callback = false, bool context_dependent = true);
   void Drain();
   bool InAllocation(DevicePtr base, std::uint64_t bytes) const;
 
@@ -201,7 +202,7 @@ class FakeDevice : public Device {
   std::size_t leaked_at_destroy_ = 0;
   std::uint32_t next_event_ = 1;
   std::vector<std::uint32_t> host_words_;  // handle i+1; no liveness tracked
-  std::map<std::string, std::uint32_t, std::less<>> calls_;
+  std::array<std::uint32_t, kDriverCallCount> calls_{};  // by DriverCall
   std::vector<std::uint32_t> completed_regions_;
 };
 

@@ -121,11 +121,11 @@ TEST(V2Gcc11Test, FatalUnderTheLockDestroysALockedMutexAtClose) {
 
 TEST(V3TrunkTest, ConstructorAndDestructorKernelsRunUnderTheStacksLock) {
   Harness h("v3-trunk", {}, /*ctors=*/true, /*dtors=*/true);
-  EXPECT_EQ(h.device.calls("cuLaunchKernel"), 1u);  // the constructors
+  EXPECT_EQ(h.device.calls(DriverCall::kLaunchKernel), 1u);  // the constructors
   h.runtime->Run(Region(1, 2, 2));
   h.ExitNormally();
-  EXPECT_EQ(h.device.calls("cuLaunchKernel"), 3u);  // + region + destructors
-  EXPECT_EQ(h.device.calls("cuStreamSynchronize"), 2u);
+  EXPECT_EQ(h.device.calls(DriverCall::kLaunchKernel), 3u);  // + region + destructors
+  EXPECT_EQ(h.device.calls(DriverCall::kStreamSynchronize), 2u);
   EXPECT_EQ(h.Violations(), "");
   EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
 }
@@ -155,15 +155,15 @@ TEST(EventFenceTest, RunReturnsBeforeTheKernelCompletesWithoutCallbacks) {
   // Nothing on the launch path waits: both kernels are still queued.
   EXPECT_EQ(h.device.completed_regions(), std::vector<std::uint32_t>{});
   EXPECT_EQ(h.device.queued(), 2u) << "two kernels and nothing else";
-  EXPECT_EQ(h.device.calls("cuStreamAddCallback"), 0u);
-  EXPECT_EQ(h.device.calls("cuCtxSynchronize"), 0u);
-  EXPECT_EQ(h.device.calls("cuStreamSynchronize"), 0u);
-  EXPECT_EQ(h.device.calls("cuEventSynchronize"), 0u);
-  EXPECT_EQ(h.device.calls("cuStreamWriteValue32"), 0u);  // the kernels write
-  EXPECT_EQ(h.device.calls("cuMemHostAlloc"), 1u);
+  EXPECT_EQ(h.device.calls(DriverCall::kStreamAddCallback), 0u);
+  EXPECT_EQ(h.device.calls(DriverCall::kCtxSynchronize), 0u);
+  EXPECT_EQ(h.device.calls(DriverCall::kStreamSynchronize), 0u);
+  EXPECT_EQ(h.device.calls(DriverCall::kEventSynchronize), 0u);
+  EXPECT_EQ(h.device.calls(DriverCall::kStreamWriteValue32), 0u);  // the kernels write
+  EXPECT_EQ(h.device.calls(DriverCall::kMemHostAlloc), 1u);
   h.ExitNormally();
   EXPECT_EQ(h.device.completed_regions(), (std::vector<std::uint32_t>{1, 2}));
-  EXPECT_EQ(h.device.calls("cuMemFreeHost"), 1u);
+  EXPECT_EQ(h.device.calls(DriverCall::kMemFreeHost), 1u);
   EXPECT_EQ(h.Violations(), "");
 }
 
@@ -294,9 +294,9 @@ TEST(EventFenceTest, AfterAFatalErrorLaterCallsLeaveTheDeviceAlone) {
   EXPECT_EQ(observer.fatals[0].region, 1u);
   EXPECT_EQ(observer.fatals[0].code, CuResult::kLaunchFailed);
 
-  const std::uint32_t launches = device.calls("cuLaunchKernel");
+  const std::uint32_t launches = device.calls(DriverCall::kLaunchKernel);
   policy->Run(Region(3, 2, 2), 0);  // falls back to the host
-  EXPECT_EQ(device.calls("cuLaunchKernel"), launches);
+  EXPECT_EQ(device.calls(DriverCall::kLaunchKernel), launches);
   EXPECT_EQ(policy->DeviceAlloc(kMiB), 0u);
   EXPECT_TRUE(policy->DeviceFree(0x1234));  // skipped: no second fatal error
   EXPECT_EQ(observer.fatals.size(), 1u);

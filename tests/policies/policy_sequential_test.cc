@@ -52,7 +52,7 @@ TEST_P(PolicySequentialTest, ReusesTheBlockForRegionsThatFit) {
   h.runtime->Run(Region(1, 4, 8));
   h.runtime->Run(Region(2, 4, 8));
   h.runtime->Run(Region(3, 2, 8));
-  EXPECT_EQ(h.device.calls("cuMemAlloc"), e.caches ? 1u : 3u);
+  EXPECT_EQ(h.device.calls(DriverCall::kMemAlloc), e.caches ? 1u : 3u);
   EXPECT_EQ(h.runtime->CachedBytes(), e.caches ? 4 * 8 * kWarpStack : 0);
   h.ExitNormally();
   EXPECT_EQ(h.device.completed_regions(), (std::vector<std::uint32_t>{1, 2, 3}));
@@ -70,7 +70,7 @@ TEST_P(PolicySequentialTest, GrowsTheBlockForALargerRegion) {
   h.runtime->Run(Region(1, 2, 8));
   if (e.grows_only_when_idle) h.device.Settle();
   h.runtime->Run(Region(2, 8, 8));
-  EXPECT_EQ(h.device.calls("cuMemAlloc"), 2u);
+  EXPECT_EQ(h.device.calls(DriverCall::kMemAlloc), 2u);
   EXPECT_EQ(h.runtime->CachedBytes(), e.caches ? 8 * 8 * kWarpStack : 0);
   if (e.synchronous) {
     // Nothing but the cache is allocated: the small block is gone.
@@ -183,7 +183,7 @@ TEST_P(PolicySequentialTest, CloseIsIdempotent) {
   h.runtime->CloseDevice();
   h.runtime->CloseDevice();
   h.ExitNormally();  // the exit handler closes again: nothing happens
-  EXPECT_EQ(h.device.calls("cuCtxDestroy"), 1u);
+  EXPECT_EQ(h.device.calls(DriverCall::kCtxDestroy), 1u);
   EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
 }
 

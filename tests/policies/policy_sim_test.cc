@@ -4,8 +4,9 @@
 // GPU and the callback thread - is checked here.
 //
 // For a policy that accepts async completion, the "sync-completion" monitor is
-// left out of the hazard search: it fires first in nearly every execution and
-// would stop it before any later violation could show.
+// left out of the hazard search (properties::MonitorSelection::kAll): it fires
+// first in nearly every execution and would stop it before any later
+// violation could show.
 #include <algorithm>
 #include <iterator>
 #include <map>
@@ -18,11 +19,9 @@
 #include "gtest/gtest.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
-#include "core/scenario_runner.h"
+#include "properties/explore.h"
 #include "properties/scenarios.h"
-#include "sim/monitors/monitors.h"
-#include "sim/simulator.h"
-#include "sim/strategies/random_strategy.h"
+#include "sim/sim_config.h"
 
 namespace stackcheck {
 namespace {
@@ -32,40 +31,30 @@ constexpr int kExecutions = 300;
 // Violated property -> one example message, over both SEM-11 modes.
 using Findings = std::map<std::string, std::string>;
 
+// Every property the simulator checks, but a deviation the policy accepts
+// unless `with_sync_completion`.
 Findings Explore(const PolicyInfo& policy, const Scenario& scenario,
                  bool with_sync_completion = false) {
   Findings found;
   for (bool free_waits : {true, false}) {
-    sim::SimConfig config;
-    config.device_capacity = scenario.device_capacity;
-    config.modes.free_waits_for_streams = free_waits;
-    config.alloc_failure_at_call = scenario.faults.alloc_failure_at_call;
-    config.launch_failure_at_call = scenario.faults.launch_failure_at_call;
-    sim::MonitorParams params;
-    params.soft_limit = scenario.soft_limit;
-    std::vector<std::unique_ptr<sim::Monitor>> monitors;
-    for (absl::string_view name : sim::MonitorNames()) {
-      if (name == "sync-completion" && policy.accepts_async_completion &&
-          !with_sync_completion) {
-        continue;
-      }
-      monitors.push_back(*sim::MakeMonitor(name, params));
-    }
-    sim::Simulator simulator(config, std::move(monitors));
-    sim::RandomStrategy::Options options;
-    options.seed = 20261202;
-    options.max_executions = kExecutions;
-    sim::RandomStrategy strategy(options);
-    while (strategy.NewExecution()) {
-      const sim::ExecutionResult& r = simulator.Run(
-          strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
-            RunScenario(scenario, device, host, observer, policy);
-          });
-      if (r.violation) {
-        found.emplace(r.violation->property,
-                      absl::StrCat(free_waits ? "[free waits] " : "[free does not wait] ",
-                                   r.violation->message));
-      }
+    properties::ExploreSpec spec;
+    spec.test_case.scenario = scenario;
+    spec.test_case.modes = sim::SimModes{};
+    spec.test_case.modes.free_waits_for_streams = free_waits;
+    spec.policy = &policy;
+    spec.monitors.kind = with_sync_completion ? properties::MonitorSelection::kEvery
+                                              : properties::MonitorSelection::kAll;
+    spec.strategy = "random";
+    spec.strategy_params.seed = 20261202;
+    spec.max_executions = kExecutions;
+    spec.stop = properties::StopRule::kNever;
+    const properties::ExploreReport r = properties::Explore(spec);
+    EXPECT_TRUE(r.status.ok()) << r.status;
+    EXPECT_EQ(r.executions, static_cast<std::uint64_t>(kExecutions));
+    for (const properties::Finding& f : r.findings) {
+      found.emplace(f.violation.property,
+                    absl::StrCat(free_waits ? "[free waits] " : "[free does not wait] ",
+                                 f.violation.message));
     }
   }
   return found;
@@ -114,7 +103,7 @@ const std::vector<Verdict>& Verdicts() {
       // v0: no lock, so with several host threads one thread's
       // cuCtxSynchronize reports another thread's trap against its own region;
       // and an injected OOM's fatal closes the device under another thread's
-      // region, whose block is never freed. (Corrects "v0 holds everything".)
+      // region, whose block is never freed.
       {"v0-nocache", "race-abort", {"abort-attribution"}, {}},
       {"v0-nocache", "race-abort+cdtors", {"abort-attribution"}, {}},
       {"v0-nocache", "race-stress", {}, {"no-leak"}},

@@ -40,13 +40,13 @@ TEST(RuntimeTest, AfterCloseRegionsFallBackToTheHostAndAllocReturnsNull) {
   Harness h("v2-gcc11");
   DevicePtr p = h.runtime->DeviceAlloc(kMiB);
   h.runtime->CloseDevice();
-  const std::uint32_t launches = h.device.calls("cuLaunchKernel");
+  const std::uint32_t launches = h.device.calls(DriverCall::kLaunchKernel);
   h.runtime->Run(Region(1, 1, 1));
-  EXPECT_EQ(h.device.calls("cuLaunchKernel"), launches);
+  EXPECT_EQ(h.device.calls(DriverCall::kLaunchKernel), launches);
   EXPECT_EQ(h.observer.ended, std::vector<RegionId>{1});
   EXPECT_EQ(h.runtime->DeviceAlloc(kMiB), 0u);
   h.runtime->DeviceFree(p);  // reclaimed with the context: no driver call
-  EXPECT_EQ(h.device.calls("cuMemFree"), 0u);
+  EXPECT_EQ(h.device.calls(DriverCall::kMemFree), 0u);
   EXPECT_TRUE(h.observer.fatals.empty());
 }
 
@@ -146,7 +146,7 @@ TEST(ScenarioRunnerTest, FaultPlanDrivesConstructorsAndAllocationFailure) {
   EXPECT_TRUE(observer.Probed("oom-retry"));
   EXPECT_TRUE(observer.fatals.empty());
   // constructors, two regions, destructors
-  EXPECT_EQ(device.calls("cuLaunchKernel"), 4u);
+  EXPECT_EQ(device.calls(DriverCall::kLaunchKernel), 4u);
   EXPECT_EQ(device.leaked_at_destroy(), 0u);
 }
 

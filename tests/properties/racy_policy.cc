@@ -17,22 +17,22 @@ class RacyGrow final : public Policy {
     // The planted mistake: the block is read and grown without the lock.
     if (!block_.Fits(region.StacksBytes())) {
       CuResult r = block_.Free(ctx_.device);
-      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemFree", r);
+      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemFree, r);
       r = block_.Allocate(ctx_.device, region.StacksBytes());
-      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuMemAlloc", r);
+      if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kMemAlloc, r);
     }
     MutexLock lock(lock_.get());
     CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());
-    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, "cuLaunchKernel", r);
+    if (r != CuResult::kSuccess) ctx_.FatalCall(region.id, DriverCall::kLaunchKernel, r);
     r = ctx_.device.CtxSynchronize();
-    if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, "cuCtxSynchronize", r);
+    if (r != CuResult::kSuccess) ctx_.FatalRegionWait(region.id, DriverCall::kCtxSynchronize, r);
   }
 
   bool Close() override {
     MutexLock lock(lock_.get());
     const CuResult r = block_.Free(ctx_.device);
     if (r == CuResult::kSuccess) return true;
-    ctx_.Error("cuMemFree", r);
+    ctx_.Error(DriverCall::kMemFree, r);
     return false;
   }
 

@@ -97,7 +97,7 @@ TEST(SemMemory, SEM11_FreeWaitsForRunningCallback) {
   const long cb_end = Find(r.trace, EventKind::kCallbackEnd);
   const long freed = Find(r.trace, EventKind::kFree);
   ASSERT_GE(block, 0);
-  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverApi::kMemFree));
+  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverCall::kMemFree));
   EXPECT_LT(Find(r.trace, EventKind::kKernelEnd), freed);
   EXPECT_LT(cb_end, freed);
 }

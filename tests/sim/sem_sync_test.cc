@@ -41,7 +41,7 @@ TEST(SemSync, SEM14_CtxSynchronizeWaitsForCallbacks) {
     long sync_return = -1;
     for (std::size_t i = 0; i < r.trace.size(); ++i) {
       if (r.trace[i].kind == EventKind::kDriverCall &&
-          r.trace[i].a == static_cast<std::uint32_t>(DriverApi::kCtxSynchronize)) {
+          r.trace[i].a == static_cast<std::uint32_t>(DriverCall::kCtxSynchronize)) {
         sync_return = static_cast<long>(i);
       }
     }
@@ -143,7 +143,7 @@ TEST(SemSync, SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks) {
   const long cb = Find(r.trace, EventKind::kCallbackStart);
   const long destroyed = Find(r.trace, EventKind::kCtxDestroy);
   ASSERT_GE(block, 0);
-  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverApi::kCtxDestroy));
+  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverCall::kCtxDestroy));
   EXPECT_LT(block, cb);  // the callback ran while the destroyer was blocked
   EXPECT_LT(cb, destroyed);
   EXPECT_EQ(after, (std::vector<CuResult>{CuResult::kContextIsDestroyed,
@@ -176,7 +176,7 @@ TEST(SemSync, SEM15_DriverUseConcurrentWithTeardownIsFlagged) {
   for (const Event& e : r.trace) {
     if (e.kind == EventKind::kDriverCall && (e.b & kCallDuringTeardown)) {
       ++flagged;
-      EXPECT_EQ(e.a, static_cast<std::uint32_t>(DriverApi::kMemGetInfo));
+      EXPECT_EQ(e.a, static_cast<std::uint32_t>(DriverCall::kMemGetInfo));
     }
   }
   EXPECT_EQ(flagged, 1);
