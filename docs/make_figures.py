@@ -233,8 +233,14 @@ def render_bench_sim(run):
     return lines + [""]
 
 
-def render_bench_exec(run):
+def render_bench_exec(run, clean=None):
     lines = ["### A real program under `exec` (`%s`)" % run.cmd, ""]
+    if clean is not None and clean.ok:
+        d = clean.doc
+        lines += ["No false alarm: `%s` ran %s executions, %s distinct traces, verdict %s, "
+                  "%s executions/s (not pinned). Run: %s." % (
+                      clean.cmd, num(d["executions"]), num(d["distinct_traces"]), d["verdict"],
+                      num(d["executions_per_s"]), stamp_cell(clean)), ""]
     if not run.ok:
         return lines + [run.failure(), ""]
     d = run.doc
@@ -687,6 +693,12 @@ def main():
                         "--json"], "stackcheck bench sim --bench_executions=%d"
                        % BENCH_SIM_EXECUTIONS)
         bugs = run.json([bin_, "bench", "bugs", "--json"], "stackcheck bench bugs")
+        clean = None
+        if args.long:
+            clean = run.json([bin_, "exec", "--executions=10000", "--exec_replay_dir=", "--json",
+                              "--", *[os.path.join(ROOT, a) if a.startswith("bazel-bin") else a
+                                      for a in EXEC_PROGRAM]],
+                             "stackcheck exec --executions=10000 -- %s" % " ".join(EXEC_PROGRAM))
         exec_ = run.json(["taskset", "-c", "0", bin_, "bench", "exec",
                           "--executions=%d" % BENCH_EXEC_EXECUTIONS, "--json", "--",
                           *[os.path.join(ROOT, a) if a.startswith("bazel-bin") else a
@@ -726,7 +738,7 @@ def main():
                      commit, machine, "%.2f" % load if load is not None else "unknown"), ""]
         body += render_bench_sim(sim)
         body += render_bench_bugs(bugs)
-        body += render_bench_exec(exec_)
+        body += render_bench_exec(exec_, clean)
         body += render_bench_dfs(dfs)
         body += render_checks(checks)
         body += render_campaign(camp)

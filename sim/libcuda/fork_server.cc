@@ -1,5 +1,6 @@
 #include "sim/libcuda/fork_server.h"
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -49,6 +50,10 @@ void ServeForksIfAsked() {
     _exit(2);
   }
   unsetenv("STACKCHECK_EXEC_SERVER");
+  // Work every execution would repeat, done once before the forks: loading
+  // the nvptx plugin (libgomp dlopens it by this name at the first target
+  // construct, and then finds it loaded) with its symbols bound.
+  dlopen("libgomp-plugin-nvptx.so.1", RTLD_NOW | RTLD_LOCAL);
   std::string request;
   while (ReadLine(in, &request)) {
     const std::vector<std::string> fields = absl::StrSplit(request, '\t');

@@ -117,8 +117,11 @@ struct Module {
   std::map<std::string, std::unique_ptr<Function>> functions;
 };
 
+// The inputs are read as they are added (the caller may free them after
+// the call); the linked image declares what they define (ptx_symbols.h).
 struct Link {
-  std::vector<std::string> ptx;
+  stackcheck::libcuda::PtxSymbols symbols;
+  std::size_t inputs = 0;
   std::string image;
 };
 
@@ -529,7 +532,8 @@ CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size,
   auto* link = reinterpret_cast<Link*>(state);
   absl::string_view ptx(static_cast<const char*>(data), size);
   while (!ptx.empty() && ptx.back() == '\0') ptx.remove_suffix(1);
-  link->ptx.emplace_back(ptx);
+  stackcheck::libcuda::ParsePtx(ptx, &link->symbols);
+  ++link->inputs;
   LogCall(absl::StrCat(api, "(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0"));
   return 0;
 }
@@ -555,10 +559,10 @@ EXPORT CUresult cuLinkComplete(CUlinkState state, void** image, std::size_t* siz
   if (state == nullptr || image == nullptr) return Code(CuResult::kInvalidValue);
   auto* link = reinterpret_cast<Link*>(state);
   link->image.assign(kImageMagic, sizeof kImageMagic);
-  for (const std::string& ptx : link->ptx) absl::StrAppend(&link->image, ptx, "\n");
+  absl::StrAppend(&link->image, stackcheck::libcuda::FormatPtxDeclarations(link->symbols));
   *image = link->image.data();
   if (size) *size = link->image.size();
-  LogCall(absl::StrCat("cuLinkComplete(", link->ptx.size(), " PTX inputs) -> 0"));
+  LogCall(absl::StrCat("cuLinkComplete(", link->inputs, " PTX inputs) -> 0"));
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 
 namespace stackcheck::libcuda {
@@ -166,6 +167,21 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
       continue;
     }
   }
+}
+
+std::string FormatPtxDeclarations(const PtxSymbols& symbols) {
+  std::string text;
+  for (const PtxKernel& k : symbols.kernels) {
+    absl::StrAppend(&text, ".visible .entry ", k.name, "(");
+    for (std::size_t i = 0; i < k.param_sizes.size(); ++i) {
+      absl::StrAppend(&text, i ? ", " : "", ".param .b8 p", i, "[", k.param_sizes[i], "]");
+    }
+    absl::StrAppend(&text, ")\n{\n}\n");
+  }
+  for (const PtxGlobal& g : symbols.globals) {
+    absl::StrAppend(&text, ".visible .global .b8 ", g.name, "[", g.bytes, "];\n");
+  }
+  return text;
 }
 
 }  // namespace stackcheck::libcuda

@@ -32,6 +32,11 @@ struct PtxSymbols {
 // Adds the kernels and globals `ptx` defines to `out`.
 void ParsePtx(absl::string_view ptx, PtxSymbols* out);
 
+// PTX that declares exactly `symbols` (no bodies): ParsePtx of it gives them
+// back. A linked image is this, not the inputs' text (a program's offload
+// image links libgcc's and newlib's PTX, megabytes nothing reads again).
+std::string FormatPtxDeclarations(const PtxSymbols& symbols);
+
 // Size in bytes of a PTX fundamental type name (".u64" -> 8); 0 if unknown.
 std::uint32_t PtxTypeSize(absl::string_view type);
 

@@ -51,5 +51,24 @@ TEST(PtxSymbols, TypeSizes) {
   EXPECT_EQ(PtxTypeSize(".global"), 0u);
 }
 
+TEST(PtxSymbols, DeclarationsRoundTrip) {
+  PtxSymbols in;
+  in.kernels.push_back(PtxKernel{"main$_omp_fn$0", {8, 8, 8}});
+  in.kernels.push_back(PtxKernel{"no_params", {}});
+  in.globals.push_back(PtxGlobal{"__nvptx_stacks", 256});
+  in.globals.push_back(PtxGlobal{"flag", 4});
+  PtxSymbols out;
+  ParsePtx(FormatPtxDeclarations(in), &out);
+  ASSERT_EQ(out.kernels.size(), 2u);
+  EXPECT_EQ(out.kernels[0].name, "main$_omp_fn$0");
+  EXPECT_EQ(out.kernels[0].param_sizes, (std::vector<std::uint32_t>{8, 8, 8}));
+  EXPECT_EQ(out.kernels[1].name, "no_params");
+  EXPECT_TRUE(out.kernels[1].param_sizes.empty());
+  ASSERT_EQ(out.globals.size(), 2u);
+  EXPECT_EQ(out.globals[0].name, "__nvptx_stacks");
+  EXPECT_EQ(out.globals[0].bytes, 256u);
+  EXPECT_EQ(out.globals[1].bytes, 4u);
+}
+
 }  // namespace
 }  // namespace stackcheck::libcuda
