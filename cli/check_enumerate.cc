@@ -114,9 +114,9 @@ void WriteFingerprints(const std::string& key, const std::map<std::string, First
 bool EnumerateRequested() { return absl::GetFlag(FLAGS_enumerate); }
 
 const std::vector<const char*>& EnumerateFlags() {
-  static const std::vector<const char*>* const flags = new std::vector<const char*>{
-      "max_threads", "max_ops", "max_faults", "max_fault_call", "vocabulary",
-      "scenario_executions"};
+  static const std::vector<const char*>* const flags =
+      new std::vector<const char*>{"max_threads",    "max_ops",    "max_faults",
+                                   "max_fault_call", "vocabulary", "scenario_executions"};
   return *flags;
 }
 
@@ -124,8 +124,7 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
                    absl::Duration time_budget, ReportSink& out) {
   absl::StatusOr<properties::ScopeBound> bound = BoundFromFlags();
   if (!bound.ok()) return UsageError(bound.status().message());
-  absl::StatusOr<std::vector<properties::ScopeScenario>> space =
-      properties::EnumerateScope(*bound);
+  absl::StatusOr<std::vector<properties::ScopeScenario>> space = properties::EnumerateScope(*bound);
   if (!space.ok()) return UsageError(space.status().message());
   const std::uint64_t per_scenario = absl::GetFlag(FLAGS_scenario_executions);
   if (per_scenario == 0) return UsageError("--scenario_executions must be at least 1");
@@ -201,8 +200,7 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
     total += r.executions;
     exhausted += r.exhausted;
     if (!r.status.ok()) {
-      absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", i + 1, o.label,
-                    r.status.message());
+      absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", i + 1, o.label, r.status.message());
       failed = true;
     }
     violating += !r.findings.empty();

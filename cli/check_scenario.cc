@@ -132,10 +132,9 @@ absl::Status ApplyFaultFlags(Scenario& s) {
 // Whether the case is one the known-bug table can key: only the flags the
 // key names shaped it.
 bool Keyed() {
-  for (const char* flag :
-       {"scenario_file", "warps", "user_alloc", "enter_data", "oom_at", "reject_launch_at",
-        "device_constructors", "device_destructors", "soft_limit", "capacity", "free_no_wait",
-        "concurrent_callbacks"}) {
+  for (const char* flag : {"scenario_file", "warps", "user_alloc", "enter_data", "oom_at",
+                           "reject_launch_at", "device_constructors", "device_destructors",
+                           "soft_limit", "capacity", "free_no_wait", "concurrent_callbacks"}) {
     if (FlagGiven(flag)) return false;
   }
   return true;
@@ -148,11 +147,20 @@ bool RegionsScenarioChosen() {
 }
 
 const std::vector<const char*>& SingleScenarioFlags() {
-  static const std::vector<const char*>* const flags = new std::vector<const char*>{
-      "scenario",         "scenario_file", "threads",     "regions",
-      "warps",            "user_alloc",    "enter_data",  "abort",
-      "mapped_vars",      "oom_at",        "reject_launch_at", "device_constructors",
-      "device_destructors"};
+  static const std::vector<const char*>* const flags =
+      new std::vector<const char*>{"scenario",
+                                   "scenario_file",
+                                   "threads",
+                                   "regions",
+                                   "warps",
+                                   "user_alloc",
+                                   "enter_data",
+                                   "abort",
+                                   "mapped_vars",
+                                   "oom_at",
+                                   "reject_launch_at",
+                                   "device_constructors",
+                                   "device_destructors"};
   return *flags;
 }
 
@@ -161,7 +169,8 @@ absl::Status ApplyDeviceFlags(properties::Case& c) {
   if (FlagGiven("soft_limit")) {
     const std::uint64_t v = absl::GetFlag(FLAGS_soft_limit);
     if (v > kMaxBytes) {
-      return absl::InvalidArgumentError(absl::StrFormat("--soft_limit must be at most %d", kMaxBytes));
+      return absl::InvalidArgumentError(
+          absl::StrFormat("--soft_limit must be at most %d", kMaxBytes));
     }
     c.scenario.soft_limit = v;
   }
@@ -194,8 +203,8 @@ absl::StatusOr<CheckCase> CheckCaseFromFlags() {
     }
     for (const char* flag : {"abort", "mapped_vars"}) {
       if (FlagGiven(flag)) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "--%s has no effect with --scenario_file: write it in the file", flag));
+        return absl::InvalidArgumentError(
+            absl::StrFormat("--%s has no effect with --scenario_file: write it in the file", flag));
       }
     }
     absl::StatusOr<properties::Case> c = properties::ReadScenarioFile(file);

@@ -54,8 +54,8 @@
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "properties/case.h"
-#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/explore.h"
 #include "properties/known_bugs.h"
 #include "properties/scenarios.h"
 
@@ -121,7 +121,8 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
     }
   }
   if (enumerate && !dfs) {
-    return absl::InvalidArgumentError("--enumerate needs an exhaustive --strategy: dfs or plain-dfs");
+    return absl::InvalidArgumentError(
+        "--enumerate needs an exhaustive --strategy: dfs or plain-dfs");
   }
   return absl::OkStatus();
 }
@@ -278,15 +279,19 @@ int RunCheck(const std::vector<std::string>& args) {
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
   ReportSink out(absl::GetFlag(FLAGS_json));
   if (EnumerateRequested()) {
-    return out.Finish(RunEnumeration(spec, FlagGiven("max_executions") ? budget : 0,
-                                     spec.time_budget, out));
+    const int rc =
+        RunEnumeration(spec, FlagGiven("max_executions") ? budget : 0, spec.time_budget, out);
+    // Bad input printed its one line; main reports it under --json.
+    return rc == kExitUsage ? rc : out.Finish(rc);
   }
   spec.on_progress = ReportProgress;
 
   const properties::CaseSize size = properties::SizeOf(spec.test_case);
   bool abort = false;
   for (const ThreadProgram& t : spec.test_case.scenario.threads) {
-    for (const HostOp& op : t.ops) abort = abort || (op.kind == HostOp::Kind::kRun && op.region.aborts);
+    for (const HostOp& op : t.ops) {
+      abort = abort || (op.kind == HostOp::Kind::kRun && op.region.aborts);
+    }
   }
   out.Note(absl::StrFormat(
       "check: policy %s, scenario %s (%s), strategy %s%s", policy->name, check_case->name,
@@ -353,8 +358,7 @@ const bool registered = RegisterCommand(
      "[--scenario regions|NAME | --scenario_file F] [--threads N] [--regions M] [--abort] "
      "[--mapped_vars K] [--warps W] [--oom_at K] ... [--enumerate --max_threads T --max_ops N "
      "--max_faults F] [--time_budget_s S]",
-     "explore one bounded scenario exhaustively (or by sampling) and report coverage",
-     &RunCheck});
+     "explore one bounded scenario exhaustively (or by sampling) and report coverage", &RunCheck});
 
 }  // namespace
 }  // namespace stackcheck::cli

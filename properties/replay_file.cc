@@ -230,8 +230,8 @@ std::string Where(Pos at) {
 
 struct SourceLines {
   Pos tool, policy, property, modes, device, faults, schedule;
-  std::vector<Pos> threads;            // the 'thread' lines
-  std::vector<std::vector<Pos>> ops;   // [thread][op]
+  std::vector<Pos> threads;           // the 'thread' lines
+  std::vector<std::vector<Pos>> ops;  // [thread][op]
 };
 
 Pos LineOf(const std::vector<Pos>& lines, size_t i) { return i < lines.size() ? lines[i] : Pos{}; }
@@ -313,11 +313,12 @@ absl::Status ValidateCase(const Case& c, const SourceLines& at) {
 // Checks what a well-formed file or token must satisfy beyond its syntax.
 absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
   if (r.tool_version != kVersion) {
-    const absl::Status s = InvalidAt(at.tool, absl::StrFormat(
-        "written by stackcheck %s, this is %s; schedules do not carry across "
-        "versions: find the failure again with this version (stackcheck campaign "
-        "--policy=%s --replay_dir=DIR; the corpus: tests/corpus/regenerate.sh)",
-        Quoted(r.tool_version), kVersion, Quoted(r.policy)));
+    const absl::Status s = InvalidAt(
+        at.tool,
+        absl::StrFormat("written by stackcheck %s, this is %s; schedules do not carry across "
+                        "versions: find the failure again with this version (stackcheck campaign "
+                        "--policy=%s --replay_dir=DIR; the corpus: tests/corpus/regenerate.sh)",
+                        Quoted(r.tool_version), kVersion, Quoted(r.policy)));
     return absl::FailedPreconditionError(s.message());
   }
   if (r.policy.empty()) return absl::InvalidArgumentError("missing policy");
@@ -329,12 +330,11 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
                                   ch == '-' || ch == '_' || ch == '.';
                          });
   if (!name_like) {
-    return InvalidAt(at.policy, absl::StrFormat("policy '%s' is not a policy name",
-                                                Quoted(r.policy)));
+    return InvalidAt(at.policy,
+                     absl::StrFormat("policy '%s' is not a policy name", Quoted(r.policy)));
   }
   if (FindProperty(r.property) == nullptr) {
-    return InvalidAt(at.property,
-                     absl::StrFormat("unknown property '%s'", Quoted(r.property)));
+    return InvalidAt(at.property, absl::StrFormat("unknown property '%s'", Quoted(r.property)));
   }
   return ValidateCase(r.test_case, at);
 }
@@ -477,12 +477,18 @@ absl::Status ParseOp(const Line& l, bool required, const OpSyntax& syntax, HostO
 // What a scenario file's operation starts from before its fields are read.
 HostOp DefaultOp(HostOp::Kind kind) {
   switch (kind) {
-    case HostOp::Kind::kRun: return HostOp::Run(kNoRegion, 1, 1);
-    case HostOp::Kind::kDeviceAlloc: return HostOp::DeviceAlloc(kDefaultStackSizePerWarp, 0);
-    case HostOp::Kind::kEnterData: return HostOp::EnterData(kMappedVarBytes, 0);
-    case HostOp::Kind::kDeviceFree: return HostOp::DeviceFree(0);
-    case HostOp::Kind::kExitData: return HostOp::ExitData(0);
-    case HostOp::Kind::kUpdate: return HostOp::Update(0);
+    case HostOp::Kind::kRun:
+      return HostOp::Run(kNoRegion, 1, 1);
+    case HostOp::Kind::kDeviceAlloc:
+      return HostOp::DeviceAlloc(kDefaultStackSizePerWarp, 0);
+    case HostOp::Kind::kEnterData:
+      return HostOp::EnterData(kMappedVarBytes, 0);
+    case HostOp::Kind::kDeviceFree:
+      return HostOp::DeviceFree(0);
+    case HostOp::Kind::kExitData:
+      return HostOp::ExitData(0);
+    case HostOp::Kind::kUpdate:
+      return HostOp::Update(0);
   }
   return HostOp{};
 }
@@ -647,9 +653,11 @@ absl::StatusOr<Case> ParseScenarioText(absl::string_view text) {
     Line l;
     if (!SplitLine(raw, line_no, /*columns=*/true, &l)) continue;
     if (!CaseLines::Owns(l.keyword)) {
-      return ErrorAt(l.at, absl::StrFormat(
-          "unknown keyword '%s' (a scenario file holds modes, device, faults, thread and "
-          "the operations run, alloc, free, enter, exit, update)", Quoted(l.keyword)));
+      return ErrorAt(
+          l.at, absl::StrFormat(
+                    "unknown keyword '%s' (a scenario file holds modes, device, faults, thread and "
+                    "the operations run, alloc, free, enter, exit, update)",
+                    Quoted(l.keyword)));
     }
     const bool singleton = l.keyword == "modes" || l.keyword == "device" || l.keyword == "faults";
     if (singleton && !seen.insert(std::string(l.keyword)).second) {

@@ -190,8 +190,7 @@ absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
         absl::StrFormat("--max_threads must be 1..4, not %d", b.max_threads));
   }
   if (b.max_ops < 1 || b.max_ops > 8) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--max_ops must be 1..8, not %d", b.max_ops));
+    return absl::InvalidArgumentError(absl::StrFormat("--max_ops must be 1..8, not %d", b.max_ops));
   }
   if (b.max_faults < 0 || b.max_faults > 4) {
     return absl::InvalidArgumentError(
@@ -204,8 +203,8 @@ absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
   const std::vector<std::string>& vocabulary = VocabularyWords();
   for (const std::string& w : b.words) {
     if (std::find(vocabulary.begin(), vocabulary.end(), w) == vocabulary.end()) {
-      return absl::InvalidArgumentError(absl::StrFormat(
-          "unknown vocabulary word '%s' (known: %s)", w, absl::StrJoin(vocabulary, ",")));
+      return absl::InvalidArgumentError(absl::StrFormat("unknown vocabulary word '%s' (known: %s)",
+                                                        w, absl::StrJoin(vocabulary, ",")));
     }
   }
   std::vector<int> op_words;

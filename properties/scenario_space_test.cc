@@ -46,8 +46,8 @@ TEST(ScenarioSpaceTest, SlotRulesLeaveOutNoOpsAndImplicitReleases) {
   EXPECT_EQ(labels, want);
   // update and exit need a full slot; exit after update empties it last.
   const std::vector<std::string> data = Labels(Bound(1, 3, 0, {"enter", "update", "exit"}));
-  const std::vector<std::string> want_data = {"[enter]", "[enter update]",
-                                              "[enter update update]", "[enter exit enter]"};
+  const std::vector<std::string> want_data = {"[enter]", "[enter update]", "[enter update update]",
+                                              "[enter exit enter]"};
   EXPECT_EQ(data, want_data);
 }
 
