@@ -1,15 +1,19 @@
 // `stackcheck check --policy P --strategy dfs|plain-dfs|random|pct ...`:
 // explores one bounded scenario under one policy and says how much of its
-// schedule space was covered.
+// schedule space was covered; with --enumerate, every scenario up to a size
+// bound (cli/check_enumerate.h).
 //
 //   --scenario regions  --threads N host threads x --regions M regions each;
 //                       region sizes alternate 1 and 2 warp slots so the
 //                       cached block must grow; --abort makes thread 0's last
-//                       region abort (a trap).
+//                       region abort (a trap); --warps, --user_alloc,
+//                       --enter_data add to its shape.
 //   --scenario NAME     a scenario of the catalogue (properties/scenarios.h):
 //                       standard, peer, and their +exit forms, which close the
 //                       device at exit; --abort makes thread 0's last region
 //                       abort here too.
+//   --scenario_file F   a scenario file (properties/replay_file.h).
+//   Faults, device and modes on any of them: cli/check_scenario.h.
 //
 // Every simulator property is monitored, except deviations the policy
 // declares it accepts. Each violation has a fingerprint (sim/fingerprint.h):
@@ -41,6 +45,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "cli/check_enumerate.h"
+#include "cli/check_scenario.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/flag_parser.h"
@@ -48,8 +54,8 @@
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "properties/case.h"
-#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/explore.h"
 #include "properties/known_bugs.h"
 #include "properties/scenarios.h"
 
@@ -58,17 +64,9 @@ ABSL_FLAG(std::string, strategy, "dfs",
 ABSL_FLAG(int, bound, -1, "check: preemption bound for dfs (-1 = none)");
 ABSL_FLAG(bool, iterative, false,
           "check: dfs with bounds 0, 1, ... up to --bound (finds shallow bugs first)");
-ABSL_FLAG(std::string, scenario, "regions",
-          "check: regions, or a scenario of the catalogue (standard, peer, standard+exit, "
-          "peer+exit)");
-ABSL_FLAG(int, threads, 2, "check: host threads of the regions scenario (1-4)");
-ABSL_FLAG(int, regions, 3, "check: regions per thread of the regions scenario (1-8)");
-ABSL_FLAG(bool, abort, false, "check: thread 0's last region aborts");
-ABSL_FLAG(int, mapped_vars, 0,
-          "check: variables every region maps (0-4): allocations and copies under "
-          "the device lock before and after each region");
 ABSL_FLAG(std::uint64_t, max_executions, 0,
-          "check: execution budget (0 = 10,000,000 for dfs, 10,000 for random/pct)");
+          "check: execution budget (0 = 10,000,000 for dfs, 10,000 for random/pct; with "
+          "--enumerate, of the whole enumeration, 0 = none)");
 ABSL_FLAG(std::uint64_t, plain_budget, 0,
           "check: budget of the plain-DFS comparison run (0 = 20x the dfs count, at "
           "least 1,000)");
@@ -89,44 +87,6 @@ namespace {
 // The strategies `check` offers: those of the registry that explore.
 constexpr const char* kCheckStrategies[] = {"dfs", "plain-dfs", "random", "pct"};
 
-absl::StatusOr<Scenario> BuildScenario() {
-  const int mapped = absl::GetFlag(FLAGS_mapped_vars);
-  if (mapped < 0 || mapped > 4) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("--mapped_vars must be 0..4, not %d", mapped));
-  }
-  const std::string name = absl::GetFlag(FLAGS_scenario);
-  const bool abort = absl::GetFlag(FLAGS_abort);
-  if (name == "regions") {
-    const int threads = absl::GetFlag(FLAGS_threads);
-    const int regions = absl::GetFlag(FLAGS_regions);
-    if (threads < 1 || threads > 4) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("--threads must be 1..4, not %d", threads));
-    }
-    if (regions < 1 || regions > 8) {
-      return absl::InvalidArgumentError(
-          absl::StrFormat("--regions must be 1..8, not %d", regions));
-    }
-    return properties::RegionsScenario(threads, regions, abort, mapped);
-  }
-  const properties::NamedScenario* named = properties::FindScenario(name);
-  if (named == nullptr) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--scenario must be regions or one of %s, not '%s'", properties::ScenarioNames(), name));
-  }
-  Scenario s = named->scenario;
-  for (ThreadProgram& t : s.threads) {
-    for (HostOp& op : t.ops) {
-      if (op.kind == HostOp::Kind::kRun) op.region.mapped_vars = static_cast<std::uint32_t>(mapped);
-    }
-  }
-  if (abort && !s.threads.empty() && !s.threads[0].ops.empty()) {
-    s.threads[0].ops.back().region.aborts = true;
-  }
-  return s;
-}
-
 // A flag given that has no effect with this strategy and scenario is a usage
 // error, not a silent no-op.
 absl::Status CheckFlagsApply(const std::string& strategy) {
@@ -136,22 +96,33 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
     const char* when;
   };
   const bool dfs = strategy == "dfs" || strategy == "plain-dfs";
-  const bool regions = absl::GetFlag(FLAGS_scenario) == "regions";
-  const Rule rules[] = {
+  const bool enumerate = EnumerateRequested();
+  const bool regions = RegionsScenarioChosen() && !enumerate;
+  const bool single = !enumerate;
+  std::vector<Rule> rules = {
       {"bound", dfs, "--strategy dfs or plain-dfs"},
       {"iterative", dfs, "--strategy dfs or plain-dfs"},
-      {"plain_budget", strategy == "dfs", "--strategy dfs"},
-      {"no_plain", strategy == "dfs", "--strategy dfs"},
+      {"plain_budget", strategy == "dfs" && single, "--strategy dfs, one scenario"},
+      {"no_plain", strategy == "dfs" && single, "--strategy dfs, one scenario"},
       {"depth", strategy == "pct", "--strategy pct"},
       {"seed", !dfs, "--strategy random or pct"},
-      {"threads", regions, "--scenario regions"},
-      {"regions", regions, "--scenario regions"},
   };
+  for (const char* flag : {"threads", "regions", "warps", "user_alloc", "enter_data"}) {
+    rules.push_back({flag, regions, "--scenario regions"});
+  }
+  for (const char* flag : SingleScenarioFlags()) {
+    rules.push_back({flag, single, "one scenario (not --enumerate)"});
+  }
+  for (const char* flag : EnumerateFlags()) rules.push_back({flag, enumerate, "--enumerate"});
   for (const Rule& r : rules) {
     if (!r.applies && FlagGiven(r.flag)) {
       return absl::InvalidArgumentError(
           absl::StrFormat("--%s has no effect here: it is read only with %s", r.flag, r.when));
     }
+  }
+  if (enumerate && !dfs) {
+    return absl::InvalidArgumentError(
+        "--enumerate needs an exhaustive --strategy: dfs or plain-dfs");
   }
   return absl::OkStatus();
 }
@@ -226,7 +197,7 @@ bool WriteKnownBugs(const properties::ExploreReport& r, const PolicyInfo& policy
   std::vector<std::string> fixed;
   if (r.exhausted) {
     for (const properties::KnownBug* bug : properties::KnownBugsOf(policy.name)) {
-      if (bug->check_scenario != scenario_key) continue;
+      if (scenario_key.empty() || bug->check_scenario != scenario_key) continue;
       if (std::find(met.begin(), met.end(), bug->fingerprint) == met.end()) {
         fixed.emplace_back(bug->fingerprint);
       }
@@ -264,8 +235,6 @@ int RunCheck(const std::vector<std::string>& args) {
     return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)", policy_name,
                                       absl::StrJoin(known, ", ")));
   }
-  absl::StatusOr<Scenario> scenario = BuildScenario();
-  if (!scenario.ok()) return UsageError(scenario.status().message());
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
   if (std::find(std::begin(kCheckStrategies), std::end(kCheckStrategies), strategy) ==
       std::end(kCheckStrategies)) {
@@ -283,9 +252,14 @@ int RunCheck(const std::vector<std::string>& args) {
   if (depth < 1) return UsageError("--depth must be at least 1");
   std::uint64_t budget = absl::GetFlag(FLAGS_max_executions);
   if (budget == 0) budget = is_dfs ? 10000000 : 10000;
+  absl::StatusOr<CheckCase> check_case;
+  if (!EnumerateRequested()) {
+    check_case = CheckCaseFromFlags();
+    if (!check_case.ok()) return UsageError(check_case.status().message());
+  }
 
   properties::ExploreSpec spec;
-  spec.test_case.scenario = *scenario;
+  if (check_case.ok()) spec.test_case = check_case->test_case;
   spec.policy = policy;
   spec.monitors.kind = absl::GetFlag(FLAGS_only_kept) ? properties::MonitorSelection::kOnlyKept
                                                       : properties::MonitorSelection::kAll;
@@ -303,24 +277,34 @@ int RunCheck(const std::vector<std::string>& args) {
     spec.time_budget = absl::Seconds(seconds);
   }
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
+  ReportSink out(absl::GetFlag(FLAGS_json));
+  if (EnumerateRequested()) {
+    const int rc =
+        RunEnumeration(spec, FlagGiven("max_executions") ? budget : 0, spec.time_budget, out);
+    // Bad input printed its one line; main reports it under --json.
+    return rc == kExitUsage ? rc : out.Finish(rc);
+  }
   spec.on_progress = ReportProgress;
 
   const properties::CaseSize size = properties::SizeOf(spec.test_case);
-  const bool abort = absl::GetFlag(FLAGS_abort);
-  const bool regions_scenario = absl::GetFlag(FLAGS_scenario) == "regions";
-  ReportSink out(absl::GetFlag(FLAGS_json));
+  bool abort = false;
+  for (const ThreadProgram& t : spec.test_case.scenario.threads) {
+    for (const HostOp& op : t.ops) {
+      abort = abort || (op.kind == HostOp::Kind::kRun && op.region.aborts);
+    }
+  }
   out.Note(absl::StrFormat(
-      "check: policy %s, scenario %s (%d threads, %d regions in all%s), strategy %s%s",
-      policy->name, absl::GetFlag(FLAGS_scenario), size.threads, size.regions,
-      abort ? ", one aborts" : "", strategy,
+      "check: policy %s, scenario %s (%s), strategy %s%s", policy->name, check_case->name,
+      size.ToString(), strategy,
       !is_dfs ? ""
               : absl::StrFormat(", preemption bound %s%s",
                                 bound < 0 ? std::string("none") : absl::StrCat(bound),
                                 absl::GetFlag(FLAGS_iterative) ? " (iterative)" : "")));
   if (out.json()) {
     out.Field("command", "check").Field("policy", policy->name);
-    out.Field("scenario", absl::GetFlag(FLAGS_scenario));
+    out.Field("scenario", check_case->name);
     out.Field("threads", size.threads).Field("regions_in_all", size.regions);
+    out.Field("ops_in_all", size.ops).Field("faults", size.faults);
     out.Field("abort", abort).Field("strategy", strategy);
     if (is_dfs) out.Field("bound", bound).Field("iterative", absl::GetFlag(FLAGS_iterative));
     if (!is_dfs) out.Field("seed", absl::GetFlag(FLAGS_seed));
@@ -339,13 +323,7 @@ int RunCheck(const std::vector<std::string>& args) {
   out.Seconds("seconds", r.seconds);
   WriteOutcome(r, *policy, out);
   bool fixed = false;
-  if (absl::GetFlag(FLAGS_only_kept)) {
-    const std::string scenario_key = properties::CheckScenarioKey(
-        absl::GetFlag(FLAGS_scenario), regions_scenario ? absl::GetFlag(FLAGS_threads) : 0,
-        regions_scenario ? absl::GetFlag(FLAGS_regions) : 0, abort,
-        absl::GetFlag(FLAGS_mapped_vars));
-    fixed = WriteKnownBugs(r, *policy, scenario_key, out);
-  }
+  if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *policy, check_case->key, out);
   const int rc = Unexpected(r) || fixed ? kExitMismatch : kExitOk;
 
   if (strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
@@ -377,10 +355,10 @@ int RunCheck(const std::vector<std::string>& args) {
 const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
-     "[--scenario regions|NAME] [--threads N] [--regions M] [--abort] [--mapped_vars K] "
-     "[--time_budget_s S]",
-     "explore one bounded scenario exhaustively (or by sampling) and report coverage",
-     &RunCheck});
+     "[--scenario regions|NAME | --scenario_file F] [--threads N] [--regions M] [--abort] "
+     "[--mapped_vars K] [--warps W] [--oom_at K] ... [--enumerate --max_threads T --max_ops N "
+     "--max_faults F] [--time_budget_s S]",
+     "explore one bounded scenario exhaustively (or by sampling) and report coverage", &RunCheck});
 
 }  // namespace
 }  // namespace stackcheck::cli

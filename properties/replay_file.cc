@@ -215,24 +215,35 @@ const OpSyntax* FindOp(absl::string_view keyword) {
 
 // ---------------------------------------------------------------- validation
 
-// Where each part of a record was read from, for messages (0: unknown, as in
-// a token).
-struct SourceLines {
-  int tool = 0, policy = 0, property = 0, modes = 0, device = 0, faults = 0, schedule = 0;
-  std::vector<int> threads;            // the 'thread' lines
-  std::vector<std::vector<int>> ops;   // [thread][op]
+// Where a part of a record was read from, for messages. A line of 0 is
+// unknown (a token); a column of 0 is not reported (replay files name lines,
+// scenario files lines and columns).
+struct Pos {
+  int line = 0;
+  int column = 0;
 };
 
-int LineOf(const std::vector<int>& lines, size_t i) { return i < lines.size() ? lines[i] : 0; }
+std::string Where(Pos at) {
+  if (at.column <= 0) return absl::StrFormat("line %d", at.line);
+  return absl::StrFormat("line %d, column %d", at.line, at.column);
+}
 
-absl::Status InvalidAt(int line, absl::string_view what) {
-  if (line <= 0) return absl::InvalidArgumentError(what);
-  return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line, what));
+struct SourceLines {
+  Pos tool, policy, property, modes, device, faults, schedule;
+  std::vector<Pos> threads;           // the 'thread' lines
+  std::vector<std::vector<Pos>> ops;  // [thread][op]
+};
+
+Pos LineOf(const std::vector<Pos>& lines, size_t i) { return i < lines.size() ? lines[i] : Pos{}; }
+
+absl::Status InvalidAt(Pos at, absl::string_view what) {
+  if (at.line <= 0) return absl::InvalidArgumentError(what);
+  return absl::InvalidArgumentError(absl::StrCat(Where(at), ": ", what));
 }
 
 // The first field of `x` outside its table row's range, as an error.
 template <typename T>
-absl::Status CheckRanges(const T& x, absl::Span<const Field<T>> fields, int line,
+absl::Status CheckRanges(const T& x, absl::Span<const Field<T>> fields, Pos line,
                          absl::string_view prefix = "") {
   for (const Field<T>& f : fields) {
     const std::uint64_t v = ValueOf(x, f);
@@ -243,33 +254,9 @@ absl::Status CheckRanges(const T& x, absl::Span<const Field<T>> fields, int line
   return absl::OkStatus();
 }
 
-// Checks what a well-formed file or token must satisfy beyond its syntax.
-absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
-  if (r.tool_version != kVersion) {
-    const absl::Status s = InvalidAt(at.tool, absl::StrFormat(
-        "written by stackcheck %s, this is %s; schedules do not carry across "
-        "versions: find the failure again with this version (stackcheck campaign "
-        "--policy=%s --replay_dir=DIR; the corpus: tests/corpus/regenerate.sh)",
-        Quoted(r.tool_version), kVersion, Quoted(r.policy)));
-    return absl::FailedPreconditionError(s.message());
-  }
-  if (r.policy.empty()) return absl::InvalidArgumentError("missing policy");
-  // A name, so that it prints as one word on one line (a token could hold any
-  // bytes).
-  const bool name_like = r.policy.size() <= kQuotedMaxBytes &&
-                         std::all_of(r.policy.begin(), r.policy.end(), [](char ch) {
-                           return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
-                                  ch == '-' || ch == '_' || ch == '.';
-                         });
-  if (!name_like) {
-    return InvalidAt(at.policy, absl::StrFormat("policy '%s' is not a policy name",
-                                                Quoted(r.policy)));
-  }
-  if (FindProperty(r.property) == nullptr) {
-    return InvalidAt(at.property,
-                     absl::StrFormat("unknown property '%s'", Quoted(r.property)));
-  }
-  const Scenario& s = r.test_case.scenario;
+// Checks what a well-formed case must satisfy beyond its syntax.
+absl::Status ValidateCase(const Case& c, const SourceLines& at) {
+  const Scenario& s = c.scenario;
   if (s.threads.empty() || s.threads.size() > kMaxThreads) {
     return InvalidAt(LineOf(at.threads, kMaxThreads),
                      absl::StrFormat("%d threads; a scenario has 1 to %d", s.threads.size(),
@@ -280,11 +267,11 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
     if (s.threads[t].ops.size() > kMaxOpsPerThread) {
       return InvalidAt(LineOf(at.threads, t), absl::StrFormat("thread %d: too many ops", t));
     }
-    const std::vector<int> no_lines;
-    const std::vector<int>& op_lines = t < at.ops.size() ? at.ops[t] : no_lines;
+    const std::vector<Pos> no_lines;
+    const std::vector<Pos>& op_lines = t < at.ops.size() ? at.ops[t] : no_lines;
     for (size_t i = 0; i < s.threads[t].ops.size(); ++i) {
       const HostOp& op = s.threads[t].ops[i];
-      const int line = LineOf(op_lines, i);
+      const Pos line = LineOf(op_lines, i);
       const OpSyntax& syntax = SyntaxOf(op.kind);
       RETURN_IF_ERROR(CheckRanges(op, syntax.fields, line, absl::StrFormat("thread %d: ", t)));
       if (syntax.region_fields.empty()) continue;
@@ -311,32 +298,94 @@ absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
   }
   RETURN_IF_ERROR(CheckRanges(s, absl::MakeConstSpan(kDeviceFields), at.device));
   RETURN_IF_ERROR(CheckRanges(s.faults, absl::MakeConstSpan(kFaultFields), at.faults));
-  const sim::SimModes& m = r.test_case.modes;
+  const sim::SimModes& m = c.modes;
   if (!IsStickyError(m.trap_code)) {
     return InvalidAt(at.modes, absl::StrFormat(
         "trap_code %d is not a sticky error (700, 710 or 719)", static_cast<int>(m.trap_code)));
   }
   RETURN_IF_ERROR(CheckRanges(m, absl::MakeConstSpan(kModeFields), at.modes));
-  if (r.test_case.schedule.size() > kMaxSchedule) {
+  if (c.schedule.size() > kMaxSchedule) {
     return InvalidAt(at.schedule, "schedule too long");
   }
   return absl::OkStatus();
 }
 
+// Checks what a well-formed file or token must satisfy beyond its syntax.
+absl::Status Validate(const ReplayRecord& r, const SourceLines& at = {}) {
+  if (r.tool_version != kVersion) {
+    const absl::Status s = InvalidAt(
+        at.tool,
+        absl::StrFormat("written by stackcheck %s, this is %s; schedules do not carry across "
+                        "versions: find the failure again with this version (stackcheck campaign "
+                        "--policy=%s --replay_dir=DIR; the corpus: tests/corpus/regenerate.sh)",
+                        Quoted(r.tool_version), kVersion, Quoted(r.policy)));
+    return absl::FailedPreconditionError(s.message());
+  }
+  if (r.policy.empty()) return absl::InvalidArgumentError("missing policy");
+  // A name, so that it prints as one word on one line (a token could hold any
+  // bytes).
+  const bool name_like = r.policy.size() <= kQuotedMaxBytes &&
+                         std::all_of(r.policy.begin(), r.policy.end(), [](char ch) {
+                           return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
+                                  ch == '-' || ch == '_' || ch == '.';
+                         });
+  if (!name_like) {
+    return InvalidAt(at.policy,
+                     absl::StrFormat("policy '%s' is not a policy name", Quoted(r.policy)));
+  }
+  if (FindProperty(r.property) == nullptr) {
+    return InvalidAt(at.property, absl::StrFormat("unknown property '%s'", Quoted(r.property)));
+  }
+  return ValidateCase(r.test_case, at);
+}
+
 // ---------------------------------------------------------------- text format
 
-// The key=value fields of one line; each must be consumed exactly once.
+// One line of text, split into words that remember their column.
+struct Line {
+  Pos at;  // the line, and the column of its first word (0 when not reported)
+  absl::string_view keyword;
+  std::vector<absl::string_view> rest;
+  std::vector<int> rest_columns;  // 1-based, or 0 when columns are not reported
+};
+
+// Splits `raw` (line `line_no` of a file; stripped of nothing yet) into a
+// Line; false for a blank or comment line.
+bool SplitLine(absl::string_view raw, int line_no, bool columns, Line* out) {
+  const absl::string_view line = absl::StripAsciiWhitespace(raw);
+  if (line.empty() || line[0] == '#') return false;
+  auto column = [&](absl::string_view w) {
+    return columns ? static_cast<int>(w.data() - raw.data()) + 1 : 0;
+  };
+  std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
+  out->at = {line_no, column(words.front())};
+  out->keyword = words.front();
+  out->rest.assign(words.begin() + 1, words.end());
+  out->rest_columns.clear();
+  for (absl::string_view w : out->rest) out->rest_columns.push_back(column(w));
+  return true;
+}
+
+absl::Status ErrorAt(Pos at, absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat(Where(at), ": ", what));
+}
+
+// The key=value fields of one line; each may be consumed once. A field left
+// out is an error where every field is required (replay files) and keeps
+// its default otherwise (scenario files).
 class Fields {
  public:
-  static absl::StatusOr<Fields> Parse(int line, absl::Span<const absl::string_view> words) {
-    Fields f(line);
-    for (absl::string_view w : words) {
+  static absl::StatusOr<Fields> Parse(const Line& l, bool required) {
+    Fields f(l.at, required);
+    for (size_t i = 0; i < l.rest.size(); ++i) {
+      const absl::string_view w = l.rest[i];
+      const Pos at{l.at.line, l.rest_columns[i]};
       const size_t eq = w.find('=');
       if (eq == absl::string_view::npos || eq == 0) {
-        return f.Error(absl::StrFormat("expected key=value, got '%s'", Quoted(w)));
+        return ErrorAt(at, absl::StrFormat("expected key=value, got '%s'", Quoted(w)));
       }
-      if (!f.values_.emplace(w.substr(0, eq), w.substr(eq + 1)).second) {
-        return f.Error(absl::StrFormat("field '%s' given twice", Quoted(w.substr(0, eq))));
+      if (!f.values_.emplace(w.substr(0, eq), Value{std::string(w.substr(eq + 1)), at}).second) {
+        return ErrorAt(at, absl::StrFormat("field '%s' given twice", Quoted(w.substr(0, eq))));
       }
     }
     return f;
@@ -347,11 +396,14 @@ class Fields {
   absl::Status Take(absl::Span<const Field<T>> table, T* x) {
     for (const Field<T>& f : table) {
       std::uint64_t v;
-      if (absl::Status s = Get(f.key, &v); !s.ok()) return s;
+      Pos at;
+      bool given;
+      if (absl::Status s = Get(f.key, &v, &at, &given); !s.ok()) return s;
+      if (!given) continue;
       if (v > WidthOf(f).text_max) {
-        return Error(std::holds_alternative<bool T::*>(f.member)
-                         ? absl::StrFormat("field '%s': expected 0 or 1, got %d", f.key, v)
-                         : absl::StrFormat("field '%s': %d is out of range", f.key, v));
+        return ErrorAt(at, std::holds_alternative<bool T::*>(f.member)
+                               ? absl::StrFormat("field '%s': expected 0 or 1, got %d", f.key, v)
+                               : absl::StrFormat("field '%s': %d is out of range", f.key, v));
       }
       Store(x, f, v);
     }
@@ -361,52 +413,165 @@ class Fields {
   // After the Takes: anything left over is a field we do not know.
   absl::Status Done() {
     if (values_.empty()) return absl::OkStatus();
-    std::vector<std::string> keys;
-    for (const auto& [k, v] : values_) keys.emplace_back(k);
-    std::sort(keys.begin(), keys.end());
-    return Error(absl::StrFormat("unknown field '%s'", Quoted(keys.front())));
-  }
-  absl::Status Error(absl::string_view what) const {
-    return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line_, what));
+    const Value* first = nullptr;
+    std::string key;
+    for (const auto& [k, v] : values_) {
+      if (first == nullptr || k < key) {
+        first = &v;
+        key = k;
+      }
+    }
+    return ErrorAt(first->at, absl::StrFormat("unknown field '%s'", Quoted(key)));
   }
 
  private:
-  explicit Fields(int line) : line_(line) {}
+  struct Value {
+    std::string text;
+    Pos at;
+  };
 
-  absl::Status Get(absl::string_view key, std::uint64_t* out) {
+  Fields(Pos line, bool required) : line_(line), required_(required) {}
+
+  absl::Status Get(absl::string_view key, std::uint64_t* out, Pos* at, bool* given) {
     auto it = values_.find(key);
-    if (it == values_.end()) return Error(absl::StrFormat("missing field '%s'", key));
-    const std::string v = std::move(it->second);  // erase frees the map's copy
+    *given = it != values_.end();
+    if (!*given) {
+      if (!required_) return absl::OkStatus();
+      return ErrorAt(line_, absl::StrFormat("missing field '%s'", key));
+    }
+    const Value v = std::move(it->second);  // erase frees the map's copy
     values_.erase(it);
-    if (!absl::SimpleAtoi(v, out)) {
-      return Error(absl::StrFormat("field '%s': expected an unsigned integer, got '%s'", key,
-                                     Quoted(v)));
+    *at = v.at;
+    if (!absl::SimpleAtoi(v.text, out)) {
+      return ErrorAt(v.at, absl::StrFormat("field '%s': expected an unsigned integer, got '%s'",
+                                           key, Quoted(v.text)));
     }
     return absl::OkStatus();
   }
 
-  int line_;
-  absl::flat_hash_map<std::string, std::string> values_;
+  Pos line_;
+  bool required_;
+  absl::flat_hash_map<std::string, Value> values_;
 };
 
-// A line of `words` that holds exactly the fields of `table`.
+// A line that holds the fields of `table`.
 template <typename T>
-absl::Status ParseFields(int line, absl::Span<const absl::string_view> words,
-                         absl::Span<const Field<T>> table, T* x) {
-  absl::StatusOr<Fields> f = Fields::Parse(line, words);
+absl::Status ParseFields(const Line& l, bool required, absl::Span<const Field<T>> table, T* x) {
+  absl::StatusOr<Fields> f = Fields::Parse(l, required);
   if (!f.ok()) return f.status();
   RETURN_IF_ERROR(f->Take(table, x));
   return f->Done();
 }
 
-absl::Status ParseOp(int line, absl::Span<const absl::string_view> words, const OpSyntax& syntax,
-                     HostOp* op) {
-  absl::StatusOr<Fields> f = Fields::Parse(line, words);
+// A host operation's line, over `op` (which holds the defaults of fields a
+// scenario file leaves out).
+absl::Status ParseOp(const Line& l, bool required, const OpSyntax& syntax, HostOp* op) {
+  absl::StatusOr<Fields> f = Fields::Parse(l, required);
   if (!f.ok()) return f.status();
   op->kind = syntax.kind;
   RETURN_IF_ERROR(f->Take(syntax.fields, op));
   RETURN_IF_ERROR(f->Take(syntax.region_fields, &op->region));
   return f->Done();
+}
+
+// What a scenario file's operation starts from before its fields are read.
+HostOp DefaultOp(HostOp::Kind kind) {
+  switch (kind) {
+    case HostOp::Kind::kRun:
+      return HostOp::Run(kNoRegion, 1, 1);
+    case HostOp::Kind::kDeviceAlloc:
+      return HostOp::DeviceAlloc(kDefaultStackSizePerWarp, 0);
+    case HostOp::Kind::kEnterData:
+      return HostOp::EnterData(kMappedVarBytes, 0);
+    case HostOp::Kind::kDeviceFree:
+      return HostOp::DeviceFree(0);
+    case HostOp::Kind::kExitData:
+      return HostOp::ExitData(0);
+    case HostOp::Kind::kUpdate:
+      return HostOp::Update(0);
+  }
+  return HostOp{};
+}
+
+// The lines a replay file and a scenario file share: modes, device, faults,
+// thread and the host operations. Replay files give every field; scenario
+// files may leave fields out (their defaults: DefaultOp, CaseModes, Scenario).
+class CaseLines {
+ public:
+  CaseLines(Case* c, SourceLines* at, bool required) : c_(c), at_(at), required_(required) {
+    c_->scenario.threads.clear();
+  }
+
+  // Whether `keyword` starts one of these lines.
+  static bool Owns(absl::string_view keyword) {
+    return keyword == "modes" || keyword == "device" || keyword == "faults" ||
+           keyword == "thread" || FindOp(keyword) != nullptr;
+  }
+
+  absl::Status Read(const Line& l) {
+    Scenario& s = c_->scenario;
+    if (l.keyword == "modes") {
+      at_->modes = l.at;
+      return ParseFields(l, required_, absl::MakeConstSpan(kModeFields), &c_->modes);
+    }
+    if (l.keyword == "device") {
+      at_->device = l.at;
+      return ParseFields(l, required_, absl::MakeConstSpan(kDeviceFields), &s);
+    }
+    if (l.keyword == "faults") {
+      at_->faults = l.at;
+      return ParseFields(l, required_, absl::MakeConstSpan(kFaultFields), &s.faults);
+    }
+    if (l.keyword == "thread") {
+      if (!l.rest.empty()) return ErrorAt(l.at, "'thread' takes no values");
+      if (s.threads.size() >= kMaxThreads) {
+        return ErrorAt(l.at, absl::StrFormat("more than %d threads", kMaxThreads));
+      }
+      s.threads.emplace_back();
+      at_->threads.push_back(l.at);
+      at_->ops.emplace_back();
+      return absl::OkStatus();
+    }
+    const OpSyntax* syntax = FindOp(l.keyword);
+    if (syntax == nullptr) {
+      return ErrorAt(l.at, absl::StrFormat("unknown keyword '%s'", Quoted(l.keyword)));
+    }
+    if (s.threads.empty()) {
+      return ErrorAt(l.at, absl::StrFormat("'%s' before any 'thread'", l.keyword));
+    }
+    HostOp op = DefaultOp(syntax->kind);
+    RETURN_IF_ERROR(ParseOp(l, required_, *syntax, &op));
+    if (s.threads.back().ops.size() >= kMaxOpsPerThread) {
+      return ErrorAt(l.at, absl::StrFormat("more than %d ops in one thread", kMaxOpsPerThread));
+    }
+    s.threads.back().ops.push_back(op);
+    at_->ops.back().push_back(l.at);
+    return absl::OkStatus();
+  }
+
+ private:
+  Case* c_;
+  SourceLines* at_;
+  bool required_;
+};
+
+// Regions a scenario file leaves without an id get the smallest unused ones,
+// in order.
+void NumberUnnumberedRegions(Scenario& s) {
+  absl::flat_hash_set<RegionId> used;
+  for (const ThreadProgram& t : s.threads) {
+    for (const HostOp& op : t.ops) {
+      if (op.kind == HostOp::Kind::kRun && op.region.id != kNoRegion) used.insert(op.region.id);
+    }
+  }
+  RegionId next = 1;
+  for (ThreadProgram& t : s.threads) {
+    for (HostOp& op : t.ops) {
+      if (op.kind != HostOp::Kind::kRun || op.region.id != kNoRegion) continue;
+      while (used.contains(next)) ++next;
+      op.region.id = next++;
+    }
+  }
 }
 
 // " key=value" for each field of `table`.
@@ -422,17 +587,41 @@ void AppendFields(std::string* out, absl::Span<const Field<T>> table, const T& x
   }
 }
 
+// Reads a whole file that is no larger than `max_bytes`, naming `what` it
+// must be in errors.
+absl::StatusOr<std::string> ReadSmallFile(const std::string& path, std::size_t max_bytes,
+                                          absl::string_view what) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a ", what));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a regular file (a ", what, " is read whole)"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  // Reads one byte past the cap, so a file that grew since stat() is caught.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: larger than %d bytes; a %s is far smaller", path, max_bytes, what));
+  }
+  return text;
+}
+
 }  // namespace
 
-std::string FormatReplayFile(const ReplayRecord& r) {
-  const Case& c = r.test_case;
+std::string FormatScenarioText(const Case& c) {
   const Scenario& s = c.scenario;
   std::string out;
-  absl::StrAppend(&out, "# stackcheck replay file: `stackcheck replay FILE` re-executes it.\n");
-  absl::StrAppend(&out, "stackcheck-replay ", kReplayFormatVersion, "\n");
-  absl::StrAppend(&out, "tool ", r.tool_version.empty() ? kVersion : r.tool_version, "\n");
-  absl::StrAppend(&out, "policy ", r.policy, "\n");
-  absl::StrAppend(&out, "property ", r.property, "\n");
   absl::StrAppend(&out, "modes");
   AppendFields(&out, absl::MakeConstSpan(kModeFields), c.modes);
   absl::StrAppend(&out, "\ndevice");
@@ -450,8 +639,60 @@ std::string FormatReplayFile(const ReplayRecord& r) {
       absl::StrAppend(&out, "\n");
     }
   }
+  return out;
+}
+
+absl::StatusOr<Case> ParseScenarioText(absl::string_view text) {
+  Case c;
+  SourceLines at;
+  CaseLines lines(&c, &at, /*required=*/false);
+  absl::flat_hash_set<std::string> seen;  // modes, device, faults
+  int line_no = 0;
+  for (absl::string_view raw : absl::StrSplit(text, '\n')) {
+    ++line_no;
+    Line l;
+    if (!SplitLine(raw, line_no, /*columns=*/true, &l)) continue;
+    if (!CaseLines::Owns(l.keyword)) {
+      return ErrorAt(
+          l.at, absl::StrFormat(
+                    "unknown keyword '%s' (a scenario file holds modes, device, faults, thread and "
+                    "the operations run, alloc, free, enter, exit, update)",
+                    Quoted(l.keyword)));
+    }
+    const bool singleton = l.keyword == "modes" || l.keyword == "device" || l.keyword == "faults";
+    if (singleton && !seen.insert(std::string(l.keyword)).second) {
+      return ErrorAt(l.at, absl::StrFormat("'%s' given twice", Quoted(l.keyword)));
+    }
+    RETURN_IF_ERROR(lines.Read(l));
+  }
+  if (c.scenario.threads.empty()) {
+    return absl::InvalidArgumentError("no 'thread' line: a scenario has 1 to 4 threads");
+  }
+  NumberUnnumberedRegions(c.scenario);
+  RETURN_IF_ERROR(ValidateCase(c, at));
+  return c;
+}
+
+absl::StatusOr<Case> ReadScenarioFile(const std::string& path) {
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxReplayFileBytes, "scenario file");
+  if (!text.ok()) return text.status();
+  absl::StatusOr<Case> c = ParseScenarioText(*text);
+  if (!c.ok()) {
+    return absl::Status(c.status().code(), absl::StrCat(path, ": ", c.status().message()));
+  }
+  return c;
+}
+
+std::string FormatReplayFile(const ReplayRecord& r) {
+  std::string out;
+  absl::StrAppend(&out, "# stackcheck replay file: `stackcheck replay FILE` re-executes it.\n");
+  absl::StrAppend(&out, "stackcheck-replay ", kReplayFormatVersion, "\n");
+  absl::StrAppend(&out, "tool ", r.tool_version.empty() ? kVersion : r.tool_version, "\n");
+  absl::StrAppend(&out, "policy ", r.policy, "\n");
+  absl::StrAppend(&out, "property ", r.property, "\n");
+  absl::StrAppend(&out, FormatScenarioText(r.test_case));
   absl::StrAppend(&out, "schedule");
-  for (std::uint64_t choice : c.schedule) absl::StrAppend(&out, " ", choice);
+  for (std::uint64_t choice : r.test_case.schedule) absl::StrAppend(&out, " ", choice);
   absl::StrAppend(&out, "\n");
   if (r.digest.has_value()) absl::StrAppendFormat(&out, "digest %016x\n", *r.digest);
   if (!r.fingerprint.empty()) absl::StrAppend(&out, "fingerprint ", r.fingerprint, "\n");
@@ -462,23 +703,19 @@ std::string FormatReplayFile(const ReplayRecord& r) {
 absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
   ReplayRecord r;
   Case& c = r.test_case;
-  Scenario& s = c.scenario;
-  s.threads.clear();
+  SourceLines at;
+  CaseLines case_lines(&c, &at, /*required=*/true);
   bool seen_header = false, seen_end = false;
   absl::flat_hash_set<std::string> seen;  // singleton keywords
-  SourceLines at;
   int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
-    absl::string_view line = absl::StripAsciiWhitespace(raw);
-    if (line.empty() || line[0] == '#') continue;
-    auto error = [line_no](absl::string_view what) {
-      return absl::InvalidArgumentError(absl::StrFormat("line %d: %s", line_no, what));
-    };
+    Line l;
+    if (!SplitLine(raw, line_no, /*columns=*/false, &l)) continue;
+    auto error = [&l](absl::string_view what) { return ErrorAt(l.at, what); };
     if (seen_end) return error("text after 'end'");
-    std::vector<absl::string_view> words = absl::StrSplit(line, ' ', absl::SkipEmpty());
-    const absl::string_view keyword = words.front();
-    const absl::Span<const absl::string_view> rest = absl::MakeConstSpan(words).subspan(1);
+    const absl::string_view keyword = l.keyword;
+    const std::vector<absl::string_view>& rest = l.rest;
     if (!seen_header) {
       if (keyword != "stackcheck-replay" || rest.size() != 1) {
         return error("not a stackcheck replay file (expected 'stackcheck-replay <version>')");
@@ -491,8 +728,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       seen_header = true;
       continue;
     }
-    const OpSyntax* op_syntax = FindOp(keyword);
-    const bool singleton = keyword != "thread" && op_syntax == nullptr;
+    const bool singleton = keyword != "thread" && FindOp(keyword) == nullptr;
     if (singleton && !seen.insert(std::string(keyword)).second) {
       return error(absl::StrFormat("'%s' given twice", Quoted(keyword)));
     }
@@ -501,43 +737,19 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       *out = std::string(rest[0]);
       return absl::OkStatus();
     };
-    if (keyword == "tool") {
-      at.tool = line_no;
+    if (CaseLines::Owns(keyword)) {
+      RETURN_IF_ERROR(case_lines.Read(l));
+    } else if (keyword == "tool") {
+      at.tool = l.at;
       RETURN_IF_ERROR(one_word(&r.tool_version));
     } else if (keyword == "policy") {
-      at.policy = line_no;
+      at.policy = l.at;
       RETURN_IF_ERROR(one_word(&r.policy));
     } else if (keyword == "property") {
-      at.property = line_no;
+      at.property = l.at;
       RETURN_IF_ERROR(one_word(&r.property));
-    } else if (keyword == "modes") {
-      at.modes = line_no;
-      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kModeFields), &c.modes));
-    } else if (keyword == "device") {
-      at.device = line_no;
-      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kDeviceFields), &s));
-    } else if (keyword == "faults") {
-      at.faults = line_no;
-      RETURN_IF_ERROR(ParseFields(line_no, rest, absl::MakeConstSpan(kFaultFields), &s.faults));
-    } else if (keyword == "thread") {
-      if (!rest.empty()) return error("'thread' takes no values");
-      if (s.threads.size() >= kMaxThreads) {
-        return error(absl::StrFormat("more than %d threads", kMaxThreads));
-      }
-      s.threads.emplace_back();
-      at.threads.push_back(line_no);
-      at.ops.emplace_back();
-    } else if (op_syntax != nullptr) {
-      if (s.threads.empty()) return error(absl::StrFormat("'%s' before any 'thread'", keyword));
-      HostOp op;
-      RETURN_IF_ERROR(ParseOp(line_no, rest, *op_syntax, &op));
-      if (s.threads.back().ops.size() >= kMaxOpsPerThread) {
-        return error(absl::StrFormat("more than %d ops in one thread", kMaxOpsPerThread));
-      }
-      s.threads.back().ops.push_back(op);
-      at.ops.back().push_back(line_no);
     } else if (keyword == "schedule") {
-      at.schedule = line_no;
+      at.schedule = l.at;
       if (rest.size() > kMaxSchedule) return error("schedule too long");
       for (absl::string_view w : rest) {
         std::uint64_t v;
@@ -554,6 +766,7 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       r.digest = d;
     } else if (keyword == "fingerprint") {
       if (rest.empty()) return error("'fingerprint' takes a value (the rest of the line)");
+      const absl::string_view line = absl::StripAsciiWhitespace(raw);
       r.fingerprint = std::string(absl::StripAsciiWhitespace(line.substr(keyword.size())));
     } else if (keyword == "end") {
       if (!rest.empty()) return error("'end' takes no values");
@@ -579,30 +792,9 @@ absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record
 }
 
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path) {
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  }
-  if (std::filesystem::is_directory(status)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a replay file"));
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a regular file (a replay file is read whole)"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  // Reads one byte past the cap, so a file that grew since stat() is caught.
-  std::string text(kMaxReplayFileBytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxReplayFileBytes) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "%s: larger than %d bytes; a replay file is far smaller", path, kMaxReplayFileBytes));
-  }
-  absl::StatusOr<ReplayRecord> r = ParseReplayFile(text);
+  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxReplayFileBytes, "replay file");
+  if (!text.ok()) return text.status();
+  absl::StatusOr<ReplayRecord> r = ParseReplayFile(*text);
   if (!r.ok()) {
     return absl::Status(r.status().code(), absl::StrCat(path, ": ", r.status().message()));
   }

@@ -29,6 +29,25 @@
 // '#' starts a comment line. The token is the same content in a compact binary
 // form, base64url-encoded after a "sc1." prefix, short enough for one line of a
 // failure message; `stackcheck replay` accepts either.
+//
+// A scenario file (`stackcheck check --scenario_file`) is the case lines of a
+// replay file alone - modes, device, faults, thread and the operations - in
+// which every line but 'thread' and the operations is optional, and so is
+// every field: one left out keeps its default (CaseModes(), a Scenario's
+// device, no faults; run: teams=1 warps=1 stack_size_per_warp=131072
+// duration_ns=1000 aborts=0 mapped_vars=0, an unused id; alloc: slot=0
+// bytes=131072; enter: slot=0 bytes=64; free, exit, update: slot=0):
+//
+//   device soft_limit=131072
+//   faults alloc_failure_at_call=2
+//   thread
+//   run warps=2
+//   alloc slot=0
+//   thread
+//   enter slot=1
+//   run aborts=1 mapped_vars=1
+//
+// Its errors name the line and the column.
 #ifndef STACKCHECK_PROPERTIES_REPLAY_FILE_H_
 #define STACKCHECK_PROPERTIES_REPLAY_FILE_H_
 
@@ -71,6 +90,15 @@ absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record
 // Only a regular file of at most kMaxReplayFileBytes (not a directory, a
 // device or a pipe) is read.
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path);
+
+// The case lines of a replay file: modes, device, faults and the threads
+// (not the schedule). A scenario file holds them.
+std::string FormatScenarioText(const Case& c);
+// A scenario file's text: a case with an empty schedule. Errors name the
+// line and the column.
+absl::StatusOr<Case> ParseScenarioText(absl::string_view text);
+// As ReadReplayFile, for a scenario file; errors start with the path.
+absl::StatusOr<Case> ReadScenarioFile(const std::string& path);
 
 std::string EncodeReplayToken(const ReplayRecord& record);
 absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token);

@@ -244,5 +244,63 @@ TEST(ReplayFile, LoadReplayReadsFilesAndTokens) {
   EXPECT_NE(missing.status().message().find("cannot open"), absl::string_view::npos);
 }
 
+// --- scenario files: the case lines alone, fields optional ---
+
+RC_GTEST_PROP(ScenarioFile, RoundTripsEveryCase, ()) {
+  Case c = *GenCase();
+  c.schedule.clear();
+  absl::StatusOr<Case> back = ParseScenarioText(FormatScenarioText(c));
+  RC_ASSERT(back.ok());
+  RC_ASSERT(*back == c);
+}
+
+TEST(ScenarioFile, FieldsLeftOutKeepTheirDefaults) {
+  absl::StatusOr<Case> c = ParseScenarioText(
+      "# two threads\n"
+      "device soft_limit=131072\n"
+      "faults alloc_failure_at_call=2\n"
+      "thread\n"
+      "  run warps=2\n"
+      "  alloc\n"
+      "thread\n"
+      "  run aborts=1 id=1\n");
+  ASSERT_TRUE(c.ok()) << c.status();
+  const Scenario& s = c->scenario;
+  ASSERT_EQ(s.threads.size(), 2u);
+  EXPECT_EQ(s.soft_limit, 131072u);
+  EXPECT_EQ(s.device_capacity, Scenario{}.device_capacity);
+  EXPECT_EQ(s.faults.alloc_failure_at_call, 2u);
+  EXPECT_TRUE(c->modes == CaseModes());
+  const HostOp& wide = s.threads[0].ops[0];
+  EXPECT_EQ(wide.region.id, 2u);  // the smallest id left unused
+  EXPECT_EQ(wide.region.warps, 2u);
+  EXPECT_EQ(wide.region.teams, 1u);
+  EXPECT_EQ(wide.region.stack_size_per_warp, kDefaultStackSizePerWarp);
+  EXPECT_EQ(s.threads[0].ops[1].kind, HostOp::Kind::kDeviceAlloc);
+  EXPECT_EQ(s.threads[0].ops[1].bytes, kDefaultStackSizePerWarp);
+  EXPECT_EQ(s.threads[1].ops[0].region.id, 1u);
+  EXPECT_TRUE(s.threads[1].ops[0].region.aborts);
+}
+
+TEST(ScenarioFile, ErrorsNameLineAndColumn) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"thread\nrun warps=x\n", "line 2, column 5: field 'warps': expected an unsigned integer"},
+      {"thread\n  jump\n", "line 2, column 3: unknown keyword 'jump'"},
+      {"run\n", "line 1, column 1: 'run' before any 'thread'"},
+      {"thread\nrun colour=blue\n", "line 2, column 5: unknown field 'colour'"},
+      {"thread\nrun teams=1 teams=2\n", "line 2, column 13: field 'teams' given twice"},
+      {"thread\nrun warps=33\n", "line 2, column 1: region 1: geometry 1x33"},
+      {"modes\nmodes\nthread\nrun\n", "line 2, column 1: 'modes' given twice"},
+      {"thread\nrun aborts=2\n", "line 2, column 5: field 'aborts': expected 0 or 1, got 2"},
+      {"# nothing\n", "no 'thread' line"},
+  };
+  for (const auto& [text, needle] : cases) {
+    absl::StatusOr<Case> c = ParseScenarioText(text);
+    ASSERT_FALSE(c.ok()) << "accepted:\n" << text;
+    EXPECT_NE(c.status().message().find(needle), absl::string_view::npos)
+        << "message: " << c.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace stackcheck::properties

@@ -1,13 +1,16 @@
 // Partial-order reduction must not lose a verdict: for every policy (the
 // buggy ones included) on small two-thread scenarios, under several
 // simulator modes and faults, each property is searched for on its own (only
-// its monitor on; see properties/explore.h; one at a time because an execution stops at its first violation) by
+// its monitor on; see properties/explore.h; one at a time because an execution stops at its first
+// violation) by
 //  - plain DFS within a preemption bound K (no reduction: the reference),
 //  - sleep sets within the same bound, which must agree with it exactly,
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
 // Scenarios: two threads of one region, with and without an abort, with
-// mapped data, under both cuMemFree modes and with faults.
+// mapped data, under both cuMemFree modes and with faults (out of memory,
+// device destructors); a region beside user allocations and
+// frees, and beside target enter data / update / exit data.
 // A footprint that declares two conflicting steps independent shows up here
 // as a property plain DFS violates and a reduced search misses. Besides the
 // registered policies, a racy one (tests/properties/racy_policy.h) touches its
@@ -83,6 +86,28 @@ std::vector<Config> Configs() {
     Case c;
     c.scenario = RegionsScenario(2, 1, false, /*mapped_vars=*/1);
     configs.push_back({"2x1 mapped", c});
+  }
+  {
+    // Target data beside a region: enter data (an allocation and a
+    // synchronous copy under the device lock), update (a copy) and, at the
+    // thread's end, exit data (a copy back and a free).
+    Case c;
+    ThreadProgram t0, t1;
+    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
+    t1.ops = {HostOp::EnterData(kMappedVarBytes, /*slot=*/1), HostOp::Update(/*slot=*/1)};
+    c.scenario.threads = {t0, t1};
+    configs.push_back({"run+enter/update/exit", c});
+  }
+  {
+    // A user allocation freed beside a running kernel, with a cuMemFree that
+    // does not wait for the streams (SEM-11).
+    Case c;
+    ThreadProgram t0, t1;
+    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
+    t1.ops = {HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0), HostOp::DeviceFree(/*slot=*/0)};
+    c.scenario.threads = {t0, t1};
+    c.modes.free_waits_for_streams = false;
+    configs.push_back({"run+alloc/free,free-no-wait", c});
   }
   {
     // Device destructors: a kernel at close.

@@ -15,10 +15,11 @@
 // sequence a random schedule observes must be among DPOR's. Plain DFS is the
 // reference too where it finishes quickly (2 x 1 with an abort: ~40 k
 // executions for v2). Cases: two threads with one region each and two with
-// two, under both cuMemFree modes, and with mapped data, for every policy and
+// two, under both cuMemFree modes, with mapped data, and a region beside
+// target data operations or a user block's free, for every policy and
 // for a racy one (tests/properties/racy_policy.h) whose unguarded accesses to
-// its block must be interleaved. Callback workers are left serial: a concurrent worker's actor number
-// depends on the order of independent spawns.
+// its block must be interleaved. Callback workers are left serial: a concurrent worker's actor
+// number depends on the order of independent spawns.
 #include <map>
 #include <set>
 #include <string>
@@ -49,8 +50,15 @@ std::string Observed(const sim::ExecutionResult& r) {
         e.kind == sim::EventKind::kMutexBlock) {
       continue;
     }
-    absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", e.a, ",",
-                    e.b, ",", e.c, ",", e.d, ",", e.x, ",", e.y, " ");
+    // A cache-held report is for the bounded-cache monitor alone, and its
+    // sizes are read without a scheduling point: the runtime's record of the
+    // regions running, and the default DeviceAlloc's CachedBytes() without
+    // the policy's lock (sim/strategies/README.md, "Not covered"). Which
+    // steps of other threads came before it is not an observation.
+    const bool report = e.kind == sim::EventKind::kCacheHeld;
+    const std::uint64_t x = report ? 0 : e.x, y = report ? 0 : e.y;
+    absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", e.a, ",", e.b, ",", e.c, ",",
+                    e.d, ",", x, ",", y, " ");
   }
   std::string out;
   for (const auto& [actor, events] : by_actor) {
@@ -162,6 +170,20 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
         }
       }
     }
+  }
+  // The host operations besides regions: target enter data and update
+  // (exit data at the thread's end) beside a region, and a user block freed
+  // beside one under the cuMemFree that does not wait.
+  {
+    Case c;
+    c.scenario.threads = {ThreadProgram{{HostOp::Run(1, /*teams=*/2, /*warps=*/1)}},
+                          ThreadProgram{{HostOp::EnterData(kMappedVarBytes, /*slot=*/1),
+                                         HostOp::Update(/*slot=*/1)}}};
+    configs.push_back({"run+enter/update/exit", c});
+    c.scenario.threads[1].ops = {HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0),
+                                 HostOp::DeviceFree(/*slot=*/0)};
+    c.modes.free_waits_for_streams = false;
+    configs.push_back({"run+alloc/free,free-no-wait", c});
   }
   std::vector<const PolicyInfo*> policies;
   for (const PolicyInfo& policy : AllPolicies()) policies.push_back(&policy);
