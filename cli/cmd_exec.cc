@@ -103,12 +103,6 @@ std::string Describe(const RunOutcome& o) {
   return libcuda::OneLine(o.report);
 }
 
-std::size_t Preemptions(const std::vector<std::uint64_t>& sequence) {
-  std::size_t n = 0;
-  for (std::uint64_t v : sequence) n += v != 0;
-  return n;
-}
-
 // How many launches and allocations an execution made (the fault search's
 // range), from its call log.
 void CountCalls(const ExecReport& r, std::uint32_t* launches, std::uint32_t* allocs) {
@@ -187,7 +181,7 @@ class Shrinker {
     s.faults = faults;
     absl::StatusOr<RunOutcome> o = RunOnce(program_, s);
     if (!o.ok() || !Violated(*o) || !(FindingOf(*o) == target_)) return false;
-    if (Preemptions(o->report.sequence) > Preemptions(best_.report.sequence)) return false;
+    if (o->report.preemptions > best_.report.preemptions) return false;
     best_ = *std::move(o);
     return true;
   }
@@ -434,7 +428,7 @@ int RunExec(const std::vector<std::string>& args) {
     j.EndArray();
     j.Key("faults").String(replay.faults);
     j.Key("schedule_length").Uint(replay.schedule.size());
-    j.Key("preemptions").Uint(Preemptions(shrunk.report.sequence));
+    j.Key("preemptions").Uint(shrunk.report.preemptions);
     j.Key("shrink_executions").Int(shrinker.executions());
     j.Key("replay").String(replay_check);
     j.Key("replay_file").String(*saved);
@@ -445,7 +439,7 @@ int RunExec(const std::vector<std::string>& args) {
     absl::PrintF("found at execution %u (seed %u); shrunk in %d executions to %u scheduling "
                  "choices, %u preemptions, faults: %s\n",
                  f.execution, seed + f.execution - 1, shrinker.executions(),
-                 replay.schedule.size(), Preemptions(shrunk.report.sequence),
+                 replay.schedule.size(), shrunk.report.preemptions,
                  replay.faults.empty() ? "none" : replay.faults);
     absl::PrintF("shrunk: %s\n", Describe(shrunk));
     PrintOutcome(shrunk, 40);

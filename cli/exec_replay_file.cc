@@ -1,5 +1,6 @@
 #include "cli/exec_replay_file.h"
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -94,9 +95,15 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
 
 bool IsExecReplay(const std::string& path_or_token) {
   if (absl::StartsWith(path_or_token, kExecTokenPrefix)) return true;
-  std::ifstream in(path_or_token);
-  std::string first;
-  return in && std::getline(in, first) && first == kExecReplayHeader;
+  // Only the header's bytes are read, and only from a regular file: the
+  // caller reports anything else (a device, a directory, a huge file).
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path_or_token, ec)) return false;
+  std::ifstream in(path_or_token, std::ios::binary);
+  std::string head(kExecReplayHeader.size() + 1, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head == absl::StrCat(kExecReplayHeader, "\n");
 }
 
 absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token) {
@@ -106,6 +113,13 @@ absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token) {
       return absl::InvalidArgumentError("exec replay token: not base64");
     }
     return ParseExecReplay(text);
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path_or_token, ec);
+  if (ec) return absl::NotFoundError(absl::StrCat("cannot read ", path_or_token));
+  if (size > (1u << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_or_token, " is larger than an exec replay can be (1 MiB)"));
   }
   std::ifstream in(path_or_token);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path_or_token));

@@ -93,7 +93,7 @@ absl::Status WriteReport(const ExecReport& r, const std::string& path) {
             {"replay_status", r.replay_status}, {"exit_status", r.exit_status},
             {"strategy", r.strategy},       {"seed", r.seed},
             {"faults", r.faults},           {"choices", r.choices},
-            {"sequence", r.sequence},
+            {"sequence", r.sequence},       {"preemptions", r.preemptions},
             {"digest", absl::StrFormat("%016x", r.digest)},
             {"steps", r.steps},             {"timeline", timeline},
             {"calls", r.calls}};
@@ -127,6 +127,7 @@ absl::StatusOr<ExecReport> ReadReport(const std::string& path) {
     r.faults = j.at("faults").get<std::string>();
     r.choices = j.at("choices").get<std::vector<std::uint64_t>>();
     r.sequence = j.at("sequence").get<std::vector<std::uint64_t>>();
+    r.preemptions = j.at("preemptions").get<std::uint64_t>();
     r.digest = std::stoull(j.at("digest").get<std::string>(), nullptr, 16);
     r.steps = j.at("steps").get<std::uint64_t>();
     for (const json& e : j.at("timeline")) {

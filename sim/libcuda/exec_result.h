@@ -41,6 +41,7 @@ struct ExecReport {
   std::vector<std::uint64_t> choices;   // the schedule: exact answers (replay)
   std::vector<std::uint64_t> sequence;  // the same, relative to the running
                                         // actor: 0 = no preemption (shrinking)
+  std::uint64_t preemptions = 0;        // answers that made a runnable thread wait
   std::uint64_t digest = 0;
   std::uint64_t steps = 0;
   std::vector<TimelineEvent> timeline;  // the simulator's events

@@ -53,7 +53,10 @@ void ServeForksIfAsked() {
   // Work every execution would repeat, done once before the forks: loading
   // the nvptx plugin (libgomp dlopens it by this name at the first target
   // construct, and then finds it loaded) with its symbols bound.
-  dlopen("libgomp-plugin-nvptx.so.1", RTLD_NOW | RTLD_LOCAL);
+  // Only into an OpenMP program: the plugin would bring libgomp with it.
+  if (dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr) {
+    dlopen("libgomp-plugin-nvptx.so.1", RTLD_NOW | RTLD_LOCAL);
+  }
   std::string request;
   while (ReadLine(in, &request)) {
     const std::vector<std::string> fields = absl::StrSplit(request, '\t');

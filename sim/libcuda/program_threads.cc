@@ -49,6 +49,8 @@ class RecordingStrategy final : public sim::Strategy {
   std::size_t NextActor(const sim::SchedulingPoint& point) override {
     const std::size_t pick = inner_->NextActor(point);
     const std::size_t n = point.runnable.size();
+    const bool preempts = point.current >= 0 && pick != static_cast<std::size_t>(point.current);
+    preemptions_ += preempts;
     relative_.push_back(point.current >= 0 && pick < n
                             ? (pick + n - static_cast<std::size_t>(point.current)) % n
                             : pick);
@@ -61,10 +63,13 @@ class RecordingStrategy final : public sim::Strategy {
   }
   bool ObservesEveryStep() const override { return inner_->ObservesEveryStep(); }
   const std::vector<std::uint64_t>& relative() const { return relative_; }
+  // Points where a runnable thread was made to wait for another.
+  std::uint64_t preemptions() const { return preemptions_; }
 
  private:
   std::unique_ptr<sim::Strategy> inner_;
   std::vector<std::uint64_t> relative_;
+  std::uint64_t preemptions_ = 0;
 };
 
 constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
@@ -287,6 +292,7 @@ class Controller {
     }
     report.exit_status = result.process_exited ? exit_status_ : -1;
     report.sequence = strategy_->relative();
+    report.preemptions = strategy_->preemptions();
     report.calls = lines_;
     Fill(&report);
     return report;
