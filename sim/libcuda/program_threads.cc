@@ -91,6 +91,10 @@ class Controller {
     absl::StatusOr<ExecOptions> options = ExecOptionsFromEnvironment();
     if (!options.ok()) Fail(options.status().message());
     options_ = *std::move(options);
+    // Processes the program starts (a shell, a helper) are not this
+    // execution: they run uncontrolled and leave its result file alone.
+    unsetenv("STACKCHECK_EXEC");
+    unsetenv("STACKCHECK_EXEC_RESULT");
     if (absl::Status trap = InstallFutexTrap(); !trap.ok()) Fail(trap.message());
 
     sim::SimConfig config;

@@ -7,7 +7,8 @@
 # 2. the deadlock's replay file and token replay it with the same trace
 #    digest, every time, and as a Chrome trace;
 # 3. a thread stuck outside every scheduling point is reported, not hung;
-# 4. bad input: exit 2 with a message, never a crash.
+# 4. a process the program starts runs uncontrolled;
+# 5. bad input: exit 2 with a message, never a crash.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -61,7 +62,17 @@ grep -q "^STUCK progress: T[0-9] ran 2 s without reaching a scheduling point" "$
   fail "no stuck report"
 grep -q "^replayed: stuck again$" "$tmp/stuck.out" || fail "the stuck run's replay"
 
-# 4. Bad input.
+# 4. A process the program starts is not controlled: it runs, exits 0, and
+# leaves the execution's result alone.
+status=0
+STACKCHECK_EXEC=1 STACKCHECK_EXEC_RESULT="$tmp/spawn.json" LD_PRELOAD="$libcuda" \
+  "$here/tests/programs/spawn_child" >"$tmp/spawn.out" 2>&1 || status=$?
+cat "$tmp/spawn.out"
+[[ $status -eq 0 ]] || fail "spawn_child exited $status"
+grep -q "^spawn_child: child status 0 " "$tmp/spawn.out" || fail "the child did not run as itself"
+grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result is not the parent's"
+
+# 5. Bad input.
 expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
   local ere=$1; shift
   local s=0
