@@ -68,10 +68,10 @@ int RunBenchExec(const std::vector<std::string>& args) {
   if (!lib.ok()) return UsageError(lib.status().message());
   std::uint64_t n = absl::GetFlag(FLAGS_executions);
   if (n == 0) n = 200;
-  std::string scratch = (fs::temp_directory_path() / "stackcheck-bench-exec-XXXXXX").string();
-  if (mkdtemp(scratch.data()) == nullptr) return RunError("cannot create a scratch directory");
+  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
+  if (!scratch.ok()) return RunError(scratch.status().message());
   ProgramUnderTest program{*lib, fs::absolute(args[0]).string(),
-                           std::vector<std::string>(args.begin() + 1, args.end()), 20, scratch};
+                           std::vector<std::string>(args.begin() + 1, args.end()), 20, *scratch};
   absl::StatusOr<Rate> plain = Measure(program, false, n);
   if (!plain.ok()) return RunError(plain.status().message());
   absl::StatusOr<Rate> served = Measure(program, true, n);

@@ -237,14 +237,6 @@ absl::StatusOr<std::string> ResolveProgram(const std::string& name) {
   return absl::NotFoundError(absl::StrCat("no program '", name, "' on PATH"));
 }
 
-absl::StatusOr<std::string> Scratch() {
-  std::string pattern = (fs::temp_directory_path() / "stackcheck-exec-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::UnavailableError("cannot create a scratch directory");
-  }
-  return pattern;
-}
-
 // Writes the replay file; returns its path ("" when --exec_replay_dir is "").
 absl::StatusOr<std::string> SaveReplay(const ExecReplay& replay) {
   const std::string dir = absl::GetFlag(FLAGS_exec_replay_dir);
@@ -294,7 +286,7 @@ int RunExec(const std::vector<std::string>& args) {
       return UsageError("--time_budget_s must be positive (and under a week)");
     }
   }
-  absl::StatusOr<std::string> scratch = Scratch();
+  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
   if (!scratch.ok()) return RunError(scratch.status().message());
 
   ProgramUnderTest program{*lib, *program_path,
@@ -472,7 +464,7 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
   }
   absl::StatusOr<libcuda::FaultPlan> faults = libcuda::ParseFaults(replay->faults);
   if (!faults.ok()) return UsageError(faults.status().message());
-  absl::StatusOr<std::string> scratch = Scratch();
+  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
   if (!scratch.ok()) return RunError(scratch.status().message());
   ProgramUnderTest program{*lib, replay->program, replay->args,
                            absl::GetFlag(FLAGS_exec_watchdog_s), *scratch};

@@ -184,6 +184,14 @@ ForkServer* ServerFor(const ProgramUnderTest& p) {
 
 }  // namespace
 
+absl::StatusOr<std::string> MakeScratchDirectory() {
+  std::string pattern = (fs::temp_directory_path() / "stackcheck-exec-XXXXXX").string();
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return absl::UnavailableError("cannot create a scratch directory");
+  }
+  return pattern;
+}
+
 absl::StatusOr<std::string> FindLibcuda(const std::string& flag) {
   if (!flag.empty()) {
     if (!Readable(flag)) return absl::NotFoundError(absl::StrCat("--libcuda: no file ", flag));

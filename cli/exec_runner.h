@@ -51,6 +51,9 @@ struct RunOutcome {
 // beside this binary in Bazel's output tree or its runfiles.
 absl::StatusOr<std::string> FindLibcuda(const std::string& flag);
 
+// A new directory under the system's temporary one, for a run's files.
+absl::StatusOr<std::string> MakeScratchDirectory();
+
 absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& program, const RunSettings& settings);
 
 }  // namespace stackcheck::cli

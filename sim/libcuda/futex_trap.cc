@@ -1,6 +1,5 @@
 #include "sim/libcuda/futex_trap.h"
 
-#include <link.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/futex.h>
@@ -20,32 +19,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/plugin_calls.h"
 #include "sim/libcuda/program_threads.h"
 
 namespace stackcheck::libcuda {
 namespace {
-
-struct TextRange {
-  std::uintptr_t begin = 0;
-  std::uintptr_t end = 0;
-};
-
-int FindLibgompText(dl_phdr_info* info, std::size_t, void* out) {
-  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "libgomp.so") == nullptr) {
-    return 0;
-  }
-  auto* range = static_cast<TextRange*>(out);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type == PT_LOAD && (ph.p_flags & PF_X) != 0) {
-      range->begin = info->dlpi_addr + ph.p_vaddr;
-      range->end = range->begin + ph.p_memsz;
-      return 1;
-    }
-  }
-  return 0;
-}
 
 // The futex words seen so far, each with its wait queue (one execution per
 // process, so the queues live as long as the process).
@@ -140,8 +119,7 @@ void OnSigsys(int, siginfo_t* info, void* context) {
 }  // namespace
 
 absl::Status InstallFutexTrap() {
-  TextRange text;
-  dl_iterate_phdr(&FindLibgompText, &text);
+  const TextRange text = TextOfObjectNamed("libgomp.so");
   if (text.begin == 0) {
     return absl::FailedPreconditionError(
         "libgomp.so.1 is not loaded: the program is not an OpenMP program, or it loads libgomp "

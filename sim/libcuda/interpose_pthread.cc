@@ -8,7 +8,6 @@
 // controlled, after the simulated execution ended, on the simulator's own
 // thread, or when this library itself is the caller (its own std::mutex).
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <time.h>
@@ -24,40 +23,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/host.h"
+#include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 
 namespace stackcheck::libcuda {
 namespace {
 
-struct TextRange {
-  std::uintptr_t begin = 0;
-  std::uintptr_t end = 0;
-};
-
-int FindOwnText(dl_phdr_info* info, std::size_t, void* out) {
-  auto* range = static_cast<TextRange*>(out);
-  const auto self = reinterpret_cast<std::uintptr_t>(&FindOwnText);
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
-    const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
-    if (self >= begin && self < begin + ph.p_memsz) {
-      *range = TextRange{begin, begin + ph.p_memsz};
-      return 1;
-    }
-  }
-  return 0;
-}
-
 bool FromThisLibrary(const void* return_address) {
-  static const TextRange text = [] {
-    TextRange r;
-    dl_iterate_phdr(&FindOwnText, &r);
-    return r;
-  }();
-  const auto a = reinterpret_cast<std::uintptr_t>(return_address);
-  return a >= text.begin && a < text.end;
+  static const TextRange text = TextHolding(reinterpret_cast<const void*>(&FromThisLibrary));
+  return text.Contains(return_address);
 }
 
 // Whether a call from `caller` is the program's, to be modelled.
