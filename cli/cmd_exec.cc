@@ -32,11 +32,15 @@
 #include "cli/common_flags.h"
 #include "cli/exec_replay_file.h"
 #include "cli/exec_runner.h"
+#include "cli/exec_schedule_tree.h"
 #include "cli/flag_parser.h"
 #include "cli/interrupt.h"
 #include "properties/json_writer.h"
 
-ABSL_FLAG(std::string, exec_strategy, "random", "exec: schedules from random or pct");
+ABSL_FLAG(std::string, exec_strategy, "random",
+          "exec: schedules from random, pct, or dfs (every schedule within --exec_bound "
+          "preemptions, one after another)");
+ABSL_FLAG(int, exec_bound, 1, "exec: the preemption bound of --exec_strategy=dfs (-1 = none)");
 ABSL_FLAG(std::string, exec_faults, "",
           "exec: faults to inject: a plan (abort@launch:N, oom@alloc:N, reject@launch:N, "
           "comma-separated), 'search' (a random one per execution), or none");
@@ -262,11 +266,18 @@ int RunExec(const std::vector<std::string>& args) {
   absl::StatusOr<std::string> lib = FindLibcuda(absl::GetFlag(FLAGS_libcuda));
   if (!lib.ok()) return UsageError(lib.status().message());
   const std::string strategy = absl::GetFlag(FLAGS_exec_strategy);
-  if (strategy != "random" && strategy != "pct") {
-    return UsageError(absl::StrCat("--exec_strategy is random or pct, not '", strategy, "'"));
+  if (strategy != "random" && strategy != "pct" && strategy != "dfs") {
+    return UsageError(absl::StrCat("--exec_strategy is random, pct or dfs, not '", strategy, "'"));
   }
+  const bool dfs = strategy == "dfs";
+  const int bound = absl::GetFlag(FLAGS_exec_bound);
+  if (bound < -1 || bound > 1000) return UsageError("--exec_bound must be in [-1, 1000]");
   const std::string faults_flag = absl::GetFlag(FLAGS_exec_faults);
   const bool fault_search = faults_flag == "search";
+  if (dfs && fault_search) {
+    return UsageError("--exec_strategy=dfs walks the schedules of one fault plan: give a plan, "
+                      "not 'search'");
+  }
   FaultPlan fixed;
   if (!fault_search) {
     absl::StatusOr<FaultPlan> plan = libcuda::ParseFaults(faults_flag);
@@ -278,7 +289,8 @@ int RunExec(const std::vector<std::string>& args) {
   const int shrink_budget = absl::GetFlag(FLAGS_exec_shrink_executions);
   if (shrink_budget < 0) return UsageError("--exec_shrink_executions must be >= 0");
   std::uint64_t executions = absl::GetFlag(FLAGS_executions);
-  if (executions == 0) executions = 100;
+  // A search runs until its tree ends unless a budget stops it first.
+  if (executions == 0) executions = dfs ? 1000000 : 100;
   double budget_s = 0;
   if (FlagGiven("time_budget_s")) {
     budget_s = absl::GetFlag(FLAGS_time_budget_s);
@@ -312,6 +324,9 @@ int RunExec(const std::vector<std::string>& args) {
   };
   std::vector<Found> found;
   const bool all_findings = absl::GetFlag(FLAGS_exec_all_findings);
+  ScheduleTree tree(bound);
+  bool exhausted = false;
+  std::string search_stopped;  // why a dfs ended before its tree did
   for (std::uint64_t i = 0; i < executions; ++i) {
     if (stop->load() || (budget_s > 0 && elapsed() > budget_s)) break;
     RunSettings settings;
@@ -319,9 +334,33 @@ int RunExec(const std::vector<std::string>& args) {
     settings.seed = seed + i;
     settings.faults = fault_search ? (i == 0 ? FaultPlan{} : RandomFault(seed + i, launches, allocs))
                                    : fixed;
+    if (dfs) {
+      std::optional<std::vector<std::uint64_t>> next = tree.Next();
+      if (!next) {
+        exhausted = true;
+        break;
+      }
+      settings.strategy = "sequence";
+      settings.schedule = *std::move(next);
+    }
     absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
     if (!o.ok()) return RunError(o.status().message());
     ++done;
+    if (dfs) {
+      if (o->kind == RunOutcome::Kind::kFinished) {
+        const ExecReport& r = o->report;
+        std::vector<SchedulePoint> points;
+        for (std::size_t k = 0; k < r.point_widths.size() && k < r.point_preempts.size(); ++k) {
+          points.push_back(SchedulePoint{r.point_widths[k], r.point_preempts[k]});
+        }
+        if (absl::Status recorded = tree.Record(r.sequence, points); !recorded.ok()) {
+          return RunError(absl::StrCat("exec: ", recorded.message()));
+        }
+      } else {
+        // A process that died or hung reports no points to extend the tree.
+        search_stopped = absl::StrCat("execution ", done, " did not finish");
+      }
+    }
     if (o->kind == RunOutcome::Kind::kStartFailed && done == 1) {
       std::fprintf(stderr, "%s", o->output.c_str());
       return UsageError(absl::StrCat("exec: ", Describe(*o), " (see its output above)"));
@@ -335,7 +374,7 @@ int RunExec(const std::vector<std::string>& args) {
       bool known = false;
       for (const Found& k : found) known |= FindingOf(k.outcome) == f;
       if (!known) found.push_back(Found{*std::move(o), settings.faults, done});
-      if (!all_findings) break;
+      if (!all_findings || !search_stopped.empty()) break;
     }
     if (elapsed() >= next_progress) {
       next_progress += progress_every;
@@ -344,8 +383,21 @@ int RunExec(const std::vector<std::string>& args) {
                    found.size(), elapsed());
     }
   }
+  if (dfs && !exhausted && found.empty() && search_stopped.empty() && done < executions &&
+      !stop->load() && !(budget_s > 0 && elapsed() > budget_s)) {
+    exhausted = !tree.Next().has_value();
+  }
   const double explore_s = elapsed();
   const double rate = done / std::max(explore_s, 1e-9);
+  // What a dfs covered: "exhausted yes" means every schedule within the bound ran.
+  const std::string coverage =
+      !dfs ? std::string()
+           : absl::StrFormat("dfs, preemption bound %s: exhausted %s%s", 
+                             bound < 0 ? std::string("none") : absl::StrCat(bound),
+                             exhausted ? "yes" : "no",
+                             exhausted && tree.bound_cut() ? " (the bound left schedules out)"
+                             : search_stopped.empty() ? ""
+                                                      : absl::StrCat(" (", search_stopped, ")"));
 
   properties::JsonWriter j;
   j.BeginObject();
@@ -356,20 +408,27 @@ int RunExec(const std::vector<std::string>& args) {
   j.Key("seconds").Double(explore_s);
   j.Key("executions_per_s").Double(rate);
   j.Key("verdict").String(found.empty() ? "clean" : "violation");
+  j.Key("strategy").String(strategy);
+  if (dfs) {
+    j.Key("preemption_bound").Int(bound);
+    j.Key("exhausted").Bool(exhausted);
+    j.Key("bound_cut").Bool(tree.bound_cut());
+  }
   if (found.empty()) {
     if (json) return PrintJsonResult(j, kExitOk);
-    absl::PrintF("exec %s: %u executions (%s, seeds %u..%u%s), %u distinct traces, no violation "
+    absl::PrintF("exec %s: %u executions (%s%s), %u distinct traces, no violation "
                  "(%.1f s, %.1f executions/s)\n",
-                 program.program, done, strategy, seed, seed + done - 1,
+                 program.program, done,
+                 dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1),
                  fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag,
                  digests.size(), explore_s, rate);
     return kExitOk;
   }
   if (!json) {
-    absl::PrintF("exec %s: %u executions (%.1f s, %.1f executions/s), %u distinct traces, "
+    absl::PrintF("exec %s: %u executions (%s%.1f s, %.1f executions/s), %u distinct traces, "
                  "%u finding%s\n",
-                 program.program, done, explore_s, rate, digests.size(), found.size(),
-                 found.size() == 1 ? "" : "s");
+                 program.program, done, dfs ? coverage + ", " : "", explore_s, rate,
+                 digests.size(), found.size(), found.size() == 1 ? "" : "s");
   }
   j.Key("findings").BeginArray();
   for (const Found& f : found) {
@@ -428,9 +487,11 @@ int RunExec(const std::vector<std::string>& args) {
     j.EndObject();
     if (json) continue;
     absl::PrintF("\n%s\n", Describe(f.outcome));
-    absl::PrintF("found at execution %u (seed %u); shrunk in %d executions to %u scheduling "
+    absl::PrintF("found at execution %u (%s); shrunk in %d executions to %u scheduling "
                  "choices, %u preemptions, faults: %s\n",
-                 f.execution, seed + f.execution - 1, shrinker.executions(),
+                 f.execution,
+                 dfs ? std::string("dfs") : absl::StrCat("seed ", seed + f.execution - 1),
+                 shrinker.executions(),
                  replay.schedule.size(), shrunk.report.preemptions,
                  replay.faults.empty() ? "none" : replay.faults);
     absl::PrintF("shrunk: %s\n", Describe(shrunk));
@@ -446,7 +507,8 @@ int RunExec(const std::vector<std::string>& args) {
 
 const bool registered = RegisterCommand(
     {"exec",
-     "exec [--executions=N] [--exec_strategy=random|pct] [--exec_faults=PLAN|search] "
+     "exec [--executions=N] [--exec_strategy=random|pct|dfs] [--exec_bound=K] "
+     "[--exec_faults=PLAN|search] "
      "[--libcuda=PATH] -- PROGRAM [ARGS]",
      "run a real OpenMP offload program on the simulated GPU, its threads explored",
      &RunExec});

@@ -94,6 +94,7 @@ absl::Status WriteReport(const ExecReport& r, const std::string& path) {
             {"strategy", r.strategy},       {"seed", r.seed},
             {"faults", r.faults},           {"choices", r.choices},
             {"sequence", r.sequence},       {"preemptions", r.preemptions},
+            {"point_widths", r.point_widths}, {"point_preempts", r.point_preempts},
             {"digest", absl::StrFormat("%016x", r.digest)},
             {"steps", r.steps},             {"timeline", timeline},
             {"calls", r.calls}};
@@ -128,6 +129,8 @@ absl::StatusOr<ExecReport> ReadReport(const std::string& path) {
     r.choices = j.at("choices").get<std::vector<std::uint64_t>>();
     r.sequence = j.at("sequence").get<std::vector<std::uint64_t>>();
     r.preemptions = j.at("preemptions").get<std::uint64_t>();
+    r.point_widths = j.at("point_widths").get<std::vector<std::uint64_t>>();
+    r.point_preempts = j.at("point_preempts").get<std::vector<bool>>();
     r.digest = std::stoull(j.at("digest").get<std::string>(), nullptr, 16);
     r.steps = j.at("steps").get<std::uint64_t>();
     for (const json& e : j.at("timeline")) {

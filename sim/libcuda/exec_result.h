@@ -42,6 +42,11 @@ struct ExecReport {
   std::vector<std::uint64_t> sequence;  // the same, relative to the running
                                         // actor: 0 = no preemption (shrinking)
   std::uint64_t preemptions = 0;        // answers that made a runnable thread wait
+  // For each answer of `sequence`: how many answers the point offered, and
+  // whether a non-zero one preempts (a thread was running and could go on).
+  // What an outside depth-first search needs to extend the schedule tree.
+  std::vector<std::uint64_t> point_widths;
+  std::vector<bool> point_preempts;
   std::uint64_t digest = 0;
   std::uint64_t steps = 0;
   std::vector<TimelineEvent> timeline;  // the simulator's events

@@ -54,21 +54,29 @@ class RecordingStrategy final : public sim::Strategy {
     relative_.push_back(point.current >= 0 && pick < n
                             ? (pick + n - static_cast<std::size_t>(point.current)) % n
                             : pick);
+    widths_.push_back(n);
+    preempts_.push_back(point.current >= 0);
     return pick;
   }
   std::uint64_t NextNumber(std::uint64_t n) override {
     const std::uint64_t v = inner_->NextNumber(n);
     relative_.push_back(v);
+    widths_.push_back(n);
+    preempts_.push_back(false);
     return v;
   }
   bool ObservesEveryStep() const override { return inner_->ObservesEveryStep(); }
   const std::vector<std::uint64_t>& relative() const { return relative_; }
+  const std::vector<std::uint64_t>& widths() const { return widths_; }
+  const std::vector<bool>& preempts() const { return preempts_; }
   // Points where a runnable thread was made to wait for another.
   std::uint64_t preemptions() const { return preemptions_; }
 
  private:
   std::unique_ptr<sim::Strategy> inner_;
   std::vector<std::uint64_t> relative_;
+  std::vector<std::uint64_t> widths_;
+  std::vector<bool> preempts_;
   std::uint64_t preemptions_ = 0;
 };
 
@@ -296,6 +304,8 @@ class Controller {
     }
     report.exit_status = result.process_exited ? exit_status_ : -1;
     report.sequence = strategy_->relative();
+    report.point_widths = strategy_->widths();
+    report.point_preempts = strategy_->preempts();
     report.preemptions = strategy_->preemptions();
     report.calls = lines_;
     Fill(&report);

@@ -8,7 +8,9 @@
 #    digest, every time, and as a Chrome trace;
 # 3. a thread stuck outside every scheduling point is reported, not hung;
 # 4. a process the program starts runs uncontrolled;
-# 5. bad input: exit 2 with a message, never a crash.
+# 5. bad input: exit 2 with a message, never a crash;
+# 6. depth-first search: every schedule within a preemption bound, the
+#    exit-time deadlock among them, and a correct program exhausted clean.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -83,9 +85,30 @@ expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
 expect_usage "libgomp.so.1 is not loaded" exec --executions 1 --libcuda "$libcuda" -- /bin/true
 expect_usage "no program 'no-such-program' on PATH" exec --libcuda "$libcuda" -- no-such-program
 expect_usage "unknown fault" exec --exec_faults nonsense@launch:1 --libcuda "$libcuda" -- "$program"
-expect_usage "exec_strategy is random or pct" exec --exec_strategy dfs --libcuda "$libcuda" -- "$program"
+expect_usage "exec_strategy is random, pct or dfs" exec --exec_strategy bfs --libcuda "$libcuda" -- "$program"
+expect_usage "dfs walks the schedules of one fault plan" exec --exec_strategy dfs --exec_faults search --libcuda "$libcuda" -- "$program"
+expect_usage "exec_bound must be in" exec --exec_strategy dfs --exec_bound -2 --libcuda "$libcuda" -- "$program"
 expect_usage "usage: exec" exec --libcuda "$libcuda"
 printf 'stackcheck exec replay v1\nprogram %s\nschedule 0,x\n' "$program" >"$tmp/bad.replay"
 expect_usage "line 3: not a number in the schedule" replay "$tmp/bad.replay" --libcuda "$libcuda"
 expect_usage "not base64" replay 'exec1:###' --libcuda "$libcuda"
+
+# 6. Depth-first search. Without preemptions the map program's schedules are
+# few (threads choose only where the running one blocks or ends), and the
+# deadlock is among them.
+status=0
+"$stackcheck" exec --exec_strategy dfs --exec_bound 0 --exec_all_findings --exec_faults abort@launch:1 \
+  --libcuda "$libcuda" --exec_replay_dir "" -- "$program" map 2 0 4 >"$tmp/dfs.out" 2>&1 || status=$?
+cat "$tmp/dfs.out"
+[[ $status -eq 1 ]] || fail "dfs should report the deadlock (exit 1), got $status"
+grep -q "(dfs, preemption bound 0: exhausted yes" "$tmp/dfs.out" || fail "dfs did not exhaust bound 0"
+grep -q "^VIOLATION no-deadlock: deadlock: T[0-9] waits on libgomp's device lock" "$tmp/dfs.out" ||
+  fail "dfs did not find the deadlock"
+status=0
+"$stackcheck" exec --exec_strategy dfs --exec_bound 0 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/threads_regions" 2 1 8 4 >"$tmp/dfs_clean.out" 2>&1 || status=$?
+cat "$tmp/dfs_clean.out"
+[[ $status -eq 0 ]] || fail "a correct program should explore clean, got $status"
+grep -Eq "^exec .*: ([0-9]+) executions \(dfs, preemption bound 0: exhausted yes.*\), \1 distinct traces, no violation" \
+  "$tmp/dfs_clean.out" || fail "dfs did not exhaust the correct program with every trace distinct"
 echo PASS
