@@ -14,6 +14,17 @@ namespace {
 
 constexpr std::uint64_t kSlot = 128 * 1024;
 
+// A region on `block`'s slots, by field name: KernelArgs gains fields, and a
+// positional initializer would silently shift every value into the next one.
+KernelArgs RegionArgs(DevicePtr block, std::uint32_t region_tag, std::uint64_t duration_ns) {
+  KernelArgs args;
+  args.stacks = block;
+  args.stack_size_per_warp = kSlot;
+  args.region_tag = region_tag;
+  args.duration_ns = duration_ns;
+  return args;
+}
+
 class CudaDeviceTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -54,7 +65,7 @@ TEST_F(CudaDeviceTest, LedgerFollowsAllocAndFree) {
 TEST_F(CudaDeviceTest, RegionKernelChecksItsSlotsAndFindsThemIntact) {
   DevicePtr block = 0;
   ASSERT_EQ(device_->MemAlloc(&block, kSlot * 8 * 8), CuResult::kSuccess);
-  KernelArgs args{block, kSlot, /*region_tag=*/7, /*duration_ns=*/1000000};
+  const KernelArgs args = RegionArgs(block, /*region_tag=*/7, /*duration_ns=*/1000000);
   ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, args, kLegacyStream),
             CuResult::kSuccess);
   ASSERT_EQ(device_->CtxSynchronize(), CuResult::kSuccess);
@@ -75,8 +86,8 @@ TEST_F(CudaDeviceTest, ConcurrentKernelsOnOneBlockAreCounted) {
             CuResult::kSuccess);
   ASSERT_EQ(device_->StreamCreate(&b, StreamFlags::kNonBlocking),
             CuResult::kSuccess);
-  KernelArgs first{block, kSlot, 1, 50000000};
-  KernelArgs second{block, kSlot, 2, 50000000};
+  const KernelArgs first = RegionArgs(block, 1, 50000000);
+  const KernelArgs second = RegionArgs(block, 2, 50000000);
   ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, first, a),
             CuResult::kSuccess);
   ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, second, b),
