@@ -194,13 +194,6 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
     for (const PolicyInfo* policy_ptr : policies) {
       const PolicyInfo& policy = *policy_ptr;
       if (!shard.OwnsSampled(item++, kSampling)) continue;
-      // Known gap: with mapped data, DPOR misses observations of the two
-      // callback policies (v1b: 3 of 14 at 2 x 1) with or without the
-      // irreversible-race rules, so the footprints of mapping beside a
-      // callback miss a conflict; until it is found they are left out here.
-      const bool callbacks = policy.name == std::string("v1a-callback-unlock") ||
-                             policy.name == std::string("v1b-callback-lock");
-      if (callbacks && config.c.scenario.threads[0].ops[0].region.mapped_vars != 0) continue;
       const std::string label = absl::StrCat(policy.name, " on ", config.name);
       const Search by_dpor = Explored(config.c, policy, "dfs", kDporBudget, label);
       if (!by_dpor.exhausted) {
