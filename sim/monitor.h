@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "sim/driver_api.h"
 #include "sim/event.h"
 
 namespace stackcheck::sim {
@@ -82,6 +83,25 @@ constexpr EventKindMask Kinds(std::initializer_list<EventKind> kinds) {
   return mask;
 }
 
+// Which driver calls a monitor acts on, among the kDriverCall and
+// kDriverCallBlock events its reads() names. The engine skips the others
+// (about a third of an execution's monitor calls are driver calls that no
+// monitor acts on); every field is a promise that OnEvent ignores them.
+struct CallFilter {
+  // Bit i: DriverCall i (field a); calls numbered 64 and up always pass.
+  std::uint64_t apis = ~std::uint64_t{0};
+  // kDriverCall events only when the call returned kSuccess (field x).
+  bool succeeded_only = false;
+  // Only calls marked kCallFromCallback (field b). The engine marks every call
+  // a callback thread makes (SimDevice::Call), and only callback threads open
+  // callback brackets, so a call from inside a bracket always passes.
+  bool marked_only = false;
+};
+
+inline constexpr std::uint64_t CallBit(DriverCall call) {
+  return std::uint64_t{1} << static_cast<int>(call);
+}
+
 class Monitor {
  public:
   virtual ~Monitor() = default;
@@ -90,6 +110,9 @@ class Monitor {
   // other kind (MonitorSet does). Declared beside the code that reads them:
   // a kind missing here blinds the monitor.
   virtual EventKindMask reads() const { return kAllEventKinds; }
+  // The driver calls OnEvent acts on (see CallFilter); the engine skips the
+  // others. Declared beside the code that reads them, like reads().
+  virtual CallFilter calls() const { return CallFilter{}; }
   // The monitors an engine that routes events by kind itself calls in this
   // one's place, in order: this one, or a set's members (see MonitorSet).
   // Calling them one by one must be the same as calling this one.

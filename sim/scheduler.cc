@@ -10,6 +10,7 @@
 #include "absl/base/optimization.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/cu_result.h"
 #include "sim/fingerprint.h"
 #include "sim/trace/digest.h"
 
@@ -254,11 +255,13 @@ void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
   for (const auto& m : monitors_) m->AppendMembers(&members);
   monitor_reads_ = 0;
   by_kind_.clear();
+  call_filters_.clear();
   for (int k = 0; k < 64; ++k) {
     first_of_kind_[k] = static_cast<std::uint32_t>(by_kind_.size());
     for (Monitor* m : members) {
       if (((m->reads() >> k) & 1) == 0) continue;
       by_kind_.push_back(m);
+      call_filters_.push_back(m->calls());
       monitor_reads_ |= EventKindMask{1} << k;
     }
   }
@@ -267,6 +270,10 @@ void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
 
 void Scheduler::RunMonitors(EventKind kind) {
   const auto k = static_cast<std::size_t>(kind);
+  if (kind == EventKind::kDriverCall || kind == EventKind::kDriverCallBlock) {
+    RunCallMonitors(first_of_kind_[k], first_of_kind_[k + 1]);
+    return;
+  }
   Monitor* const* m = by_kind_.data() + first_of_kind_[k];
   Monitor* const* const last = by_kind_.data() + first_of_kind_[k + 1];
   const absl::Span<const Event> events(trace_);
@@ -282,6 +289,30 @@ void Scheduler::RunMonitors(EventKind kind) {
     }
     verdict->~optional();  // disengaged: nothing to free
   } while (++m != last);
+}
+
+void Scheduler::RunCallMonitors(std::size_t first, std::size_t last) {
+  const Event& e = trace_.back();
+  const bool known_api = e.a < 64;
+  const std::uint64_t api_bit = known_api ? std::uint64_t{1} << e.a : 0;
+  const bool succeeded =
+      e.kind != EventKind::kDriverCall || e.x == static_cast<std::uint64_t>(CuResult::kSuccess);
+  const bool marked = (e.b & kCallFromCallback) != 0;
+  const absl::Span<const Event> events(trace_);
+  auto* const verdict = reinterpret_cast<std::optional<Violation>*>(&verdict_);
+  for (std::size_t i = first; i < last; ++i) {
+    const CallFilter& f = call_filters_[i];
+    if ((known_api && (f.apis & api_bit) == 0) || (f.succeeded_only && !succeeded) ||
+        (f.marked_only && !marked)) {
+      continue;
+    }
+    new (verdict) std::optional<Violation>(by_kind_[i]->OnEvent(events, *this));
+    if (ABSL_PREDICT_FALSE(verdict->has_value())) {
+      if (StopAtViolation(verdict)) return;
+      continue;
+    }
+    verdict->~optional();
+  }
 }
 
 bool Scheduler::StopAtViolation(std::optional<Violation>* verdict) {

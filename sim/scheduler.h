@@ -448,6 +448,8 @@ class Scheduler final : public SimView {
   // Shows the event just logged to every monitor; the first violation stops
   // the execution.
   void RunMonitors(EventKind kind);
+  // The same for a driver call: only the monitors whose CallFilter takes it.
+  void RunCallMonitors(std::size_t first, std::size_t last);
   // Stops the execution at *verdict, unless the pass lets it go on; either way
   // *verdict is left destroyed. Returns whether the execution stops.
   ABSL_ATTRIBUTE_NOINLINE bool StopAtViolation(std::optional<Violation>* verdict);
@@ -468,6 +470,8 @@ class Scheduler final : public SimView {
   // by_kind_[first_of_kind_[k] .. first_of_kind_[k + 1]).
   std::vector<Monitor*> by_kind_;
   std::uint32_t first_of_kind_[65] = {};
+  // Beside by_kind_: each entry's CallFilter (read for the driver-call kinds).
+  std::vector<CallFilter> call_filters_;
   // Storage for the verdict of the monitor RunMonitors is calling.
   alignas(std::optional<Violation>) unsigned char verdict_[sizeof(std::optional<Violation>)];
   std::uint64_t step_bound_ = 100000;

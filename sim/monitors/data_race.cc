@@ -12,19 +12,8 @@ namespace stackcheck::sim {
 namespace {
 
 bool Synchronises(DriverCall api) {
-  switch (api) {
-    case DriverCall::kCtxSynchronize:
-    case DriverCall::kStreamSynchronize:
-    case DriverCall::kEventSynchronize:
-    case DriverCall::kStreamQuery:  // "complete" is kSuccess; kNotReady orders nothing
-    case DriverCall::kEventQuery:
-    case DriverCall::kMemcpyHtoD:
-    case DriverCall::kMemcpyDtoH:
-    case DriverCall::kCtxDestroy:
-      return true;
-    default:
-      return false;
-  }
+  // "complete" from a stream or event query is kSuccess; kNotReady orders nothing.
+  return (DataRaceMonitor::kSynchronisingCalls & CallBit(api)) != 0;
 }
 
 std::string SharedLabel(const SimView& view, std::uint32_t object) {
@@ -62,21 +51,13 @@ void DataRaceMonitor::Reset() {
   raced_ = false;
 }
 
-void DataRaceMonitor::Fit(ActorId actor) {
-  if (actor < width_) return;
+void DataRaceMonitor::Widen(ActorId actor) {
   std::uint32_t to = width_;
   while (to <= actor) to *= 2;
   for (Table* t : {&actors_, &mutexes_, &callbacks_, &kernels_, &read_epochs_, &read_events_}) {
     t->Widen(width_, to);
   }
   width_ = to;
-}
-
-DataRaceMonitor::Entry* DataRaceMonitor::ClockOf(ActorId actor) {
-  Fit(actor);
-  Entry* clock = actors_.Row(actor, width_);
-  if (clock[actor] == 0) clock[actor] = 1;
-  return clock;
 }
 
 void DataRaceMonitor::Release(ActorId actor, Entry* into) {

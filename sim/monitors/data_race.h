@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -41,6 +42,20 @@ class DataRaceMonitor final : public Monitor {
                   EventKind::kHostFnStart, EventKind::kKernelEnqueue, EventKind::kKernelStart,
                   EventKind::kSharedAccess});
   }
+  // Successful calls that enqueue a callback or synchronise (Synchronises in
+  // data_race.cc): the only calls OnEvent acts on.
+  CallFilter calls() const override {
+    CallFilter f;
+    f.apis = CallBit(DriverCall::kStreamAddCallback) | CallBit(DriverCall::kLaunchHostFunc) |
+             kSynchronisingCalls;
+    f.succeeded_only = true;
+    return f;
+  }
+  static constexpr std::uint64_t kSynchronisingCalls =
+      CallBit(DriverCall::kCtxSynchronize) | CallBit(DriverCall::kStreamSynchronize) |
+      CallBit(DriverCall::kEventSynchronize) | CallBit(DriverCall::kStreamQuery) |
+      CallBit(DriverCall::kEventQuery) | CallBit(DriverCall::kMemcpyHtoD) |
+      CallBit(DriverCall::kMemcpyDtoH) | CallBit(DriverCall::kCtxDestroy);
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
@@ -75,8 +90,17 @@ class DataRaceMonitor final : public Monitor {
   };
 
   // The clock of `actor`, whose own entry is at least 1.
-  Entry* ClockOf(ActorId actor);
-  void Fit(ActorId actor);
+  Entry* ClockOf(ActorId actor) {
+    if (ABSL_PREDICT_FALSE(actor >= width_)) Widen(actor);
+    Entry* clock = actors_.Row(actor, width_);
+    if (clock[actor] == 0) clock[actor] = 1;
+    return clock;
+  }
+  void Fit(ActorId actor) {
+    if (ABSL_PREDICT_FALSE(actor >= width_)) Widen(actor);
+  }
+  // Widens every table so that `actor` (at least width_) has an entry.
+  ABSL_ATTRIBUTE_NOINLINE void Widen(ActorId actor);
   void Join(Entry* into, const Entry* from) const {
     for (std::uint32_t q = 0; q < width_; ++q) into[q] = into[q] < from[q] ? from[q] : into[q];
   }

@@ -29,6 +29,13 @@ class DriverCallInCallbackMonitor final : public Monitor {
                   EventKind::kCallbackEnd, EventKind::kHostFnEnd, EventKind::kDriverCall,
                   EventKind::kDriverCallBlock});
   }
+  // A call it complains about is bracketed or marked, and in the engine
+  // every bracketed call is marked (CallFilter::marked_only).
+  CallFilter calls() const override {
+    CallFilter f;
+    f.marked_only = true;
+    return f;
+  }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
