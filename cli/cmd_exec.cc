@@ -33,6 +33,7 @@
 #include "cli/exec_replay_file.h"
 #include "cli/exec_runner.h"
 #include "cli/exec_schedule_tree.h"
+#include "cli/exec_steering.h"
 #include "cli/flag_parser.h"
 #include "cli/interrupt.h"
 #include "properties/json_writer.h"
@@ -42,7 +43,7 @@ ABSL_FLAG(std::string, exec_strategy, "random",
           "preemptions, one after another)");
 ABSL_FLAG(int, exec_bound, 1, "exec: the preemption bound of --exec_strategy=dfs (-1 = none)");
 ABSL_FLAG(std::string, exec_faults, "",
-          "exec: faults to inject: a plan (abort@launch:N, oom@alloc:N, reject@launch:N, "
+          "exec: faults to inject: a plan (abort@launch:N, abort@kernel:NAME:N, oom@alloc:N, reject@launch:N, "
           "comma-separated), 'search' (a random one per execution), or none");
 ABSL_FLAG(int, exec_watchdog_s, 20,
           "exec: seconds a program thread may run between two scheduling points before the "
@@ -539,6 +540,26 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
   const bool same = o->kind == RunOutcome::Kind::kFinished && o->report.digest == replay->digest &&
                     o->report.replay_status.empty();
   const bool again = Violated(*o) && FindingOf(*o).property == replay->property;
+  if (format == "steer") {
+    // The order of the calls, for the observe preload on the real driver;
+    // written only from a replay that reproduced its recording.
+    if (!same) {
+      return RunError(absl::StrFormat("the replay did not reproduce (%s); no steering written",
+                                      Describe(*o)));
+    }
+    std::string text = absl::StrCat("# stackcheck steering: ", replay->program, " ",
+                                    absl::StrJoin(replay->args, " "), "; ", replay->property,
+                                    "\n");
+    for (const std::string& line : SteeringOrder(o->report.calls)) absl::StrAppend(&text, line, "\n");
+    if (out_path.empty()) {
+      absl::PrintF("%s", text);
+    } else {
+      std::ofstream out(out_path);
+      out << text;
+      if (!out) return RunError(absl::StrCat("cannot write ", out_path));
+    }
+    return kExitOk;
+  }
   if (format == "chrome") {
     properties::JsonWriter j;
     j.BeginObject();

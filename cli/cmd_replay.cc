@@ -1,4 +1,4 @@
-// `stackcheck replay FILE|TOKEN [--format text|chrome] [--out PATH]`:
+// `stackcheck replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]`:
 // re-executes a recorded failure exactly (same case, modes, schedule, policy)
 // and prints its timeline and the violated property, or writes its Chrome /
 // Perfetto trace. Exit 0 when the recorded property is violated again (and the
@@ -25,7 +25,9 @@
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/timeline.h"
 
-ABSL_FLAG(std::string, format, "text", "replay: output format, text (timeline) or chrome (Perfetto JSON)");
+ABSL_FLAG(std::string, format, "text",
+          "replay: output format, text (timeline), chrome (Perfetto JSON), or steer (an exec "
+          "replay's call order, for the observe preload on the real driver)");
 ABSL_FLAG(std::string, out, "", "replay: write the trace to this file instead of stdout");
 
 namespace stackcheck::cli {
@@ -34,10 +36,10 @@ namespace {
 using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
-  if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome] [--out PATH]");
+  if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]");
   const std::string format = absl::GetFlag(FLAGS_format);
-  if (format != "text" && format != "chrome") {
-    return UsageError(absl::StrFormat("--format must be text or chrome, not '%s'",
+  if (format != "text" && format != "chrome" && format != "steer") {
+    return UsageError(absl::StrFormat("--format must be text, chrome or steer, not '%s'",
                                       properties::Quoted(format)));
   }
   const std::string out_path = absl::GetFlag(FLAGS_out);
@@ -50,6 +52,9 @@ int RunReplay(const std::vector<std::string>& args) {
   }
   // A real program's counterexample (`exec`) replays by running it again.
   if (IsExecReplay(args[0])) return ReplayExec(args[0], format, out_path);
+  if (format == "steer") {
+    return UsageError("--format steer is for a real program's replay (exec), not a model's");
+  }
   absl::StatusOr<ReplayRecord> record = properties::LoadReplay(args[0]);
   if (!record.ok()) return UsageError(record.status().message());
   const PolicyInfo* policy = FindPolicy(record->policy);
@@ -135,7 +140,7 @@ int RunReplay(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"replay", "replay FILE|TOKEN [--format text|chrome] [--out PATH]",
+    {"replay", "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]",
      "re-execute a recorded failure: timeline (or Perfetto trace) and the violation",
      &RunReplay});
 

@@ -4,20 +4,27 @@
 # GPU and driver, and records what each does: the same binaries that
 # `stackcheck exec` explores on the simulated driver.
 #
-#   hardware/programs_on_gpu.sh GPU_PROGRAMS_TAR OUT_DIR [RUNS] [OBSERVE_SO]
+#   hardware/programs_on_gpu.sh GPU_PROGRAMS_TAR OUT_DIR [RUNS] [OBSERVE_SO] [STEER_DIR]
 #
 # With OBSERVE_SO (hardware/observe's libstackcheck_observe.so) the correct
 # programs also run with it preloaded: the plugin's and the driver's calls
 # timed (a region's cost broken down), and the abort runs once more with its
 # jitter and its watchdog, which reports each thread's last call.
 #
+# With STEER_DIR (hardware/steering, written by hardware/make_steering.sh) each
+# awm_<mode>.steer, a deadlock the simulator found, is run RUNS times steered
+# by the observe preload (its threads enter the plugin's and the driver's
+# calls in the simulated order) and RUNS times free, with the same arguments.
+#
 # For abort_while_mapping (thread A's first region traps while thread B maps,
 # allocates, updates or runs regions) a run that has not ended after
 # HANG_S seconds is a hang: its threads' stacks are written with gdb when gdb
 # is there, then it is killed.
 set -uo pipefail
-tar_file=$1 out=$2 runs=${3:-3} observe=${4:-}
+tar_file=$1 out=$2 runs=${3:-3} observe=${4:-} steer_dir=${5:-}
 [[ -z $observe ]] || observe=$(readlink -f "$observe")
+[[ -z $steer_dir ]] || steer_dir=$(readlink -f "$steer_dir")
+if [[ -n $steer_dir && -z $observe ]]; then echo "STEER_DIR needs OBSERVE_SO"; exit 2; fi
 HANG_S=${HANG_S:-15}
 mkdir -p "$out"
 # Only the summary comes back when there are many files: keep logs apart.
@@ -57,6 +64,8 @@ run_one() {
   note "$(printf '%-28s status %3d  %6d ms  %s' "$name" "$status" "$ms" "$(grep -v '^$' "$log" | tail -1 | cut -c1-100)")"
 }
 
+# STEERING_ONLY=1: only the steered and free runs of STEER_DIR's files.
+if [[ ${STEERING_ONLY:-0} != 1 ]]; then
 for mode in map alloc update regions; do
   for r in $(seq "$runs"); do
     run_one "awm_${mode}_trap_$r" ./abort_while_mapping "$mode" 2 0 100000
@@ -84,5 +93,25 @@ if [[ -n $observe ]]; then
     grep -v '^  cu\|^  GOMP\|^  pthread\|calls timed' "$out/$name.report" >>"$summary" || true
   done
 fi
-run_one "big_teams_528" ./big_teams 528 8
+fi
+if [[ -n $steer_dir ]]; then
+  for steer in "$steer_dir"/awm_*.steer; do
+    [[ -e $steer ]] || continue
+    # "# stackcheck steering: PROGRAM ARGS; PROPERTY": the simulated run's arguments.
+    args=$(head -1 "$steer" | sed -E 's/^# stackcheck steering: [^ ]+ //; s/;.*$//')
+    base=$(basename "$steer" .steer)
+    for how in steered free; do
+      for r in $(seq "$runs"); do
+        name="${base}_${how}_$r"
+        steer_file=""
+        [[ $how == steered ]] && steer_file=$steer
+        STACKCHECK_OBSERVE_STEER=$steer_file STACKCHECK_OBSERVE_OUT="$out/logs/$name.report" \
+          STACKCHECK_OBSERVE_WATCHDOG_S=$((HANG_S - 5)) LD_PRELOAD="$observe" \
+          run_one "$name" ./abort_while_mapping $args
+        grep -h 'steering:\|STUCK' "$out/logs/$name.report" >>"$summary" 2>/dev/null || true
+      done
+    done
+  done
+fi
+[[ ${STEERING_ONLY:-0} == 1 ]] || run_one "big_teams_528" ./big_teams 528 8
 echo "done: $summary"

@@ -15,6 +15,19 @@
 //  - watchdog (STACKCHECK_OBSERVE_WATCHDOG_S=S): a process still running
 //    after S seconds is reported stuck — each thread's last call and whether
 //    it is still inside it — and ends with status 87, instead of hanging.
+//  - steering (STACKCHECK_OBSERVE_STEER=FILE): the order in which a
+//    simulated execution's threads entered the wrapped calls (libgomp's
+//    offloading entry points, the plugin's and the driver's; `stackcheck
+//    replay EXEC-REPLAY --format steer`), enforced on the real driver: a
+//    thread entering its n-th call of a name waits until every call the
+//    file puts before that one in other threads has been entered. Threads
+//    are numbered as the simulator numbers them: T0 the main thread, T<k>
+//    the k-th the program creates (threads the driver creates are not
+//    steered). Entries only: a call that blocks on the real driver (a
+//    synchronize waiting for a trap to reach the host) is ordered by its
+//    entry. A wait longer than STACKCHECK_OBSERVE_STEER_TIMEOUT_S (5 s)
+//    means the run left the recorded path; steering then stops, and the
+//    report says where.
 //
 // The report goes to stderr, or to the file STACKCHECK_OBSERVE_OUT names.
 // Only the C library is used, so the library runs on any GPU machine.
@@ -111,9 +124,90 @@ ThreadSlot* Slot() {
   return t_slot;
 }
 
+// --- steering -------------------------------------------------------------------
+struct SteerEntry {
+  int thread = -1;
+  char name[48] = {};
+  std::atomic<bool> entered{false};
+};
+constexpr int kMaxSteer = 8192;
+SteerEntry g_steer[kMaxSteer];
+int g_steer_count = 0;
+Clock g_steer_timeout_ns = 5000000000ull;
+std::atomic<bool> g_steer_off{false};
+std::atomic<std::uint64_t> g_steer_gates{0};     // calls that found an entry
+std::atomic<std::uint64_t> g_steer_held{0};      // of those, calls that waited
+std::atomic<std::uint64_t> g_steer_longest_ns{0};
+std::atomic<int> g_steer_gave_up_at{-1};         // the entry waited for in vain
+std::atomic<int> g_steer_gave_up_thread{-1};
+
+std::atomic<int> g_threads_created{0};
+thread_local int t_program_thread = -1;  // T<k>; -1: not steered
+
+// This thread's count of calls per name, to find its n-th call's entry.
+struct NameCount {
+  const char* name;
+  int count;
+};
+thread_local NameCount t_counts[64];
+thread_local int t_count_used = 0;
+
+int Occurrence(const char* name) {
+  for (int i = 0; i < t_count_used; ++i) {
+    if (t_counts[i].name == name || std::strcmp(t_counts[i].name, name) == 0) {
+      return t_counts[i].count++;
+    }
+  }
+  if (t_count_used == 64) return -1;
+  t_counts[t_count_used++] = NameCount{name, 1};
+  return 0;
+}
+
+void Steer(const char* name) {
+  if (g_steer_count == 0 || t_program_thread < 0 || g_steer_off.load()) return;
+  const int n = Occurrence(name);
+  if (n < 0) return;
+  int at = -1;
+  for (int i = 0, seen = 0; i < g_steer_count; ++i) {
+    if (g_steer[i].thread == t_program_thread && std::strcmp(g_steer[i].name, name) == 0 &&
+        seen++ == n) {
+      at = i;
+      break;
+    }
+  }
+  if (at < 0) return;  // a call the simulated execution did not make here
+  g_steer_gates.fetch_add(1);
+  const Clock start = Now();
+  bool held = false;
+  for (int q = 0; q < at && !g_steer_off.load(); ++q) {
+    if (g_steer[q].thread == t_program_thread) continue;
+    while (!g_steer[q].entered.load(std::memory_order_acquire)) {
+      held = true;
+      if (g_steer_off.load()) break;
+      if (Now() - start > g_steer_timeout_ns) {
+        g_steer_gave_up_at.store(q);
+        g_steer_gave_up_thread.store(t_program_thread);
+        g_steer_off.store(true);
+        break;
+      }
+      timespec d{0, 50000};
+      nanosleep(&d, nullptr);
+    }
+  }
+  if (held) {
+    g_steer_held.fetch_add(1);
+    const Clock ns = Now() - start;
+    std::uint64_t m = g_steer_longest_ns.load();
+    while (ns > m && !g_steer_longest_ns.compare_exchange_weak(m, ns)) {
+    }
+  }
+  g_steer[at].entered.store(true, std::memory_order_release);
+}
+
 class Timed {
  public:
   explicit Timed(const char* name) : name_(name) {
+    Steer(name);
     Jitter();
     if (ThreadSlot* s = Slot()) {
       s->last.store(name);
@@ -154,6 +248,20 @@ void Report() {
   const int n = std::min(g_stat_count.load(), kMaxStats);
   if (n == 0) return;  // a process that made none of the calls (a helper)
   std::FILE* out = Out();
+  if (g_steer_count > 0) {
+    std::fprintf(out, "stackcheck observe: pid %d steering: %d recorded calls, %llu met, %llu "
+                 "held (longest %.1f ms)", static_cast<int>(getpid()), g_steer_count,
+                 static_cast<unsigned long long>(g_steer_gates.load()),
+                 static_cast<unsigned long long>(g_steer_held.load()),
+                 g_steer_longest_ns.load() / 1e6);
+    const int q = g_steer_gave_up_at.load();
+    if (q >= 0) {
+      std::fprintf(out, "; GAVE UP: T%d waited %.0f s for entry %d (T%d %s) and steering stopped",
+                   g_steer_gave_up_thread.load(), g_steer_timeout_ns / 1e9, q + 1,
+                   g_steer[q].thread, g_steer[q].name);
+    }
+    std::fprintf(out, "\n");
+  }
   std::fprintf(out, "stackcheck observe: pid %d, calls timed (count, total, mean, max)\n",
                static_cast<int>(getpid()));
   for (int i = 0; i < n; ++i) {
@@ -247,8 +355,53 @@ void* Watchdog(void* arg) {
   _exit(87);
 }
 
+// Keeps the recorded calls the wrappers can see: an entry of a call no
+// wrapper times would never be entered, and every later gate would wait.
+void LoadSteering(const char* path) {
+  std::FILE* f = std::fopen(path, "r");
+  if (f == nullptr) {
+    std::fprintf(stderr, "stackcheck observe: cannot read STACKCHECK_OBSERVE_STEER=%s\n", path);
+    _exit(2);
+  }
+  char line[256];
+  int number = 0;
+  while (std::fgets(line, sizeof line, f) != nullptr) {
+    ++number;
+    if (line[0] == '#' || line[0] == '\n') continue;
+    int thread = -1;
+    char name[48] = {};
+    if (std::sscanf(line, "T%d %47s", &thread, name) != 2 || thread < 0) {
+      std::fprintf(stderr, "stackcheck observe: %s line %d: not 'T<k> <call>'\n", path, number);
+      _exit(2);
+    }
+    bool wrapped = false;
+    for (const char* own : {"pthread_mutex_lock", "GOMP_target_ext", "GOMP_target_data_ext",
+                            "GOMP_target_update_ext", "GOMP_target_enter_exit_data",
+                            "omp_target_alloc", "omp_target_free"}) {
+      wrapped |= std::strcmp(name, own) == 0;
+    }
+    for (const Wrapper& w : kWrappers) wrapped |= std::strcmp(w.name, name) == 0;
+    if (!wrapped) continue;
+    if (g_steer_count == kMaxSteer) {
+      std::fprintf(stderr, "stackcheck observe: %s: more than %d calls\n", path, kMaxSteer);
+      _exit(2);
+    }
+    g_steer[g_steer_count].thread = thread;
+    std::memcpy(g_steer[g_steer_count].name, name, sizeof name);
+    ++g_steer_count;
+  }
+  std::fclose(f);
+}
+
 __attribute__((constructor)) void Start() {
+  t_program_thread = 0;  // constructors run on the main thread
   if (const char* j = std::getenv("STACKCHECK_OBSERVE_JITTER_US")) g_jitter_us = std::atoi(j);
+  if (const char* t = std::getenv("STACKCHECK_OBSERVE_STEER_TIMEOUT_S")) {
+    const long seconds = std::atol(t);
+    if (seconds > 0) g_steer_timeout_ns = static_cast<Clock>(seconds) * 1000000000ull;
+  }
+  const char* steer = std::getenv("STACKCHECK_OBSERVE_STEER");
+  if (steer != nullptr && *steer != '\0') LoadSteering(steer);
   if (const char* w = std::getenv("STACKCHECK_OBSERVE_WATCHDOG_S")) {
     const long seconds = std::atol(w);
     if (seconds > 0) {
@@ -279,6 +432,37 @@ void* dlsym(void* handle, const char* name) {
   return f;
 }
 
+// Numbers the program's threads as the simulator does (creation order);
+// threads the driver creates for itself are not the program's.
+struct ThreadStart {
+  void* (*routine)(void*);
+  void* arg;
+  int program_thread;
+};
+
+static void* StartThread(void* p) {
+  ThreadStart start = *static_cast<ThreadStart*>(p);
+  std::free(p);
+  t_program_thread = start.program_thread;
+  return start.routine(start.arg);
+}
+
+int pthread_create(pthread_t* thread, const pthread_attr_t* attr, void* (*routine)(void*),
+                   void* arg) {
+  using F = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static F real = reinterpret_cast<F>(RealDlsym(RTLD_NEXT, "pthread_create"));
+  Dl_info caller{};
+  const bool by_driver = dladdr(__builtin_return_address(0), &caller) != 0 &&
+                         caller.dli_fname != nullptr &&
+                         std::strstr(caller.dli_fname, "libcuda") != nullptr;
+  auto* start = static_cast<ThreadStart*>(std::malloc(sizeof(ThreadStart)));
+  if (start == nullptr) return real(thread, attr, routine, arg);
+  *start = ThreadStart{routine, arg, by_driver ? -1 : g_threads_created.fetch_add(1) + 1};
+  const int r = real(thread, attr, &StartThread, start);
+  if (r != 0) std::free(start);
+  return r;
+}
+
 int pthread_mutex_lock(pthread_mutex_t* m) {
   using F = int (*)(pthread_mutex_t*);
   static F real = reinterpret_cast<F>(RealDlsym(RTLD_NEXT, "pthread_mutex_lock"));
@@ -292,6 +476,31 @@ int pthread_mutex_unlock(pthread_mutex_t* m) {
   Jitter();
   return real(m);
 }
+
+// The program's calls into libgomp's offloading entry points (libgomp_g.h
+// and omp.h of GCC 12), timed, and where steering holds a thread: before
+// libgomp takes its device lock.
+#define OPENMP_CALL(ret, name, params, args)                              \
+  ret name params {                                                       \
+    using F = ret(*) params;                                              \
+    static F next = reinterpret_cast<F>(RealDlsym(RTLD_NEXT, #name));     \
+    Timed timed_call(#name);                                              \
+    return next args;                                                     \
+  }
+OPENMP_CALL(void, GOMP_target_ext,
+            (int d, void (*fn)(void*), size_t n, void** a, size_t* s, unsigned short* k,
+             unsigned int f, void** dep, void** args),
+            (d, fn, n, a, s, k, f, dep, args))
+OPENMP_CALL(void, GOMP_target_data_ext, (int d, size_t n, void** a, size_t* s, unsigned short* k),
+            (d, n, a, s, k))
+OPENMP_CALL(void, GOMP_target_update_ext,
+            (int d, size_t n, void** a, size_t* s, unsigned short* k, unsigned int f, void** dep),
+            (d, n, a, s, k, f, dep))
+OPENMP_CALL(void, GOMP_target_enter_exit_data,
+            (int d, size_t n, void** a, size_t* s, unsigned short* k, unsigned int f, void** dep),
+            (d, n, a, s, k, f, dep))
+OPENMP_CALL(void*, omp_target_alloc, (size_t size, int d), (size, d))
+OPENMP_CALL(void, omp_target_free, (void* p, int d), (p, d))
 
 // exit() runs the exit handlers (libgomp's gomp_target_fini takes the device
 // lock, a futex no preload can wrap): a thread stuck there shows as in exit.

@@ -29,7 +29,15 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
   for (absl::string_view item : absl::StrSplit(text, ',')) {
     const std::vector<absl::string_view> kind_at = absl::StrSplit(item, '@');
     if (kind_at.size() != 2) return Bad("a fault is KIND@CALL:N", item);
-    const std::vector<absl::string_view> call_n = absl::StrSplit(kind_at[1], ':');
+    std::vector<absl::string_view> call_n = absl::StrSplit(kind_at[1], ':');
+    if (kind_at[0] == "abort" && call_n.size() == 3 && call_n[0] == "kernel") {
+      if (call_n[1].empty()) return Bad("abort@kernel:NAME:N needs a kernel name", item);
+      if (!plan.abort_kernel.empty() || plan.abort_at_launch != 0) {
+        return Bad("the same fault twice", item);
+      }
+      plan.abort_kernel = std::string(call_n[1]);
+      call_n = {"launch", call_n[2]};
+    }
     std::uint32_t n = 0;
     if (call_n.size() != 2 || !absl::SimpleAtoi(call_n[1], &n) || n == 0) {
       return Bad("a fault is KIND@CALL:N with N >= 1", item);
@@ -39,7 +47,8 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
     if (kind_at[0] == "oom" && call_n[0] == "alloc") slot = &plan.oom_at_alloc;
     if (kind_at[0] == "reject" && call_n[0] == "launch") slot = &plan.reject_at_launch;
     if (slot == nullptr) {
-      return Bad("unknown fault (known: abort@launch:N, oom@alloc:N, reject@launch:N)", item);
+      return Bad("unknown fault (known: abort@launch:N, abort@kernel:NAME:N, oom@alloc:N, "
+                 "reject@launch:N)", item);
     }
     if (*slot != 0) return Bad("the same fault twice", item);
     *slot = n;
@@ -49,7 +58,11 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
 
 std::string FormatFaults(const FaultPlan& plan) {
   std::vector<std::string> items;
-  if (plan.abort_at_launch != 0) items.push_back(absl::StrCat("abort@launch:", plan.abort_at_launch));
+  if (plan.abort_at_launch != 0) {
+    items.push_back(plan.abort_kernel.empty()
+                        ? absl::StrCat("abort@launch:", plan.abort_at_launch)
+                        : absl::StrCat("abort@kernel:", plan.abort_kernel, ":", plan.abort_at_launch));
+  }
   if (plan.oom_at_alloc != 0) items.push_back(absl::StrCat("oom@alloc:", plan.oom_at_alloc));
   if (plan.reject_at_launch != 0) items.push_back(absl::StrCat("reject@launch:", plan.reject_at_launch));
   return absl::StrJoin(items, ",");

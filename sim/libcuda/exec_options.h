@@ -17,6 +17,10 @@ namespace stackcheck::libcuda {
 // whole process, in the order the calls reach the simulated driver.
 struct FaultPlan {
   std::uint32_t abort_at_launch = 0;   // that kernel traps (SEM-04)
+  // If set, abort_at_launch counts only launches of kernels whose name
+  // contains it: the kernel whose device code calls abort(), as the program
+  // has it ("abort@kernel:thread_a:1"), whichever thread launches first.
+  std::string abort_kernel;
   std::uint32_t oom_at_alloc = 0;      // that cuMemAlloc: out of memory
   std::uint32_t reject_at_launch = 0;  // that launch: too many resources
 
@@ -28,7 +32,8 @@ struct FaultPlan {
   }
 };
 
-// "abort@launch:2,oom@alloc:3,reject@launch:1"; "" for none.
+// "abort@launch:2,oom@alloc:3,reject@launch:1" or "abort@kernel:NAME:N";
+// "" for none.
 absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text);
 std::string FormatFaults(const FaultPlan& plan);
 

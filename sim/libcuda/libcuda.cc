@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
@@ -748,9 +749,12 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
   }
   args.duration_ns = 1000;
   // The fault plan's aborting launch: its kernel traps (device code calling
-  // abort() or __builtin_trap()), counted over every launch of the process.
+  // abort() or __builtin_trap()), counted over every launch of the process,
+  // or over the launches of the kernels the plan names.
   static std::uint32_t launches = 0;
-  const bool traps = ++launches == stackcheck::libcuda::Faults().abort_at_launch;
+  const stackcheck::libcuda::FaultPlan& plan = stackcheck::libcuda::Faults();
+  const bool counted = plan.abort_kernel.empty() || absl::StrContains(f->name, plan.abort_kernel);
+  const bool traps = counted && ++launches == plan.abort_at_launch;
   if (traps) args.action = stackcheck::KernelAction::kTrap;
   const CuResult r = RunOnDevice([&](Device& d) {
     return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},

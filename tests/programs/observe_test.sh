@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # hardware/observe/libstackcheck_observe.so loaded into a real program on the
 # simulated driver: the program still works, the plugin's calls are timed,
-# and the watchdog turns a run that does not end into a report.
+# the watchdog turns a run that does not end into a report, and steering
+# holds a thread's call until the calls recorded before it have been entered.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
@@ -23,4 +24,27 @@ LD_PRELOAD=$here/hardware/observe/libstackcheck_observe.so STACKCHECK_OBSERVE_WA
 cat "$tmp/stuck.txt"
 [[ $status -eq 87 ]] || { echo "FAIL: the watchdog did not end a stuck process ($status)"; exit 1; }
 grep -q 'STUCK: still running after 1 s' "$tmp/stuck.txt" || { echo "FAIL: no stuck report"; exit 1; }
+# Steering: T1's first region waits for T2's first (met, nothing given up);
+# a call that never comes is waited for until the timeout, then steering stops.
+observe() {  # observe STEER-FILE OUT
+  LD_PRELOAD=$here/hardware/observe/libstackcheck_observe.so \
+    LD_LIBRARY_PATH=$here/sim/libcuda OMP_TARGET_OFFLOAD=MANDATORY \
+    STACKCHECK_OBSERVE_STEER=$1 STACKCHECK_OBSERVE_STEER_TIMEOUT_S=1 STACKCHECK_OBSERVE_OUT=$2 \
+    "$here/tests/programs/threads_regions" 2 1 8 4 >"$tmp/steer.out" 2>&1
+}
+printf '# order\nT2 GOMP_OFFLOAD_run\nT2 cuLinkAddData_v2\nT1 GOMP_OFFLOAD_run\n' >"$tmp/order.steer"
+observe "$tmp/order.steer" "$tmp/order.txt" || { cat "$tmp/steer.out"; echo "FAIL: steered run"; exit 1; }
+cat "$tmp/order.txt"
+grep -q 'steering: 2 recorded calls, 2 met, [01] held' "$tmp/order.txt" || { echo "FAIL: steering"; exit 1; }
+grep -q 'GAVE UP' "$tmp/order.txt" && { echo "FAIL: steering gave up"; exit 1; }
+printf 'T2 GOMP_OFFLOAD_fini_device\nT1 GOMP_OFFLOAD_run\n' >"$tmp/never.steer"
+observe "$tmp/never.steer" "$tmp/never.txt" || { cat "$tmp/steer.out"; echo "FAIL: steered run"; exit 1; }
+cat "$tmp/never.txt"
+grep -q 'GAVE UP: T1 waited 1 s for entry 1 (T2 GOMP_OFFLOAD_fini_device)' "$tmp/never.txt" ||
+  { echo "FAIL: no give-up report"; exit 1; }
+printf 'T1 GOMP_OFFLOAD_run\nbad line\n' >"$tmp/bad.steer"
+status=0
+observe "$tmp/bad.steer" "$tmp/bad.txt" || status=$?
+[[ $status -eq 2 ]] && grep -q "line 2: not 'T<k> <call>'" "$tmp/steer.out" ||
+  { cat "$tmp/steer.out"; echo "FAIL: a bad steering file should exit 2 with a message ($status)"; exit 1; }
 echo PASS
