@@ -90,6 +90,14 @@ const std::vector<KnownBug>& KnownBugs() {
        "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       {"v1a-callback-unlock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock, stacks lock}; fault none",
+       "", ""},
+      {"v1a-callback-unlock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock, stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
        "no-use-after-free: free on host thread in exit handlers holding {device lock, stacks "
        "lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
@@ -269,6 +277,18 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1b-callback-lock",
        "no-use-after-free: free on host thread holding {device lock}; after kernel-enqueue on "
        "host thread holding {stacks lock}; fault rejected launch",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault none",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault rejected launch",
        "", ""},
       {"v1b-callback-lock",
        "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "

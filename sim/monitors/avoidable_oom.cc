@@ -24,9 +24,9 @@ std::optional<Violation> AvoidableOomMonitor::OnEvent(absl::Span<const Event> ev
   switch (e.kind) {
     case EventKind::kCacheHeld: {
       Attempt& a = Of(e.actor);
+      // Not the failure: a kAlloc or the give-up ends an allocation.
       a.cached_at_start = e.x;
       a.freed = false;
-      a.out_of_memory = false;
       return std::nullopt;
     }
     case EventKind::kFree:
