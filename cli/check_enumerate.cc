@@ -31,7 +31,7 @@ ABSL_FLAG(int, max_fault_call, 2,
           "check --enumerate: out of memory / rejected launch at the k-th call, k = 1..this");
 ABSL_FLAG(std::string, vocabulary, "",
           "check --enumerate: comma-separated words to use (default all): run, run-wide, "
-          "run-mapped, alloc, free, enter, update, exit; faults abort, oom, reject, ctors, dtors");
+          "run-mapped, run-ptr, alloc, free, enter, update, exit; faults abort, oom, reject, ctors, dtors");
 ABSL_FLAG(std::uint64_t, scenario_executions, 100000,
           "check --enumerate: execution budget of each scenario's search");
 

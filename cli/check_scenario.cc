@@ -23,6 +23,9 @@ ABSL_FLAG(int, warps, 1, "check: warps of every region of the regions scenario (
 ABSL_FLAG(bool, user_alloc, false,
           "check: each thread of the regions scenario allocates a block (omp_target_alloc) "
           "before its regions and frees it after them");
+ABSL_FLAG(bool, is_device_ptr, false,
+          "check: with --user_alloc, every region of the regions scenario uses the thread's "
+          "allocation (is_device_ptr)");
 ABSL_FLAG(bool, enter_data, false,
           "check: each thread of the regions scenario maps a variable (target enter data) "
           "before its regions, updates it after the first and unmaps it after the last");
@@ -71,6 +74,10 @@ absl::StatusOr<Scenario> Regions() {
   if (absl::Status s = InRange("threads", threads, 1, 4); !s.ok()) return s;
   if (absl::Status s = InRange("regions", regions, 1, 8); !s.ok()) return s;
   if (absl::Status s = InRange("warps", warps, 1, 4); !s.ok()) return s;
+  if (absl::GetFlag(FLAGS_is_device_ptr) && !absl::GetFlag(FLAGS_user_alloc)) {
+    return absl::InvalidArgumentError(
+        "--is_device_ptr needs --user_alloc: a region uses the thread's allocation");
+  }
   Scenario s = properties::RegionsScenario(threads, regions, absl::GetFlag(FLAGS_abort),
                                            absl::GetFlag(FLAGS_mapped_vars));
   for (ThreadProgram& t : s.threads) {
@@ -81,6 +88,11 @@ absl::StatusOr<Scenario> Regions() {
       t.ops.push_back(HostOp::ExitData(kEnterDataSlot));
     }
     if (absl::GetFlag(FLAGS_user_alloc)) {
+      if (absl::GetFlag(FLAGS_is_device_ptr)) {
+        for (HostOp& op : t.ops) {
+          if (op.kind == HostOp::Kind::kRun) op = HostOp::RunDevicePtr(op.region, kUserAllocSlot);
+        }
+      }
       t.ops.insert(t.ops.begin(), HostOp::DeviceAlloc(kDefaultStackSizePerWarp, kUserAllocSlot));
       t.ops.push_back(HostOp::DeviceFree(kUserAllocSlot));
     }
@@ -97,7 +109,7 @@ absl::StatusOr<Scenario> Catalogued(const std::string& name) {
   Scenario s = named->scenario;
   for (ThreadProgram& t : s.threads) {
     for (HostOp& op : t.ops) {
-      if (op.kind == HostOp::Kind::kRun) {
+      if (op.HasRegion()) {
         op.region.mapped_vars = static_cast<std::uint32_t>(absl::GetFlag(FLAGS_mapped_vars));
       }
     }
@@ -132,7 +144,8 @@ absl::Status ApplyFaultFlags(Scenario& s) {
 // Whether the case is one the known-bug table can key: only the flags the
 // key names shaped it.
 bool Keyed() {
-  for (const char* flag : {"scenario_file", "warps", "user_alloc", "enter_data", "oom_at",
+  for (const char* flag : {"scenario_file", "warps", "user_alloc", "is_device_ptr",
+                           "enter_data", "oom_at",
                            "reject_launch_at", "device_constructors", "device_destructors",
                            "soft_limit", "capacity", "free_no_wait", "concurrent_callbacks"}) {
     if (FlagGiven(flag)) return false;
@@ -154,6 +167,7 @@ const std::vector<const char*>& SingleScenarioFlags() {
                                    "regions",
                                    "warps",
                                    "user_alloc",
+                                   "is_device_ptr",
                                    "enter_data",
                                    "abort",
                                    "mapped_vars",

@@ -6,7 +6,8 @@
 //   --scenario regions  --threads N host threads x --regions M regions each;
 //                       region sizes alternate 1 and 2 warp slots so the
 //                       cached block must grow; --abort makes thread 0's last
-//                       region abort (a trap); --warps, --user_alloc,
+//                       region abort (a trap); --warps, --user_alloc (and
+//                       --is_device_ptr: its regions use it),
 //                       --enter_data add to its shape.
 //   --scenario NAME     a scenario of the catalogue (properties/scenarios.h):
 //                       standard, peer, and their +exit forms, which close the
@@ -107,7 +108,8 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
       {"depth", strategy == "pct", "--strategy pct"},
       {"seed", !dfs, "--strategy random or pct"},
   };
-  for (const char* flag : {"threads", "regions", "warps", "user_alloc", "enter_data"}) {
+  for (const char* flag : {"threads", "regions", "warps", "user_alloc", "is_device_ptr",
+                           "enter_data"}) {
     rules.push_back({flag, regions, "--scenario regions"});
   }
   for (const char* flag : SingleScenarioFlags()) {
@@ -290,7 +292,7 @@ int RunCheck(const std::vector<std::string>& args) {
   bool abort = false;
   for (const ThreadProgram& t : spec.test_case.scenario.threads) {
     for (const HostOp& op : t.ops) {
-      abort = abort || (op.kind == HostOp::Kind::kRun && op.region.aborts);
+      abort = abort || (op.HasRegion() && op.region.aborts);
     }
   }
   out.Note(absl::StrFormat(

@@ -57,6 +57,10 @@ struct KernelArgs {
   // lives in the device block the region's mapping allocated (0: nothing
   // mapped). The kernel reads and writes that block while it runs.
   DevicePtr vars = 0;
+  // A program allocation the table carries (is_device_ptr) and the kernel
+  // reads and writes while it runs (0: none). The simulator's kernel uses
+  // it; the real PTX kernel does not dereference it.
+  DevicePtr data = 0;
   DevicePtr stacks = 0;
   std::uint64_t stack_size_per_warp = 0;  // bytes per warp slot
   std::uint32_t region_tag = 0;           // written into the slot ends

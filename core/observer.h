@@ -43,6 +43,11 @@ class RuntimeObserver {
   virtual void CacheHeld(std::uint64_t /*held_bytes*/,
                          std::uint64_t /*largest_needed_bytes*/) {}
 
+  // A device_alloc (GOMP_OFFLOAD_alloc: mapping, omp_target_alloc, target
+  // enter data) returned no memory for `bytes`, while the stacks cache held
+  // `cached_bytes` (for the no-avoidable-oom property).
+  virtual void AllocationFailed(std::uint64_t /*bytes*/, std::uint64_t /*cached_bytes*/) {}
+
   // A rare path was taken (coverage probes), e.g. "oom-retry".
   virtual void Probe(absl::string_view /*probe*/) {}
 };

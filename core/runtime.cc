@@ -114,10 +114,14 @@ void Runtime::FatalUnlocking(RegionId region, CuResult code,
   ctx_.Fatal(region, code, message);
 }
 
-void Runtime::Run(const RegionSpec& region) {
-  // gomp_map_vars: one block for the variable table and the variables.
+void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
+  RegionSpec region = spec;
+  region.device_ptr = device_ptr;
+  // gomp_map_vars: one block for the variable table and the variables. An
+  // is_device_ptr pointer is a table slot (GOMP_MAP_FIRSTPRIVATE_INT: its
+  // value inlined, nothing copied besides the table).
   DevicePtr vars = 0;
-  if (region.mapped_vars > 0) {
+  if (region.TableEntries() > 0) {
     device_lock_->Lock();
     if (!UsableLocked()) {
       // libgomp: a finalized device is not offloaded to; the region runs on
@@ -126,7 +130,7 @@ void Runtime::Run(const RegionSpec& region) {
       ctx_.observer.RegionEnd(region.id);
       return;
     }
-    vars = policy_->DeviceAlloc(region.MappingBytes());
+    vars = AllocateLocked(region.MappingBytes());
     if (vars == 0) {
       FatalUnlocking(region.id, CuResult::kOutOfMemory,
                      "device memory allocation fail");
@@ -134,7 +138,7 @@ void Runtime::Run(const RegionSpec& region) {
     for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {
       // The variables, then the table.
       const std::uint64_t bytes = i < region.mapped_vars ? kMappedVarBytes
-                                                         : region.mapped_vars * 8;
+                                                         : region.TableEntries() * 8;
       if (!policy_->CopyToDevice(vars + i * kMappedVarBytes, bytes)) {
         FatalUnlocking(region.id, CuResult::kUnknown,
                        "Copying of host object to dev object failed");
@@ -174,6 +178,14 @@ void Runtime::Run(const RegionSpec& region) {
   device_lock_->Unlock();
 }
 
+DevicePtr Runtime::AllocateLocked(std::uint64_t bytes) {
+  const DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  // The cache's size in the same step as the policy's last driver call (a
+  // failed cuMemAlloc, whose footprint reads the device's memory).
+  if (ptr == 0) ctx_.observer.AllocationFailed(bytes, policy_->CachedBytes());
+  return ptr;
+}
+
 void Runtime::RememberLocked(DevicePtr ptr, std::uint64_t bytes) {
   user_allocations_.Write()[ptr] = bytes;
 }
@@ -190,7 +202,7 @@ bool Runtime::ForgetLocked(DevicePtr ptr, std::uint64_t* bytes) {
 DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
   device_lock_->Lock();
   if (!UsableLocked()) return 0;  // omp_target_alloc: NULL
-  DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  DevicePtr ptr = AllocateLocked(bytes);
   if (ptr != 0) RememberLocked(ptr, bytes);
   device_lock_->Unlock();
   return ptr;
@@ -216,7 +228,7 @@ void Runtime::DeviceFree(DevicePtr ptr) {
 DevicePtr Runtime::EnterData(std::uint64_t bytes) {
   device_lock_->Lock();
   if (!UsableLocked()) return 0;
-  DevicePtr ptr = policy_->DeviceAlloc(bytes);
+  DevicePtr ptr = AllocateLocked(bytes);
   if (ptr == 0) {
     FatalUnlocking(kNoRegion, CuResult::kOutOfMemory,
                    "device memory allocation fail");

@@ -68,8 +68,10 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // `#pragma omp target`: maps the region's variables (one block, copied in,
   // device lock held), runs the region (GOMP_OFFLOAD_run, no device lock),
   // unmaps (copy back, free, device lock held). On a finalized device the
-  // region runs on the host (nothing is launched).
-  void Run(const RegionSpec& region);
+  // region runs on the host (nothing is launched). `device_ptr`: a pointer
+  // DeviceAlloc returned that the region's kernel uses (is_device_ptr),
+  // carried in its variable table; 0: none.
+  void Run(const RegionSpec& region, DevicePtr device_ptr = 0);
   // omp_target_alloc: 0 on failure or on a finalized device.
   DevicePtr DeviceAlloc(std::uint64_t bytes);
   // omp_target_free. Fatal for a pointer DeviceAlloc/EnterData did not
@@ -105,6 +107,9 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // Raises `message` as a fatal error after releasing the device lock.
   [[noreturn]] void FatalUnlocking(RegionId region, CuResult code,
                                    absl::string_view message);
+  // The policy's device_alloc, device lock held; a failure is told to the
+  // observer with the bytes the cache holds (AllocationFailed).
+  DevicePtr AllocateLocked(std::uint64_t bytes);
   // Records / forgets a device pointer the program holds; device lock held.
   void RememberLocked(DevicePtr ptr, std::uint64_t bytes);
   bool ForgetLocked(DevicePtr ptr, std::uint64_t* bytes);

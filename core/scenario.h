@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/device.h"
 #include "core/observer.h"
 
 namespace stackcheck {
@@ -36,14 +37,24 @@ struct RegionSpec {
   // and copied back and freed after the region (gomp_unmap_vars). 0: the
   // region maps nothing and its kernel gets no table.
   std::uint32_t mapped_vars = 0;
+  // Set by the runtime, never part of a scenario: the program allocation
+  // (omp_target_alloc) the region's kernel dereferences, passed by
+  // `is_device_ptr` (HostOp::Kind::kRunDevicePtr); 0: none. libgomp passes
+  // it in the variable table (gomp_map_vars: GOMP_MAP_FIRSTPRIVATE_INT, a
+  // table slot and nothing copied), so such a region maps a table even
+  // with no variables.
+  DevicePtr device_ptr = 0;
 
   std::uint64_t StacksBytes() const {
     return stack_size_per_warp * teams * warps;
   }
   // The block gomp_map_vars allocates: a table slot and the variable each.
   std::uint64_t MappingBytes() const {
-    return mapped_vars * (sizeof(std::uint64_t) + kMappedVarBytes);
+    return mapped_vars * (sizeof(std::uint64_t) + kMappedVarBytes) +
+           (device_ptr != 0 ? sizeof(std::uint64_t) : 0);
   }
+  // Slots of the variable table: the variables, then the device pointer.
+  std::uint32_t TableEntries() const { return mapped_vars + (device_ptr != 0 ? 1 : 0); }
 };
 
 // One step of a host thread's program. Slots are per thread: a device
@@ -57,11 +68,18 @@ struct HostOp {
     kEnterData,    // target enter data map(to: bytes) into slot `slot`
     kExitData,     // target exit data map(from:) of slot `slot`
     kUpdate,       // target update to(slot) (host to device copy)
+    // #pragma omp target is_device_ptr(p), p the omp_target_alloc memory in
+    // slot `slot`: run(region) as kRun, its kernel using that memory. An
+    // empty slot, or one holding `target enter data`, passes no pointer.
+    kRunDevicePtr,
   };
   Kind kind = Kind::kRun;
-  RegionSpec region;       // kRun
+  RegionSpec region;       // kRun, kRunDevicePtr
   std::uint64_t bytes = 0; // kDeviceAlloc
-  std::uint32_t slot = 0;  // kDeviceAlloc / kDeviceFree: per-thread slot
+  std::uint32_t slot = 0;  // every kind but kRun: per-thread slot
+
+  // A target region (kRun, kRunDevicePtr): `region` is meaningful.
+  bool HasRegion() const { return kind == Kind::kRun || kind == Kind::kRunDevicePtr; }
 
   static HostOp Run(const RegionSpec& region) {
     HostOp op;
@@ -76,6 +94,13 @@ struct HostOp {
     op.region.teams = teams;
     op.region.warps = warps;
     op.region.aborts = aborts;
+    return op;
+  }
+  // run(region) whose kernel uses the program allocation in `slot`.
+  static HostOp RunDevicePtr(const RegionSpec& region, std::uint32_t slot) {
+    HostOp op = Run(region);
+    op.kind = Kind::kRunDevicePtr;
+    op.slot = slot;
     return op;
   }
   // device_alloc(bytes) into `slot`.

@@ -35,6 +35,12 @@ void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
       case HostOp::Kind::kRun:
         runtime.Run(op.region);
         break;
+      case HostOp::Kind::kRunDevicePtr: {
+        auto it = slots.find(op.slot);
+        const bool usable = it != slots.end() && !it->second.mapped;
+        runtime.Run(op.region, usable ? it->second.ptr : 0);
+        break;
+      }
       case HostOp::Kind::kDeviceAlloc:
       case HostOp::Kind::kEnterData: {
         auto it = slots.find(op.slot);

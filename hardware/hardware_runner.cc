@@ -48,7 +48,7 @@ absl::Duration TotalKernelTime(const Scenario& s) {
   std::uint64_t ns = 0;
   for (const ThreadProgram& t : s.threads) {
     for (const HostOp& op : t.ops) {
-      if (op.kind == HostOp::Kind::kRun) ns += op.region.duration_ns;
+      if (op.HasRegion()) ns += op.region.duration_ns;
     }
   }
   return absl::Nanoseconds(ns);
@@ -253,7 +253,7 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
     std::vector<RegionId> aborting;
     for (const ThreadProgram& t : scenario.threads) {
       for (const HostOp& op : t.ops) {
-        if (op.kind == HostOp::Kind::kRun && op.region.aborts) {
+        if (op.HasRegion() && op.region.aborts) {
           aborting.push_back(op.region.id);
         }
       }

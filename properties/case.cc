@@ -18,7 +18,7 @@ std::string CaseSize::ToString() const {
 int RegionCount(const Scenario& s) {
   int n = 0;
   for (const ThreadProgram& t : s.threads) {
-    for (const HostOp& op : t.ops) n += op.kind == HostOp::Kind::kRun;
+    for (const HostOp& op : t.ops) n += op.HasRegion();
   }
   return n;
 }
@@ -29,7 +29,7 @@ CaseSize SizeOf(const Case& c) {
   for (const ThreadProgram& t : c.scenario.threads) {
     size.ops += static_cast<int>(t.ops.size());
     for (const HostOp& op : t.ops) {
-      if (op.kind != HostOp::Kind::kRun) continue;
+      if (!op.HasRegion()) continue;
       ++size.regions;
       size.faults += op.region.aborts;
     }
@@ -53,6 +53,7 @@ bool SameOp(const HostOp& a, const HostOp& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
     case HostOp::Kind::kRun: return SameRegion(a.region, b.region);
+    case HostOp::Kind::kRunDevicePtr: return SameRegion(a.region, b.region) && a.slot == b.slot;
     case HostOp::Kind::kDeviceAlloc:
     case HostOp::Kind::kEnterData: return a.bytes == b.bytes && a.slot == b.slot;
     case HostOp::Kind::kDeviceFree:
@@ -98,8 +99,13 @@ std::string DescribeScenario(const Scenario& s) {
     for (const HostOp& op : s.threads[t].ops) {
       switch (op.kind) {
         case HostOp::Kind::kRun:
+        case HostOp::Kind::kRunDevicePtr:
           ops.push_back(absl::StrFormat(
-              "run(r%d %dx%d %dKiB/warp %dns%s%s)", op.region.id, op.region.teams,
+              "run(r%d%s %dx%d %dKiB/warp %dns%s%s)", op.region.id,
+              op.kind == HostOp::Kind::kRunDevicePtr
+                  ? absl::StrFormat(" is_device_ptr slot %d", op.slot)
+                  : std::string(),
+              op.region.teams,
               op.region.warps, op.region.stack_size_per_warp / kKiB,
               op.region.duration_ns,
               op.region.mapped_vars > 0

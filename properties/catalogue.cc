@@ -46,6 +46,9 @@ constexpr PropertyInfo kProperties[] = {
     {"data-race",
      "no two accesses to shared policy or runtime state, one a write, on different threads unordered by happens-before",
      Checker::kMonitor, "data-race", kSimBackend, false},
+    {"no-avoidable-oom",
+     "a device_alloc fails with out of memory only if releasing the stacks cache would not make it fit",
+     Checker::kMonitor, "no-avoidable-oom", kSimBackend, false},
 };
 
 }  // namespace

@@ -66,6 +66,10 @@ const std::vector<ExpectedRow>& ExpectedRows() {
        "the abort surfaces in the callback or in another call's message"},
       {"v1a-callback-unlock", "bounded-cache", Expectation::kViolated,
        "V1 never frees the cached block before close: no soft limit"},
+      {"v1a-callback-unlock", "no-avoidable-oom", Expectation::kViolated,
+       "found: device_alloc is GCC 10's single nvptx_alloc, with no nvptx_stacks_free and "
+       "retry: an allocation fails with out of memory while the cached block, released, "
+       "would have made it fit"},
       {"v1a-callback-unlock", "data-race", Expectation::kViolated,
        "found: a fatal error on one thread (a mapping's failed allocation) runs "
        "gomp_target_fini -> nvptx_close_device, which reads and frees the cached block "
@@ -89,6 +93,9 @@ const std::vector<ExpectedRow>& ExpectedRows() {
        "message or is lost"},
       {"v1b-callback-lock", "bounded-cache", Expectation::kViolated,
        "V1 never frees the cached block before close: no soft limit"},
+      {"v1b-callback-lock", "no-avoidable-oom", Expectation::kViolated,
+       "found: as V1a, device_alloc frees nothing and does not retry (GCC 10's "
+       "GOMP_OFFLOAD_alloc)"},
       {"v1b-callback-lock", "data-race", Expectation::kViolated,
        "found: as V1a, nvptx_close_device (from a fatal error's gomp_target_fini) reads "
        "and frees the cached block without the stacks lock another thread's "

@@ -62,6 +62,10 @@ rc::Gen<HostOp> GenHostOp() {
     op.region = r;
     return op;
   });
+  // A region using one of the slots allocations go to (is_device_ptr).
+  rc::Gen<HostOp> run_ptr = rc::gen::apply(
+      [](RegionSpec r, std::uint32_t slot) { return HostOp::RunDevicePtr(r, slot); },
+      GenRegion(), rc::gen::inRange<std::uint32_t>(0, 2));
   rc::Gen<HostOp> alloc = rc::gen::apply(
       [](std::uint32_t slot, std::uint64_t units) {
         HostOp op;
@@ -87,7 +91,7 @@ rc::Gen<HostOp> GenHostOp() {
                                         [](std::uint32_t slot) { return HostOp::Update(slot); });
   // weightedOneOf shrinks towards its first alternative: a plain run.
   return rc::gen::weightedOneOf<HostOp>(
-      {{6, run}, {2, alloc}, {1, free}, {1, enter}, {1, exit}, {1, update}});
+      {{6, run}, {2, alloc}, {1, free}, {1, enter}, {1, exit}, {1, update}, {2, run_ptr}});
 }
 
 rc::Gen<FaultPlan> GenFaultPlan() {
@@ -111,7 +115,7 @@ void NumberRegions(Scenario& s) {
   RegionId next = 1;
   for (ThreadProgram& t : s.threads) {
     for (HostOp& op : t.ops) {
-      if (op.kind == HostOp::Kind::kRun) op.region.id = next++;
+      if (op.HasRegion()) op.region.id = next++;
     }
   }
 }

@@ -78,6 +78,25 @@ const std::vector<KnownBug>& KnownBugs() {
        "launch",
        "", ""},
       // v1a-callback-unlock / no-use-after-free
+      // A region's variable table (or the program memory it uses, by
+      // is_device_ptr) freed by gomp_unmap_vars after a run that returned
+      // before its kernel ended, with cuMemFree not waiting (SEM-11).
+      {"v1a-callback-unlock",
+       "no-use-after-free: free on host thread holding {device lock, stacks lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault none",
+       "", ""},
+      {"v1a-callback-unlock",
+       "no-use-after-free: free on host thread holding {device lock, stacks lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v1a-callback-unlock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock, stacks lock}; fault none",
+       "", ""},
+      {"v1a-callback-unlock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock, stacks lock}; fault out-of-memory",
+       "", ""},
       {"v1a-callback-unlock",
        "no-use-after-free: free on host thread in exit handlers holding {device lock, stacks "
        "lock}; after kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
@@ -235,7 +254,42 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1a-callback-unlock",
        "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch", "",
        ""},
+      // v1a-callback-unlock / no-avoidable-oom
+      {"v1a-callback-unlock",
+       "no-avoidable-oom: alloc-gave-up on host thread holding {device lock, stacks lock}; fault "
+       "out-of-memory",
+       "v1a-callback-unlock.no-avoidable-oom.replay", ""},
+      {"v1a-callback-unlock",
+       "no-avoidable-oom: alloc-gave-up on host thread holding {device lock}; fault out-of-memory",
+       "", ""},
       // v1b-callback-lock / no-use-after-free
+      // A region's variable table (or the program memory it uses, by
+      // is_device_ptr) freed by gomp_unmap_vars after a run that returned
+      // before its kernel ended, with cuMemFree not waiting (SEM-11).
+      {"v1b-callback-lock",
+       "no-use-after-free: free on host thread holding {device lock}; after kernel-enqueue on "
+       "host thread holding {stacks lock}; fault none",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: free on host thread holding {device lock}; after kernel-enqueue on "
+       "host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: free on host thread holding {device lock}; after kernel-enqueue on "
+       "host thread holding {stacks lock}; fault rejected launch",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault none",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault out-of-memory",
+       "", ""},
+      {"v1b-callback-lock",
+       "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread "
+       "holding {device lock}; fault rejected launch",
+       "", ""},
       {"v1b-callback-lock",
        "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
        "kernel-enqueue on host thread holding {stacks lock}; fault none",
@@ -398,6 +452,14 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1b-callback-lock",
        "bounded-cache: cache-held on host thread holding {device lock}; fault rejected launch", "",
        ""},
+      // v1b-callback-lock / no-avoidable-oom
+      {"v1b-callback-lock",
+       "no-avoidable-oom: alloc-gave-up on host thread holding {device lock}; fault out-of-memory",
+       "v1b-callback-lock.no-avoidable-oom.replay", ""},
+      {"v1b-callback-lock",
+       "no-avoidable-oom: alloc-gave-up on host thread holding {device lock}; fault rejected "
+       "launch",
+       "", ""},
       // v2-gcc11 / no-deadlock
       {"v2-gcc11",
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
@@ -464,6 +526,10 @@ const std::vector<KnownBug>& KnownBugs() {
        "fault out-of-memory",
        "", ""},
       // v2-gcc11 / no-use-after-free
+      {"v2-gcc11",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
       {"v2-gcc11",
        "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
        "exit handlers holding {device lock}; fault out-of-memory",
@@ -561,10 +627,18 @@ const std::vector<KnownBug>& KnownBugs() {
        "", ""},
       // v3-trunk / no-use-after-free
       {"v3-trunk",
+       "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
+       "kernel-enqueue on host thread holding {stacks lock}; fault out-of-memory",
+       "", ""},
+      {"v3-trunk",
        "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
        "exit handlers holding {device lock}; fault out-of-memory",
        "v3-trunk.no-use-after-free.replay", ""},
       // v1a-callback-unlock / data-race
+      {"v1a-callback-unlock",
+       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
+       "write on host thread in exit handlers holding {device lock}; fault rejected launch",
+       "", ""},
       {"v1a-callback-unlock",
        "data-race: shared-access read on callback thread in exit handlers holding {device lock} "
        "and shared-access write on host thread holding {stacks lock}; fault abort",

@@ -194,6 +194,7 @@ constexpr OpSyntax kOps[] = {
     {HostOp::Kind::kEnterData, "enter", kEnterFields, {}},
     {HostOp::Kind::kExitData, "exit", kSlotFields, {}},
     {HostOp::Kind::kUpdate, "update", kSlotFields, {}},
+    {HostOp::Kind::kRunDevicePtr, "run_ptr", kSlotFields, kRegionFields},
 };
 
 constexpr bool OpsIndexedByKind() {
@@ -489,6 +490,8 @@ HostOp DefaultOp(HostOp::Kind kind) {
       return HostOp::ExitData(0);
     case HostOp::Kind::kUpdate:
       return HostOp::Update(0);
+    case HostOp::Kind::kRunDevicePtr:
+      return HostOp::RunDevicePtr(HostOp::Run(kNoRegion, 1, 1).region, 0);
   }
   return HostOp{};
 }
@@ -561,13 +564,13 @@ void NumberUnnumberedRegions(Scenario& s) {
   absl::flat_hash_set<RegionId> used;
   for (const ThreadProgram& t : s.threads) {
     for (const HostOp& op : t.ops) {
-      if (op.kind == HostOp::Kind::kRun && op.region.id != kNoRegion) used.insert(op.region.id);
+      if (op.HasRegion() && op.region.id != kNoRegion) used.insert(op.region.id);
     }
   }
   RegionId next = 1;
   for (ThreadProgram& t : s.threads) {
     for (HostOp& op : t.ops) {
-      if (op.kind != HostOp::Kind::kRun || op.region.id != kNoRegion) continue;
+      if (!op.HasRegion() || op.region.id != kNoRegion) continue;
       while (used.contains(next)) ++next;
       op.region.id = next++;
     }

@@ -38,6 +38,8 @@ const std::vector<OpWord>& OpWords() {
       {"run", RunOp(1, 0), true},
       {"run-wide", RunOp(2, 0), true},
       {"run-mapped", RunOp(1, 1), true},
+      // A region whose kernel uses the thread's allocation (is_device_ptr).
+      {"run-ptr", HostOp::RunDevicePtr(RunOp(1, 0).region, kAllocSlot), true, -1, -1, kAllocSlot},
       {"alloc", HostOp::DeviceAlloc(kUnit, kAllocSlot), false, kAllocSlot},
       {"free", HostOp::DeviceFree(kAllocSlot), false, -1, kAllocSlot},
       {"enter", HostOp::EnterData(kMappedVarBytes, kDataSlot), false, kDataSlot},

@@ -6,7 +6,8 @@
 //
 // The vocabulary (VocabularyWords()): operations run (one warp slot),
 // run-wide (two warps: the cached block grows), run-mapped (one mapped
-// variable), alloc / free (omp_target_alloc / omp_target_free, slot 0),
+// variable), run-ptr (a region whose kernel uses slot 0's allocation,
+// is_device_ptr), alloc / free (omp_target_alloc / omp_target_free, slot 0),
 // enter / update / exit (target enter data, update, exit data, slot 1);
 // faults abort (an aborting form of each run word), oom and reject (the k-th
 // cuMemAlloc fails / cuLaunchKernel is rejected, k in 1..max_fault_call),

@@ -114,7 +114,12 @@ std::vector<Case> ShrinkCandidates(const Case& c) {
         change(k.scenario.threads[t].ops[i]);
         add(std::move(k));
       };
-      if (op.kind == HostOp::Kind::kRun) {
+      if (op.HasRegion()) {
+        // A region that uses no program allocation.
+        if (op.kind == HostOp::Kind::kRunDevicePtr) {
+          modified([](HostOp& o) { o.kind = HostOp::Kind::kRun, o.slot = 0; });
+          if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
+        }
         if (op.region.aborts) modified([](HostOp& o) { o.region.aborts = false; });
         if (op.region.mapped_vars > 0) modified([](HostOp& o) { o.region.mapped_vars = 0; });
         if (op.region.mapped_vars > 1) modified([](HostOp& o) { o.region.mapped_vars = 1; });

@@ -52,6 +52,7 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kProgramCall: return "program-call";
     case EventKind::kWaitQueueBlock: return "wait-queue-block";
     case EventKind::kWaitQueueWake: return "wait-queue-wake";
+    case EventKind::kAllocGaveUp: return "alloc-gave-up";
     case EventKind::kHostWordWrite: return "host-word-write";
     case EventKind::kKernelVars: return "kernel-vars";
     case EventKind::kMemcpy: return "memcpy";
@@ -176,7 +177,9 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kHostWordWrite:
       return absl::StrCat(kind, " w", e.a, " s", e.b, " = ", e.x);
     case EventKind::kKernelVars:
-      return absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x));
+      return e.y == 0 ? absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x))
+                      : absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x),
+                                     " data 0x", absl::Hex(e.y));
     case EventKind::kMemcpy:
       return absl::StrCat(kind, e.a == 1 ? " to " : " from ", FormatBlock(e.x, e.y));
     case EventKind::kRegionBegin:
@@ -201,6 +204,8 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " q", e.a, " blamed ", Actor(e.b));
     case EventKind::kWaitQueueWake:
       return absl::StrCat(kind, " q", e.a, " woke ", Actor(e.b));
+    case EventKind::kAllocGaveUp:
+      return absl::StrCat(kind, " ", FormatBytes(e.x), " (cache held ", FormatBytes(e.y), ")");
   }
   return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d,
                       " x=", e.x, " y=", e.y);

@@ -60,8 +60,9 @@ enum class EventKind : std::uint8_t {
   kProbe,            // a: probe id (see probes in properties/)
   // --- appended (digests of earlier kinds unchanged) ---
   kHostWordWrite,    // a: host word, b: stream, x: value (EXT-01)
-  kKernelVars,       // a: kernel id, x: its variable table (KernelArgs::vars);
-                     // logged right after the kernel's kKernelEnqueue
+  kKernelVars,       // a: kernel id, x: its variable table (KernelArgs::vars),
+                     // y: the program allocation it uses (KernelArgs::data,
+                     // 0: none); logged right after the kernel's kKernelEnqueue
   kMemcpy,           // x: device address, y: bytes, a: 1 = host to device
   kErrorReported,    // x: CuResult, d: message key (a non-fatal message)
   kSharedAccess,     // a: shared object (core/shared.h), b: 1 = write,
@@ -71,6 +72,9 @@ enum class EventKind : std::uint8_t {
                      // (mutex, wait queue or thread), x: result
   kWaitQueueBlock,   // a: wait queue, b: the actor blamed (or kNoActor)
   kWaitQueueWake,    // a: wait queue, b: the actor woken
+  kAllocGaveUp,      // x: bytes a device_alloc returned no memory for, y: bytes
+                     // the stacks cache held then (RuntimeObserver::
+                     // AllocationFailed); not hashed into digests
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -67,6 +67,10 @@ class SimView {
   // The name of shared state (field `a` of kSharedAccess, core/shared.h),
   // e.g. "stacks block"; empty when unknown.
   virtual absl::string_view SharedName(std::uint32_t /*object*/) const { return {}; }
+  // Device memory: what a cuMemAlloc of `bytes` takes (the allocation
+  // granularity's rounding), and the bytes free now.
+  virtual std::uint64_t device_charged_bytes(std::uint64_t bytes) const { return bytes; }
+  virtual std::uint64_t device_free_bytes() const { return 0; }
 };
 
 // A set of event kinds, bit i for EventKind i.

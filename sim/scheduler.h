@@ -106,6 +106,10 @@ class GpuModel {
   // Has the serial callback thread something to run? *next: its footprint.
   virtual bool CallbackWorkReady(Footprint* next) = 0;
   virtual bool sticky_error() const = 0;
+  // Device memory: what a cuMemAlloc of `bytes` takes (rounded to the
+  // allocation granularity), and what is free now.
+  virtual std::uint64_t ChargedBytes(std::uint64_t bytes) const { return bytes; }
+  virtual std::uint64_t FreeBytes() const { return 0; }
   // Wait-for edges leaving a fiber blocked in a device wait, or a GPU actor
   // that cannot move.
   virtual void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
@@ -296,6 +300,10 @@ class Scheduler final : public SimView {
 
   // SimView
   bool sticky_error() const override { return gpu_ && gpu_->sticky_error(); }
+  std::uint64_t device_charged_bytes(std::uint64_t bytes) const override {
+    return gpu_ ? gpu_->ChargedBytes(bytes) : bytes;
+  }
+  std::uint64_t device_free_bytes() const override { return gpu_ ? gpu_->FreeBytes() : 0; }
   absl::string_view ActorName(ActorId actor) const override;
   absl::string_view MutexName(std::uint32_t mutex) const override;
   absl::string_view SharedName(std::uint32_t object) const override;

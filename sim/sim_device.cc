@@ -575,10 +575,16 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   op.block = HoldingBlockObject(args.stacks);
   op.vars_block = args.vars != 0 ? HoldingBlockObject(args.vars) : 0;
   if (args.vars != 0 && op.vars_block == 0) op.block = 0;
+  // A program allocation the kernel uses is a third block: a footprint names
+  // at most three objects besides the stream's, so such a kernel's steps
+  // take the global footprint (imprecise, sound).
+  if (args.data != 0) op.block = 0;
   op.launch = launch;
   scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
                   args.stacks, args.stack_size_per_warp);
-  if (args.vars != 0) scheduler_->Log(EventKind::kKernelVars, op.id, 0, 0, 0, args.vars);
+  if (args.vars != 0 || args.data != 0) {
+    scheduler_->Log(EventKind::kKernelVars, op.id, 0, 0, 0, args.vars, args.data);
+  }
   return call.Return(CuResult::kSuccess);
 }
 

@@ -94,6 +94,10 @@ class SimDevice final : public Device, public GpuModel {
   bool WaitSatisfied(const WaitReason& reason) override;
   bool CallbackWorkReady(Footprint* next) override;
   bool sticky_error() const override { return sticky_ != CuResult::kSuccess; }
+  std::uint64_t ChargedBytes(std::uint64_t bytes) const override { return Charge(bytes); }
+  std::uint64_t FreeBytes() const override {
+    return config_.device_capacity > live_bytes_ ? config_.device_capacity - live_bytes_ : 0;
+  }
   void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
                        std::vector<WaitEdge>* out) override;
   void StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out) override;

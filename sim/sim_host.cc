@@ -329,6 +329,10 @@ void SimHost::CacheHeld(std::uint64_t held_bytes,
                   largest_needed_bytes);
 }
 
+void SimHost::AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) {
+  scheduler_->Log(EventKind::kAllocGaveUp, 0, 0, 0, 0, bytes, cached_bytes);
+}
+
 void SimHost::Probe(absl::string_view probe) {
   scheduler_->Log(EventKind::kProbe, probes_.Intern(probe));
 }

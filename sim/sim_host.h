@@ -86,6 +86,7 @@ class SimHost final : public Host, public RuntimeObserver {
   void ErrorReported(CuResult code, absl::string_view message) override;
   void CacheHeld(std::uint64_t held_bytes,
                  std::uint64_t largest_needed_bytes) override;
+  void AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) override;
   void Probe(absl::string_view probe) override;
 
  private:

@@ -19,6 +19,7 @@ CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
                                       std::uint32_t completion_value) {
   KernelArgs args;
   args.vars = vars;
+  args.data = region.device_ptr;
   args.completion_word = completion;
   args.completion_value = completion_value;
   args.stacks = stacks;

@@ -35,6 +35,10 @@ struct KernelInFlight {
   // holding it when it was enqueued.
   std::uint64_t vars = 0;
   BlockSerial vars_block = kNoBlock;
+  // The program allocation it uses (KernelArgs::data, is_device_ptr) and the
+  // live block holding it when it was enqueued.
+  std::uint64_t data = 0;
+  BlockSerial data_block = kNoBlock;
 
   // Bytes the warp slots span; saturates instead of wrapping.
   std::uint64_t stack_bytes() const {

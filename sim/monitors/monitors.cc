@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "sim/monitors/abort_attribution.h"
+#include "sim/monitors/avoidable_oom.h"
 #include "sim/monitors/bounded_cache.h"
 #include "sim/monitors/data_race.h"
 #include "sim/monitors/driver_call_in_callback.h"
@@ -40,6 +41,7 @@ constexpr MonitorRow kMonitors[] = {
     {BoundedCacheMonitor::kName, &MakeBoundedCache},
     {SyncCompletionMonitor::kName, &Make<SyncCompletionMonitor>},
     {DataRaceMonitor::kName, &Make<DataRaceMonitor>},
+    {AvoidableOomMonitor::kName, &Make<AvoidableOomMonitor>},
 };
 
 std::vector<absl::string_view> Names() {

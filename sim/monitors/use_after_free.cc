@@ -38,7 +38,8 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       const FreedBlock* gone = ledger_.Apply(e, index);
       if (gone == nullptr) return std::nullopt;
       for (const KernelInFlight& k : kernels_.in_flight()) {
-        if (k.block == gone->serial || k.vars_block == gone->serial) {
+        if (k.block == gone->serial || k.vars_block == gone->serial ||
+            (k.data != 0 && k.data_block == gone->serial)) {
           return GoneUnder(events, view, *gone, k);
         }
       }
@@ -56,8 +57,11 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       KernelInFlight* k = kernels_.Find(e.a);
       if (k == nullptr) return std::nullopt;
       k->vars = e.x;
-      const LiveBlock* b = ledger_.Containing(e.x);
+      const LiveBlock* b = e.x != 0 ? ledger_.Containing(e.x) : nullptr;
       k->vars_block = b == nullptr ? kNoBlock : b->serial;
+      k->data = e.y;
+      const LiveBlock* d = e.y != 0 ? ledger_.Containing(e.y) : nullptr;
+      k->data_block = d == nullptr ? kNoBlock : d->serial;
       return std::nullopt;
     }
     case EventKind::kKernelStart: {
@@ -65,7 +69,8 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
       if (k == nullptr) return std::nullopt;
       k->started = true;
       k->start_index = index;
-      if ((k->vars != 0 && !ledger_.IsLive(k->vars_block)) || !ledger_.IsLive(k->block)) {
+      if ((k->vars != 0 && !ledger_.IsLive(k->vars_block)) ||
+          (k->data != 0 && !ledger_.IsLive(k->data_block)) || !ledger_.IsLive(k->block)) {
         return StartedOnGone(events, view, *k);
       }
       return std::nullopt;
@@ -90,6 +95,7 @@ std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> e
     for (const KernelInFlight& k : kernels_.in_flight()) {
       const LiveBlock* b = ledger_.Find(k.block);
       if (b == nullptr) b = ledger_.Find(k.vars_block);
+      if (b == nullptr && k.data != 0) b = ledger_.Find(k.data_block);
       if (b == nullptr) continue;
       found = ViolationAtLast(
           kName, events,
@@ -127,6 +133,22 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
     if (f != nullptr) v.cause_index = f->free_index;
     return v;
   }
+  if (k.data != 0 && !ledger_.IsLive(k.data_block)) {
+    const FreedBlock* f = k.data_block != kNoBlock
+                              ? ledger_.FindFreed(k.data_block)
+                              : ledger_.LastFreedContaining(k.data);
+    Violation v = ViolationAtLast(
+        kName, events,
+        absl::StrCat(KernelLabel(k), " started using program memory at 0x",
+                     absl::Hex(k.data), f == nullptr
+                         ? std::string(", which no live block held")
+                         : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
+                                        " ", HowGone(view, *f)),
+                     " (enqueued by ", Who(view, k.enqueued_by), " at event ",
+                     k.enqueue_index, ")"));
+    if (f != nullptr) v.cause_index = f->free_index;
+    return v;
+  }
   const std::string stacks = FormatBlock(k.stacks, k.stack_bytes());
   const FreedBlock* f = k.block != kNoBlock
                             ? ledger_.FindFreed(k.block)
@@ -156,7 +178,9 @@ std::optional<Violation> UseAfterFreeMonitor::GoneUnder(
     const KernelInFlight& k) const {
   Violation v = ViolationAtLast(
       kName, events,
-      absl::StrCat(k.block == gone.serial ? "block " : "variable block ",
+      absl::StrCat(k.block == gone.serial        ? "block "
+                   : k.vars_block == gone.serial ? "variable block "
+                                                 : "program block ",
                    FormatBlock(gone.ptr, gone.bytes), " ",
                    HowGone(view, gone), " while ", KernelLabel(k),
                    ", enqueued on stream ", k.stream, " by ",

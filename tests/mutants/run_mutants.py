@@ -61,6 +61,8 @@ CHECKS = [
     ("race-oom", ["--scenario=race-oom"]),
     ("race-soft-limit", ["--scenario=race-soft-limit"]),
     ("race-abort+cdtors", ["--scenario=race-abort+cdtors"]),
+    ("1x2 is_device_ptr free-no-wait",
+     ["--threads=1", "--regions=2", "--user_alloc", "--is_device_ptr", "--free_no_wait"]),
 ]
 
 
