@@ -7,8 +7,10 @@
 
 namespace stackcheck::cli {
 
-ReportSink::ReportSink(bool json) : json_(json) {
-  if (json_) writer_.BeginObject();
+ReportSink::ReportSink(bool json, absl::string_view command) : json_(json) {
+  if (!json_) return;
+  writer_.BeginObject();
+  if (!command.empty()) writer_.Key("command").String(command);
 }
 
 std::string ReportSink::TextKey(absl::string_view key) const {
@@ -97,6 +99,16 @@ ReportSink& ReportSink::Custom(absl::string_view key, absl::string_view text,
     json(writer_);
   } else {
     absl::PrintF("%s%s\n", absl::StrJoin(prefixes_, ""), text);
+  }
+  return *this;
+}
+
+ReportSink& ReportSink::Fields(absl::string_view text,
+                               const std::function<void(properties::JsonWriter&)>& json) {
+  if (json_) {
+    json(writer_);
+  } else if (!text.empty()) {
+    absl::PrintF("%s\n", text);
   }
   return *this;
 }
