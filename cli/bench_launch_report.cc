@@ -66,12 +66,13 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
       d.sm_count * 4, d.sm_count, t.occupancy_teams));
   out.Fields(absl::StrFormat("us per launch: median of %d repetitions of up to %d back-to-back "
                              "launches (a repetition stops after 400 ms), one cuCtxSynchronize "
-                             "per repetition\n",
+                             "per repetition",
                              t.options.repetitions, t.options.launches),
              [&t](properties::JsonWriter& j) {
                j.Key("repetitions").Int(t.options.repetitions);
                j.Key("launches").Int(t.options.launches);
              });
+  out.Note("");
   for (const std::string& line : TableLines(t)) out.Note(line);
 
   const std::vector<const LaunchRow*> paired = PairedRows(t);

@@ -1,5 +1,6 @@
 #include "cli/report_sink.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -108,7 +109,7 @@ ReportSink& ReportSink::Fields(absl::string_view text,
   if (json_) {
     json(writer_);
   } else if (!text.empty()) {
-    absl::PrintF("%s\n", text);
+    absl::PrintF("%s%s", text, absl::EndsWith(text, "\n") ? "" : "\n");
   }
   return *this;
 }

@@ -62,7 +62,8 @@ class ReportSink {
                      const std::function<void(properties::JsonWriter&)>& json);
 
   // Both renderings of lines that carry several values: `text` is printed
-  // as it is (nothing when empty, a newline added), `json` writes keys and values.
+  // as it is, ending with a newline (nothing when empty); `json` writes keys
+  // and values.
   ReportSink& Fields(absl::string_view text,
                      const std::function<void(properties::JsonWriter&)>& json);
 
