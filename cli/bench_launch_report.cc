@@ -60,10 +60,10 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
                j.Key("driver_version").Int(d.driver_version);
                j.EndObject();
              });
-  out.Note(absl::StrFormat(
-      "default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
-      "occupancy API allows %d resident blocks), 128 KiB stack per warp",
-      d.sm_count * 4, d.sm_count, t.occupancy_teams));
+  out.Note(
+      absl::StrFormat("default geometry: %d teams x 8 warps (%d SMs x 4, libgomp's default; the "
+                      "occupancy API allows %d resident blocks), 128 KiB stack per warp",
+                      d.sm_count * 4, d.sm_count, t.occupancy_teams));
   out.Fields(absl::StrFormat("us per launch: median of %d repetitions of up to %d back-to-back "
                              "launches (a repetition stops after 400 ms), one cuCtxSynchronize "
                              "per repetition",

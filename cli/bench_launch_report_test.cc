@@ -30,20 +30,19 @@ class FakeBench final : public hardware::LaunchMeasurer {
                                                      std::uint64_t ns,
                                                      const hardware::BenchOptions& o) override {
     ++calls_;
-    if (mode_ == Mode::kFailCallbackAtDefaultGeometry &&
-        f == hardware::Floor::kLaunchCallback && g.teams != 8) {
+    if (mode_ == Mode::kFailCallbackAtDefaultGeometry && f == hardware::Floor::kLaunchCallback &&
+        g.teams != 8) {
       return absl::InternalError("cuStreamAddCallback: CUDA_ERROR_LAUNCH_FAILED");
     }
     hardware::BenchFigure b;
-    b.us_per_launch = 2.0 + static_cast<int>(f) * 1.25 + g.teams / 100.0 + ns / 20000.0 +
-                      (calls_ % 7) * 0.13;
+    b.us_per_launch =
+        2.0 + static_cast<int>(f) * 1.25 + g.teams / 100.0 + ns / 20000.0 + (calls_ % 7) * 0.13;
     b.us_min = b.us_per_launch - 0.07;
     b.launches = o.launches - static_cast<int>(g.teams / 100);
     return b;
   }
   absl::StatusOr<hardware::BenchFigure> MeasurePolicy(const PolicyInfo& p,
-                                                      hardware::BenchGeometry g,
-                                                      std::uint64_t ns,
+                                                      hardware::BenchGeometry g, std::uint64_t ns,
                                                       const hardware::BenchOptions& o) override {
     ++calls_;
     if (mode_ == Mode::kHangV1bAtDefaultGeometry && std::string(p.name) == "v1b-callback-lock" &&

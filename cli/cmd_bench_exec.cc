@@ -17,8 +17,8 @@
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
-#include "cli/report_sink.h"
 #include "cli/exec_runner.h"
+#include "cli/report_sink.h"
 #include "properties/json_writer.h"
 
 ABSL_DECLARE_FLAG(std::string, libcuda);

@@ -25,8 +25,7 @@
 ABSL_DECLARE_FLAG(std::string, backend);  // cli/cmd_validate.cc
 ABSL_FLAG(int, bench_launches, 1000, "bench launch: launches per repetition (at most)");
 ABSL_FLAG(int, bench_repetitions, 5, "bench launch: repetitions; the median is reported");
-ABSL_FLAG(std::string, bench_policies, "",
-          "bench launch: comma-separated policies (default: all)");
+ABSL_FLAG(std::string, bench_policies, "", "bench launch: comma-separated policies (default: all)");
 ABSL_FLAG(int, bench_long_kernel_us, 50, "bench launch: the long kernel's duration");
 ABSL_FLAG(int, bench_mapped_vars, 0,
           "bench launch: variables each policy region maps (0-8): allocation and "
@@ -111,7 +110,8 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
 
 const bool registered = RegisterCommand(
     {"bench launch",
-     "bench launch --backend=cuda [--bench_launches=N] [--bench_policies=P,...] [--bench_mapped_vars=K]",
+     "bench launch --backend=cuda [--bench_launches=N] [--bench_policies=P,...] "
+     "[--bench_mapped_vars=K]",
      "us per launch on the GPU: every policy and the driver's floors", &RunBenchLaunch});
 
 }  // namespace

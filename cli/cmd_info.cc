@@ -50,8 +50,8 @@ int RunInfo(const std::vector<std::string>& args) {
   return out.Finish(kExitOk);
 }
 
-const bool registered = RegisterCommand(
-    {"info", "info", "print the version, backends and policies", &RunInfo});
+const bool registered =
+    RegisterCommand({"info", "info", "print the version, backends and policies", &RunInfo});
 
 }  // namespace
 }  // namespace stackcheck::cli

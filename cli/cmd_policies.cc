@@ -39,8 +39,7 @@ int RunPolicies(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"policies", "policies", "list the stack-cache policies and what each models",
-     &RunPolicies});
+    {"policies", "policies", "list the stack-cache policies and what each models", &RunPolicies});
 
 }  // namespace
 }  // namespace stackcheck::cli

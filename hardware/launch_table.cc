@@ -48,8 +48,8 @@ double Median(std::vector<double> v) {
 std::vector<const PolicyInfo*> DefaultOrder() {
   std::vector<const PolicyInfo*> order, may_hang;
   for (const PolicyInfo& p : AllPolicies()) {
-    const bool deadlocks = properties::ExpectedVerdict(p.name, "no-deadlock") !=
-                           properties::Expectation::kHolds;
+    const bool deadlocks =
+        properties::ExpectedVerdict(p.name, "no-deadlock") != properties::Expectation::kHolds;
     (deadlocks ? may_hang : order).push_back(&p);
   }
   order.insert(order.end(), may_hang.begin(), may_hang.end());
@@ -57,8 +57,8 @@ std::vector<const PolicyInfo*> DefaultOrder() {
 }
 
 // A policy's cell: each repetition right after one of launch only.
-absl::StatusOr<Cell> PairedPolicyCell(LaunchMeasurer& m, const PolicyInfo& p,
-                                      const LaunchColumn& c, const BenchOptions& options) {
+absl::StatusOr<Cell> PairedPolicyCell(LaunchMeasurer& m, const PolicyInfo& p, const LaunchColumn& c,
+                                      const BenchOptions& options) {
   BenchOptions one = options;
   one.repetitions = 1;
   std::vector<double> policy_us, launch_only_us, ratios;
@@ -83,10 +83,8 @@ absl::StatusOr<Cell> PairedPolicyCell(LaunchMeasurer& m, const PolicyInfo& p,
 
 }  // namespace
 
-LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer,
-                                   const real::DeviceProperties& device,
-                                   std::uint32_t occupancy_teams,
-                                   const LaunchTableSpec& spec) {
+LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer, const real::DeviceProperties& device,
+                                   std::uint32_t occupancy_teams, const LaunchTableSpec& spec) {
   LaunchTable t;
   t.device = device;
   t.occupancy_teams = occupancy_teams;
@@ -139,15 +137,15 @@ LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer,
   LaunchMeasurer* m = &measurer;
   const BenchOptions options = spec.options;
   for (Floor floor : kAllFloors) {
-    const bool go_on = row({std::string(FloorName(floor)), "", {}, {}, {}},
-                           [=](const LaunchColumn& c) -> Measure {
-                             return [=]() -> absl::StatusOr<Cell> {
-                               absl::StatusOr<BenchFigure> f =
-                                   m->MeasureFloor(floor, c.geometry, c.kernel_ns, options);
-                               if (!f.ok()) return f.status();
-                               return Cell{*f, 0, 0};
-                             };
-                           });
+    const bool go_on =
+        row({std::string(FloorName(floor)), "", {}, {}, {}}, [=](const LaunchColumn& c) -> Measure {
+          return [=]() -> absl::StatusOr<Cell> {
+            absl::StatusOr<BenchFigure> f =
+                m->MeasureFloor(floor, c.geometry, c.kernel_ns, options);
+            if (!f.ok()) return f.status();
+            return Cell{*f, 0, 0};
+          };
+        });
     if (!go_on) return t;
   }
   const std::vector<const PolicyInfo*> policies =

@@ -38,9 +38,9 @@ struct LaunchColumn {
 };
 
 struct LaunchRow {
-  std::string what;                 // "launch only", "policy v2-gcc11"
-  std::string policy;               // policy rows only: "v2-gcc11"
-  std::vector<BenchFigure> cells;   // one per column measured
+  std::string what;                // "launch only", "policy v2-gcc11"
+  std::string policy;              // policy rows only: "v2-gcc11"
+  std::vector<BenchFigure> cells;  // one per column measured
   // Policy rows measured in every column: per column, the median of the
   // paired ratios policy / launch only, and the median launch only (us).
   std::vector<double> ratio, launch_only_us;
@@ -55,8 +55,8 @@ struct LaunchTable {
   // The measurement stops at a failed or hung cell; it is in rows.back()'s
   // column rows.back().cells.size().
   enum class End { kComplete, kFailed, kHung } end = End::kComplete;
-  std::string failure;                     // kFailed: the cell's error
-  std::vector<std::string> not_measured;   // kHung: the policies left
+  std::string failure;                    // kFailed: the cell's error
+  std::vector<std::string> not_measured;  // kHung: the policies left
 };
 
 // Opens the GPU and measures. After a hang the GPU is left open, one thread
@@ -66,10 +66,8 @@ absl::StatusOr<LaunchTable> MeasureLaunchTable(const LaunchTableSpec& spec);
 
 // The same with `measurer` on a device of `device`'s properties; after a
 // hang `measurer` must outlive the process.
-LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer,
-                                   const real::DeviceProperties& device,
-                                   std::uint32_t occupancy_teams,
-                                   const LaunchTableSpec& spec);
+LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer, const real::DeviceProperties& device,
+                                   std::uint32_t occupancy_teams, const LaunchTableSpec& spec);
 
 }  // namespace stackcheck::hardware
 
