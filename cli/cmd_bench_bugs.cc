@@ -4,7 +4,8 @@
 // violated, over --bench_seeds seeds; shrink each find. Prints
 //   time_to_bug_s POLICY N     median seconds to the first violation
 //   shrunk_regions POLICY N    median regions of the shrunk counterexample
-// Exit 1 when some seed found nothing within --bench_hunt_limit_s.
+// after hunting every policy, described once for text and --json. Exit 1 when
+// some seed found nothing within --bench_hunt_limit_s.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -18,6 +19,7 @@
 #include "absl/time/time.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/catalogue.h"
@@ -72,40 +74,44 @@ absl::Status Measure(const PolicyInfo& policy, int seeds, double limit, PolicyFi
   return absl::OkStatus();
 }
 
+// JSON's order: each target alone, then the policy's targets together.
+std::vector<const PolicyFigures*> Flattened(const std::vector<PolicyFigures>& alone,
+                                            const PolicyFigures& together) {
+  std::vector<const PolicyFigures*> out;
+  for (const PolicyFigures& f : alone) out.push_back(&f);
+  out.push_back(&together);
+  return out;
+}
+
 int RunBenchBugs(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
   const int seeds = absl::GetFlag(FLAGS_bench_seeds);
   if (seeds < 1 || seeds > 100000) return UsageError("--bench_seeds must be 1..100000");
   const double limit = absl::GetFlag(FLAGS_bench_hunt_limit_s);
   if (!(limit > 0)) return UsageError("--bench_hunt_limit_s must be positive");
-  const bool json = absl::GetFlag(FLAGS_json);
 
-  std::vector<PolicyFigures> figures;
-  bool all_found = true;
-  if (!json) absl::PrintF("# one core; %d seeds per policy; medians\n", seeds);
+  // Per buggy policy: its targets together, then each on its own (e.g.
+  // v1b's deadlock, V3's B1).
+  struct Hunted {
+    PolicyFigures together;
+    std::vector<PolicyFigures> alone;
+  };
+  std::vector<Hunted> hunted;
   for (const PolicyInfo& policy : AllPolicies()) {
-    PolicyFigures f;
-    f.policy = policy.name;
+    Hunted h;
+    h.together.policy = policy.name;
     for (const properties::PropertyInfo& p : properties::AllProperties()) {
       if (properties::ExpectedVerdict(policy.name, p.name) ==
           properties::Expectation::kViolated) {
-        f.targets.emplace_back(p.name);
+        h.together.targets.emplace_back(p.name);
       }
     }
-    if (f.targets.empty()) continue;  // a correct policy has no bug to find
-    if (absl::Status st = Measure(policy, seeds, limit, f); !st.ok()) {
+    if (h.together.targets.empty()) continue;  // a correct policy has no bug to find
+    if (absl::Status st = Measure(policy, seeds, limit, h.together); !st.ok()) {
       absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
       return kExitMismatch;
     }
-    all_found &= f.found == f.seeds;
-    if (!json) {
-      absl::PrintF("# %s: hunting %s; found with %d/%d seeds, median %.0f executions\n",
-                   f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds, f.executions);
-      absl::PrintF("time_to_bug_s %s %.6f\n", f.policy, f.time_to_bug_s);
-      absl::PrintF("shrunk_regions %s %.1f\n", f.policy, f.shrunk_regions);
-    }
-    // And each expected violation on its own, e.g. v1b's deadlock, V3's B1.
-    for (const std::string& target : std::vector<std::string>(f.targets)) {
+    for (const std::string& target : h.together.targets) {
       PolicyFigures one;
       one.policy = absl::StrCat(policy.name, ":", target);
       one.targets = {target};
@@ -113,38 +119,56 @@ int RunBenchBugs(const std::vector<std::string>& args) {
         absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
         return kExitMismatch;
       }
+      h.alone.push_back(std::move(one));
+    }
+    absl::FPrintF(stderr, "bench bugs: %s measured\n", policy.name);
+    hunted.push_back(std::move(h));
+  }
+
+  bool all_found = true;
+  std::string text;
+  for (const Hunted& h : hunted) {
+    const PolicyFigures& f = h.together;
+    all_found &= f.found == f.seeds;
+    absl::StrAppendFormat(&text,
+                          "# %s: hunting %s; found with %d/%d seeds, median %.0f executions\n",
+                          f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds,
+                          f.executions);
+    absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", f.policy, f.time_to_bug_s);
+    absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", f.policy, f.shrunk_regions);
+    for (const PolicyFigures& one : h.alone) {
       all_found &= one.found == one.seeds;
-      if (!json) {
-        absl::PrintF("time_to_bug_s %s %.6f\n", one.policy, one.time_to_bug_s);
-        absl::PrintF("shrunk_regions %s %.1f\n", one.policy, one.shrunk_regions);
-        if (one.found != one.seeds) {
-          absl::PrintF("# %s: found with only %d/%d seeds\n", one.policy, one.found, one.seeds);
-        }
+      absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", one.policy, one.time_to_bug_s);
+      absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", one.policy, one.shrunk_regions);
+      if (one.found != one.seeds) {
+        absl::StrAppendFormat(&text, "# %s: found with only %d/%d seeds\n", one.policy,
+                              one.found, one.seeds);
       }
-      figures.push_back(std::move(one));
     }
-    figures.push_back(std::move(f));
   }
-  if (json) {
-    properties::JsonWriter w;
-    w.BeginObject().Key("command").String("bench bugs").Key("seeds").Int(seeds);
-    w.Key("policies").BeginArray();
-    for (const PolicyFigures& f : figures) {
-      w.BeginObject();
-      w.Key("policy").String(f.policy);
-      w.Key("targets").BeginArray();
-      for (const std::string& t : f.targets) w.String(t);
-      w.EndArray();
-      w.Key("found").Int(f.found);
-      w.Key("time_to_bug_s").Double(f.time_to_bug_s);
-      w.Key("shrunk_regions").Double(f.shrunk_regions);
-      w.Key("median_executions").Double(f.executions);
-      w.EndObject();
+  ReportSink out(absl::GetFlag(FLAGS_json), "bench bugs");
+  out.Fields(absl::StrFormat("# one core; %d seeds per policy; medians", seeds),
+             [seeds](properties::JsonWriter& j) { j.Key("seeds").Int(seeds); });
+  out.Fields(text, [&hunted](properties::JsonWriter& j) {
+    j.Key("policies").BeginArray();
+    for (const Hunted& h : hunted) {
+      for (const PolicyFigures* f : Flattened(h.alone, h.together)) {
+        j.BeginObject();
+        j.Key("policy").String(f->policy);
+        j.Key("targets").BeginArray();
+        for (const std::string& t : f->targets) j.String(t);
+        j.EndArray();
+        j.Key("found").Int(f->found);
+        j.Key("time_to_bug_s").Double(f->time_to_bug_s);
+        j.Key("shrunk_regions").Double(f->shrunk_regions);
+        j.Key("median_executions").Double(f->executions);
+        j.EndObject();
+      }
     }
-    w.EndArray().Key("all_found").Bool(all_found).EndObject();
-    PrintJson(w);
-  }
-  return all_found ? kExitOk : kExitMismatch;
+    j.EndArray();
+  });
+  out.Fields("", [all_found](properties::JsonWriter& j) { j.Key("all_found").Bool(all_found); });
+  return out.Finish(all_found ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(

@@ -32,6 +32,7 @@
 #include "absl/time/time.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/explore.h"
@@ -117,27 +118,29 @@ absl::Status MeasureJobs(std::uint64_t executions, JobsFigures& f) {
   return absl::OkStatus();
 }
 
-void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
+// Text: one `KEY POLICY SCENARIO VALUE` line per figure, then a table for people.
+std::string CasesText(const std::vector<DfsFigures>& figures) {
+  std::string out;
   for (const DfsFigures& f : figures) {
     const char* p = f.policy.c_str();
     const char* s = f.scenario.c_str();
-    absl::PrintF("dfs_executions %s %s %d\n", p, s, f.reduced.executions);
-    absl::PrintF("dfs_exhausted %s %s %s\n", p, s, f.reduced.exhausted ? "yes" : "no");
-    absl::PrintF("dfs_seconds %s %s %.2f\n", p, s, f.reduced.seconds);
-    absl::PrintF("dfs_executions_per_s %s %s %.0f\n", p, s,
+    absl::StrAppendFormat(&out, "dfs_executions %s %s %d\n", p, s, f.reduced.executions);
+    absl::StrAppendFormat(&out, "dfs_exhausted %s %s %s\n", p, s, f.reduced.exhausted ? "yes" : "no");
+    absl::StrAppendFormat(&out, "dfs_seconds %s %s %.2f\n", p, s, f.reduced.seconds);
+    absl::StrAppendFormat(&out, "dfs_executions_per_s %s %s %.0f\n", p, s,
                  f.reduced.executions / std::max(1e-9, f.reduced.seconds));
-    absl::PrintF("dfs_violations %s %s %s\n", p, s, Violations(f.reduced));
-    absl::PrintF("plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
-    absl::PrintF("plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
-    absl::PrintF("plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
+    absl::StrAppendFormat(&out, "dfs_violations %s %s %s\n", p, s, Violations(f.reduced));
+    absl::StrAppendFormat(&out, "plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
+    absl::StrAppendFormat(&out, "plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
+    absl::StrAppendFormat(&out, "plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
     if (f.compared()) {
-      absl::PrintF("dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
+      absl::StrAppendFormat(&out, "dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
                    f.reduction());
     } else {
-      absl::PrintF("dfs_reduction %s %s n/a (the reduced search hit its cap)\n", p, s);
+      absl::StrAppendFormat(&out, "dfs_reduction %s %s n/a (the reduced search hit its cap)\n", p, s);
     }
   }
-  absl::PrintF("#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy", "scenario",
+  absl::StrAppendFormat(&out, "#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy", "scenario",
                "dpor", "exh", "plain dfs", "reduction", "seconds", "exec/s", "violations");
   for (const DfsFigures& f : figures) {
     const std::string plain =
@@ -146,54 +149,55 @@ void PrintText(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) 
     const std::string reduction =
         f.compared() ? absl::StrFormat("%s%.1f", f.lower_bound() ? ">=" : "", f.reduction())
                      : std::string("n/a");
-    absl::PrintF("# %-12s %-10s %12d %4s %14s %10s %8.2f %10.0f  %s\n", f.policy,
+    absl::StrAppendFormat(&out, "# %-12s %-10s %12d %4s %14s %10s %8.2f %10.0f  %s\n", f.policy,
                  f.scenario, f.reduced.executions, f.reduced.exhausted ? "yes" : "no",
                  plain, reduction, f.reduced.seconds,
                  f.reduced.executions / std::max(1e-9, f.reduced.seconds),
                  Violations(f.reduced));
   }
-  if (!jobs.measured) return;
-  absl::PrintF("campaign_executions_per_s jobs=1 %.0f\n", jobs.per_s[0]);
-  absl::PrintF("campaign_executions_per_s jobs=2 %.0f\n", jobs.per_s[1]);
-  absl::PrintF("jobs_scaling 1->2 %.2f\n", jobs.scaling());
+  return out;
 }
 
-void PrintDfsJson(const std::vector<DfsFigures>& figures, const JobsFigures& jobs) {
-  properties::JsonWriter w;
-  w.BeginObject().Key("command").String("bench dfs");
-  w.Key("cases").BeginArray();
-  for (const DfsFigures& f : figures) {
-    w.BeginObject();
-    w.Key("policy").String(f.policy).Key("scenario").String(f.scenario);
-    w.Key("dfs_executions").Uint(f.reduced.executions);
-    w.Key("dfs_exhausted").Bool(f.reduced.exhausted);
-    w.Key("dfs_seconds").Double(f.reduced.seconds);
-    w.Key("dfs_executions_per_s")
-        .Double(f.reduced.executions / std::max(1e-9, f.reduced.seconds));
-    w.Key("dfs_violations").BeginArray();
-    for (const std::string& v : Violated(f.reduced)) w.String(v);
-    w.EndArray();
-    w.Key("plain_dfs_executions").Uint(f.plain.executions);
-    w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
-    w.Key("plain_dfs_seconds").Double(f.plain.seconds);
-    w.Key("plain_dfs_run").Bool(f.compared());
-    if (f.compared()) {
-      w.Key("reduction").Double(f.reduction());
-      w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
+// The figures, text and JSON side by side.
+void DescribeDfs(const std::vector<DfsFigures>& figures, const JobsFigures& jobs, ReportSink& out) {
+  out.Fields(CasesText(figures), [&figures](properties::JsonWriter& w) {
+    w.Key("cases").BeginArray();
+    for (const DfsFigures& f : figures) {
+      w.BeginObject();
+      w.Key("policy").String(f.policy).Key("scenario").String(f.scenario);
+      w.Key("dfs_executions").Uint(f.reduced.executions);
+      w.Key("dfs_exhausted").Bool(f.reduced.exhausted);
+      w.Key("dfs_seconds").Double(f.reduced.seconds);
+      w.Key("dfs_executions_per_s")
+          .Double(f.reduced.executions / std::max(1e-9, f.reduced.seconds));
+      w.Key("dfs_violations").BeginArray();
+      for (const std::string& v : Violated(f.reduced)) w.String(v);
+      w.EndArray();
+      w.Key("plain_dfs_executions").Uint(f.plain.executions);
+      w.Key("plain_dfs_exhausted").Bool(f.plain.exhausted);
+      w.Key("plain_dfs_seconds").Double(f.plain.seconds);
+      w.Key("plain_dfs_run").Bool(f.compared());
+      if (f.compared()) {
+        w.Key("reduction").Double(f.reduction());
+        w.Key("reduction_is_lower_bound").Bool(f.lower_bound());
+      }
+      w.EndObject();
     }
-    w.EndObject();
-  }
-  w.EndArray();
-  if (jobs.measured) {
-    w.Key("jobs").BeginObject();
-    w.Key("campaign_executions").Uint(jobs.executions);
-    w.Key("executions_per_s_1").Double(jobs.per_s[0]);
-    w.Key("executions_per_s_2").Double(jobs.per_s[1]);
-    w.Key("scaling").Double(jobs.scaling());
-    w.EndObject();
-  }
-  w.EndObject();
-  PrintJson(w);
+    w.EndArray();
+  });
+  if (!jobs.measured) return;
+  out.Fields(absl::StrFormat("campaign_executions_per_s jobs=1 %.0f\n"
+                             "campaign_executions_per_s jobs=2 %.0f\n"
+                             "jobs_scaling 1->2 %.2f",
+                             jobs.per_s[0], jobs.per_s[1], jobs.scaling()),
+             [&jobs](properties::JsonWriter& w) {
+               w.Key("jobs").BeginObject();
+               w.Key("campaign_executions").Uint(jobs.executions);
+               w.Key("executions_per_s_1").Double(jobs.per_s[0]);
+               w.Key("executions_per_s_2").Double(jobs.per_s[1]);
+               w.Key("scaling").Double(jobs.scaling());
+               w.EndObject();
+             });
 }
 
 int RunBenchDfs(const std::vector<std::string>& args) {
@@ -209,15 +213,13 @@ int RunBenchDfs(const std::vector<std::string>& args) {
   const std::uint64_t cap = absl::GetFlag(FLAGS_bench_dfs_cap);
   const std::uint64_t plain_cap = absl::GetFlag(FLAGS_bench_dfs_plain_cap);
   if (cap == 0) return UsageError("--bench_dfs_cap must be at least 1");
-  const bool json = absl::GetFlag(FLAGS_json);
-  if (!json) {
-    absl::PrintF("# one core; regions scenario %d threads x %d regions; DPOR + sleep "
-                 "sets without a preemption bound, past violations; plain DFS capped "
-                 "at %s\n",
-                 threads, regions,
-                 plain_cap > 0 ? absl::StrCat(plain_cap)
-                               : std::string("10x the reduced count (at least 1,000,000)"));
-  }
+  ReportSink out(absl::GetFlag(FLAGS_json), "bench dfs");
+  out.Note(absl::StrFormat(
+      "# one core; regions scenario %d threads x %d regions; DPOR + sleep sets without a "
+      "preemption bound, past violations; plain DFS capped at %s",
+      threads, regions,
+      plain_cap > 0 ? absl::StrCat(plain_cap)
+                    : std::string("10x the reduced count (at least 1,000,000)")));
   std::vector<DfsFigures> figures;
   for (const char* name : {"v2-gcc11", "event-fence"}) {
     const PolicyInfo* policy = FindPolicy(name);
@@ -255,12 +257,8 @@ int RunBenchDfs(const std::vector<std::string>& args) {
       return kExitMismatch;
     }
   }
-  if (json) {
-    PrintDfsJson(figures, jobs);
-  } else {
-    PrintText(figures, jobs);
-  }
-  return kExitOk;
+  DescribeDfs(figures, jobs, out);
+  return out.Finish(kExitOk);
 }
 
 const bool registered = RegisterCommand(

@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/exec_runner.h"
+#include "cli/report_sink.h"
 #include "properties/json_writer.h"
 
 ABSL_DECLARE_FLAG(std::string, libcuda);
@@ -78,29 +79,29 @@ int RunBenchExec(const std::vector<std::string>& args) {
   if (!served.ok()) return RunError(served.status().message());
   const double plain_rate = plain->executions / plain->seconds;
   const double served_rate = served->executions / served->seconds;
-  if (absl::GetFlag(FLAGS_json)) {
-    properties::JsonWriter j;
-    j.BeginObject();
-    j.Key("command").String("bench exec");
-    j.Key("program").String(program.program);
-    j.Key("executions").Uint(n);
-    j.Key("executions_per_s").Double(served_rate);
-    j.Key("executions_per_s_no_fork_server").Double(plain_rate);
-    j.Key("cpu_ms_per_execution_no_fork_server").Double(plain->cpu_ms);
-    j.Key("violations").Uint(plain->violations + served->violations);
-    return PrintJsonResult(j, kExitOk);
-  }
-  absl::PrintF("bench exec %s: %u executions each way\n", program.program, n);
-  absl::PrintF("executions_per_s %.1f   (fork server: the program forked before main)\n",
-               served_rate);
-  absl::PrintF("executions_per_s_no_fork_server %.1f   (%.1f ms of CPU per execution, "
-               "process start included)\n",
-               plain_rate, plain->cpu_ms);
-  if (plain->violations + served->violations > 0) {
-    absl::PrintF("violations: %u (the program should be correct)\n",
-                 plain->violations + served->violations);
-  }
-  return kExitOk;
+  const std::uint64_t violations = plain->violations + served->violations;
+  ReportSink out(absl::GetFlag(FLAGS_json), "bench exec");
+  out.Fields(absl::StrFormat("bench exec %s: %u executions each way", program.program, n),
+             [&](properties::JsonWriter& j) {
+               j.Key("program").String(program.program);
+               j.Key("executions").Uint(n);
+             });
+  out.Fields(absl::StrFormat("executions_per_s %.1f   (fork server: the program forked "
+                             "before main)",
+                             served_rate),
+             [&](properties::JsonWriter& j) { j.Key("executions_per_s").Double(served_rate); });
+  out.Fields(absl::StrFormat("executions_per_s_no_fork_server %.1f   (%.1f ms of CPU per "
+                             "execution, process start included)",
+                             plain_rate, plain->cpu_ms),
+             [&](properties::JsonWriter& j) {
+               j.Key("executions_per_s_no_fork_server").Double(plain_rate);
+               j.Key("cpu_ms_per_execution_no_fork_server").Double(plain->cpu_ms);
+             });
+  out.Fields(violations > 0
+                 ? absl::StrFormat("violations: %u (the program should be correct)", violations)
+                 : "",
+             [&](properties::JsonWriter& j) { j.Key("violations").Uint(violations); });
+  return out.Finish(kExitOk);
 }
 
 const bool registered = RegisterCommand(

@@ -23,6 +23,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/interrupt.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/json_writer.h"
@@ -56,32 +57,127 @@ void PrintProgress(const properties::CampaignProgress& p) {
 
 // Each bug met on the property: known ones in a line, a NEW one with its own
 // shrunk counterexample and replay; then the known ones nobody met.
-void PrintFingerprints(const properties::PropertyVerdict& v) {
+std::string FingerprintsText(const properties::PropertyVerdict& v) {
+  std::string out;
   for (const properties::FingerprintVerdict& f : v.fingerprints) {
     if (f.known) {
-      absl::PrintF("  known: %s (first at execution %d, met in %d)\n", f.fingerprint, f.found_at,
-                   f.met);
+      absl::StrAppendFormat(&out, "  known: %s (first at execution %d, met in %d)\n",
+                            f.fingerprint, f.found_at, f.met);
       continue;
     }
-    absl::PrintF("  NEW: %s\n", f.fingerprint);
-    absl::PrintF("    found by %s exploration at execution %d (met in %d); %s %s\n", f.found_by,
-                 f.found_at, f.met,
-                 f.shrunk ? "shrunk to" : f.reproducible ? "kept as found:" : "NOT REPRODUCIBLE:",
-                 properties::SizeOf(f.counterexample).ToString());
-    absl::PrintF("    what broke: %s\n", f.message);
-    if (!f.replay_path.empty()) absl::PrintF("    replay: stackcheck replay %s\n", f.replay_path);
-    absl::PrintF("    token:  %s\n", f.token);
+    absl::StrAppendFormat(&out, "  NEW: %s\n", f.fingerprint);
+    absl::StrAppendFormat(
+        &out, "    found by %s exploration at execution %d (met in %d); %s %s\n", f.found_by,
+        f.found_at, f.met,
+        f.shrunk ? "shrunk to" : f.reproducible ? "kept as found:" : "NOT REPRODUCIBLE:",
+        properties::SizeOf(f.counterexample).ToString());
+    absl::StrAppendFormat(&out, "    what broke: %s\n", f.message);
+    if (!f.replay_path.empty()) {
+      absl::StrAppendFormat(&out, "    replay: stackcheck replay %s\n", f.replay_path);
+    }
+    absl::StrAppendFormat(&out, "    token:  %s\n", f.token);
   }
   for (const std::string& fp : v.fixed) {
-    absl::PrintF("  FIXED?: no execution met the known bug %s\n", fp);
+    absl::StrAppendFormat(&out, "  FIXED?: no execution met the known bug %s\n", fp);
   }
+  return out;
+}
+
+void WriteFingerprintsJson(const properties::PropertyVerdict& v, properties::JsonWriter& json) {
+  json.Key("fingerprints").BeginArray();
+  for (const properties::FingerprintVerdict& f : v.fingerprints) {
+    json.BeginObject();
+    json.Key("fingerprint").String(f.fingerprint);
+    json.Key("known").Bool(f.known);
+    json.Key("found_by").String(f.found_by);
+    json.Key("found_at").Uint(f.found_at);
+    json.Key("met").Uint(f.met);
+    if (!f.known) {
+      const properties::CaseSize fsize = properties::SizeOf(f.counterexample);
+      json.Key("shrunk").Bool(f.shrunk);
+      json.Key("reproducible").Bool(f.reproducible);
+      json.Key("threads").Int(fsize.threads);
+      json.Key("regions").Int(fsize.regions);
+      json.Key("message").String(f.message);
+      json.Key("replay_file").String(f.replay_path);
+      json.Key("token").String(f.token);
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+  json.Key("fixed").BeginArray();
+  for (const std::string& fp : v.fixed) json.String(fp);
+  json.EndArray();
+}
+
+// One violated property: where it was found, its shrunk counterexample, its
+// replay, and the bugs met on it.
+std::string ViolationText(const properties::PolicyResult& pr,
+                          const properties::PropertyVerdict& v) {
+  std::string out = absl::StrFormat(
+      "\n%s / %s (expected: %s)\n", pr.policy->name, v.property->name,
+      properties::ExpectationName(properties::ExpectedVerdict(pr.policy->name, v.property->name)));
+  if (!v.shrunk && v.reproducible) {
+    absl::StrAppendFormat(&out,
+                          "  found by %s exploration at execution %d; not shrunk (interrupted): "
+                          "%s\n",
+                          v.found_by, v.found_at, properties::SizeOf(v.counterexample).ToString());
+  } else {
+    absl::StrAppendFormat(
+        &out, "  found by %s exploration at execution %d; shrunk in %d executions to %s%s\n",
+        v.found_by, v.found_at, v.shrink_executions,
+        properties::SizeOf(v.counterexample).ToString(),
+        v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
+  }
+  absl::StrAppendFormat(&out, "  what broke: %s\n", v.message);
+  for (absl::string_view line :
+       absl::StrSplit(properties::DescribeScenario(v.counterexample.scenario), '\n',
+                      absl::SkipEmpty())) {
+    absl::StrAppendFormat(&out, "  %s\n", line);
+  }
+  const sim::SimModes& m = v.counterexample.modes;
+  absl::StrAppendFormat(&out, "  simulator modes: cuMemFree %s (SEM-11), callbacks %s (SEM-07)\n",
+                        m.free_waits_for_streams ? "waits for every stream" : "does not wait",
+                        m.serial_callback_thread ? "on one serial thread" : "concurrent");
+  if (!v.replay_path.empty()) {
+    absl::StrAppendFormat(&out, "  replay: stackcheck replay %s\n", v.replay_path);
+  }
+  if (!v.token.empty()) absl::StrAppendFormat(&out, "  token:  %s\n", v.token);
+  return out + FingerprintsText(v);
+}
+
+void WriteViolationJson(const properties::PolicyResult& pr, const properties::PropertyVerdict& v,
+                        properties::JsonWriter& json) {
+  const properties::CaseSize size = properties::SizeOf(v.counterexample);
+  json.BeginObject();
+  json.Key("policy").String(pr.policy->name);
+  json.Key("property").String(v.property->name);
+  json.Key("found_by").String(v.found_by);
+  json.Key("found_at").Uint(v.found_at);
+  json.Key("reproducible").Bool(v.reproducible);
+  json.Key("threads").Int(size.threads);
+  json.Key("regions").Int(size.regions);
+  json.Key("faults").Int(size.faults);
+  json.Key("preemptions").Int(size.preemptions);
+  json.Key("message").String(v.message);
+  json.Key("replay_file").String(v.replay_path);
+  json.Key("token").String(v.token);
+  WriteFingerprintsJson(v, json);
+  json.EndObject();
+}
+
+int ProbesReached(const CampaignResult& r) {
+  int reached = 0;
+  for (const auto& [probe, n] : r.probes) reached += n > 0 ? 1 : 0;
+  return reached;
 }
 
 // How much each policy and property got, so a thin run is told from a clean
 // one: executions per policy, the fewest that checked one of its properties,
 // and the coverage probes reached.
-void PrintBudget(const CampaignResult& r) {
-  absl::PrintF("\nBudget (executions; a property counts those that checked it to their end):\n");
+std::string BudgetText(const CampaignResult& r) {
+  std::string out =
+      "\nBudget (executions; a property counts those that checked it to their end):\n";
   for (const properties::PolicyResult& pr : r.policies) {
     std::string per_property;
     for (const properties::PropertyVerdict& v : pr.verdicts) {
@@ -89,167 +185,110 @@ void PrintBudget(const CampaignResult& r) {
       absl::StrAppend(&per_property, per_property.empty() ? "" : ", ", v.property->name, " ",
                       v.checked);
     }
-    absl::PrintF("  %-20s %d: %s\n", pr.policy->name, pr.executions, per_property);
+    absl::StrAppendFormat(&out, "  %-20s %d: %s\n", pr.policy->name, pr.executions,
+                          per_property);
   }
-  int reached = 0;
-  for (const auto& [probe, n] : r.probes) reached += n > 0 ? 1 : 0;
-  absl::PrintF("  coverage probes reached: %d of %d\n", reached, r.probes.size());
+  absl::StrAppendFormat(&out, "  coverage probes reached: %d of %d\n", ProbesReached(r),
+                        r.probes.size());
+  return out;
 }
 
-void PrintText(const CampaignResult& r, const CampaignOptions& o) {
-  absl::PrintF("stackcheck campaign: %d policies x %d properties on the simulator, "
-               "%d executions in %.1f s (%.0f/s), seed %d, %d jobs%s\n\n",
-               r.policies.size(), properties::AllProperties().size(), r.executions,
-               r.elapsed_s, r.executions / std::max(r.elapsed_s, 1e-3), o.seed, o.jobs,
-               o.shard_count > 1 ? absl::StrFormat(", shard %d/%d", o.shard_index, o.shard_count)
-                                 : "");
-  if (r.interrupted) {
-    absl::PrintF("INTERRUPTED: the verdicts below are partial (policies explored so far, "
-                 "violations unshrunk)\n\n");
-  }
+// The campaign's report, text and JSON side by side: its settings, the
+// verdict table, each violation, the budget, the coverage probes and the
+// judgement.
+void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportSink& out) {
+  out.Fields(
+      absl::StrFormat("stackcheck campaign: %d policies x %d properties on the simulator, "
+                      "%d executions in %.1f s (%.0f/s), seed %d, %d jobs%s\n\n",
+                      r.policies.size(), properties::AllProperties().size(), r.executions,
+                      r.elapsed_s, r.executions / std::max(r.elapsed_s, 1e-3), o.seed, o.jobs,
+                      o.shard_count > 1
+                          ? absl::StrFormat(", shard %d/%d", o.shard_index, o.shard_count)
+                          : ""),
+      [&](properties::JsonWriter& j) {
+        j.Key("seed").Uint(o.seed);
+        j.Key("jobs").Int(o.jobs);
+        j.Key("shard_index").Int(o.shard_index);
+        j.Key("shard_count").Int(o.shard_count);
+        j.Key("executions").Uint(r.executions);
+        j.Key("elapsed_s").Double(r.elapsed_s);
+      });
+  out.Fields(r.interrupted ? "INTERRUPTED: the verdicts below are partial (policies explored so "
+                             "far, violations unshrunk)\n\n"
+                           : "",
+             [&r](properties::JsonWriter& j) { j.Key("interrupted").Bool(r.interrupted); });
   const properties::VerdictTable table = properties::ToVerdictTable(r);
-  absl::PrintF("%s", properties::FormatVerdictTable(table));
+  out.Fields(properties::FormatVerdictTable(table), [&table](properties::JsonWriter& j) {
+    j.Key("verdicts");
+    properties::WriteVerdictTableJson(table, j);
+  });
 
-  bool header = false;
+  std::string violations;
   for (const properties::PolicyResult& pr : r.policies) {
     for (const properties::PropertyVerdict& v : pr.verdicts) {
-      if (!v.violated) continue;
-      if (!header) absl::PrintF("\nViolations:\n");
-      header = true;
-      absl::PrintF("\n%s / %s (expected: %s)\n", pr.policy->name, v.property->name,
-                   properties::ExpectationName(
-                       properties::ExpectedVerdict(pr.policy->name, v.property->name)));
-      if (!v.shrunk && v.reproducible) {
-        absl::PrintF("  found by %s exploration at execution %d; not shrunk (interrupted): %s\n",
-                     v.found_by, v.found_at,
-                     properties::SizeOf(v.counterexample).ToString());
-      } else {
-        absl::PrintF("  found by %s exploration at execution %d; shrunk in %d executions to %s%s\n",
-                     v.found_by, v.found_at, v.shrink_executions,
-                     properties::SizeOf(v.counterexample).ToString(),
-                     v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
-      }
-      absl::PrintF("  what broke: %s\n", v.message);
-      for (absl::string_view line :
-           absl::StrSplit(properties::DescribeScenario(v.counterexample.scenario), '\n',
-                          absl::SkipEmpty())) {
-        absl::PrintF("  %s\n", line);
-      }
-      const sim::SimModes& m = v.counterexample.modes;
-      absl::PrintF("  simulator modes: cuMemFree %s (SEM-11), callbacks %s (SEM-07)\n",
-                   m.free_waits_for_streams ? "waits for every stream" : "does not wait",
-                   m.serial_callback_thread ? "on one serial thread" : "concurrent");
-      if (!v.replay_path.empty()) absl::PrintF("  replay: stackcheck replay %s\n", v.replay_path);
-      if (!v.token.empty()) absl::PrintF("  token:  %s\n", v.token);
-      PrintFingerprints(v);
+      if (v.violated) absl::StrAppend(&violations, ViolationText(pr, v));
     }
   }
-  PrintBudget(r);
-  absl::PrintF("\nCoverage probes (executions that reached each):\n");
-  for (const auto& [probe, n] : r.probes) absl::PrintF("  %-40s %d\n", probe, n);
+  out.Fields(violations.empty() ? "" : absl::StrCat("\nViolations:\n", violations),
+             [&r](properties::JsonWriter& j) {
+               j.Key("violations").BeginArray();
+               for (const properties::PolicyResult& pr : r.policies) {
+                 for (const properties::PropertyVerdict& v : pr.verdicts) {
+                   if (v.violated) WriteViolationJson(pr, v, j);
+                 }
+               }
+               j.EndArray();
+             });
+  out.Fields(BudgetText(r), [&r](properties::JsonWriter& j) {
+    j.Key("budget").BeginArray();
+    for (const properties::PolicyResult& pr : r.policies) {
+      j.BeginObject();
+      j.Key("policy").String(pr.policy->name);
+      j.Key("executions").Uint(pr.executions);
+      j.Key("checked").BeginObject();
+      for (const properties::PropertyVerdict& v : pr.verdicts) {
+        if (v.available) j.Key(v.property->name).Uint(v.checked);
+      }
+      j.EndObject();
+      j.EndObject();
+    }
+    j.EndArray();
+    j.Key("probes_reached").Int(ProbesReached(r));
+  });
+
+  std::string probes = "\nCoverage probes (executions that reached each):\n";
+  for (const auto& [probe, n] : r.probes) absl::StrAppendFormat(&probes, "  %-40s %d\n", probe, n);
   for (const auto& [probe, n] : r.probes) {
-    if (n == 0) absl::PrintF("probe %s: no execution reached it\n", probe);
+    if (n == 0) absl::StrAppendFormat(&probes, "probe %s: no execution reached it\n", probe);
   }
-  absl::PrintF("\n%s\n", properties::AllMatch(table)
-                             ? "every verdict matches its expectation"
-                             : "SOME VERDICTS DO NOT MATCH THEIR EXPECTATION");
+  out.Fields(probes, [&r](properties::JsonWriter& j) {
+    j.Key("probes").BeginObject();
+    for (const auto& [probe, n] : r.probes) j.Key(probe).Uint(n);
+    j.EndObject();
+  });
+
+  const bool all_match = properties::AllMatch(table);
+  std::string verdict = absl::StrFormat("\n%s\n", all_match
+                                                      ? "every verdict matches its expectation"
+                                                      : "SOME VERDICTS DO NOT MATCH THEIR "
+                                                        "EXPECTATION");
   if (r.new_bugs() > 0) {
-    absl::PrintF("NEW: %d violation fingerprint(s) that no known bug explains "
-                 "(properties/known_bugs.cc)\n",
-                 r.new_bugs());
+    absl::StrAppendFormat(&verdict,
+                          "NEW: %d violation fingerprint(s) that no known bug explains "
+                          "(properties/known_bugs.cc)\n",
+                          r.new_bugs());
   }
   for (const std::string& s : r.shortfalls) {
-    absl::PrintF("INCOMPLETE: %s (raise --time_budget_s)\n", s);
+    absl::StrAppendFormat(&verdict, "INCOMPLETE: %s (raise --time_budget_s)\n", s);
   }
-}
-
-void PrintCampaignJson(const CampaignResult& r, const CampaignOptions& o) {
-  properties::JsonWriter json;
-  const properties::VerdictTable table = properties::ToVerdictTable(r);
-  json.BeginObject();
-  json.Key("command").String("campaign");
-  json.Key("seed").Uint(o.seed);
-  json.Key("jobs").Int(o.jobs);
-  json.Key("shard_index").Int(o.shard_index);
-  json.Key("shard_count").Int(o.shard_count);
-  json.Key("executions").Uint(r.executions);
-  json.Key("elapsed_s").Double(r.elapsed_s);
-  json.Key("all_match").Bool(properties::AllMatch(table));
-  json.Key("interrupted").Bool(r.interrupted);
-  json.Key("complete").Bool(r.shortfalls.empty() && !r.interrupted);
-  json.Key("shortfalls").BeginArray();
-  for (const std::string& s : r.shortfalls) json.String(s);
-  json.EndArray();
-  json.Key("verdicts");
-  properties::WriteVerdictTableJson(table, json);
-  json.Key("violations").BeginArray();
-  for (const properties::PolicyResult& pr : r.policies) {
-    for (const properties::PropertyVerdict& v : pr.verdicts) {
-      if (!v.violated) continue;
-      const properties::CaseSize size = properties::SizeOf(v.counterexample);
-      json.BeginObject();
-      json.Key("policy").String(pr.policy->name);
-      json.Key("property").String(v.property->name);
-      json.Key("found_by").String(v.found_by);
-      json.Key("found_at").Uint(v.found_at);
-      json.Key("reproducible").Bool(v.reproducible);
-      json.Key("threads").Int(size.threads);
-      json.Key("regions").Int(size.regions);
-      json.Key("faults").Int(size.faults);
-      json.Key("preemptions").Int(size.preemptions);
-      json.Key("message").String(v.message);
-      json.Key("replay_file").String(v.replay_path);
-      json.Key("token").String(v.token);
-      json.Key("fingerprints").BeginArray();
-      for (const properties::FingerprintVerdict& f : v.fingerprints) {
-        json.BeginObject();
-        json.Key("fingerprint").String(f.fingerprint);
-        json.Key("known").Bool(f.known);
-        json.Key("found_by").String(f.found_by);
-        json.Key("found_at").Uint(f.found_at);
-        json.Key("met").Uint(f.met);
-        if (!f.known) {
-          const properties::CaseSize fsize = properties::SizeOf(f.counterexample);
-          json.Key("shrunk").Bool(f.shrunk);
-          json.Key("reproducible").Bool(f.reproducible);
-          json.Key("threads").Int(fsize.threads);
-          json.Key("regions").Int(fsize.regions);
-          json.Key("message").String(f.message);
-          json.Key("replay_file").String(f.replay_path);
-          json.Key("token").String(f.token);
-        }
-        json.EndObject();
-      }
-      json.EndArray();
-      json.Key("fixed").BeginArray();
-      for (const std::string& fp : v.fixed) json.String(fp);
-      json.EndArray();
-      json.EndObject();
-    }
-  }
-  json.EndArray();
-  json.Key("new_bugs").Int(r.new_bugs());
-  json.Key("budget").BeginArray();
-  for (const properties::PolicyResult& pr : r.policies) {
-    json.BeginObject();
-    json.Key("policy").String(pr.policy->name);
-    json.Key("executions").Uint(pr.executions);
-    json.Key("checked").BeginObject();
-    for (const properties::PropertyVerdict& v : pr.verdicts) {
-      if (v.available) json.Key(v.property->name).Uint(v.checked);
-    }
-    json.EndObject();
-    json.EndObject();
-  }
-  json.EndArray();
-  int reached = 0;
-  for (const auto& [probe, n] : r.probes) reached += n > 0 ? 1 : 0;
-  json.Key("probes_reached").Int(reached);
-  json.Key("probes").BeginObject();
-  for (const auto& [probe, n] : r.probes) json.Key(probe).Uint(n);
-  json.EndObject();
-  json.EndObject();
-  PrintJson(json);
+  out.Fields(verdict, [&](properties::JsonWriter& j) {
+    j.Key("all_match").Bool(all_match);
+    j.Key("complete").Bool(r.shortfalls.empty() && !r.interrupted);
+    j.Key("shortfalls").BeginArray();
+    for (const std::string& s : r.shortfalls) j.String(s);
+    j.EndArray();
+    j.Key("new_bugs").Int(r.new_bugs());
+  });
 }
 
 int RunCampaignCommand(const std::vector<std::string>& args) {
@@ -307,21 +346,15 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
   absl::StatusOr<CampaignResult> r = properties::RunCampaign(o);
   if (isatty(STDERR_FILENO)) absl::FPrintF(stderr, "\n");
   if (!r.ok()) return RunError(absl::StrCat("campaign failed: ", r.status().ToString()));
-  if (absl::GetFlag(FLAGS_json)) {
-    PrintCampaignJson(*r, o);
-  } else {
-    PrintText(*r, o);
+  ReportSink out(absl::GetFlag(FLAGS_json), "campaign");
+  DescribeCampaign(*r, o, out);
+  if (CaughtSignal() != 0) return out.Finish(128 + CaughtSignal());
+  for (const std::string& s : r->shortfalls) {
+    absl::FPrintF(stderr, "stackcheck: --executions not honoured: %s\n", s);
   }
-  if (CaughtSignal() != 0) return 128 + CaughtSignal();
-  if (!r->shortfalls.empty()) {
-    for (const std::string& s : r->shortfalls) {
-      absl::FPrintF(stderr, "stackcheck: --executions not honoured: %s\n", s);
-    }
-    return kExitMismatch;
-  }
-  return properties::AllMatch(properties::ToVerdictTable(*r)) && r->new_bugs() == 0
-             ? kExitOk
-             : kExitMismatch;
+  const bool ok = r->shortfalls.empty() &&
+                  properties::AllMatch(properties::ToVerdictTable(*r)) && r->new_bugs() == 0;
+  return out.Finish(ok ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(

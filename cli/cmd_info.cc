@@ -1,11 +1,15 @@
 // `stackcheck info`: the version, and the backends and policies this build
-// knows (--json: one object).
+// knows, described once for text and --json (ReportSink).
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "core/version.h"
 #include "properties/json_writer.h"
@@ -20,35 +24,34 @@ constexpr std::pair<const char*, const char*> kBackends[] = {
 
 int RunInfo(const std::vector<std::string>& args) {
   if (!args.empty()) return UsageError("info takes no arguments");
-  if (absl::GetFlag(FLAGS_json)) {
-    properties::JsonWriter json;
-    json.BeginObject();
-    json.Key("command").String("info");
-    json.Key("version").String(kVersion);
-    json.Key("backends").BeginArray();
+  ReportSink out(absl::GetFlag(FLAGS_json), "info");
+  out.Custom("version", absl::StrCat("stackcheck ", kVersion),
+             [](properties::JsonWriter& j) { j.String(kVersion); });
+  std::string backends = "backends:";
+  for (const auto& [name, what] : kBackends) {
+    absl::StrAppendFormat(&backends, "\n  %-8s %s", name, what);
+  }
+  out.Custom("backends", backends, [](properties::JsonWriter& j) {
+    j.BeginArray();
     for (const auto& [name, what] : kBackends) {
-      json.BeginObject().Key("name").String(name).Key("summary").String(what).EndObject();
+      j.BeginObject().Key("name").String(name).Key("summary").String(what).EndObject();
     }
-    json.EndArray();
-    json.Key("policies").BeginArray();
-    for (const PolicyInfo& policy : AllPolicies()) json.String(policy.name);
-    json.EndArray();
-    json.EndObject();
-    PrintJson(json);
-    return kExitOk;
-  }
-  absl::PrintF("stackcheck %s\n", kVersion);
-  absl::PrintF("backends:\n");
-  for (const auto& [name, what] : kBackends) absl::PrintF("  %-8s %s\n", name, what);
-  absl::PrintF("policies:\n");
+    j.EndArray();
+  });
+  std::string policies = "policies:";
   for (const PolicyInfo& policy : AllPolicies()) {
-    absl::PrintF("  %-20s %s\n", policy.name, policy.summary);
+    absl::StrAppendFormat(&policies, "\n  %-20s %s", policy.name, policy.summary);
   }
-  return kExitOk;
+  out.Custom("policies", policies, [](properties::JsonWriter& j) {
+    j.BeginArray();
+    for (const PolicyInfo& policy : AllPolicies()) j.String(policy.name);
+    j.EndArray();
+  });
+  return out.Finish(kExitOk);
 }
 
-const bool registered = RegisterCommand(
-    {"info", "info", "print the version, backends and policies", &RunInfo});
+const bool registered =
+    RegisterCommand({"info", "info", "print the version, backends and policies", &RunInfo});
 
 }  // namespace
 }  // namespace stackcheck::cli

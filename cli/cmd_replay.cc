@@ -11,10 +11,12 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "cli/cmd_exec.h"
 #include "cli/command.h"
 #include "cli/exec_replay_file.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
 #include "properties/explore.h"
@@ -95,48 +97,52 @@ int RunReplay(const std::vector<std::string>& args) {
     }
   }
 
-  if (absl::GetFlag(FLAGS_json)) {
-    properties::JsonWriter json;
-    json.BeginObject();
-    json.Key("command").String("replay");
-    json.Key("policy").String(record->policy);
-    json.Key("property").String(record->property);
-    json.Key("recurred").Bool(recurred);
-    json.Key("digest_matches").Bool(digest_ok);
-    json.Key("digest").String(absl::StrFormat("%016x", e.digest));
-    json.Key("steps").Uint(e.steps);
-    if (violation != nullptr) {
-      json.Key("violation").BeginObject();
-      json.Key("property").String(violation->property);
-      json.Key("message").String(violation->message);
-      json.Key("event_index").Uint(violation->event_index);
-      json.Key("fingerprint").String(violation->fingerprint);
-      json.EndObject();
-    }
-    if (!out_path.empty()) json.Key("trace_file").String(out_path);
-    json.EndObject();
-    PrintJson(json);
-  } else {
-    if (out_path.empty()) absl::PrintF("%s", trace);
-    if (format == "text" || !out_path.empty()) {
-      absl::PrintF("\npolicy %s, property %s: %s\n", record->policy, record->property,
-                   recurred ? "VIOLATED again" : "did NOT recur");
-      if (violation != nullptr) {
-        absl::PrintF("violation: %s: %s\n", violation->property, violation->message);
-        absl::PrintF("fingerprint: %s\n", violation->fingerprint);
-      }
-      if (violation != nullptr && !record->fingerprint.empty() &&
-          violation->fingerprint != record->fingerprint) {
-        absl::PrintF("the recorded fingerprint was: %s\n", record->fingerprint);
-      }
-      if (!digest_ok) {
-        absl::PrintF("the trace differs from the recorded one (digest %016x, recorded %016x)\n",
-                     e.digest, *record->digest);
-      }
-      if (!out_path.empty()) absl::PrintF("trace written to %s\n", out_path);
+  // Text: the trace on stdout unless written to --out, then (for a
+  // timeline, or a trace written) what recurred.
+  ReportSink report(absl::GetFlag(FLAGS_json), "replay");
+  if (out_path.empty()) report.Note(absl::StripSuffix(trace, "\n"));
+  const bool summary = format == "text" || !out_path.empty();
+  auto text = [summary](std::string s) { return summary ? s : std::string(); };
+  report.Fields(text(absl::StrFormat("\npolicy %s, property %s: %s", record->policy,
+                                     record->property,
+                                     recurred ? "VIOLATED again" : "did NOT recur")),
+                [&](properties::JsonWriter& j) {
+                  j.Key("policy").String(record->policy);
+                  j.Key("property").String(record->property);
+                  j.Key("recurred").Bool(recurred);
+                });
+  if (violation != nullptr) {
+    report.Fields(text(absl::StrFormat("violation: %s: %s\nfingerprint: %s", violation->property,
+                                       violation->message, violation->fingerprint)),
+                  [violation](properties::JsonWriter& j) {
+                    j.Key("violation").BeginObject();
+                    j.Key("property").String(violation->property);
+                    j.Key("message").String(violation->message);
+                    j.Key("event_index").Uint(violation->event_index);
+                    j.Key("fingerprint").String(violation->fingerprint);
+                    j.EndObject();
+                  });
+    if (summary && !record->fingerprint.empty() &&
+        violation->fingerprint != record->fingerprint) {
+      report.Note(absl::StrCat("the recorded fingerprint was: ", record->fingerprint));
     }
   }
-  return recurred && digest_ok ? kExitOk : kExitMismatch;
+  report.Fields(text(digest_ok ? ""
+                               : absl::StrFormat("the trace differs from the recorded one "
+                                                 "(digest %016x, recorded %016x)",
+                                                 e.digest, *record->digest)),
+                [&](properties::JsonWriter& j) {
+                  j.Key("digest_matches").Bool(digest_ok);
+                  j.Key("digest").String(absl::StrFormat("%016x", e.digest));
+                  j.Key("steps").Uint(e.steps);
+                });
+  if (!out_path.empty()) {
+    report.Fields(absl::StrCat("trace written to ", out_path),
+                  [&out_path](properties::JsonWriter& j) {
+                    j.Key("trace_file").String(out_path);
+                  });
+  }
+  return report.Finish(recurred && digest_ok ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(

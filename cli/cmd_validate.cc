@@ -13,20 +13,22 @@
 // the expected verdicts: an expected violation the fixed scenarios did not
 // show is "not reached"; exit 1 when a property expected to hold is violated
 // or a search failed (MISMATCH). --json prints one JSON object with
-// the same results (the steered replay and the SEM probes too).
+// the same results (the steered replay and the SEM probes too), described
+// once for both renderings (ReportSink).
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "cli/validate_json.h"
 #include "core/policies/registry.h"
 #include "hardware/sem_probes.h"
@@ -130,9 +132,7 @@ absl::StatusOr<hardware::SideBySideOptions> OptionsFromFlags() {
 }
 
 // --validate_replay: one simulator counterexample, steered onto the GPU.
-// `finish` ends a run that gave a result.
-int RunSteeredReplay(const hardware::SideBySideOptions& options, bool json,
-                     properties::JsonWriter& out, const std::function<int(int)>& finish) {
+int RunSteeredReplay(const hardware::SideBySideOptions& options, ReportSink& out) {
   hardware::SteeredReplayOptions steer;
   steer.runs = options.hardware_repeat;
   steer.run.watchdog = options.watchdog;
@@ -151,13 +151,12 @@ int RunSteeredReplay(const hardware::SideBySideOptions& options, bool json,
     absl::FPrintF(stderr, "stackcheck: %s\n", r.status().message());
     return kExitMismatch;
   }
-  if (json) {
-    out.Key("steered_replay");
-    WriteSteeredReplayJson(*r, out);
-  } else {
-    absl::PrintF("%s", hardware::FormatSteeredReplay(*r, steer));
-  }
-  return finish(r->reproduced > 0 ? kExitOk : kExitMismatch);
+  out.Fields(hardware::FormatSteeredReplay(*r, steer), [&r](properties::JsonWriter& j) {
+    j.Key("backend").String("cuda");
+    j.Key("steered_replay");
+    WriteSteeredReplayJson(*r, j);
+  });
+  return out.Finish(r->reproduced > 0 ? kExitOk : kExitMismatch);
 }
 
 // --validate_in_process: the one pair in this process; the runtime's exit
@@ -174,34 +173,26 @@ int RunInProcess(const hardware::SideBySideOptions& options) {
   return kExitMismatch;
 }
 
-void PrintSemProbes(const std::vector<hardware::SemProbeResult>& probes) {
-  absl::PrintF(
-      "SEM probes on the GPU (each in its own process), beside the "
-      "simulator's test of the same rule:\n%s",
-      hardware::FormatSemProbes(probes));
+// The SEM probes: text after `lead`, JSON as "sem_probes".
+void DescribeSemProbes(const std::vector<hardware::SemProbeResult>& probes,
+                       absl::string_view lead, ReportSink& out) {
+  out.Fields(absl::StrCat(lead,
+                          "SEM probes on the GPU (each in its own process), beside the "
+                          "simulator's test of the same rule:\n",
+                          hardware::FormatSemProbes(probes)),
+             [&probes](properties::JsonWriter& j) {
+               j.Key("sem_probes");
+               WriteSemProbesJson(probes, j);
+             });
 }
 
-void WriteCampaignJson(const hardware::SideBySideOptions& options,
-                       const hardware::SideBySideResult& result, bool probes_too,
-                       properties::JsonWriter& out) {
-  out.Key("sim_executions").Int(options.sim_executions);
-  out.Key("sim_dpor_budget").Uint(options.sim_dpor_budget);
-  if (options.hardware) {
-    out.Key("hardware_repeat").Int(options.hardware_repeat);
-    out.Key("steer_runs").Int(options.steer_runs);
-    out.Key("backends_agree").Bool(!hardware::BackendsDisagree(result));
-  }
-  WriteSideBySideJson(result, out);
-  if (probes_too) {
-    absl::FPrintF(stderr, "validate: SEM probes\n");
-    out.Key("sem_probes");
-    WriteSemProbesJson(hardware::RunSemProbes(), out);
-  }
-}
-
-void PrintCampaign(const hardware::SideBySideOptions& options,
-                   const hardware::SideBySideResult& result, bool probes_too) {
-  absl::PrintF(
+// The campaign: its settings, the table (the simulator beside the GPU, or
+// the simulator's column against the expected verdicts), each scenario's
+// outcome, and the SEM probes when they ran.
+void DescribeCampaign(const hardware::SideBySideOptions& options,
+                      const hardware::SideBySideResult& result,
+                      const std::vector<hardware::SemProbeResult>* probes, ReportSink& out) {
+  std::string header = absl::StrFormat(
       "stackcheck validate: %d policies x %d scenarios; columns: %s\n"
       "(sim: DPOR over each scenario's schedules, exhaustive when it ends within "
       "%d executions, else %d random schedules on top",
@@ -209,7 +200,8 @@ void PrintCampaign(const hardware::SideBySideOptions& options,
       options.scenarios.empty() ? properties::HardwareScenarios().size() : options.scenarios.size(),
       options.hardware ? "sim | cuda" : "sim", options.sim_dpor_budget, options.sim_executions);
   if (options.hardware) {
-    absl::PrintF(
+    absl::StrAppendFormat(
+        &header,
         "; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
         "up to %d us; watchdog %.1f s past the kernels' time; each simulator "
         "counterexample steered %d times",
@@ -217,26 +209,37 @@ void PrintCampaign(const hardware::SideBySideOptions& options,
         absl::GetFlag(FLAGS_validate_max_delay_us), absl::ToDoubleSeconds(options.watchdog),
         options.steer_runs);
   }
-  absl::PrintF(")\n\n");
-  if (options.hardware) {
-    absl::PrintF(
-        "The simulator beside the GPU, per policy, scenario and property "
-        "(MISMATCH: the GPU shows what the simulator's search of the scenario "
-        "did not find, or a steerable simulator counterexample did not "
-        "reproduce):\n%s",
-        hardware::FormatComparison(result));
-  } else {
-    absl::PrintF("%s", properties::FormatVerdictTable(result.table));
-  }
-  absl::PrintF(
-      "\nPer scenario (violated properties; => the rows that are not 'holds on "
-      "both'):\n%s",
-      hardware::FormatScenarioMatrix(result, absl::GetFlag(FLAGS_validate_details)));
-  if (probes_too) {
-    absl::FPrintF(stderr, "validate: SEM probes\n");
-    absl::PrintF("\n");
-    PrintSemProbes(hardware::RunSemProbes());
-  }
+  absl::StrAppend(&header, ")\n\n");
+  out.Fields(header, [&](properties::JsonWriter& j) {
+    j.Key("backend").String(options.hardware ? "cuda" : "sim");
+    j.Key("sim_executions").Int(options.sim_executions);
+    j.Key("sim_dpor_budget").Uint(options.sim_dpor_budget);
+    if (options.hardware) {
+      j.Key("hardware_repeat").Int(options.hardware_repeat);
+      j.Key("steer_runs").Int(options.steer_runs);
+      j.Key("backends_agree").Bool(!hardware::BackendsDisagree(result));
+    }
+  });
+  const std::string table =
+      options.hardware
+          ? absl::StrCat("The simulator beside the GPU, per policy, scenario and property "
+                         "(MISMATCH: the GPU shows what the simulator's search of the scenario "
+                         "did not find, or a steerable simulator counterexample did not "
+                         "reproduce):\n",
+                         hardware::FormatComparison(result))
+          : properties::FormatVerdictTable(result.table);
+  out.Fields(absl::StrCat(table,
+                          "\nPer scenario (violated properties; => the rows that are not "
+                          "'holds on both'):\n",
+                          hardware::FormatScenarioMatrix(
+                              result, absl::GetFlag(FLAGS_validate_details))),
+             [&result](properties::JsonWriter& j) { WriteSideBySideJson(result, j); });
+  if (probes != nullptr) DescribeSemProbes(*probes, "\n", out);
+}
+
+std::vector<hardware::SemProbeResult> RunSemProbesAnnounced() {
+  absl::FPrintF(stderr, "validate: SEM probes\n");
+  return hardware::RunSemProbes();
 }
 
 int RunValidate(const std::vector<std::string>& args) {
@@ -268,41 +271,27 @@ int RunValidate(const std::vector<std::string>& args) {
     absl::StatusOr<const real::CudaEntryPoints*> driver = real::LoadDriver();
     if (!driver.ok()) return RunError(driver.status().message());
   }
-  properties::JsonWriter out;
-  out.BeginObject();
-  out.Key("command").String("validate");
-  out.Key("backend").String(options.hardware ? "cuda" : "sim");
-  // With --json, ends the object and prints it; returns `rc`.
-  const std::function<int(int)> finish = [&](int rc) {
-    return json ? PrintJsonResult(out, rc) : rc;
-  };
-  if (steered_replay) return RunSteeredReplay(options, json, out, finish);
+  ReportSink out(json, "validate");
+  if (steered_replay) return RunSteeredReplay(options, out);
   if (in_process) return RunInProcess(options);
   options.progress = [](const std::string& line) {
     if (line.rfind("sim: ", 0) == 0) return;  // fast; only the GPU's are news
     absl::FPrintF(stderr, "validate: %s\n", line);
   };
   if (!campaign) {
-    const std::vector<hardware::SemProbeResult> probes = hardware::RunSemProbes();
-    if (json) {
-      out.Key("sem_probes");
-      WriteSemProbesJson(probes, out);
-    } else {
-      PrintSemProbes(probes);
-    }
-    return finish(kExitOk);
+    out.Fields("", [](properties::JsonWriter& j) { j.Key("backend").String("cuda"); });
+    DescribeSemProbes(hardware::RunSemProbes(), "", out);
+    return out.Finish(kExitOk);
   }
   absl::StatusOr<hardware::SideBySideResult> result = hardware::RunSideBySide(options);
   if (!result.ok()) {
     absl::FPrintF(stderr, "stackcheck: %s\n", result.status().message());
     return kExitMismatch;
   }
+  std::vector<hardware::SemProbeResult> probes;
   const bool probes_too = options.hardware && absl::GetFlag(FLAGS_validate_sem_probes);
-  if (json) {
-    WriteCampaignJson(options, *result, probes_too, out);
-  } else {
-    PrintCampaign(options, *result, probes_too);
-  }
+  if (probes_too) probes = RunSemProbesAnnounced();
+  DescribeCampaign(options, *result, probes_too ? &probes : nullptr, out);
   // On the GPU the backends are compared with each other; the simulator
   // column alone is judged against the expected verdicts, where an expected
   // violation the fixed scenarios do not provoke is "not reached", no
@@ -310,7 +299,7 @@ int RunValidate(const std::vector<std::string>& args) {
   // that failed, is.
   const bool agree =
       options.hardware ? !hardware::BackendsDisagree(*result) : properties::AllMatch(result->table);
-  return finish(agree ? kExitOk : kExitMismatch);
+  return out.Finish(agree ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(

@@ -1,5 +1,6 @@
 #include "cli/report_sink.h"
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -7,8 +8,10 @@
 
 namespace stackcheck::cli {
 
-ReportSink::ReportSink(bool json) : json_(json) {
-  if (json_) writer_.BeginObject();
+ReportSink::ReportSink(bool json, absl::string_view command) : json_(json) {
+  if (!json_) return;
+  writer_.BeginObject();
+  if (!command.empty()) writer_.Key("command").String(command);
 }
 
 std::string ReportSink::TextKey(absl::string_view key) const {
@@ -97,6 +100,16 @@ ReportSink& ReportSink::Custom(absl::string_view key, absl::string_view text,
     json(writer_);
   } else {
     absl::PrintF("%s%s\n", absl::StrJoin(prefixes_, ""), text);
+  }
+  return *this;
+}
+
+ReportSink& ReportSink::Fields(absl::string_view text,
+                               const std::function<void(properties::JsonWriter&)>& json) {
+  if (json_) {
+    json(writer_);
+  } else if (!text.empty()) {
+    absl::PrintF("%s%s", text, absl::EndsWith(text, "\n") ? "" : "\n");
   }
   return *this;
 }

@@ -11,7 +11,8 @@
 //
 // Text-only lines (a header, a note for people) go through Note(); a value
 // whose text form is a sentence and whose JSON form is an object goes through
-// Custom(), which takes both renderings side by side.
+// Custom(), which takes both renderings side by side; a text line that
+// carries several JSON fields goes through Fields().
 #ifndef STACKCHECK_CLI_REPORT_SINK_H_
 #define STACKCHECK_CLI_REPORT_SINK_H_
 
@@ -27,7 +28,8 @@ namespace stackcheck::cli {
 
 class ReportSink {
  public:
-  explicit ReportSink(bool json);
+  // JSON: the object starts with "command": `command` when one is given.
+  explicit ReportSink(bool json, absl::string_view command = "");
   ReportSink(const ReportSink&) = delete;
   ReportSink& operator=(const ReportSink&) = delete;
 
@@ -57,6 +59,12 @@ class ReportSink {
   // Both renderings of one irregular value: `text` is printed as a line (with
   // the group prefix), `json` writes the value of `key`.
   ReportSink& Custom(absl::string_view key, absl::string_view text,
+                     const std::function<void(properties::JsonWriter&)>& json);
+
+  // Both renderings of lines that carry several values: `text` is printed
+  // as it is, ending with a newline (nothing when empty); `json` writes keys
+  // and values.
+  ReportSink& Fields(absl::string_view text,
                      const std::function<void(properties::JsonWriter&)>& json);
 
   ReportSink& Group(absl::string_view name);

@@ -60,13 +60,26 @@ struct BenchFigure {
   int launches = 0;          // per repetition (of the last one)
 };
 
-class LaunchBench {
+// What takes the measurements: the GPU (LaunchBench), or a test's stand-in.
+class LaunchMeasurer {
+ public:
+  virtual ~LaunchMeasurer() = default;
+  virtual absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g,
+                                                   std::uint64_t kernel_ns,
+                                                   const BenchOptions& options) = 0;
+  virtual absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy,
+                                                    BenchGeometry g,
+                                                    std::uint64_t kernel_ns,
+                                                    const BenchOptions& options) = 0;
+};
+
+class LaunchBench final : public LaunchMeasurer {
  public:
   // Loads the driver, creates the context, loads the kernels. The error is
   // the loader's one line when there is no driver.
   static absl::StatusOr<std::unique_ptr<LaunchBench>> Open(int ordinal = 0);
   // Destroys the context, so a leak checker sees everything given back.
-  ~LaunchBench();
+  ~LaunchBench() override;
 
   const real::DeviceProperties& properties() const { return properties_; }
   // libgomp's default team count: SMs x resident blocks of (32 x warps).
@@ -74,11 +87,11 @@ class LaunchBench {
 
   absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g,
                                            std::uint64_t kernel_ns,
-                                           const BenchOptions& options);
+                                           const BenchOptions& options) override;
   absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy,
                                             BenchGeometry g,
                                             std::uint64_t kernel_ns,
-                                            const BenchOptions& options);
+                                            const BenchOptions& options) override;
 
  private:
   LaunchBench(std::unique_ptr<real::CudaDevice> device) : device_(std::move(device)) {}
