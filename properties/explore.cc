@@ -435,9 +435,10 @@ ExploreReport ExploreParallel(const ExploreSpec& spec) {
         "parallel exploration works without a preemption bound only");
     return report;
   }
-  if (spec.coverage != nullptr || spec.on_execution) {
+  if (spec.jobs > 1 && (spec.coverage != nullptr || spec.on_execution)) {
     report.status = absl::InvalidArgumentError(
-        "parallel exploration takes no coverage probes nor per-execution callback");
+        "parallel exploration takes no coverage probes nor per-execution callback "
+        "(but with one job)");
     return report;
   }
   Workers workers;

@@ -109,8 +109,8 @@ struct ExploreSpec {
   // units explored by `jobs` worker threads, each with its own simulator
   // (sim/strategies/dfs_strategy.h, Options::split_choices). The executions
   // and the verdict depend on the split, not on `jobs` (a run stopped early
-  // by a budget or a violation excepted). coverage and on_execution must be
-  // unset.
+  // by a budget or a violation excepted). With jobs > 1, coverage and
+  // on_execution must be unset.
   int jobs = 0;
   std::size_t split_choices = 0;
   // About twice a second, from the exploring thread (the first worker's).
