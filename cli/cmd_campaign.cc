@@ -30,7 +30,6 @@
 #include "properties/quoted_text.h"
 #include "properties/verdict_table.h"
 
-ABSL_FLAG(int, jobs, 0, "campaign: worker threads (0 = one per core)");
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");
 ABSL_FLAG(int, shrink_executions, 3000,

@@ -78,6 +78,9 @@ ABSL_FLAG(bool, only_kept, false,
           "violation, `exhausted yes` proves the rest, and a known bug recorded for "
           "this scenario that the search did not meet is reported FIXED?");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
+ABSL_FLAG(std::uint64_t, split_choices, 0,
+          "check --jobs: choices above the split into units (0 = 6); every node above "
+          "it explores all its options");
 ABSL_FLAG(std::uint64_t, determinism_every, 0,
           "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
           "compare trace digests (0 = off)");
@@ -106,6 +109,8 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
       {"plain_budget", strategy == "dfs" && single, "--strategy dfs, one scenario"},
       {"no_plain", strategy == "dfs" && single, "--strategy dfs, one scenario"},
       {"depth", strategy == "pct", "--strategy pct"},
+      {"jobs", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"split_choices", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"seed", !dfs, "--strategy random or pct"},
   };
   for (const char* flag : {"threads", "regions", "warps", "user_alloc", "is_device_ptr",
@@ -222,8 +227,12 @@ void ReportProgress(const properties::ExploreProgress& p) {
   const double rate = static_cast<double>(p.executions - last_executions) / (p.elapsed_s - last);
   last = p.elapsed_s;
   last_executions = p.executions;
-  absl::FPrintF(stderr, "check: %d executions in %.0f s (%.0f executions/s)\n", p.executions,
-                p.elapsed_s, rate);
+  std::string where;
+  if (p.fraction >= 0) {
+    where = absl::StrFormat(", depth %d, ~%.2g%% explored", p.depth, 100 * p.fraction);
+  }
+  absl::FPrintF(stderr, "check: %d executions in %.0f s (%.0f executions/s)%s\n", p.executions,
+                p.elapsed_s, rate, where);
 }
 
 int RunCheck(const std::vector<std::string>& args) {
@@ -279,6 +288,21 @@ int RunCheck(const std::vector<std::string>& args) {
     spec.time_budget = absl::Seconds(seconds);
   }
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
+  const int jobs = absl::GetFlag(FLAGS_jobs);
+  if (FlagGiven("jobs") && (jobs < 1 || jobs > 256)) {
+    return UsageError("--jobs must be 1..256");
+  }
+  if (FlagGiven("jobs") && bound >= 0) {
+    return UsageError("--jobs works without a preemption bound only (--bound -1)");
+  }
+  if (FlagGiven("split_choices") && !FlagGiven("jobs")) {
+    return UsageError("--split_choices has no effect without --jobs");
+  }
+  if (absl::GetFlag(FLAGS_split_choices) > 1000) {
+    return UsageError("--split_choices must be at most 1000");
+  }
+  spec.jobs = FlagGiven("jobs") ? jobs : 0;
+  spec.split_choices = absl::GetFlag(FLAGS_split_choices);
   ReportSink out(absl::GetFlag(FLAGS_json));
   if (EnumerateRequested()) {
     const int rc =
@@ -317,7 +341,12 @@ int RunCheck(const std::vector<std::string>& args) {
   if (!r.reduction.empty()) out.Field("reduction", r.reduction);
   out.Field("executions", r.executions);
   out.Field("exhausted", r.exhausted);
+  // What a search cut short covered: its own estimate of the tree's share.
+  if (!r.exhausted && r.explored_fraction >= 0) {
+    out.Field("explored_estimate", absl::StrFormat("%.3g", r.explored_fraction));
+  }
   if (r.exhausted && bound >= 0) out.Field("bound_cut", r.bound_cut);
+  if (r.units > 0 && spec.jobs > 0) out.Field("units", r.units);
   if (is_dfs) out.Field("sleep_blocked", r.sleep_blocked);
   if (absl::GetFlag(FLAGS_iterative)) {
     out.Field("rounds", r.rounds).Field("last_bound", r.last_bound);
@@ -335,6 +364,7 @@ int RunCheck(const std::vector<std::string>& args) {
     plain_spec.strategy = "plain-dfs";
     plain_spec.max_executions = plain_budget;
     plain_spec.on_progress = nullptr;
+    plain_spec.jobs = 0;
     const properties::ExploreReport p = properties::Explore(plain_spec);
     const bool plain_exhausted = p.exhausted;
     out.Group("plain_dfs");
@@ -358,7 +388,7 @@ const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
      "[--scenario regions|NAME | --scenario_file F] [--threads N] [--regions M] [--abort] "
-     "[--mapped_vars K] [--warps W] [--oom_at K] ... [--enumerate --max_threads T --max_ops N "
+     "[--mapped_vars K] [--warps W] [--oom_at K] ... [--jobs J] [--enumerate --max_threads T --max_ops N "
      "--max_faults F] [--time_budget_s S]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage", &RunCheck});
 

@@ -69,7 +69,20 @@ expect_rc time_budget 0 "$bin" check --policy=event-fence --threads=3 --regions=
   --time_budget_s=0.5
 expect_line time_budget "^exhausted no$"
 expect_line time_budget "^executions [1-9][0-9]*$"
+expect_line time_budget "^explored_estimate 0?[.0-9e-]+$"
 expect_rc time_budget_bad 2 "$bin" check --policy=event-fence --time_budget_s=0
+
+# A split search on two worker threads runs what it runs on one.
+expect_rc jobs1 0 "$bin" check --policy=event-fence --threads=3 --regions=2 --no_plain --jobs=1
+expect_line jobs1 "^exhausted yes$"
+executions_jobs1=$(grep -E "^executions " <<<"$out")
+expect_rc jobs2 0 "$bin" check --policy=event-fence --threads=3 --regions=2 --no_plain --jobs=2
+expect_line jobs2 "^exhausted yes$"
+expect_line jobs2 "^units [1-9][0-9]*$"
+expect_line jobs2 "^${executions_jobs1}$"
+expect_rc jobs_bad 2 "$bin" check --policy=event-fence --jobs=0
+expect_rc jobs_bound 2 "$bin" check --policy=event-fence --jobs=2 --bound=1
+expect_rc split_without_jobs 2 "$bin" check --policy=event-fence --split_choices=3
 
 # Sampling never claims exhaustion.
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20

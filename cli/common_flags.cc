@@ -6,6 +6,9 @@
 #include "absl/flags/flag.h"
 #include "absl/strings/str_format.h"
 
+ABSL_FLAG(int, jobs, 0,
+          "campaign, check: worker threads (campaign: 0 = one per core; check: disjoint "
+          "subtrees of one search, not given = one search on this thread)");
 ABSL_FLAG(bool, json, false, "print machine-readable JSON on stdout instead of text");
 ABSL_FLAG(std::string, policy, "",
           "campaign, check: policies to explore, comma-separated (campaign: default "

@@ -11,6 +11,8 @@
 
 // Print machine-readable JSON on stdout instead of text.
 ABSL_DECLARE_FLAG(bool, json);
+// campaign, check: worker threads.
+ABSL_DECLARE_FLAG(int, jobs);
 // The policies to explore (campaign: comma-separated, default all; check:
 // exactly one).
 ABSL_DECLARE_FLAG(std::string, policy);

@@ -67,6 +67,29 @@ CHECK_RUNS = [
       "--no_plain"], False),
     ("v1b-callback-lock, peer (the callback deadlock)",
      ["--policy=v1b-callback-lock", "--scenario=peer", "--no_plain"], False),
+    ("v2-gcc11, 3 x 2, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--threads=3", "--regions=2", "--no_plain"], False),
+    ("v2-gcc11, 3 x 2, one abort, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--threads=3", "--regions=2", "--abort",
+      "--no_plain"], True),
+    ("v2-gcc11, 2 x 4, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--regions=4", "--no_plain"], False),
+    ("v2-gcc11, 2 x 4, one abort, every kept property",
+     ["--policy=v2-gcc11", "--only_kept", "--regions=4", "--abort", "--no_plain"], False),
+    ("event-fence, 3 x 2", ["--policy=event-fence", "--threads=3", "--regions=2", "--no_plain"],
+     False),
+    ("event-fence, 3 x 2, one abort",
+     ["--policy=event-fence", "--threads=3", "--regions=2", "--abort", "--no_plain"], False),
+    ("event-fence, 2 x 4", ["--policy=event-fence", "--regions=4", "--no_plain"], False),
+    ("event-fence, 2 x 4, one abort",
+     ["--policy=event-fence", "--regions=4", "--abort", "--no_plain"], False),
+    ("event-fence, 3 x 3", ["--policy=event-fence", "--threads=3", "--regions=3", "--no_plain"],
+     False),
+    ("event-fence, 3 x 3, split search on 2 jobs",
+     ["--policy=event-fence", "--threads=3", "--regions=3", "--jobs=2", "--no_plain"], False),
+    ("event-fence, 2 x 3, one mapped variable (4 minutes; not exhausted)",
+     ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--jobs=2",
+      "--time_budget_s=240", "--no_plain"], True),
     ("v2-gcc11, 2 x 3, preemption bound 2 (sleep sets)", ["--policy=v2-gcc11", "--bound=2"], False),
     ("event-fence, 2 x 3, preemption bound 2 (sleep sets)",
      ["--policy=event-fence", "--bound=2"], False),
@@ -307,7 +330,7 @@ def render_bench_dfs(run):
 
 def render_checks(runs):
     lines = ["### Single scenarios (`stackcheck check`)", "",
-             "Every run explores one bounded scenario (2 host threads; regions per "
+             "Every run explores one bounded scenario (host threads x regions per "
              "thread as shown) with DPOR and sleep sets unless a preemption bound is "
              "given (then sleep sets alone). `--only_kept` leaves the policy's known "
              "bugs unmonitored so the search goes past them; deadlock and progress are "

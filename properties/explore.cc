@@ -1,9 +1,11 @@
 #include "properties/explore.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -169,7 +171,21 @@ const Finding* ExploreReport::FindingFor(absl::string_view property) const {
   return nullptr;
 }
 
-ExploreReport Explore(const ExploreSpec& spec) {
+namespace {
+
+// What the workers of a parallel exploration share.
+struct Workers {
+  int count = 1;
+  std::size_t split_choices = 0;
+  std::atomic<std::uint64_t> claimed{0};     // units claimed so far
+  std::atomic<std::uint64_t> executions{0};  // owned executions, all workers
+  std::atomic<bool> stop{false};             // a budget, a violation, an error
+  std::unique_ptr<std::atomic<double>[]> fraction;  // by worker
+  std::chrono::steady_clock::time_point start;
+};
+
+// One explorer: the whole run, or worker `worker` of `workers`.
+ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) {
   ExploreReport report;
   if (spec.policy == nullptr) {
     report.status = absl::InvalidArgumentError("no policy to explore");
@@ -209,8 +225,19 @@ ExploreReport Explore(const ExploreSpec& spec) {
   sim::StrategyParams params = spec.strategy_params;
   if (params.schedule.empty()) params.schedule = spec.test_case.schedule;
   if (params.max_executions == 0) params.max_executions = spec.max_executions;
+  if (workers != nullptr) {
+    // Units go to the first worker that meets them: every worker meets
+    // them in the same order, so when one meets unit u every unit before it
+    // is claimed, and `claimed` is u unless another took u first.
+    params.max_executions = 0;  // the budget is the workers' together
+    params.split_choices = workers->split_choices;
+    params.claim = [workers](std::uint64_t unit) {
+      std::uint64_t expected = unit;
+      return workers->claimed.compare_exchange_strong(expected, unit + 1);
+    };
+  }
   const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
-  const auto* dfs = dynamic_cast<const sim::DfsStrategy*>(strategy.get());
+  auto* dfs = dynamic_cast<sim::DfsStrategy*>(strategy.get());
   auto* strict = dynamic_cast<sim::StrictSequenceStrategy*>(strategy.get());
   if (dfs != nullptr) report.reduction = dfs->reduction();
 
@@ -229,7 +256,8 @@ ExploreReport Explore(const ExploreSpec& spec) {
 
   const std::uint64_t budget =
       spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
-  const auto start = std::chrono::steady_clock::now();
+  const auto start =
+      workers != nullptr ? workers->start : std::chrono::steady_clock::now();
   const auto deadline = spec.time_budget == absl::InfiniteDuration()
                             ? std::chrono::steady_clock::time_point::max()
                             : start + absl::ToChronoNanoseconds(spec.time_budget);
@@ -237,7 +265,10 @@ ExploreReport Explore(const ExploreSpec& spec) {
   bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
   while (true) {
-    if (report.executions >= budget) {
+    const std::uint64_t done =
+        workers != nullptr ? workers->executions.load(std::memory_order_relaxed)
+                           : report.executions;
+    if (done >= budget || (workers != nullptr && workers->stop.load())) {
       stopped = true;
       break;
     }
@@ -255,7 +286,10 @@ ExploreReport Explore(const ExploreSpec& spec) {
         continue;
       }
     }
+    // A unit another worker explores: run only to reach the next one.
+    if (dfs != nullptr && !dfs->Owned()) continue;
     ++report.executions;
+    if (workers != nullptr) workers->executions.fetch_add(1, std::memory_order_relaxed);
     report.digest = r.digest;
     report.steps = r.steps;
     report.process_exited = r.process_exited;
@@ -316,9 +350,23 @@ ExploreReport Explore(const ExploreSpec& spec) {
       stopped = true;
       break;
     }
-    if (spec.on_progress && now >= next_progress) {
+    if (now >= next_progress) {
       next_progress = now + std::chrono::milliseconds(500);
-      spec.on_progress({report.executions, SecondsSince(start)});
+      ExploreProgress progress;
+      progress.executions = report.executions;
+      progress.elapsed_s = SecondsSince(start);
+      if (dfs != nullptr) {
+        progress.fraction = dfs->EstimatedFraction();
+        progress.depth = dfs->frontier_depth();
+      }
+      if (workers != nullptr) {
+        workers->fraction[worker].store(progress.fraction);
+        progress.executions = workers->executions.load();
+        for (int w = 0; w < workers->count; ++w) {
+          progress.fraction = std::min(progress.fraction, workers->fraction[w].load());
+        }
+      }
+      if (spec.on_progress && worker == 0) spec.on_progress(progress);
     }
   }
   if (spec.keep_trace && last != nullptr) {
@@ -339,7 +387,88 @@ ExploreReport Explore(const ExploreSpec& spec) {
   }
   report.exhausted = (*row)->exhaustive && !stopped && report.status.ok() &&
                      (dfs == nullptr || dfs->exhausted());
+  if (dfs != nullptr && !report.exhausted) report.explored_fraction = dfs->EstimatedFraction();
+  if (dfs != nullptr) report.units = dfs->units();
+  if (workers != nullptr && (stopped || !report.status.ok())) workers->stop = true;
+  if (workers != nullptr) workers->fraction[worker].store(report.exhausted ? 1.0 : report.explored_fraction);
   return report;
+}
+
+void Merge(ExploreReport& into, ExploreReport&& from) {
+  into.executions += from.executions;
+  into.exhausted = into.exhausted && from.exhausted;
+  into.out_of_time = into.out_of_time || from.out_of_time;
+  into.seconds = std::max(into.seconds, from.seconds);
+  sim::StrategyMetrics& m = into.metrics;
+  m.actor_choices += from.metrics.actor_choices;
+  m.number_choices += from.metrics.number_choices;
+  m.preemptions += from.metrics.preemptions;
+  m.max_choices = std::max(m.max_choices, from.metrics.max_choices);
+  m.max_preemptions = std::max(m.max_preemptions, from.metrics.max_preemptions);
+  into.determinism_reruns += from.determinism_reruns;
+  into.sleep_blocked += from.sleep_blocked;
+  into.explored_fraction = std::min(into.explored_fraction, from.explored_fraction);
+  for (Finding& f : from.findings) {
+    if (FindFingerprint(into.findings, f.violation.fingerprint) == nullptr) {
+      into.findings.push_back(std::move(f));
+    }
+  }
+  for (Finding& f : from.known_met) {
+    if (FindFingerprint(into.known_met, f.violation.fingerprint) == nullptr) {
+      into.known_met.push_back(std::move(f));
+    }
+  }
+  into.violating_executions += from.violating_executions;
+  if (into.status.ok()) into.status = from.status;
+}
+
+// `spec.jobs` workers over the units of a split search.
+ExploreReport ExploreParallel(const ExploreSpec& spec) {
+  ExploreReport report;
+  if (spec.strategy != "dfs" && spec.strategy != "plain-dfs") {
+    report.status = absl::InvalidArgumentError(
+        "parallel exploration needs an exhaustive strategy: dfs or plain-dfs");
+    return report;
+  }
+  if (spec.strategy_params.preemption_bound >= 0) {
+    report.status = absl::InvalidArgumentError(
+        "parallel exploration works without a preemption bound only");
+    return report;
+  }
+  if (spec.jobs > 1 && (spec.coverage != nullptr || spec.on_execution)) {
+    report.status = absl::InvalidArgumentError(
+        "parallel exploration takes no coverage probes nor per-execution callback "
+        "(but with one job)");
+    return report;
+  }
+  Workers workers;
+  workers.count = spec.jobs;
+  workers.split_choices = spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices;
+  workers.fraction.reset(new std::atomic<double>[spec.jobs]);
+  for (int w = 0; w < spec.jobs; ++w) workers.fraction[w] = 0;
+  workers.start = std::chrono::steady_clock::now();
+  std::vector<ExploreReport> reports(spec.jobs);
+  std::vector<std::thread> threads;
+  for (int w = 0; w < spec.jobs; ++w) {
+    threads.emplace_back([&, w] { reports[w] = ExploreOne(spec, &workers, w); });
+  }
+  for (std::thread& t : threads) t.join();
+  report = std::move(reports[0]);
+  for (int w = 1; w < spec.jobs; ++w) Merge(report, std::move(reports[w]));
+  report.metrics.executions = report.executions;
+  report.seconds = SecondsSince(workers.start);
+  if (report.exhausted) report.explored_fraction = -1;
+  report.reduction = absl::StrFormat("%s, split after %d choices into %d units, %d jobs",
+                                     report.reduction, workers.split_choices,
+                                     workers.claimed.load(), spec.jobs);
+  return report;
+}
+
+}  // namespace
+
+ExploreReport Explore(const ExploreSpec& spec) {
+  if (spec.jobs > 0) return ExploreParallel(spec);
+  return ExploreOne(spec, nullptr, 0);
 }
 
 absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,

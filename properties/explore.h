@@ -81,6 +81,11 @@ enum class StopRule {
 struct ExploreProgress {
   std::uint64_t executions = 0;
   double elapsed_s = 0;
+  // Exhaustive strategies: the estimated share of the tree explored
+  // (DfsStrategy::EstimatedFraction; the least of the workers'), and the
+  // depth of the search stack; -1 and 0 otherwise.
+  double fraction = -1;
+  std::size_t depth = 0;
 };
 
 struct ExploreSpec {
@@ -99,7 +104,16 @@ struct ExploreSpec {
   std::uint64_t determinism_every = 0;
   bool keep_trace = false;  // the last execution's trace and actor names
   sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
-  // About twice a second, from the exploring thread.
+  // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 splits
+  // the tree after `split_choices` choices (0: kDefaultSplitChoices) into
+  // units explored by `jobs` worker threads, each with its own simulator
+  // (sim/strategies/dfs_strategy.h, Options::split_choices). The executions
+  // and the verdict depend on the split, not on `jobs` (a run stopped early
+  // by a budget or a violation excepted). With jobs > 1, coverage and
+  // on_execution must be unset.
+  int jobs = 0;
+  std::size_t split_choices = 0;
+  // About twice a second, from the exploring thread (the first worker's).
   std::function<void(const ExploreProgress&)> on_progress;
   // After every execution (not the determinism re-runs).
   std::function<void(const sim::ExecutionResult&)> on_execution;
@@ -132,6 +146,9 @@ struct ExploreReport {
   bool bound_cut = false;  // a preemption bound pruned something
   std::uint64_t rounds = 0;
   int last_bound = -1;
+  // Not exhausted: DfsStrategy::EstimatedFraction at the end (-1: none).
+  double explored_fraction = -1;
+  std::uint64_t units = 0;  // parallel exploration: units of the split
 
   std::vector<Finding> findings;  // first per fingerprint, in the order found
   // kOnlyKept: the known bugs met and passed, first per fingerprint.
@@ -153,6 +170,9 @@ struct ExploreReport {
   const Finding* first() const { return findings.empty() ? nullptr : &findings[0]; }
   const Finding* FindingFor(absl::string_view property) const;
 };
+
+// The split a parallel exploration uses unless told.
+inline constexpr std::size_t kDefaultSplitChoices = 6;
 
 ExploreReport Explore(const ExploreSpec& spec);
 

@@ -39,6 +39,9 @@ DfsStrategy::DfsStrategy(const Options& options)
     : options_(options), bound_(options.preemption_bound) {
   if (options_.iterative_bounding && options_.preemption_bound >= 0) bound_ = 0;
   dpor_ = options_.dpor && options_.sleep_sets && options_.preemption_bound < 0;
+  // Under a bound, what a subtree's cuts say reaches the nodes above it
+  // (the sleep rule), so units would not be independent.
+  if (options_.preemption_bound >= 0) options_.split_choices = 0;
   if (options_.max_depth == 0) options_.max_depth = 1;
 }
 
@@ -82,10 +85,14 @@ bool DfsStrategy::NewExecution() {
     // node took the last step; without it (single-candidate points unseen)
     // a later unasked step may have been the last, and marking the last
     // node's option anyway only costs reduction.
-    if (options_.last_step_global && !off_tree_ && have_actor_node_) {
+    // A unit left to another worker ran on with default answers; if no
+    // actor was asked after the split its owner marks the same node here.
+    const bool ended_at_split = unclaimed_ && !point_after_split_;
+    if (options_.last_step_global && (!off_tree_ || ended_at_split) && have_actor_node_) {
       Node& last = stack_[last_actor_node_];
       last.flags[last.chosen] |= kMayEnd;
     }
+    if (owned_ < 0) Owned();  // keeps the units' numbering
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
@@ -155,7 +162,69 @@ bool DfsStrategy::NewExecution() {
   off_tree_ = false;
   choices_.clear();
   points_seen_ = 0;
+  crossed_split_ = false;
+  unclaimed_ = false;
+  point_after_split_ = false;
+  owned_ = -1;
+  blocked_ = false;
   return true;
+}
+
+void DfsStrategy::AtChoice() {
+  if (options_.split_choices == 0 || crossed_split_ || off_tree_ ||
+      choices_.size() != options_.split_choices || position_ == 0) {
+    return;
+  }
+  crossed_split_ = true;
+  split_node_ = position_ - 1;
+  // A unit is new when the split node was created or advanced in this
+  // execution (the latest branching is at or above it); otherwise this
+  // execution branched below it, inside a unit this worker explores.
+  if (split_node_ < fresh_from_) {
+    owned_ = 1;
+    return;
+  }
+  const std::uint64_t unit = next_unit_++;
+  const bool mine = !options_.claim || options_.claim(unit);
+  owned_ = mine ? 1 : 0;
+  if (!mine) {
+    unclaimed_ = true;
+    off_tree_ = true;
+  }
+}
+
+bool DfsStrategy::Owned() {
+  if (owned_ >= 0) return owned_ != 0;
+  if (options_.split_choices == 0) {
+    owned_ = 1;
+    return true;
+  }
+  // It ended (or was found redundant) above the split: a unit of its own.
+  const std::uint64_t unit = next_unit_++;
+  owned_ = !options_.claim || options_.claim(unit) ? 1 : 0;
+  if (owned_ == 0 && blocked_) --stats_.sleep_blocked;
+  return owned_ != 0;
+}
+
+double DfsStrategy::EstimatedFraction() const {
+  if (exhausted_) return 1;
+  double fraction = 0;
+  double weight = 1;
+  for (const Node& node : stack_) {
+    std::uint32_t scheduled = 0;
+    std::uint32_t finished = 0;
+    for (std::uint32_t k = 0; k < node.options; ++k) {
+      const std::uint8_t flags = node.flags[k];
+      if (!(flags & (kTried | kBacktrack))) continue;
+      ++scheduled;
+      if ((flags & kTried) && k != node.chosen) ++finished;
+    }
+    if (scheduled == 0) continue;
+    fraction += weight * finished / scheduled;
+    weight /= scheduled;
+    if (weight < 1e-9) break;
+  }
+  return fraction;
 }
 
 std::uint32_t DfsStrategy::OptionAt(const Node& node,
@@ -332,6 +401,7 @@ void DfsStrategy::Diverged(const std::string& what) {
 }
 
 std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
+  if (unclaimed_) point_after_split_ = true;
   std::uint64_t answer = DefaultActor(point);
   if (point.runnable.empty()) {
     Diverged("a scheduling point with no runnable actor");
@@ -365,8 +435,10 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     node.preemptions_before = preemptions_;
     node.runnable.assign(point.runnable.begin(), point.runnable.end());
     node.sleep = SleepFor(node.runnable);
-    node.flags.assign(node.options, dpor_ ? 0 : kBacktrack);
-    if (dpor_) {
+    // Above the split every option is explored (see Options::split_choices).
+    const bool above_split = options_.split_choices != 0 && !crossed_split_;
+    node.flags.assign(node.options, dpor_ && !above_split ? 0 : kBacktrack);
+    if (dpor_ && !above_split) {
       NoteRunnable(point);
       // Start with the first awake option in exploration order; races found
       // later add the others.
@@ -389,6 +461,7 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
       // Every option is asleep or over the bound: whatever follows is
       // equivalent to an explored execution (or excluded by the bound).
       ++stats_.sleep_blocked;
+      blocked_ = true;
       if (node.cut_here) MarkCutAbove();
       if (dpor_) CheckPending();
       off_tree_ = true;
@@ -398,7 +471,10 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     ++preemptions_;
   }
   ++points_seen_;
-  if (point.runnable.size() > 1) choices_.push_back(answer);
+  if (point.runnable.size() > 1) {
+    choices_.push_back(answer);
+    AtChoice();
+  }
   stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());
   return static_cast<std::size_t>(answer);
 }
@@ -437,6 +513,7 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
     ++position_;
   }
   choices_.push_back(answer);
+  AtChoice();
   stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());
   return answer;
 }

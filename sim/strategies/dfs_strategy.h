@@ -62,6 +62,7 @@
 #define STACKCHECK_SIM_STRATEGIES_DFS_STRATEGY_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -87,6 +88,19 @@ class DfsStrategy : public Strategy {
     // Choices per execution beyond which answers are defaults and not
     // branched on; reaching it makes the search not exhausted.
     std::size_t max_depth = std::size_t{1} << 20;
+    // Split search (parallel exploration): > 0 divides the tree at the
+    // point that makes the split_choices-th entry of choices(). Every node
+    // above it explores all its options (no DPOR pruning there; sleep sets
+    // still apply), so the subtrees below it, the units, are independent:
+    // a race found in one only ever asks for options above that are
+    // scheduled already. Executions that end (or are found redundant)
+    // above the split are units too. Units are numbered in the order the
+    // search meets them, the same in every worker running the same
+    // options; `claim(u)` says whether this worker explores unit u (some
+    // one worker must claim each). An unclaimed unit costs one execution,
+    // finished with default answers and not owned (see Owned()).
+    std::size_t split_choices = 0;
+    std::function<bool(std::uint64_t)> claim;
   };
 
   struct Stats {
@@ -123,6 +137,18 @@ class DfsStrategy : public Strategy {
   // The schedule of the execution in progress (or just finished): answers at
   // points with two or more candidates, and numbers.
   const std::vector<std::uint64_t>& choices() const { return choices_; }
+  // Split search: whether the execution just run belongs to this worker's
+  // units (call once per execution, after it ran; claims a unit that ended
+  // above the split). Always true without a split.
+  bool Owned();
+  // Split search: units met so far.
+  std::uint64_t units() const { return next_unit_; }
+  // A progress estimate: the share of the tree explored, from the position
+  // of each node's chosen option among the options it has scheduled so far
+  // (DPOR schedules more as it goes, so early figures are high), and the
+  // depth of the stack.
+  double EstimatedFraction() const;
+  std::size_t frontier_depth() const { return stack_.size(); }
   // Scheduling points seen in the execution in progress, single-candidate
   // ones included. A caller can compare it with the engine's step count: an
   // engine that does not honour ObservesEveryStep() makes DPOR unsound, and
@@ -204,6 +230,15 @@ class DfsStrategy : public Strategy {
     Footprint next;
   };
   std::vector<Pending> pending_;  // by actor: runnable, not yet run since
+  // Split search state of the execution in progress.
+  void AtChoice();  // after each entry of choices_
+  bool crossed_split_ = false;    // its choices reached split_choices
+  std::size_t split_node_ = 0;    // stack index of the node at the split
+  bool unclaimed_ = false;        // crossed into a unit another worker owns
+  bool point_after_split_ = false;
+  int owned_ = -1;                // Owned()'s answer, once asked
+  bool blocked_ = false;          // found redundant (sleep-blocked)
+  std::uint64_t next_unit_ = 0;
 };
 
 }  // namespace stackcheck::sim

@@ -407,6 +407,57 @@ RC_GTEST_PROP(DfsStrategyProperty, DporReachesEveryFinalStateOfPlainDfs, ()) {
   RC_ASSERT(dpor.executions <= plain.executions);
 }
 
+// A split search by `workers` workers, run one after another; worker w
+// claims the units u with u % workers == w.
+Exploration ExploreSplit(const System& system, std::size_t split, int workers) {
+  Exploration e;
+  e.exhausted = true;
+  for (int w = 0; w < workers; ++w) {
+    DfsStrategy::Options options = Dpor();
+    options.split_choices = split;
+    options.claim = [w, workers](std::uint64_t unit) {
+      return unit % static_cast<std::uint64_t>(workers) == static_cast<std::uint64_t>(w);
+    };
+    DfsStrategy dfs(options);
+    while (dfs.NewExecution()) {
+      const toy::Outcome o = toy::Run(system, dfs);
+      if (!dfs.Owned()) continue;
+      EXPECT_EQ(o.error, "");
+      ++e.executions;
+      e.finals.insert(o.FinalState());
+    }
+    EXPECT_TRUE(dfs.status().ok()) << dfs.status();
+    e.exhausted &= dfs.exhausted();
+  }
+  return e;
+}
+
+TEST(DfsStrategy, SplitSearchCountsTheSameWhateverTheWorkers) {
+  const System system = toy::Writers(3, 3, SameObject);
+  const Exploration one = ExploreSplit(system, 2, 1);
+  const Exploration two = ExploreSplit(system, 2, 2);
+  const Exploration three = ExploreSplit(system, 2, 3);
+  EXPECT_TRUE(one.exhausted && two.exhausted && three.exhausted);
+  EXPECT_EQ(two.executions, one.executions);
+  EXPECT_EQ(three.executions, one.executions);
+  EXPECT_EQ(two.finals, Explore(system, Plain()).finals);
+}
+
+// Each worker explores only its units; together they must reach every
+// final state plain DFS reaches, and run exactly the executions one worker
+// runs alone (units are independent and numbered alike everywhere).
+RC_GTEST_PROP(DfsStrategyProperty, SplitDporReachesEveryFinalStateOfPlainDfs, ()) {
+  const System system = *SmallSystems();
+  const std::size_t split = *rc::gen::inRange<std::size_t>(1, 6);
+  const int workers = *rc::gen::inRange(2, 4);
+  const Exploration plain = Explore(system, Plain());
+  const Exploration alone = ExploreSplit(system, split, 1);
+  const Exploration split_up = ExploreSplit(system, split, workers);
+  RC_ASSERT(alone.exhausted && split_up.exhausted);
+  RC_ASSERT(split_up.finals == plain.finals);
+  RC_ASSERT(split_up.executions == alone.executions);
+}
+
 RC_GTEST_PROP(DfsStrategyProperty, BoundedSleepSetsCoverBoundedPlainDfs, ()) {
   const System system = *SmallSystems();
   const int bound = *rc::gen::inRange(0, 3);

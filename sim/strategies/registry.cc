@@ -19,6 +19,8 @@ std::unique_ptr<Strategy> MakeDfs(const StrategyParams& p, bool reduce) {
   o.sleep_sets = reduce;
   o.dpor = reduce;
   o.max_executions = p.max_executions;
+  o.split_choices = p.split_choices;
+  o.claim = p.claim;
   return std::make_unique<DfsStrategy>(o);
 }
 

@@ -6,6 +6,7 @@
 #define STACKCHECK_SIM_STRATEGIES_REGISTRY_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -26,6 +27,10 @@ struct StrategyParams {
   std::uint32_t depth = 3;            // pct: bug depth
   std::uint64_t step_estimate = 64;   // pct: steps per execution, before it learns
   std::vector<std::uint64_t> schedule;  // sequence, replay
+  // dfs, plain-dfs without a bound: a split search's split and this
+  // worker's claim on its units (DfsStrategy::Options::split_choices).
+  std::size_t split_choices = 0;
+  std::function<bool(std::uint64_t)> claim;
 };
 
 struct StrategyRow {

@@ -18,7 +18,10 @@
 // two, under both cuMemFree modes, with mapped data, and a region beside
 // target data operations or a user block's free, for every policy and
 // for a racy one (tests/properties/racy_policy.h) whose unguarded accesses to
-// its block must be interleaved. Callback workers are left serial: a concurrent worker's actor
+// its block must be interleaved; three threads with one region each, with
+// and without an abort, for v2 and ours. The split search of parallel
+// exploration (ExploreSpec::jobs) must observe what DPOR and random
+// schedules observe on the 3 x 1 and 2 x 1 + abort cases. Callback workers are left serial: a concurrent worker's actor
 // number depends on the order of independent spawns.
 #include <map>
 #include <set>
@@ -81,10 +84,14 @@ constexpr std::uint64_t kRandomExecutions = 20'000;
 // keeps each shard near a minute and a half of one core.
 constexpr int kSampling = testing::kUnderAsan ? 4 : 1;
 
+// split > 0: the split search of ExploreSpec::jobs, on one worker (its
+// executions do not depend on the number of workers).
 Search Explored(const Case& c, const PolicyInfo& policy, const std::string& strategy,
-                std::uint64_t budget, const std::string& label) {
+                std::uint64_t budget, const std::string& label, std::size_t split = 0) {
   Search search;
   ExploreSpec options;
+  options.jobs = split > 0 ? 1 : 0;
+  options.split_choices = split;
   options.test_case = c;
   options.policy = &policy;
   options.strategy = strategy;
@@ -171,6 +178,12 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
       }
     }
   }
+  // Three threads of one region, with and without an abort.
+  for (bool abort : {false, true}) {
+    Case c;
+    c.scenario = RegionsScenario(3, 1, abort);
+    configs.push_back({abort ? "3x1+abort" : "3x1", c});
+  }
   // The host operations besides regions: target enter data and update
   // (exit data at the thread's end) beside a region, and a user block freed
   // beside one under the cuMemFree that does not wait.
@@ -194,6 +207,13 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
     for (const PolicyInfo* policy_ptr : policies) {
       const PolicyInfo& policy = *policy_ptr;
       if (!shard.OwnsSampled(item++, kSampling)) continue;
+      // Three threads: the policies that must finish them (the others'
+      // searches run to the budget and are skipped below anyway).
+      const bool three = config.c.scenario.threads.size() == 3;
+      if (three && policy.name != std::string("v2-gcc11") &&
+          policy.name != std::string("event-fence")) {
+        continue;
+      }
       const std::string label = absl::StrCat(policy.name, " on ", config.name);
       const Search by_dpor = Explored(config.c, policy, "dfs", kDporBudget, label);
       if (!by_dpor.exhausted) {
@@ -217,6 +237,13 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
       const std::set<std::string> by_random =
           RandomlyObserved(config.c, policy, /*seed=*/item);
       ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
+      // The split search (a few configurations: it costs what DPOR costs).
+      if (three || config.name == std::string("2x1+abort")) {
+        const Search by_split = Explored(config.c, policy, "dfs", kDporBudget, label, 3);
+        EXPECT_TRUE(by_split.exhausted) << label << ": the split search did not finish";
+        ExpectCovered(by_split.observed, by_random, "random schedules (split search)", label);
+        ExpectCovered(by_split.observed, by_dpor.observed, "DPOR (split search)", label);
+      }
       std::string plain_note = "plain DFS not run";
       const Search by_plain = Explored(config.c, policy, "plain-dfs", kPlainBudget, label);
       if (by_plain.exhausted) {
