@@ -36,6 +36,7 @@
 #include "cli/exec_steering.h"
 #include "cli/flag_parser.h"
 #include "cli/interrupt.h"
+#include "cli/report_sink.h"
 #include "properties/json_writer.h"
 
 ABSL_FLAG(std::string, exec_strategy, "random",
@@ -198,33 +199,39 @@ class Shrinker {
   RunOutcome best_;
 };
 
-void PrintOutcome(const RunOutcome& o, std::size_t timeline_tail) {
+// What a finished run showed, for people: the wait-for cycle, the
+// fingerprint, the timeline's last events, the calls and the output.
+std::string FormatOutcome(const RunOutcome& o, std::size_t timeline_tail) {
   const ExecReport& r = o.report;
+  std::string out;
   if (!r.waits.empty()) {
-    absl::PrintF("%s:\n", r.waits_form_cycle ? "wait-for cycle" : "waits (no cycle)");
-    for (const std::string& w : r.waits) absl::PrintF("  %s\n", w);
+    absl::StrAppend(&out, r.waits_form_cycle ? "wait-for cycle" : "waits (no cycle)", ":\n");
+    for (const std::string& w : r.waits) absl::StrAppend(&out, "  ", w, "\n");
   }
-  if (!r.fingerprint.empty()) absl::PrintF("fingerprint: %s\n", r.fingerprint);
+  if (!r.fingerprint.empty()) absl::StrAppend(&out, "fingerprint: ", r.fingerprint, "\n");
   if (!r.timeline.empty()) {
     const std::size_t from = r.timeline.size() > timeline_tail ? r.timeline.size() - timeline_tail : 0;
-    absl::PrintF("timeline (%s%u events):\n", from > 0 ? "last " : "", r.timeline.size() - from);
+    absl::StrAppendFormat(&out, "timeline (%s%u events):\n", from > 0 ? "last " : "",
+                          r.timeline.size() - from);
     for (std::size_t i = from; i < r.timeline.size(); ++i) {
-      absl::PrintF("  %s\n", libcuda::FormatTimelineEvent(r.timeline[i]));
+      absl::StrAppend(&out, "  ", libcuda::FormatTimelineEvent(r.timeline[i]), "\n");
     }
   }
   if (!r.calls.empty()) {
     const std::size_t from = r.calls.size() > 16 ? r.calls.size() - 16 : 0;
-    absl::PrintF("calls (%s%u, real names):\n", from > 0 ? "last " : "", r.calls.size() - from);
-    for (std::size_t i = from; i < r.calls.size(); ++i) absl::PrintF("  %s\n", r.calls[i]);
+    absl::StrAppendFormat(&out, "calls (%s%u, real names):\n", from > 0 ? "last " : "",
+                          r.calls.size() - from);
+    for (std::size_t i = from; i < r.calls.size(); ++i) absl::StrAppend(&out, "  ", r.calls[i], "\n");
   }
   if (!o.output.empty()) {
-    absl::PrintF("program output (last lines):\n");
+    absl::StrAppend(&out, "program output (last lines):\n");
     std::string tail = o.output;
     if (tail.size() > 1200) tail = tail.substr(tail.size() - 1200);
     for (absl::string_view line : absl::StrSplit(tail, '\n', absl::SkipEmpty())) {
-      absl::PrintF("  | %s\n", line);
+      absl::StrAppend(&out, "  | ", line, "\n");
     }
   }
+  return out;
 }
 
 absl::StatusOr<std::string> ResolveProgram(const std::string& name) {
@@ -400,45 +407,25 @@ int RunExec(const std::vector<std::string>& args) {
                              : search_stopped.empty() ? ""
                                                       : absl::StrCat(" (", search_stopped, ")"));
 
-  properties::JsonWriter j;
-  j.BeginObject();
-  j.Key("command").String("exec");
-  j.Key("program").String(program.program);
-  j.Key("executions").Uint(done);
-  j.Key("distinct_traces").Uint(digests.size());
-  j.Key("seconds").Double(explore_s);
-  j.Key("executions_per_s").Double(rate);
-  j.Key("verdict").String(found.empty() ? "clean" : "violation");
-  j.Key("strategy").String(strategy);
-  if (dfs) {
-    j.Key("preemption_bound").Int(bound);
-    j.Key("exhausted").Bool(exhausted);
-    j.Key("bound_cut").Bool(tree.bound_cut());
-  }
-  if (found.empty()) {
-    if (json) return PrintJsonResult(j, kExitOk);
-    absl::PrintF("exec %s: %u executions (%s%s), %u distinct traces, no violation "
-                 "(%.1f s, %.1f executions/s)\n",
-                 program.program, done,
-                 dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1),
-                 fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag,
-                 digests.size(), explore_s, rate);
-    return kExitOk;
-  }
-  if (!json) {
-    absl::PrintF("exec %s: %u executions (%s%.1f s, %.1f executions/s), %u distinct traces, "
-                 "%u finding%s\n",
-                 program.program, done, dfs ? coverage + ", " : "", explore_s, rate,
-                 digests.size(), found.size(), found.size() == 1 ? "" : "s");
-  }
-  j.Key("findings").BeginArray();
+  // Each finding shrunk, replayed exactly (the same schedule must give the
+  // same trace) and saved; then the report, described once for text and JSON.
+  struct Reported {
+    const Found* found;
+    RunOutcome shrunk;
+    ExecReplay replay;
+    int shrink_executions = 0;
+    std::string replay_check;
+    std::string saved;
+    std::string token;
+  };
+  std::vector<Reported> reported;
   for (const Found& f : found) {
-    // Shrink, then replay the result exactly: the same schedule must give
-    // the same trace.
     Shrinker shrinker(program, shrink_budget);
     FaultPlan kept;
-    const RunOutcome shrunk = shrinker.Shrink(f.outcome, f.faults, &kept);
-    ExecReplay replay;
+    Reported r{&f, shrinker.Shrink(f.outcome, f.faults, &kept), {}, 0, {}, {}, {}};
+    r.shrink_executions = shrinker.executions();
+    const RunOutcome& shrunk = r.shrunk;
+    ExecReplay& replay = r.replay;
     replay.program = program.program;
     replay.args = program.args;
     replay.faults = libcuda::FormatFaults(kept);
@@ -449,7 +436,7 @@ int RunExec(const std::vector<std::string>& args) {
     replay.fingerprint = finding.fingerprint;
     replay.message = shrunk.kind == RunOutcome::Kind::kFinished ? shrunk.report.message
                                                                 : Describe(shrunk);
-    std::string replay_check = "not replayable (the run did not finish)";
+    r.replay_check = "not replayable (the run did not finish)";
     if (shrunk.kind == RunOutcome::Kind::kFinished) {
       RunSettings again;
       again.strategy = "replay";
@@ -458,7 +445,7 @@ int RunExec(const std::vector<std::string>& args) {
       absl::StatusOr<RunOutcome> o = RunOnce(program, again);
       // A stuck run has no trace to compare: it must get stuck again.
       const bool stuck = shrunk.report.verdict == "stuck";
-      replay_check =
+      r.replay_check =
           !o.ok() ? std::string(o.status().message())
           : stuck && o->kind == RunOutcome::Kind::kFinished && o->report.verdict == "stuck"
               ? "replayed: stuck again"
@@ -469,41 +456,79 @@ int RunExec(const std::vector<std::string>& args) {
     }
     absl::StatusOr<std::string> saved = SaveReplay(replay);
     if (!saved.ok()) return RunError(saved.status().message());
-    const std::string token = ExecReplayToken(replay);
-    j.BeginObject();
-    j.Key("found_at_execution").Uint(f.execution);
-    j.Key("property").String(replay.property);
-    j.Key("message").String(replay.message);
-    j.Key("fingerprint").String(replay.fingerprint);
-    j.Key("waits").BeginArray();
-    for (const std::string& w : shrunk.report.waits) j.String(w);
-    j.EndArray();
-    j.Key("faults").String(replay.faults);
-    j.Key("schedule_length").Uint(replay.schedule.size());
-    j.Key("preemptions").Uint(shrunk.report.preemptions);
-    j.Key("shrink_executions").Int(shrinker.executions());
-    j.Key("replay").String(replay_check);
-    j.Key("replay_file").String(*saved);
-    j.Key("token").String(token);
-    j.EndObject();
-    if (json) continue;
-    absl::PrintF("\n%s\n", Describe(f.outcome));
-    absl::PrintF("found at execution %u (%s); shrunk in %d executions to %u scheduling "
-                 "choices, %u preemptions, faults: %s\n",
-                 f.execution,
-                 dfs ? std::string("dfs") : absl::StrCat("seed ", seed + f.execution - 1),
-                 shrinker.executions(),
-                 replay.schedule.size(), shrunk.report.preemptions,
-                 replay.faults.empty() ? "none" : replay.faults);
-    absl::PrintF("shrunk: %s\n", Describe(shrunk));
-    PrintOutcome(shrunk, 40);
-    absl::PrintF("%s\n", replay_check);
-    if (!saved->empty()) absl::PrintF("replay: stackcheck replay %s\n", *saved);
-    absl::PrintF("token: %s\n", token);
+    r.saved = *saved;
+    r.token = ExecReplayToken(replay);
+    reported.push_back(std::move(r));
   }
-  j.EndArray();
-  if (json) return PrintJsonResult(j, kExitMismatch);
-  return kExitMismatch;
+
+  ReportSink report(json, "exec");
+  const std::string runs =
+      dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1);
+  const std::string faults_shown =
+      fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag;
+  report.Fields(
+      found.empty()
+          ? absl::StrFormat("exec %s: %u executions (%s%s), %u distinct traces, no violation "
+                            "(%.1f s, %.1f executions/s)",
+                            program.program, done, runs, faults_shown, digests.size(), explore_s,
+                            rate)
+          : absl::StrFormat("exec %s: %u executions (%s%.1f s, %.1f executions/s), %u distinct "
+                            "traces, %u finding%s",
+                            program.program, done, dfs ? coverage + ", " : "", explore_s, rate,
+                            digests.size(), found.size(), found.size() == 1 ? "" : "s"),
+      [&](properties::JsonWriter& j) {
+        j.Key("program").String(program.program);
+        j.Key("executions").Uint(done);
+        j.Key("distinct_traces").Uint(digests.size());
+        j.Key("seconds").Double(explore_s);
+        j.Key("executions_per_s").Double(rate);
+        j.Key("verdict").String(found.empty() ? "clean" : "violation");
+        j.Key("strategy").String(strategy);
+        if (dfs) {
+          j.Key("preemption_bound").Int(bound);
+          j.Key("exhausted").Bool(exhausted);
+          j.Key("bound_cut").Bool(tree.bound_cut());
+        }
+      });
+  if (found.empty()) return report.Finish(kExitOk);
+  std::string text;
+  for (const Reported& r : reported) {
+    const Found& f = *r.found;
+    absl::StrAppend(&text, "\n", Describe(f.outcome), "\n");
+    absl::StrAppendFormat(
+        &text, "found at execution %u (%s); shrunk in %d executions to %u scheduling choices, "
+               "%u preemptions, faults: %s\n",
+        f.execution, dfs ? std::string("dfs") : absl::StrCat("seed ", seed + f.execution - 1),
+        r.shrink_executions, r.replay.schedule.size(), r.shrunk.report.preemptions,
+        r.replay.faults.empty() ? "none" : r.replay.faults);
+    absl::StrAppend(&text, "shrunk: ", Describe(r.shrunk), "\n", FormatOutcome(r.shrunk, 40),
+                    r.replay_check, "\n");
+    if (!r.saved.empty()) absl::StrAppend(&text, "replay: stackcheck replay ", r.saved, "\n");
+    absl::StrAppend(&text, "token: ", r.token, "\n");
+  }
+  report.Fields(text, [&](properties::JsonWriter& j) {
+    j.Key("findings").BeginArray();
+    for (const Reported& r : reported) {
+      j.BeginObject();
+      j.Key("found_at_execution").Uint(r.found->execution);
+      j.Key("property").String(r.replay.property);
+      j.Key("message").String(r.replay.message);
+      j.Key("fingerprint").String(r.replay.fingerprint);
+      j.Key("waits").BeginArray();
+      for (const std::string& w : r.shrunk.report.waits) j.String(w);
+      j.EndArray();
+      j.Key("faults").String(r.replay.faults);
+      j.Key("schedule_length").Uint(r.replay.schedule.size());
+      j.Key("preemptions").Uint(r.shrunk.report.preemptions);
+      j.Key("shrink_executions").Int(r.shrink_executions);
+      j.Key("replay").String(r.replay_check);
+      j.Key("replay_file").String(r.saved);
+      j.Key("token").String(r.token);
+      j.EndObject();
+    }
+    j.EndArray();
+  });
+  return report.Finish(kExitMismatch);
 }
 
 const bool registered = RegisterCommand(
@@ -586,8 +611,7 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
   } else {
     absl::PrintF("replay of %s %s (faults: %s)\n", replay->program,
                  absl::StrJoin(replay->args, " "), replay->faults.empty() ? "none" : replay->faults);
-    absl::PrintF("%s\n", Describe(*o));
-    PrintOutcome(*o, 1u << 30);
+    absl::PrintF("%s\n%s", Describe(*o), FormatOutcome(*o, 1u << 30));
     absl::PrintF("%s\n", same ? "same trace digest as recorded"
                               : absl::StrFormat("DIGEST DIFFERS: recorded %016x, got %016x",
                                                 replay->digest, o->report.digest));

@@ -104,6 +104,14 @@ cat "$tmp/dfs.out"
 grep -q "(dfs, preemption bound 0: exhausted yes" "$tmp/dfs.out" || fail "dfs did not exhaust bound 0"
 grep -q "^VIOLATION no-deadlock: deadlock: T[0-9] waits on libgomp's device lock" "$tmp/dfs.out" ||
   fail "dfs did not find the deadlock"
+# The same search as JSON: one object, the findings in it.
+status=0
+"$stackcheck" exec --json --exec_strategy dfs --exec_bound 0 --exec_all_findings \
+  --exec_faults abort@kernel:thread_a:1 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$program" map 2 0 4 >"$tmp/dfs.json" 2>/dev/null || status=$?
+[[ $status -eq 1 ]] || fail "dfs --json should exit 1, got $status"
+grep -q '^{"command":"exec",.*"exhausted":true,.*"findings":\[{.*"property":"no-deadlock".*"exit_status":1}$' \
+  "$tmp/dfs.json" || { cat "$tmp/dfs.json"; fail "dfs --json: not one object with the deadlock"; }
 status=0
 "$stackcheck" exec --exec_strategy dfs --exec_bound 0 --libcuda "$libcuda" --exec_replay_dir "" \
   -- "$here/tests/programs/threads_regions" 2 1 8 4 >"$tmp/dfs_clean.out" 2>&1 || status=$?
