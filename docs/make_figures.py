@@ -621,6 +621,31 @@ def render_probes(vdir, sections):
     return lines + [""]
 
 
+def render_steering(vdir, sections, fname):
+    """Hangs of abort_while_mapping, steered by the simulator's counterexample or free."""
+    path = os.path.join(ROOT, vdir, fname)
+    if not os.path.exists(path):
+        return []
+    runs = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"awm_(\w+?)_(steered|free)_\d+\s+status\s+(\d+)", line)
+            if m:
+                hung = m.group(3) in ("87", "124")  # the watchdog's report, or killed
+                runs.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(hung)
+    def cell(ends):
+        return "%d of %d" % (sum(ends), len(ends)) if ends else "–"
+    rows = [[mode, cell(r.get("steered", [])), cell(r.get("free", []))]
+            for mode, r in sorted(runs.items())]
+    return ["#### The exit-time hang, steered by the simulator's counterexample", "",
+            provenance_line(provenance(vdir, sections, fname)), "",
+            "`abort_while_mapping MODE 2 0 4` on GCC 12.2's real plugin and driver, with the "
+            "observe preload: steered (its threads enter libgomp's, the plugin's and the "
+            "driver's calls in the order of the simulator's deadlock, `hardware/steering/`) "
+            "or free; a hang is the watchdog's report.", "",
+            table(["mode", "steered: hangs", "free: hangs"], rows), ""]
+
+
 def hardware_section():
     vdir = find_validation_dir()
     if not vdir:
@@ -631,14 +656,15 @@ def hardware_section():
              "Rendered from the files under `%s/`; the date, build and machine are what "
              "the hardware log (`%s`) records for each; \"committed in\" is the commit "
              "that added the raw file. Nothing here is re-measured." % (vdir, log), ""]
-    lines += render_launch(vdir, sections, "bench8_plain.txt", "Launch cost per region")
-    lines += render_launch(vdir, sections, "bench8_mapped.txt",
+    lines += render_launch(vdir, sections, "bench12_plain.txt", "Launch cost per region")
+    lines += render_launch(vdir, sections, "bench12_mapped.txt",
                            "Launch cost per region with one mapped variable "
                            "(`--bench_mapped_vars=1`)")
     lines += render_launch_json(vdir, sections, "bench7_json.txt",
                                 "Policy over launch only, from `bench launch --json`")
     lines += render_validate(vdir, sections, "validate8_device_lock.txt",
                              "`validate --backend=cuda`: the device-lock scenarios")
+    lines += render_steering(vdir, sections, "steer12_summary.txt")
     lines += render_probes(vdir, sections)
     return lines
 
