@@ -490,17 +490,20 @@ def provenance_line(rec):
 
 def parse_launch_text(path):
     """`launch_us GEOM KERNEL ROW VALUE` and `policy_over_launch_only ...` lines."""
-    cells, ratios, header = {}, {}, ""
+    cells, ratios, header, repetitions = {}, {}, "", "?"
     with open(path) as f:
         for line in f:
             if line.startswith("stackcheck bench launch:"):
                 header = line.split(":", 1)[1].strip()
+            m = re.match(r"us per launch: median of (\d+) repetitions", line)
+            if m:
+                repetitions = m.group(1)
             parts = line.split()
             if len(parts) == 5 and parts[0] == "launch_us":
                 cells[(parts[3].replace("_", " "), parts[1], parts[2])] = float(parts[4])
             elif len(parts) == 5 and parts[0] == "policy_over_launch_only":
                 ratios[(parts[3], parts[1], parts[2])] = parts[4]
-    return header, cells, ratios
+    return header, cells, ratios, repetitions
 
 
 GEOMS = [("8x8", "tiny"), ("8x8", "50us"), ("528x8", "tiny"), ("528x8", "50us")]
@@ -510,7 +513,7 @@ def render_launch(vdir, sections, fname, title):
     path = os.path.join(ROOT, vdir, fname)
     if not os.path.exists(path):
         return []
-    header, cells, ratios = parse_launch_text(path)
+    header, cells, ratios, repetitions = parse_launch_text(path)
     rows_order = []
     for (row, _, _) in cells:
         if row not in rows_order:
@@ -518,7 +521,7 @@ def render_launch(vdir, sections, fname, title):
     rows = [[r] + [num(cells.get((r, g, k))) for g, k in GEOMS] for r in rows_order]
     lines = ["#### %s" % title, "", provenance_line(provenance(vdir, sections, fname)),
              "Device: %s." % header if header else "", "",
-             table(["µs per launch (median of 5 repetitions)"] +
+             table(["µs per launch (median of %s repetitions)" % repetitions] +
                    ["%s %s" % (g, k.replace("us", " µs kernel")) for g, k in GEOMS], rows)]
     if ratios:
         pols = []
