@@ -23,6 +23,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "properties/explore.h"
@@ -102,48 +103,50 @@ SimFigures Bench(const std::string& name, const Scenario& scenario, const Policy
   return f;
 }
 
-void PrintText(const SimFigures& f) {
-  const char* name = f.name.c_str();
-  const char* engine = f.monitored ? "" : "engine_only ";
-  absl::PrintF("%ssteps_per_s %s %.0f\n", engine, name, f.steps / f.cpu_s);
-  absl::PrintF("%sexecutions_per_s %s %.0f\n", engine, name, f.executions / f.cpu_s);
-  absl::PrintF("%scpu_s %s %.3f (wall %.3f)\n", engine, name, f.cpu_s, f.wall_s);
-  absl::PrintF("%ssteps_per_execution %s %.1f\n", engine, name,
-               static_cast<double>(f.steps) / f.executions);
-  absl::PrintF("%sviolations %s %d\n", engine, name, f.violations);
-  if (!f.monitored) return;  // memory: the monitored run's figures
-  if (f.checkpoint > 0) {
-    absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, f.checkpoint,
-                 f.rss_checkpoint_kib);
+// One row of the report: JSON an object of the "scenarios" array, text
+// "FIGURE SCENARIO value" lines (prefixed engine_only for the engine alone).
+void Describe(const SimFigures& f, ReportSink& out) {
+  out.BeginRow(f.name, f.monitored ? "" : "engine_only ");
+  out.Fields("", [&f](properties::JsonWriter& j) {
+    j.Key("scenario").String(f.name);
+    j.Key("monitors").String(f.monitored ? "all" : "none (engine_only)");
+    j.Key("executions").Uint(f.executions);
+  });
+  out.Number("steps_per_s", f.steps / f.cpu_s, "%.0f");
+  out.Number("executions_per_s", f.executions / f.cpu_s, "%.0f");
+  out.Fields(absl::StrFormat("%scpu_s %s %.3f (wall %.3f)", f.monitored ? "" : "engine_only ",
+                             f.name, f.cpu_s, f.wall_s),
+             [&f](properties::JsonWriter& j) {
+               j.Key("cpu_s").Double(f.cpu_s);
+               j.Key("wall_s").Double(f.wall_s);
+             });
+  out.Number("steps_per_execution", static_cast<double>(f.steps) / f.executions, "%.1f");
+  out.Field("violations", f.violations);
+  // Memory: the text gives the monitored run's samples only.
+  std::string rss_text;
+  if (f.monitored && f.checkpoint > 0) {
+    rss_text = absl::StrFormat("peak_rss_kib %s after %d executions: %d\n", f.name, f.checkpoint,
+                               f.rss_checkpoint_kib);
   }
-  absl::PrintF("peak_rss_kib %s after %d executions: %d\n", name, f.executions,
-               f.rss_end_kib);
-}
-
-void WriteJson(const SimFigures& f, properties::JsonWriter& json) {
-  json.BeginObject();
-  json.Key("scenario").String(f.name);
-  json.Key("monitors").String(f.monitored ? "all" : "none (engine_only)");
-  json.Key("executions").Uint(f.executions);
-  json.Key("steps_per_s").Double(f.steps / f.cpu_s);
-  json.Key("executions_per_s").Double(f.executions / f.cpu_s);
-  json.Key("cpu_s").Double(f.cpu_s);
-  json.Key("wall_s").Double(f.wall_s);
-  json.Key("steps_per_execution").Double(static_cast<double>(f.steps) / f.executions);
-  json.Key("violations").Uint(f.violations);
-  json.Key("peak_rss_kib").BeginArray();
-  if (f.checkpoint > 0) {
-    json.BeginObject();
-    json.Key("after_executions").Uint(f.checkpoint);
-    json.Key("kib").Int(f.rss_checkpoint_kib);
-    json.EndObject();
+  if (f.monitored) {
+    absl::StrAppendFormat(&rss_text, "peak_rss_kib %s after %d executions: %d\n", f.name,
+                          f.executions, f.rss_end_kib);
   }
-  json.BeginObject();
-  json.Key("after_executions").Uint(f.executions);
-  json.Key("kib").Int(f.rss_end_kib);
-  json.EndObject();
-  json.EndArray();
-  json.EndObject();
+  out.Fields(rss_text, [&f](properties::JsonWriter& j) {
+    j.Key("peak_rss_kib").BeginArray();
+    if (f.checkpoint > 0) {
+      j.BeginObject();
+      j.Key("after_executions").Uint(f.checkpoint);
+      j.Key("kib").Int(f.rss_checkpoint_kib);
+      j.EndObject();
+    }
+    j.BeginObject();
+    j.Key("after_executions").Uint(f.executions);
+    j.Key("kib").Int(f.rss_end_kib);
+    j.EndObject();
+    j.EndArray();
+  });
+  out.EndRow();
 }
 
 int RunBenchSim(const std::vector<std::string>& args) {
@@ -164,19 +167,16 @@ int RunBenchSim(const std::vector<std::string>& args) {
     return UsageError(absl::StrFormat("--bench_only must be one of %s, not '%s'",
                                       absl::StrJoin(names, ", "), only));
   }
-  const bool json = absl::GetFlag(FLAGS_json);
-  properties::JsonWriter out;
-  if (json) {
-    out.BeginObject();
-    out.Key("command").String("bench sim");
-    out.Key("policy").String(policy->name);
-    out.Key("seed").Uint(seed);
-    out.Key("scenarios").BeginArray();
-  } else {
-    absl::PrintF("# one core, random schedules, policy %s, %d executions each; every "
-                 "monitor the campaign attaches, then the engine alone (engine_only)\n",
-                 policy->name, executions);
-  }
+  ReportSink out(absl::GetFlag(FLAGS_json), "bench sim");
+  out.Fields(absl::StrFormat("# one core, random schedules, policy %s, %d executions each; "
+                             "every monitor the campaign attaches, then the engine alone "
+                             "(engine_only)",
+                             policy->name, executions),
+             [&](properties::JsonWriter& j) {
+               j.Key("policy").String(policy->name);
+               j.Key("seed").Uint(seed);
+             });
+  out.BeginRows("scenarios");
   int rc = kExitOk;
   for (const char* name : names) {
     if (!only.empty() && only != name) continue;
@@ -187,16 +187,11 @@ int RunBenchSim(const std::vector<std::string>& args) {
       // the engine, the runtime or a monitor.
       if (f.violations != 0 || !f.error.empty()) rc = kExitMismatch;
       if (!f.error.empty()) absl::FPrintF(stderr, "stackcheck: %s: %s\n", f.name, f.error);
-      if (json) {
-        WriteJson(f, out);
-      } else {
-        PrintText(f);
-      }
+      Describe(f, out);
     }
   }
-  if (!json) return rc;
-  out.EndArray();
-  return PrintJsonResult(out, rc);
+  out.EndRows();
+  return out.Finish(rc);
 }
 
 const bool registered = RegisterCommand(

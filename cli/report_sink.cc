@@ -19,7 +19,11 @@ std::string ReportSink::TextKey(absl::string_view key) const {
 }
 
 void ReportSink::Line(absl::string_view key, absl::string_view value) {
-  absl::PrintF("%s %s\n", TextKey(key), value);
+  if (row_label_.empty()) {
+    absl::PrintF("%s %s\n", TextKey(key), value);
+  } else {
+    absl::PrintF("%s %s %s\n", TextKey(key), row_label_, value);
+  }
 }
 
 ReportSink& ReportSink::Field(absl::string_view key, absl::string_view value) {
@@ -77,6 +81,16 @@ ReportSink& ReportSink::Ratio(absl::string_view key, double value, bool lower_bo
   return *this;
 }
 
+ReportSink& ReportSink::Number(absl::string_view key, double value,
+                               const absl::FormatSpec<double>& text_format) {
+  if (json_) {
+    writer_.Key(key).Double(value);
+  } else {
+    Line(key, absl::StrFormat(text_format, value));
+  }
+  return *this;
+}
+
 ReportSink& ReportSink::List(absl::string_view key, const std::vector<std::string>& values) {
   if (json_) {
     writer_.Key(key).BeginArray();
@@ -127,6 +141,36 @@ ReportSink& ReportSink::EndGroup() {
   if (json_) {
     writer_.EndObject();
   } else if (!prefixes_.empty()) {
+    prefixes_.pop_back();
+  }
+  return *this;
+}
+
+ReportSink& ReportSink::BeginRows(absl::string_view key) {
+  if (json_) writer_.Key(key).BeginArray();
+  return *this;
+}
+
+ReportSink& ReportSink::EndRows() {
+  if (json_) writer_.EndArray();
+  return *this;
+}
+
+ReportSink& ReportSink::BeginRow(absl::string_view label, absl::string_view text_prefix) {
+  if (json_) {
+    writer_.BeginObject();
+  } else {
+    row_label_ = std::string(label);
+    prefixes_.push_back(std::string(text_prefix));
+  }
+  return *this;
+}
+
+ReportSink& ReportSink::EndRow() {
+  if (json_) {
+    writer_.EndObject();
+  } else if (!prefixes_.empty()) {
+    row_label_.clear();
     prefixes_.pop_back();
   }
   return *this;

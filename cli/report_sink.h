@@ -12,7 +12,13 @@
 // Text-only lines (a header, a note for people) go through Note(); a value
 // whose text form is a sentence and whose JSON form is an object goes through
 // Custom(), which takes both renderings side by side; a text line that
-// carries several JSON fields goes through Fields().
+// carries several JSON fields goes through Fields(). A table is a list of
+// rows: JSON an array of objects, text "KEY LABEL value" per figure, LABEL
+// naming the row:
+//
+//   out.BeginRows("scenarios");
+//   out.BeginRow("peer").Number("steps_per_s", rate, "%.0f").EndRow();
+//   out.EndRows();
 #ifndef STACKCHECK_CLI_REPORT_SINK_H_
 #define STACKCHECK_CLI_REPORT_SINK_H_
 
@@ -21,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/string_view.h"
 #include "properties/json_writer.h"
 
@@ -51,6 +58,9 @@ class ReportSink {
   // Text: `text_format` applied to the value ("%.2f"); JSON: the number.
   ReportSink& Seconds(absl::string_view key, double value);
   ReportSink& Ratio(absl::string_view key, double value, bool lower_bound);
+  // Text: the value in `text_format`; JSON: the number.
+  ReportSink& Number(absl::string_view key, double value,
+                     const absl::FormatSpec<double>& text_format);
   // Text: "key a,b,c", nothing when empty; JSON: an array.
   ReportSink& List(absl::string_view key, const std::vector<std::string>& values);
 
@@ -70,6 +80,14 @@ class ReportSink {
   ReportSink& Group(absl::string_view name);
   ReportSink& EndGroup();
 
+  // JSON: "key": [ ... ]; text: nothing of its own.
+  ReportSink& BeginRows(absl::string_view key);
+  ReportSink& EndRows();
+  // JSON: one object of the array; text: each field's line reads
+  // "<text_prefix>KEY LABEL value". Rows do not nest.
+  ReportSink& BeginRow(absl::string_view label, absl::string_view text_prefix = "");
+  ReportSink& EndRow();
+
   // JSON: adds "exit_status", prints the object. Returns rc.
   int Finish(int rc);
 
@@ -80,6 +98,7 @@ class ReportSink {
   bool json_;
   properties::JsonWriter writer_;
   std::vector<std::string> prefixes_;
+  std::string row_label_;  // text: the open row's label, empty outside rows
 };
 
 }  // namespace stackcheck::cli
