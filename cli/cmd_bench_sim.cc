@@ -95,8 +95,7 @@ SimFigures Bench(const std::string& name, const Scenario& scenario, const Policy
   const double cpu_start = ThreadCpuSeconds();
   const properties::ExploreReport r = properties::Explore(spec);
   f.cpu_s = ThreadCpuSeconds() - cpu_start;
-  f.wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  f.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   f.rss_end_kib = PeakRssKib();
   f.violations = r.violating_executions;
   if (!r.status.ok()) f.error = std::string(r.status.message());
@@ -151,8 +150,9 @@ void Describe(const SimFigures& f, ReportSink& out) {
 
 int RunBenchSim(const std::vector<std::string>& args) {
   if (!args.empty()) {
-    return UsageError("bench sim takes no arguments (flags: --bench_executions, "
-                      "--bench_seed, --bench_only)");
+    return UsageError(
+        "bench sim takes no arguments (flags: --bench_executions, "
+        "--bench_seed, --bench_only)");
   }
   const std::uint64_t executions = absl::GetFlag(FLAGS_bench_executions);
   if (executions == 0) return UsageError("--bench_executions must be at least 1");
@@ -194,9 +194,9 @@ int RunBenchSim(const std::vector<std::string>& args) {
   return out.Finish(rc);
 }
 
-const bool registered = RegisterCommand(
-    {"bench sim", "bench sim [--bench_executions=N] [--bench_only=NAME]",
-     "simulator speed (steps/s, executions/s) and peak memory", &RunBenchSim});
+const bool registered =
+    RegisterCommand({"bench sim", "bench sim [--bench_executions=N] [--bench_only=NAME]",
+                     "simulator speed (steps/s, executions/s) and peak memory", &RunBenchSim});
 
 }  // namespace
 }  // namespace stackcheck::cli

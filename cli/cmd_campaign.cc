@@ -4,8 +4,8 @@
 // the coverage probes no execution reached. Exit 0 when every verdict matches
 // the expected-verdicts table and every violation is a known bug by its
 // fingerprint (properties/known_bugs.h), 1 when a verdict differs, a NEW bug
-// was met or --executions was not reached within the time budget; after SIGINT / SIGTERM, the partial
-// results and 128 + the signal's number.
+// was met or --executions was not reached within the time budget; after SIGINT / SIGTERM, the
+// partial results and 128 + the signal's number.
 #include <unistd.h>
 
 #include <cstdint>
@@ -32,8 +32,7 @@
 
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations ('' = none)");
-ABSL_FLAG(int, shrink_executions, 3000,
-          "campaign: executions each violation's shrinking may take");
+ABSL_FLAG(int, shrink_executions, 3000, "campaign: executions each violation's shrinking may take");
 ABSL_FLAG(int, shard_index, 0, "campaign: this shard's index (see --shard_count)");
 ABSL_FLAG(int, shard_count, 1,
           "campaign: explore only executions i with i % shard_count == shard_index");
@@ -49,9 +48,9 @@ void PrintProgress(const properties::CampaignProgress& p) {
   static double last_line = -100;
   if (!tty && p.elapsed_s - last_line < 10) return;
   last_line = p.elapsed_s;
-  absl::FPrintF(stderr, "%scampaign: %d executions, %.0f/s, %.0f s left (%s)%s",
-                tty ? "\r" : "", p.executions, p.executions / std::max(p.elapsed_s, 1e-3),
-                p.time_left_s, p.policy, tty ? "   " : "\n");
+  absl::FPrintF(stderr, "%scampaign: %d executions, %.0f/s, %.0f s left (%s)%s", tty ? "\r" : "",
+                p.executions, p.executions / std::max(p.elapsed_s, 1e-3), p.time_left_s, p.policy,
+                tty ? "   " : "\n");
 }
 
 // Each bug met on the property: known ones in a line, a NEW one with its own
@@ -60,16 +59,17 @@ std::string FingerprintsText(const properties::PropertyVerdict& v) {
   std::string out;
   for (const properties::FingerprintVerdict& f : v.fingerprints) {
     if (f.known) {
-      absl::StrAppendFormat(&out, "  known: %s (first at execution %d, met in %d)\n",
-                            f.fingerprint, f.found_at, f.met);
+      absl::StrAppendFormat(&out, "  known: %s (first at execution %d, met in %d)\n", f.fingerprint,
+                            f.found_at, f.met);
       continue;
     }
     absl::StrAppendFormat(&out, "  NEW: %s\n", f.fingerprint);
-    absl::StrAppendFormat(
-        &out, "    found by %s exploration at execution %d (met in %d); %s %s\n", f.found_by,
-        f.found_at, f.met,
-        f.shrunk ? "shrunk to" : f.reproducible ? "kept as found:" : "NOT REPRODUCIBLE:",
-        properties::SizeOf(f.counterexample).ToString());
+    absl::StrAppendFormat(&out, "    found by %s exploration at execution %d (met in %d); %s %s\n",
+                          f.found_by, f.found_at, f.met,
+                          f.shrunk         ? "shrunk to"
+                          : f.reproducible ? "kept as found:"
+                                           : "NOT REPRODUCIBLE:",
+                          properties::SizeOf(f.counterexample).ToString());
     absl::StrAppendFormat(&out, "    what broke: %s\n", f.message);
     if (!f.replay_path.empty()) {
       absl::StrAppendFormat(&out, "    replay: stackcheck replay %s\n", f.replay_path);
@@ -129,9 +129,8 @@ std::string ViolationText(const properties::PolicyResult& pr,
         v.reproducible ? "" : " (NOT REPRODUCIBLE when replayed: a determinism bug)");
   }
   absl::StrAppendFormat(&out, "  what broke: %s\n", v.message);
-  for (absl::string_view line :
-       absl::StrSplit(properties::DescribeScenario(v.counterexample.scenario), '\n',
-                      absl::SkipEmpty())) {
+  for (absl::string_view line : absl::StrSplit(
+           properties::DescribeScenario(v.counterexample.scenario), '\n', absl::SkipEmpty())) {
     absl::StrAppendFormat(&out, "  %s\n", line);
   }
   const sim::SimModes& m = v.counterexample.modes;
@@ -184,8 +183,7 @@ std::string BudgetText(const CampaignResult& r) {
       absl::StrAppend(&per_property, per_property.empty() ? "" : ", ", v.property->name, " ",
                       v.checked);
     }
-    absl::StrAppendFormat(&out, "  %-20s %d: %s\n", pr.policy->name, pr.executions,
-                          per_property);
+    absl::StrAppendFormat(&out, "  %-20s %d: %s\n", pr.policy->name, pr.executions, per_property);
   }
   absl::StrAppendFormat(&out, "  coverage probes reached: %d of %d\n", ProbesReached(r),
                         r.probes.size());
@@ -197,13 +195,12 @@ std::string BudgetText(const CampaignResult& r) {
 // judgement.
 void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportSink& out) {
   out.Fields(
-      absl::StrFormat("stackcheck campaign: %d policies x %d properties on the simulator, "
-                      "%d executions in %.1f s (%.0f/s), seed %d, %d jobs%s\n\n",
-                      r.policies.size(), properties::AllProperties().size(), r.executions,
-                      r.elapsed_s, r.executions / std::max(r.elapsed_s, 1e-3), o.seed, o.jobs,
-                      o.shard_count > 1
-                          ? absl::StrFormat(", shard %d/%d", o.shard_index, o.shard_count)
-                          : ""),
+      absl::StrFormat(
+          "stackcheck campaign: %d policies x %d properties on the simulator, "
+          "%d executions in %.1f s (%.0f/s), seed %d, %d jobs%s\n\n",
+          r.policies.size(), properties::AllProperties().size(), r.executions, r.elapsed_s,
+          r.executions / std::max(r.elapsed_s, 1e-3), o.seed, o.jobs,
+          o.shard_count > 1 ? absl::StrFormat(", shard %d/%d", o.shard_index, o.shard_count) : ""),
       [&](properties::JsonWriter& j) {
         j.Key("seed").Uint(o.seed);
         j.Key("jobs").Int(o.jobs);
@@ -267,10 +264,10 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
   });
 
   const bool all_match = properties::AllMatch(table);
-  std::string verdict = absl::StrFormat("\n%s\n", all_match
-                                                      ? "every verdict matches its expectation"
-                                                      : "SOME VERDICTS DO NOT MATCH THEIR "
-                                                        "EXPECTATION");
+  std::string verdict =
+      absl::StrFormat("\n%s\n", all_match ? "every verdict matches its expectation"
+                                          : "SOME VERDICTS DO NOT MATCH THEIR "
+                                            "EXPECTATION");
   if (r.new_bugs() > 0) {
     absl::StrAppendFormat(&verdict,
                           "NEW: %d violation fingerprint(s) that no known bug explains "
@@ -291,16 +288,18 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
 }
 
 int RunCampaignCommand(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("campaign takes no arguments (use --policy, --executions, ...)");
+  if (!args.empty())
+    return UsageError("campaign takes no arguments (use --policy, --executions, ...)");
   CampaignOptions o;
   for (absl::string_view name :
        absl::StrSplit(absl::GetFlag(FLAGS_policy), ',', absl::SkipEmpty())) {
     const PolicyInfo* p = FindPolicy(name);
     if (p == nullptr) {
       std::string known;
-      for (const PolicyInfo& q : AllPolicies()) absl::StrAppend(&known, known.empty() ? "" : ", ", q.name);
-      return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)",
-                                        properties::Quoted(name), known));
+      for (const PolicyInfo& q : AllPolicies())
+        absl::StrAppend(&known, known.empty() ? "" : ", ", q.name);
+      return UsageError(
+          absl::StrFormat("unknown policy '%s' (known: %s)", properties::Quoted(name), known));
     }
     o.policies.push_back(p);
   }
@@ -326,8 +325,8 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
     std::error_code ec;
     std::filesystem::create_directories(o.replay_dir, ec);
     if (ec) {
-      return UsageError(absl::StrFormat("cannot create --replay_dir %s: %s", o.replay_dir,
-                                        ec.message()));
+      return UsageError(
+          absl::StrFormat("cannot create --replay_dir %s: %s", o.replay_dir, ec.message()));
     }
     // One run per directory: files of two runs side by side would pass off
     // an old counterexample as this run's.
@@ -351,14 +350,13 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
   for (const std::string& s : r->shortfalls) {
     absl::FPrintF(stderr, "stackcheck: --executions not honoured: %s\n", s);
   }
-  const bool ok = r->shortfalls.empty() &&
-                  properties::AllMatch(properties::ToVerdictTable(*r)) && r->new_bugs() == 0;
+  const bool ok = r->shortfalls.empty() && properties::AllMatch(properties::ToVerdictTable(*r)) &&
+                  r->new_bugs() == 0;
   return out.Finish(ok ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(
-    {"campaign",
-     "campaign [--policy=P,...] [--time_budget_s=S] [--executions=N] [--jobs=N]",
+    {"campaign", "campaign [--policy=P,...] [--time_budget_s=S] [--executions=N] [--jobs=N]",
      "every policy x every property on the simulator; the verdict table (the default)",
      &RunCampaignCommand});
 

@@ -14,14 +14,14 @@
 #include "absl/strings/strip.h"
 #include "cli/cmd_exec.h"
 #include "cli/command.h"
-#include "cli/exec_replay_file.h"
 #include "cli/common_flags.h"
+#include "cli/exec_replay_file.h"
 #include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
 #include "properties/explore.h"
-#include "properties/known_bugs.h"
 #include "properties/json_writer.h"
+#include "properties/known_bugs.h"
 #include "properties/quoted_text.h"
 #include "properties/replay_file.h"
 #include "sim/trace/chrome_trace.h"
@@ -38,7 +38,8 @@ namespace {
 using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
-  if (args.size() != 1) return UsageError("usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]");
+  if (args.size() != 1)
+    return UsageError("usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]");
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "chrome" && format != "steer") {
     return UsageError(absl::StrFormat("--format must be text, chrome or steer, not '%s'",
@@ -48,8 +49,9 @@ int RunReplay(const std::vector<std::string>& args) {
   if (!out_path.empty()) {
     std::error_code ec;
     if (std::filesystem::equivalent(args[0], out_path, ec)) {
-      return UsageError("--out names the replay file itself; writing the trace there "
-                        "would destroy it");
+      return UsageError(
+          "--out names the replay file itself; writing the trace there "
+          "would destroy it");
     }
   }
   // A real program's counterexample (`exec`) replays by running it again.
@@ -61,8 +63,8 @@ int RunReplay(const std::vector<std::string>& args) {
   if (!record.ok()) return UsageError(record.status().message());
   const PolicyInfo* policy = FindPolicy(record->policy);
   if (policy == nullptr) {
-    return UsageError(absl::StrFormat("unknown policy '%s' in the replay",
-                                      properties::Quoted(record->policy)));
+    return UsageError(
+        absl::StrFormat("unknown policy '%s' in the replay", properties::Quoted(record->policy)));
   }
   properties::ExploreSpec spec;
   spec.test_case = record->test_case;
@@ -74,15 +76,15 @@ int RunReplay(const std::vector<std::string>& args) {
   spec.strategy = "replay";
   spec.keep_trace = true;
   // A NEW bug's file was shrunk with the known bugs passed; replay it so.
-  spec.pass_known = !record->fingerprint.empty() &&
-                    !properties::IsKnownBug(record->policy, record->fingerprint);
+  spec.pass_known =
+      !record->fingerprint.empty() && !properties::IsKnownBug(record->policy, record->fingerprint);
   properties::ExploreReport e = properties::Explore(spec);
   if (absl::IsInvalidArgument(e.status)) return UsageError(e.status.message());
   if (!e.status.ok()) return RunError(absl::StrCat("replay failed: ", e.status.ToString()));
   const sim::Violation* violation = e.first() != nullptr ? &e.first()->violation : nullptr;
-  const bool recurred = violation != nullptr && violation->property == record->property &&
-                        (record->fingerprint.empty() ||
-                         violation->fingerprint == record->fingerprint);
+  const bool recurred =
+      violation != nullptr && violation->property == record->property &&
+      (record->fingerprint.empty() || violation->fingerprint == record->fingerprint);
   const bool digest_ok = !record->digest.has_value() || *record->digest == e.digest;
 
   std::string trace;
@@ -103,14 +105,14 @@ int RunReplay(const std::vector<std::string>& args) {
   if (out_path.empty()) report.Note(absl::StripSuffix(trace, "\n"));
   const bool summary = format == "text" || !out_path.empty();
   auto text = [summary](std::string s) { return summary ? s : std::string(); };
-  report.Fields(text(absl::StrFormat("\npolicy %s, property %s: %s", record->policy,
-                                     record->property,
-                                     recurred ? "VIOLATED again" : "did NOT recur")),
-                [&](properties::JsonWriter& j) {
-                  j.Key("policy").String(record->policy);
-                  j.Key("property").String(record->property);
-                  j.Key("recurred").Bool(recurred);
-                });
+  report.Fields(
+      text(absl::StrFormat("\npolicy %s, property %s: %s", record->policy, record->property,
+                           recurred ? "VIOLATED again" : "did NOT recur")),
+      [&](properties::JsonWriter& j) {
+        j.Key("policy").String(record->policy);
+        j.Key("property").String(record->property);
+        j.Key("recurred").Bool(recurred);
+      });
   if (violation != nullptr) {
     report.Fields(text(absl::StrFormat("violation: %s: %s\nfingerprint: %s", violation->property,
                                        violation->message, violation->fingerprint)),
@@ -122,8 +124,7 @@ int RunReplay(const std::vector<std::string>& args) {
                     j.Key("fingerprint").String(violation->fingerprint);
                     j.EndObject();
                   });
-    if (summary && !record->fingerprint.empty() &&
-        violation->fingerprint != record->fingerprint) {
+    if (summary && !record->fingerprint.empty() && violation->fingerprint != record->fingerprint) {
       report.Note(absl::StrCat("the recorded fingerprint was: ", record->fingerprint));
     }
   }
@@ -138,17 +139,14 @@ int RunReplay(const std::vector<std::string>& args) {
                 });
   if (!out_path.empty()) {
     report.Fields(absl::StrCat("trace written to ", out_path),
-                  [&out_path](properties::JsonWriter& j) {
-                    j.Key("trace_file").String(out_path);
-                  });
+                  [&out_path](properties::JsonWriter& j) { j.Key("trace_file").String(out_path); });
   }
   return report.Finish(recurred && digest_ok ? kExitOk : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(
     {"replay", "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]",
-     "re-execute a recorded failure: timeline (or Perfetto trace) and the violation",
-     &RunReplay});
+     "re-execute a recorded failure: timeline (or Perfetto trace) and the violation", &RunReplay});
 
 }  // namespace
 }  // namespace stackcheck::cli

@@ -42,8 +42,7 @@
 ABSL_FLAG(std::string, backend, "cuda",
           "validate, bench launch: cuda (the GPU, via the driver) or sim "
           "(validate: the simulator column alone)");
-ABSL_FLAG(std::string, validate_policies, "",
-          "validate: comma-separated policies (default: all)");
+ABSL_FLAG(std::string, validate_policies, "", "validate: comma-separated policies (default: all)");
 ABSL_FLAG(std::string, validate_scenarios, "",
           "validate: comma-separated hardware scenarios (default: all)");
 ABSL_FLAG(int, validate_repeat, 3,
@@ -51,8 +50,7 @@ ABSL_FLAG(int, validate_repeat, 3,
           "others with random delays)");
 ABSL_FLAG(double, validate_jitter, 0.3,
           "validate: probability of a random delay at each scheduling point");
-ABSL_FLAG(int, validate_max_delay_us, 2000,
-          "validate: longest random delay, microseconds");
+ABSL_FLAG(int, validate_max_delay_us, 2000, "validate: longest random delay, microseconds");
 ABSL_FLAG(double, validate_watchdog_s, 3,
           "validate: seconds past a run's kernel time before it is a hang");
 ABSL_FLAG(int, validate_sim_executions, 100,
@@ -80,8 +78,7 @@ ABSL_FLAG(std::string, validate_spawn_delays_ms, "",
           "scenario's threads, in ms (steering towards the counterexample)");
 ABSL_FLAG(int, validate_min_kernel_us, 0,
           "validate --validate_replay: stretch every kernel to at least this long");
-ABSL_FLAG(bool, validate_details, false,
-          "validate: print every hardware run's raw observations");
+ABSL_FLAG(bool, validate_details, false, "validate: print every hardware run's raw observations");
 
 namespace stackcheck::cli {
 namespace {
@@ -122,9 +119,8 @@ absl::StatusOr<hardware::SideBySideOptions> OptionsFromFlags() {
   if (dpor_budget < 0 || options.steer_runs < 0) {
     return absl::InvalidArgumentError("validate: the DPOR budget and steer runs must be >= 0");
   }
-  if (options.hardware_repeat < 1 || options.sim_executions < 1 ||
-      options.jitter_probability < 0 || options.jitter_probability > 1 ||
-      options.watchdog <= absl::ZeroDuration()) {
+  if (options.hardware_repeat < 1 || options.sim_executions < 1 || options.jitter_probability < 0 ||
+      options.jitter_probability > 1 || options.watchdog <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
         "validate: repeat and sim executions must be >= 1, jitter in [0,1], watchdog > 0");
   }
@@ -174,8 +170,8 @@ int RunInProcess(const hardware::SideBySideOptions& options) {
 }
 
 // The SEM probes: text after `lead`, JSON as "sem_probes".
-void DescribeSemProbes(const std::vector<hardware::SemProbeResult>& probes,
-                       absl::string_view lead, ReportSink& out) {
+void DescribeSemProbes(const std::vector<hardware::SemProbeResult>& probes, absl::string_view lead,
+                       ReportSink& out) {
   out.Fields(absl::StrCat(lead,
                           "SEM probes on the GPU (each in its own process), beside the "
                           "simulator's test of the same rule:\n",
@@ -200,14 +196,13 @@ void DescribeCampaign(const hardware::SideBySideOptions& options,
       options.scenarios.empty() ? properties::HardwareScenarios().size() : options.scenarios.size(),
       options.hardware ? "sim | cuda" : "sim", options.sim_dpor_budget, options.sim_executions);
   if (options.hardware) {
-    absl::StrAppendFormat(
-        &header,
-        "; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
-        "up to %d us; watchdog %.1f s past the kernels' time; each simulator "
-        "counterexample steered %d times",
-        options.hardware_repeat, options.jitter_probability,
-        absl::GetFlag(FLAGS_validate_max_delay_us), absl::ToDoubleSeconds(options.watchdog),
-        options.steer_runs);
+    absl::StrAppendFormat(&header,
+                          "; cuda: %d runs each, run 0 free, the others with random delays p=%.2f "
+                          "up to %d us; watchdog %.1f s past the kernels' time; each simulator "
+                          "counterexample steered %d times",
+                          options.hardware_repeat, options.jitter_probability,
+                          absl::GetFlag(FLAGS_validate_max_delay_us),
+                          absl::ToDoubleSeconds(options.watchdog), options.steer_runs);
   }
   absl::StrAppend(&header, ")\n\n");
   out.Fields(header, [&](properties::JsonWriter& j) {
@@ -221,19 +216,19 @@ void DescribeCampaign(const hardware::SideBySideOptions& options,
     }
   });
   const std::string table =
-      options.hardware
-          ? absl::StrCat("The simulator beside the GPU, per policy, scenario and property "
-                         "(MISMATCH: the GPU shows what the simulator's search of the scenario "
-                         "did not find, or a steerable simulator counterexample did not "
-                         "reproduce):\n",
-                         hardware::FormatComparison(result))
-          : properties::FormatVerdictTable(result.table);
-  out.Fields(absl::StrCat(table,
-                          "\nPer scenario (violated properties; => the rows that are not "
-                          "'holds on both'):\n",
-                          hardware::FormatScenarioMatrix(
-                              result, absl::GetFlag(FLAGS_validate_details))),
-             [&result](properties::JsonWriter& j) { WriteSideBySideJson(result, j); });
+      options.hardware ? absl::StrCat(
+                             "The simulator beside the GPU, per policy, scenario and property "
+                             "(MISMATCH: the GPU shows what the simulator's search of the scenario "
+                             "did not find, or a steerable simulator counterexample did not "
+                             "reproduce):\n",
+                             hardware::FormatComparison(result))
+                       : properties::FormatVerdictTable(result.table);
+  out.Fields(
+      absl::StrCat(table,
+                   "\nPer scenario (violated properties; => the rows that are not "
+                   "'holds on both'):\n",
+                   hardware::FormatScenarioMatrix(result, absl::GetFlag(FLAGS_validate_details))),
+      [&result](properties::JsonWriter& j) { WriteSideBySideJson(result, j); });
   if (probes != nullptr) DescribeSemProbes(*probes, "\n", out);
 }
 
@@ -250,8 +245,9 @@ int RunValidate(const std::vector<std::string>& args) {
   const bool in_process = absl::GetFlag(FLAGS_validate_in_process);
   const bool json = absl::GetFlag(FLAGS_json);
   if (json && in_process) {
-    return UsageError("--json does not apply to --validate_in_process (its result is "
-                      "the exit status)");
+    return UsageError(
+        "--json does not apply to --validate_in_process (its result is "
+        "the exit status)");
   }
   if (in_process &&
       (!options.hardware || options.policies.size() != 1 || options.scenarios.size() != 1)) {
@@ -303,8 +299,7 @@ int RunValidate(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"validate",
-     "validate [--backend=cuda|sim] [--validate_policies=P,...] [--validate_repeat=N]",
+    {"validate", "validate [--backend=cuda|sim] [--validate_policies=P,...] [--validate_repeat=N]",
      "every policy x the hardware scenarios on the GPU, beside the simulator's verdicts",
      &RunValidate});
 
