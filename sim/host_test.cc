@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
 #include "core/probes.h"
+#include "sim/sim_host.h"
 #include "sim/simulator.h"
 #include "sim/sim_test_util.h"
 #include "sim/test_strategies.h"
@@ -156,6 +157,59 @@ TEST(SimHost, MutexUsedAfterDestroyIsLoggedNotACrash) {
   EXPECT_LT(destroy, unlock);
   EXPECT_EQ(r.trace[unlock].a, r.trace[destroy].a);
   EXPECT_EQ(sim.ActorName(r.trace[unlock].actor), "callback");
+}
+
+// A timed wait (a real program's pthread_cond_timedwait): woken when a
+// WakeQueue reaches it, timed out only when nothing else can move.
+TEST(SimHost, TimedWaitIsWokenOrExpiresWhenNothingElseCanMove) {
+  Simulator sim;
+  int woken = 0, expired = 0;
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    testing::SeededRandom strategy(seed);
+    bool result = false;
+    const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+      auto& host = static_cast<SimHost&>(h);
+      const std::uint32_t queue = host.NewWaitQueue("cv");
+      ThreadId t = h.Spawn("signaller", [&] {
+        host.ProgramCall("signal", queue, host.WakeQueue(queue, 1));
+      });
+      host.ProgramCall("timedwait", queue);
+      result = host.WaitOnQueueOrTimeOut(queue);
+      h.Join(t);
+    });
+    ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+    (result ? woken : expired)++;
+    // A wake-up reached the waiter exactly when it returned true.
+    EXPECT_EQ(Count(r.trace, EventKind::kWaitQueueWake), result ? 1 : 0);
+  }
+  EXPECT_GT(woken, 0);    // the signal came while it waited
+  EXPECT_GT(expired, 0);  // the signal came first and woke nobody
+}
+
+TEST(SimHost, ExpiringTimedWaitsAreAChoice) {
+  Simulator sim;
+  int first_expired[2] = {0, 0};
+  for (std::uint64_t seed = 0; seed < 40; ++seed) {
+    testing::SeededRandom strategy(seed);
+    std::vector<int> order;
+    const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+      auto& host = static_cast<SimHost&>(h);
+      const std::uint32_t queue = host.NewWaitQueue("cv");
+      auto waiter = [&](int who) {
+        EXPECT_FALSE(host.WaitOnQueueOrTimeOut(queue));
+        order.push_back(who);
+      };
+      ThreadId a = h.Spawn("a", [&] { waiter(0); });
+      ThreadId b = h.Spawn("b", [&] { waiter(1); });
+      h.Join(a);
+      h.Join(b);
+    });
+    ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+    ASSERT_EQ(order.size(), 2u);
+    first_expired[order[0]]++;
+  }
+  EXPECT_GT(first_expired[0], 0);
+  EXPECT_GT(first_expired[1], 0);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "sim/scheduler.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <cstring>
@@ -81,6 +82,8 @@ Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
   a.stack_size = 0;
   a.started = false;
   a.guards_held = 0;
+  a.woken = false;
+  a.timed = false;
   a.answer_epoch = 0;
   a.wake_on = kAlwaysWatched;
   Watch(static_cast<ActorId>(actor_count_ - 1),
@@ -193,6 +196,21 @@ void Scheduler::WaitOnQueue(std::uint32_t queue, const Footprint& next) {
   while (!actors_[current_].woken && !stopped_ && !tearing_down_) {
     Block(WaitReason{WaitKind::kWakeup, queue}, next);
   }
+}
+
+bool Scheduler::WaitOnQueueOrTimeOut(std::uint32_t queue, const Footprint& next) {
+  Actor& self = actors_[current_];
+  self.woken = false;
+  self.timed = true;
+  wait_queues_[queue].waiters.push_back(current_);
+  Log(EventKind::kWaitQueueBlock, queue, wait_queues_[queue].blamed);
+  // Resumed either woken, or picked by Choose from CollectExpiringWaits.
+  Block(WaitReason{WaitKind::kWakeup, queue}, next);
+  actors_[current_].timed = false;
+  if (actors_[current_].woken) return true;
+  std::deque<ActorId>& waiters = wait_queues_[queue].waiters;
+  waiters.erase(std::remove(waiters.begin(), waiters.end(), current_), waiters.end());
+  return false;
 }
 
 std::uint32_t Scheduler::WakeQueue(std::uint32_t queue, std::uint32_t count) {
@@ -514,6 +532,18 @@ inline std::size_t Scheduler::CollectWatched(int* current_index) {
   return count;
 }
 
+std::size_t Scheduler::CollectExpiringWaits() {
+  std::size_t count = 0;
+  for (ActorId id = 0; id < actor_count_; ++id) {
+    const Actor& a = actors_[id];
+    if (a.state != ActorState::kBlocked || !a.timed || a.woken) continue;
+    candidates_[count].actor = id;
+    candidates_[count].next = a.next;
+    ++count;
+  }
+  return count;
+}
+
 ActorId Scheduler::Choose() {
   for (;;) {
     if (stopped_) return kMainContext;
@@ -532,6 +562,7 @@ ActorId Scheduler::Choose() {
     } else {
       count = CollectCandidates(&current_index);
     }
+    if (count == 0) count = CollectExpiringWaits();
     if (count == 0) {
       OnStuck();
       return kMainContext;

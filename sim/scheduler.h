@@ -247,6 +247,12 @@ class Scheduler final : public SimView {
   }
   // Blocks the current actor on `queue` until a WakeQueue picks it.
   void WaitOnQueue(std::uint32_t queue, const Footprint& next);
+  // A timed wait: blocks the current actor on `queue` as WaitOnQueue does
+  // until a WakeQueue picks it (true), or until no other actor can move:
+  // simulated time passes only then, so that is when a deadline expires
+  // (false: it timed out and left the queue). When several timed waits could
+  // expire, the strategy picks which.
+  bool WaitOnQueueOrTimeOut(std::uint32_t queue, const Footprint& next);
   // Wakes up to `count` waiters, first come first woken; returns how many.
   std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
 
@@ -329,6 +335,7 @@ class Scheduler final : public SimView {
     std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
     std::uint8_t guards_held = 0;  // guard bits of the guard mutexes it owns
     bool woken = false;  // a WakeQueue picked it (kWakeup waits)
+    bool timed = false;  // its kWakeup wait can time out (WaitOnQueueOrTimeOut)
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
     std::uint64_t answer_epoch = 0;
@@ -368,6 +375,8 @@ class Scheduler final : public SimView {
   std::size_t CollectCandidates(int* current_index);
   // The same, looking only at the actors in watch_ (when all ids fit in it).
   std::size_t CollectWatched(int* current_index);
+  // When nothing can move: the timed waits, whose expiry is the next step.
+  std::size_t CollectExpiringWaits();
   // Which event puts an actor that cannot move back into watch_.
   enum WakeOn : std::uint8_t {
     kAlwaysWatched,  // runnable host fibers (and a kNone wait): never idle

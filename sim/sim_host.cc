@@ -287,6 +287,10 @@ void SimHost::WaitOnQueue(std::uint32_t queue) {
   scheduler_->WaitOnQueue(queue, GlobalFootprint());
 }
 
+bool SimHost::WaitOnQueueOrTimeOut(std::uint32_t queue) {
+  return scheduler_->WaitOnQueueOrTimeOut(queue, GlobalFootprint());
+}
+
 std::uint32_t SimHost::WakeQueue(std::uint32_t queue, std::uint32_t count) {
   return scheduler_->WakeQueue(queue, count);
 }

@@ -133,6 +133,24 @@ void* Trampoline(void* p) {
   return result;
 }
 
+// A timed wait is woken by a signal or a broadcast that reaches it (0), or
+// times out (ETIMEDOUT) when no other thread can move: the simulator's time
+// passes only then (SimHost::WaitOnQueueOrTimeOut). The deadline's value is
+// not compared with anything: a deadline the program's other threads could
+// outrun in real time is treated as one they always outrun.
+int TimedWait(pthread_cond_t* c, pthread_mutex_t* m, const char* name) {
+  bool woken = false;
+  AtPoint([&](Twin& twin) {
+    const std::uint32_t queue = QueueOf(twin, c, "condition variable");
+    twin.host.ProgramCall(name, queue);
+    Mutex& mutex = MutexOf(twin, m);
+    mutex.Unlock();
+    woken = twin.host.WaitOnQueueOrTimeOut(queue);
+    mutex.Lock();
+  });
+  return woken ? 0 : ETIMEDOUT;
+}
+
 }  // namespace
 }  // namespace stackcheck::libcuda
 
@@ -242,18 +260,15 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   return 0;
 }
 
-// A timed wait is woken by the other threads' steps or times out at once:
-// the simulator has no timer that would end it later.
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* deadline) {
   if (!Modelled(CALLER)) return Real().pthread_cond_timedwait(c, m, deadline);
-  AtPoint([&](Twin& twin) {
-    twin.host.ProgramCall("pthread_cond_timedwait", QueueOf(twin, c, "condition variable"));
-    Mutex& mutex = MutexOf(twin, m);
-    mutex.Unlock();
-    twin.host.Yield();
-    mutex.Lock();
-  });
-  return ETIMEDOUT;
+  return TimedWait(c, m, "pthread_cond_timedwait");
+}
+
+int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
+                           const timespec* deadline) {
+  if (!Modelled(CALLER)) return Real().pthread_cond_clockwait(c, m, clock, deadline);
+  return TimedWait(c, m, "pthread_cond_clockwait");
 }
 
 int pthread_cond_signal(pthread_cond_t* c) {

@@ -43,6 +43,7 @@ RealFunctions ResolveAll() {
   Resolve(&r.pthread_cond_init, "pthread_cond_init");
   Resolve(&r.pthread_cond_wait, "pthread_cond_wait");
   Resolve(&r.pthread_cond_timedwait, "pthread_cond_timedwait");
+  Resolve(&r.pthread_cond_clockwait, "pthread_cond_clockwait");
   Resolve(&r.pthread_cond_signal, "pthread_cond_signal");
   Resolve(&r.pthread_cond_broadcast, "pthread_cond_broadcast");
   Resolve(&r.pthread_cond_destroy, "pthread_cond_destroy");

@@ -21,6 +21,7 @@ struct RealFunctions {
   int (*pthread_cond_init)(pthread_cond_t*, const pthread_condattr_t*);
   int (*pthread_cond_wait)(pthread_cond_t*, pthread_mutex_t*);
   int (*pthread_cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const timespec*);
+  int (*pthread_cond_clockwait)(pthread_cond_t*, pthread_mutex_t*, clockid_t, const timespec*);
   int (*pthread_cond_signal)(pthread_cond_t*);
   int (*pthread_cond_broadcast)(pthread_cond_t*);
   int (*pthread_cond_destroy)(pthread_cond_t*);

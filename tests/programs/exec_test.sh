@@ -10,7 +10,8 @@
 # 4. a process the program starts runs uncontrolled;
 # 5. bad input: exit 2 with a message, never a crash;
 # 6. depth-first search: every schedule within a preemption bound, the
-#    exit-time deadlock among them, and a correct program exhausted clean.
+#    exit-time deadlock among them, and a correct program exhausted clean;
+# 7. condition variables, plain and timed.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -119,4 +120,29 @@ cat "$tmp/dfs_clean.out"
 [[ $status -eq 0 ]] || fail "a correct program should explore clean, got $status"
 grep -Eq "^exec .*: ([0-9]+) executions \(dfs, preemption bound 0: exhausted yes.*\), \1 distinct traces, no violation" \
   "$tmp/dfs_clean.out" || fail "dfs did not exhaust the correct program with every trace distinct"
+
+# 7. Condition variables (cond_wait.c): a correct hand-over explores clean
+# within one preemption; a lost wake-up is a deadlock; a timed wait can be
+# woken by the signal (the program aborts when it is, so exploration must
+# crash it), and times out when nothing else can move (no signal: it ends).
+cond=$here/tests/programs/cond_wait
+run_cond() {  # MODE EXPECTED_STATUS FLAGS...
+  local mode=$1 expected=$2 status=0
+  shift 2
+  "$stackcheck" exec "$@" --exec_all_findings --libcuda "$libcuda" --exec_replay_dir "" \
+    -- "$cond" "$mode" >"$tmp/cond_$mode.out" 2>&1 || status=$?
+  cat "$tmp/cond_$mode.out"
+  [[ $status -eq $expected ]] || fail "cond_wait $mode: exit $status, expected $expected"
+}
+for mode in signal timed-expires; do
+  run_cond "$mode" 0 --exec_strategy dfs --exec_bound 1
+  grep -q "(dfs, preemption bound 1: exhausted yes.*no violation" "$tmp/cond_$mode.out" ||
+    fail "cond_wait $mode: not exhausted clean"
+done
+run_cond lost 1 --executions 100
+grep -q "^VIOLATION no-deadlock: .*T[0-9] waits on condition variable" "$tmp/cond_lost.out" ||
+  fail "cond_wait lost: the lost wake-up is not reported as a deadlock"
+run_cond timed-woken 1 --executions 100
+grep -q "CRASH: the program died with signal 6" "$tmp/cond_timed-woken.out" ||
+  fail "cond_wait timed-woken: no timed wait was woken by the signal"
 echo PASS
