@@ -149,6 +149,11 @@ std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
 
 ThreadId SimHost::CurrentThread() { return ToThreadId(scheduler_->current()); }
 
+bool SimHost::InCallback() const {
+  const ActorId current = scheduler_->current();
+  return current != kNoActor && IsCallbackContext(scheduler_->kind(current));
+}
+
 ThreadId SimHost::Spawn(absl::string_view name, std::function<void()> body) {
   (void)name;  // actors are named by ordinal (T1, T2...) for stable reports
   const auto child = static_cast<ActorId>(scheduler_->actor_count());

@@ -47,6 +47,9 @@ class SimHost final : public Host, public RuntimeObserver {
   // Host
   std::unique_ptr<Mutex> NewMutex(absl::string_view name) override;
   ThreadId CurrentThread() override;
+  // Whether the acting actor is a stream callback's (the driver's callback
+  // thread or a concurrent callback worker).
+  bool InCallback() const;
   ThreadId Spawn(absl::string_view name, std::function<void()> body) override;
   void Join(ThreadId thread) override;
   void SleepFor(absl::Duration d) override;

@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/host.h"
+#include "sim/libcuda/callback_call.h"
 #include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
@@ -38,6 +39,17 @@ bool FromThisLibrary(const void* return_address) {
 // Whether a call from `caller` is the program's, to be modelled.
 bool Modelled(const void* caller) {
   return Controlled() && HasTwin() && !OnSimulatorThread() && !FromThisLibrary(caller);
+}
+
+// Whether a synchronisation call (mutexes, condition variables) from
+// `caller` is modelled: the program threads' calls, and those of a stream
+// callback the program added, which runs as the driver's callback thread, so
+// that a callback waiting for a lock a thread holds while it waits for the
+// stream is the deadlock it is.
+bool ModelledSync(const void* caller) {
+  return Modelled(caller) ||
+         (Controlled() && InStreamCallback() &&
+          (!FromThisLibrary(caller) || IsProgramCallbackReturn(caller)));
 }
 
 #define CALLER __builtin_return_address(0)
@@ -201,7 +213,7 @@ int pthread_join(pthread_t handle, void** result) {
 
 int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
   const void* caller = CALLER;
-  if (!Modelled(caller)) return Real().pthread_mutex_init(m, attr);
+  if (!ModelledSync(caller)) return Real().pthread_mutex_init(m, attr);
   Real().pthread_mutex_init(m, attr);  // the bytes, for whoever reads them
   AtPoint([&](Twin& twin) {
     Mutexes()[m].mutex = twin.host.NewMutex(NameFor(m, caller));
@@ -210,13 +222,13 @@ int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
 }
 
 int pthread_mutex_lock(pthread_mutex_t* m) {
-  if (!Modelled(CALLER)) return Real().pthread_mutex_lock(m);
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_lock(m);
   if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Lock(); })) return Real().pthread_mutex_lock(m);
   return 0;
 }
 
 int pthread_mutex_trylock(pthread_mutex_t* m) {
-  if (!Modelled(CALLER)) return Real().pthread_mutex_trylock(m);
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_trylock(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).TryLock() ? 0 : EBUSY; })) {
     return Real().pthread_mutex_trylock(m);
@@ -225,7 +237,7 @@ int pthread_mutex_trylock(pthread_mutex_t* m) {
 }
 
 int pthread_mutex_unlock(pthread_mutex_t* m) {
-  if (!Modelled(CALLER)) return Real().pthread_mutex_unlock(m);
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_unlock(m);
   if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Unlock(); })) {
     return Real().pthread_mutex_unlock(m);
   }
@@ -233,7 +245,7 @@ int pthread_mutex_unlock(pthread_mutex_t* m) {
 }
 
 int pthread_mutex_destroy(pthread_mutex_t* m) {
-  if (!Modelled(CALLER)) return Real().pthread_mutex_destroy(m);
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_destroy(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).Destroy() ? 0 : EBUSY; })) {
     return Real().pthread_mutex_destroy(m);
@@ -248,7 +260,7 @@ int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) {
 int pthread_cond_destroy(pthread_cond_t* c) { return Real().pthread_cond_destroy(c); }
 
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
-  if (!Modelled(CALLER)) return Real().pthread_cond_wait(c, m);
+  if (!ModelledSync(CALLER)) return Real().pthread_cond_wait(c, m);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
     twin.host.ProgramCall("pthread_cond_wait", queue);
@@ -261,18 +273,18 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
 }
 
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* deadline) {
-  if (!Modelled(CALLER)) return Real().pthread_cond_timedwait(c, m, deadline);
+  if (!ModelledSync(CALLER)) return Real().pthread_cond_timedwait(c, m, deadline);
   return TimedWait(c, m, "pthread_cond_timedwait");
 }
 
 int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
                            const timespec* deadline) {
-  if (!Modelled(CALLER)) return Real().pthread_cond_clockwait(c, m, clock, deadline);
+  if (!ModelledSync(CALLER)) return Real().pthread_cond_clockwait(c, m, clock, deadline);
   return TimedWait(c, m, "pthread_cond_clockwait");
 }
 
 int pthread_cond_signal(pthread_cond_t* c) {
-  if (!Modelled(CALLER)) return Real().pthread_cond_signal(c);
+  if (!ModelledSync(CALLER)) return Real().pthread_cond_signal(c);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
     twin.host.ProgramCall("pthread_cond_signal", queue, twin.host.WakeQueue(queue, 1));
@@ -281,7 +293,7 @@ int pthread_cond_signal(pthread_cond_t* c) {
 }
 
 int pthread_cond_broadcast(pthread_cond_t* c) {
-  if (!Modelled(CALLER)) return Real().pthread_cond_broadcast(c);
+  if (!ModelledSync(CALLER)) return Real().pthread_cond_broadcast(c);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
     twin.host.ProgramCall("pthread_cond_broadcast", queue,

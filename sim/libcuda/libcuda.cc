@@ -43,6 +43,7 @@
 #include "core/device.h"
 #include "core/driver_call.h"
 #include "sim/libcuda/bridge.h"
+#include "sim/libcuda/callback_call.h"
 #include "sim/libcuda/exec_options.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/ptx_symbols.h"
@@ -196,9 +197,15 @@ struct CallbackCall {
   void* user_data;
 };
 
+STACKCHECK_PROGRAM_CALLBACK_CALLER void CallProgramCallback(const CallbackCall& call,
+                                                            CUstream stream, CUresult status) {
+  call.fn(stream, status, call.user_data);
+  STACKCHECK_AFTER_PROGRAM_CALLBACK();
+}
+
 void CallbackTrampoline(stackcheck::StreamHandle stream, CuResult status, void* data) {
   std::unique_ptr<CallbackCall> call(static_cast<CallbackCall*>(data));
-  call->fn(FromSim(stream), Code(status), call->user_data);
+  CallProgramCallback(*call, FromSim(stream), Code(status));
 }
 
 CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view api) {

@@ -169,6 +169,10 @@ class Controller {
     return true;
   }
 
+  bool InStreamCallback() const {
+    return t_on_simulator && host_ != nullptr && !ended() && host_->InCallback();
+  }
+
   NewThread* Prepare() {
     threads_.emplace_back();
     return &threads_.back();
@@ -359,6 +363,7 @@ __attribute__((constructor)) void StartControlIfAsked() {
 bool Controlled() { return TheController().active(); }
 bool OnSimulatorThread() { return t_on_simulator; }
 bool HasTwin() { return t_self != nullptr; }
+bool InStreamCallback() { return TheController().InStreamCallback(); }
 
 bool AtPoint(absl::FunctionRef<void(Twin&)> work) { return TheController().AtPoint(work); }
 

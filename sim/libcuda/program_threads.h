@@ -65,6 +65,9 @@ bool Controlled();
 bool OnSimulatorThread();
 // Whether the calling OS thread is a program thread with a twin.
 bool HasTwin();
+// Whether the caller runs as a stream callback's actor on the simulator's
+// thread, during the execution: the code of a callback the program added.
+bool InStreamCallback();
 
 // The calling program thread's scheduling point: `work` runs on its twin
 // while the thread waits, and the thread goes on when its twin is picked

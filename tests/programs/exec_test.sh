@@ -11,7 +11,8 @@
 # 5. bad input: exit 2 with a message, never a crash;
 # 6. depth-first search: every schedule within a preemption bound, the
 #    exit-time deadlock among them, and a correct program exhausted clean;
-# 7. condition variables, plain and timed.
+# 7. condition variables, plain and timed;
+# 8. locks taken in a stream callback.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -145,4 +146,20 @@ grep -q "^VIOLATION no-deadlock: .*T[0-9] waits on condition variable" "$tmp/con
 run_cond timed-woken 1 --executions 100
 grep -q "CRASH: the program died with signal 6" "$tmp/cond_timed-woken.out" ||
   fail "cond_wait timed-woken: no timed wait was woken by the signal"
+
+# 8. A stream callback's locks are the program's (callback_lock.c): holding
+# a mutex the callback takes while waiting for the stream is a deadlock whose
+# cycle runs through the stream and its callback; waiting first is clean.
+status=0
+"$stackcheck" exec --executions 50 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/callback_lock" safe >"$tmp/callback_safe.out" 2>&1 || status=$?
+cat "$tmp/callback_safe.out"
+[[ $status -eq 0 ]] || fail "callback_lock safe: exit $status, expected 0"
+status=0
+"$stackcheck" exec --executions 50 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/callback_lock" deadlock >"$tmp/callback_deadlock.out" 2>&1 || status=$?
+cat "$tmp/callback_deadlock.out"
+[[ $status -eq 1 ]] || fail "callback_lock deadlock: exit $status, expected 1"
+grep -q "^VIOLATION no-deadlock: deadlock: T0 waits in cuStreamSynchronize for gpu:s0 to drain; gpu:s0 waits for callback #0 running on callback; callback waits for mutex 'pthread mutex #1' held by T0$" \
+  "$tmp/callback_deadlock.out" || fail "callback_lock deadlock: not the cycle through the callback's lock"
 echo PASS
