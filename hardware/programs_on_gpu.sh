@@ -64,8 +64,29 @@ run_one() {
   note "$(printf '%-28s status %3d  %6d ms  %s' "$name" "$status" "$ms" "$(grep -v '^$' "$log" | tail -1 | cut -c1-100)")"
 }
 
+# SYNC_ONLY=1: only the synchronisation programs (callback_lock, cond_wait).
+sync_programs() {
+  # A callback that locks a mutex main holds across cuStreamSynchronize: the
+  # simulator reports the deadlock; the real driver must hang.
+  for r in $(seq "$runs"); do
+    run_one "callback_lock_deadlock_$r" ./callback_lock deadlock
+  done
+  run_one "callback_lock_safe" ./callback_lock safe
+  for mode in signal timed-expires timed-woken lost; do
+    for r in $(seq "$runs"); do
+      run_one "cond_wait_${mode}_$r" ./cond_wait "$mode"
+    done
+  done
+}
+if [[ ${SYNC_ONLY:-0} == 1 ]]; then
+  sync_programs
+  echo "done: $summary"
+  exit 0
+fi
+
 # STEERING_ONLY=1: only the steered and free runs of STEER_DIR's files.
 if [[ ${STEERING_ONLY:-0} != 1 ]]; then
+sync_programs
 for mode in map alloc update regions; do
   for r in $(seq "$runs"); do
     run_one "awm_${mode}_trap_$r" ./abort_while_mapping "$mode" 2 0 100000
