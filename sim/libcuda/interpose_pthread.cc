@@ -1,7 +1,8 @@
 // The program's thread calls, as scheduling points of its threads' twins
 // (program_threads.h): pthread threads, mutexes (glibc's semantics, which
 // the simulator's mutexes have: an unlock by a non-owner releases, a destroy
-// of a held mutex fails with EBUSY and leaves it held), condition variables,
+// of a held mutex fails with EBUSY and leaves it held; recursive and
+// error-checking mutexes as their type says), condition variables,
 // pthread_once, yields, sleeps (virtual time) and exit.
 //
 // A call goes to the real C library instead when the process is not
@@ -69,6 +70,7 @@ bool InPlugin(const void* address) {
 
 struct MutexEntry {
   std::unique_ptr<Mutex> mutex;
+  unsigned depth = 0;  // a recursive mutex's lock count while held
 };
 
 std::map<const pthread_mutex_t*, MutexEntry>& Mutexes() {
@@ -86,10 +88,57 @@ std::string NameFor(const pthread_mutex_t* m, const void* initialiser) {
   return absl::StrCat("pthread mutex #", ++others);
 }
 
-Mutex& MutexOf(Twin& twin, pthread_mutex_t* m) {
+MutexEntry& EntryOf(Twin& twin, pthread_mutex_t* m) {
   MutexEntry& e = Mutexes()[m];
   if (e.mutex == nullptr) e.mutex = twin.host.NewMutex(NameFor(m, nullptr));
-  return *e.mutex;
+  return e;
+}
+
+Mutex& MutexOf(Twin& twin, pthread_mutex_t* m) { return *EntryOf(twin, m).mutex; }
+
+// The mutex's type as glibc keeps it in the mutex (set by pthread_mutex_init
+// from its attributes, or by a static initializer such as
+// PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP): normal (and adaptive) mutexes
+// deadlock on a relock by their owner; recursive ones count; error-checking
+// ones refuse. Robust and priority flags are not modelled.
+int KindOf(const pthread_mutex_t* m) {
+  constexpr int kKindMask = 3;  // glibc's PTHREAD_MUTEX_KIND_MASK_NP (internal)
+  return m->__data.__kind & kKindMask;
+}
+
+// Whether the calling thread's twin owns `mutex` and its type says what that
+// means (recursive or error-checking).
+bool OwnedByCaller(Twin& twin, const Mutex& mutex, int kind) {
+  return (kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP) &&
+         mutex.Owner() == twin.host.CurrentThread();
+}
+
+int Lock(Twin& twin, pthread_mutex_t* m, bool try_only) {
+  MutexEntry& e = EntryOf(twin, m);
+  const int kind = KindOf(m);
+  if (OwnedByCaller(twin, *e.mutex, kind)) {
+    if (kind == PTHREAD_MUTEX_ERRORCHECK_NP) return try_only ? EBUSY : EDEADLK;
+    ++e.depth;
+    return 0;
+  }
+  if (try_only) {
+    if (!e.mutex->TryLock()) return EBUSY;
+  } else {
+    e.mutex->Lock();
+  }
+  e.depth = 1;
+  return 0;
+}
+
+int Unlock(Twin& twin, pthread_mutex_t* m) {
+  MutexEntry& e = EntryOf(twin, m);
+  const int kind = KindOf(m);
+  if (kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP) {
+    if (e.mutex->Owner() != twin.host.CurrentThread()) return EPERM;
+    if (--e.depth > 0) return 0;
+  }
+  e.mutex->Unlock();
+  return 0;
 }
 
 std::map<const void*, std::uint32_t>& Queues() {
@@ -223,14 +272,17 @@ int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
 
 int pthread_mutex_lock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_lock(m);
-  if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Lock(); })) return Real().pthread_mutex_lock(m);
-  return 0;
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = Lock(twin, m, /*try_only=*/false); })) {
+    return Real().pthread_mutex_lock(m);
+  }
+  return rc;
 }
 
 int pthread_mutex_trylock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_trylock(m);
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).TryLock() ? 0 : EBUSY; })) {
+  if (!AtPoint([&](Twin& twin) { rc = Lock(twin, m, /*try_only=*/true); })) {
     return Real().pthread_mutex_trylock(m);
   }
   return rc;
@@ -238,10 +290,11 @@ int pthread_mutex_trylock(pthread_mutex_t* m) {
 
 int pthread_mutex_unlock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_unlock(m);
-  if (!AtPoint([&](Twin& twin) { MutexOf(twin, m).Unlock(); })) {
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = Unlock(twin, m); })) {
     return Real().pthread_mutex_unlock(m);
   }
-  return 0;
+  return rc;
 }
 
 int pthread_mutex_destroy(pthread_mutex_t* m) {

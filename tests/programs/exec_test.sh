@@ -12,7 +12,8 @@
 # 6. depth-first search: every schedule within a preemption bound, the
 #    exit-time deadlock among them, and a correct program exhausted clean;
 # 7. condition variables, plain and timed;
-# 8. locks taken in a stream callback.
+# 8. locks taken in a stream callback;
+# 9. recursive, error-checking and normal mutexes.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -162,4 +163,25 @@ cat "$tmp/callback_deadlock.out"
 [[ $status -eq 1 ]] || fail "callback_lock deadlock: exit $status, expected 1"
 grep -q "^VIOLATION no-deadlock: deadlock: T0 waits in cuStreamSynchronize for gpu:s0 to drain; gpu:s0 waits for callback #0 running on callback; callback waits for mutex 'pthread mutex #1' held by T0$" \
   "$tmp/callback_deadlock.out" || fail "callback_lock deadlock: not the cycle through the callback's lock"
+
+# 9. glibc's mutex types (mutex_kinds.c): a recursive mutex relocked by its
+# owner and an error-checking one's refusals explore clean (the program
+# aborts on a wrong answer); a normal mutex relocked by its owner waits for
+# itself.
+for mode in recursive errorcheck; do
+  status=0
+  "$stackcheck" exec --exec_strategy dfs --exec_bound 1 --libcuda "$libcuda" --exec_replay_dir "" \
+    -- "$here/tests/programs/mutex_kinds" "$mode" >"$tmp/kinds_$mode.out" 2>&1 || status=$?
+  cat "$tmp/kinds_$mode.out"
+  [[ $status -eq 0 ]] || fail "mutex_kinds $mode: exit $status, expected 0"
+  grep -q "(dfs, preemption bound 1: exhausted yes.*no violation" "$tmp/kinds_$mode.out" ||
+    fail "mutex_kinds $mode: not exhausted clean"
+done
+status=0
+"$stackcheck" exec --executions 5 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/mutex_kinds" normal >"$tmp/kinds_normal.out" 2>&1 || status=$?
+cat "$tmp/kinds_normal.out"
+[[ $status -eq 1 ]] || fail "mutex_kinds normal: exit $status, expected 1"
+grep -q "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
+  "$tmp/kinds_normal.out" || fail "mutex_kinds normal: the relock is not reported"
 echo PASS
