@@ -64,7 +64,8 @@ run_one() {
   note "$(printf '%-28s status %3d  %6d ms  %s' "$name" "$status" "$ms" "$(grep -v '^$' "$log" | tail -1 | cut -c1-100)")"
 }
 
-# SYNC_ONLY=1: only the synchronisation programs (callback_lock, cond_wait).
+# SYNC_ONLY=1: only the synchronisation programs (callback_lock, cond_wait,
+# mutex_kinds).
 sync_programs() {
   # A callback that locks a mutex main holds across cuStreamSynchronize: the
   # simulator reports the deadlock; the real driver must hang.
@@ -76,6 +77,11 @@ sync_programs() {
     for r in $(seq "$runs"); do
       run_one "cond_wait_${mode}_$r" ./cond_wait "$mode"
     done
+  done
+  # glibc's mutex types: recursive and errorcheck end, normal (a relock by
+  # the owner) hangs.
+  for mode in recursive errorcheck normal; do
+    run_one "mutex_kinds_$mode" ./mutex_kinds "$mode"
   done
 }
 if [[ ${SYNC_ONLY:-0} == 1 ]]; then
