@@ -1,5 +1,7 @@
 #include "sim/libcuda/ptx_symbols.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace stackcheck::libcuda {
@@ -68,6 +70,23 @@ TEST(PtxSymbols, DeclarationsRoundTrip) {
   EXPECT_EQ(out.globals[0].name, "__nvptx_stacks");
   EXPECT_EQ(out.globals[0].bytes, 256u);
   EXPECT_EQ(out.globals[1].bytes, 4u);
+}
+
+// Bodies are skipped sixteen bytes at a time: a brace, a comment or a string
+// at every offset of a long body must still be seen, and what follows found.
+TEST(PtxSymbols, LongBodiesAtEveryOffset) {
+  const std::string filler(40, 'x');
+  for (const std::string inner : {"{ }", "// } not a brace\n", "/* } */", "\"}\""}) {
+    for (std::size_t offset = 0; offset < 40; ++offset) {
+      const std::string ptx = ".visible .func f () {" + filler.substr(0, offset) + inner +
+                              filler + "}\n.visible .global .u32 after[3];\n";
+      PtxSymbols s;
+      ParsePtx(ptx, &s);
+      ASSERT_EQ(s.globals.size(), 1u) << "inner " << inner << " at " << offset;
+      EXPECT_EQ(s.globals[0].name, "after");
+      EXPECT_EQ(s.globals[0].bytes, 12u);
+    }
+  }
 }
 
 }  // namespace
