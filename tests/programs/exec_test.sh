@@ -40,18 +40,22 @@ grep -q "GOMP_OFFLOAD_alloc" "$tmp/exec.out" || fail "the timeline lacks the plu
 found=$(grep -A1 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -oE "found at execution [0-9]+" | head -1 | grep -oE "[0-9]+$")
 [[ $found -le 300 ]] || fail "deadlock found at execution $found"
 
-# 2. Replay: the deadlock's file, ten times, then its token and a Chrome trace.
+# 2. Replay: the deadlock's file, then its token, a hundred times each (every
+# one the same trace digest and the deadlock), and a Chrome trace.
 replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^replay: " | sed 's/^replay: stackcheck replay //')
 token=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^token: " | sed 's/^token: //')
 [[ -f $replay ]] || fail "no replay file ($replay)"
-for i in $(seq 10); do
+for i in $(seq 100); do
   "$stackcheck" replay "$replay" --libcuda "$libcuda" >"$tmp/replay.out" 2>&1 ||
     { cat "$tmp/replay.out"; fail "replay $i did not reproduce"; }
   grep -q "^same trace digest as recorded$" "$tmp/replay.out" || fail "replay $i: digest differs"
 done
-"$stackcheck" replay "$token" --libcuda "$libcuda" >"$tmp/token.out" 2>&1 ||
-  { cat "$tmp/token.out"; fail "the token did not reproduce"; }
-grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay: not the deadlock"
+for i in $(seq 100); do
+  "$stackcheck" replay "$token" --libcuda "$libcuda" >"$tmp/token.out" 2>&1 ||
+    { cat "$tmp/token.out"; fail "token replay $i did not reproduce"; }
+  grep -q "^same trace digest as recorded$" "$tmp/token.out" || fail "token replay $i: digest differs"
+  grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay $i: not the deadlock"
+done
 "$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json"
 grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does not start as one"
 events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
