@@ -422,7 +422,7 @@ int sched_yield() {
   if (!Modelled(CALLER)) return Real().sched_yield();
   AtPoint([](Twin& twin) {
     twin.host.ProgramCall("sched_yield");
-    twin.host.Yield();
+    YieldToOthers(twin);
   });
   return 0;
 }

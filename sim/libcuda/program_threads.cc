@@ -173,6 +173,15 @@ class Controller {
     return t_on_simulator && host_ != nullptr && !ended() && host_->InCallback();
   }
 
+  // The thread waits on the yield queue, which the next step of any other
+  // program thread wakes (Serve), and which expires when nothing can move.
+  void YieldToOthers(Twin& twin) {
+    if (yield_queue_ == kNoQueue) yield_queue_ = twin.host.NewWaitQueue("sched_yield");
+    ++yielders_;
+    twin.host.WaitOnQueueOrTimeOut(yield_queue_);
+    --yielders_;
+  }
+
   NewThread* Prepare() {
     threads_.emplace_back();
     return &threads_.back();
@@ -251,6 +260,8 @@ class Controller {
       if (!posted_.WaitFor(options_.watchdog_s)) Stuck(thread);
       if (thread->leaving) return;
       Twin twin{*host_, *device_};
+      // A step of this thread: the threads that yielded may go on.
+      if (yielders_ > 0) host_->WakeQueue(yield_queue_, yielders_);
       (*thread->work)(twin);
     }
   }
@@ -341,6 +352,11 @@ class Controller {
   Baton posted_;  // the running program thread reached a point (or ended)
   std::deque<NewThread> threads_;  // stable addresses; front() is main
   NewThread* exiting_ = nullptr;
+  // Threads inside sched_yield, and the wait queue they wait on until
+  // another thread takes a step (YieldToOthers).
+  static constexpr std::uint32_t kNoQueue = 0xffffffffu;
+  std::uint32_t yield_queue_ = kNoQueue;
+  std::uint32_t yielders_ = 0;
   int exit_status_ = -1;
   std::vector<std::string> lines_;
 };
@@ -364,6 +380,7 @@ bool Controlled() { return TheController().active(); }
 bool OnSimulatorThread() { return t_on_simulator; }
 bool HasTwin() { return t_self != nullptr; }
 bool InStreamCallback() { return TheController().InStreamCallback(); }
+void YieldToOthers(Twin& twin) { TheController().YieldToOthers(twin); }
 
 bool AtPoint(absl::FunctionRef<void(Twin&)> work) { return TheController().AtPoint(work); }
 

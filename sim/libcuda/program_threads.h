@@ -69,6 +69,14 @@ bool HasTwin();
 // thread, during the execution: the code of a callback the program added.
 bool InStreamCallback();
 
+// sched_yield, inside the calling thread's point: it waits until another
+// program thread takes a step, or until no other actor can move. A thread
+// that spins on yields until another sets a flag so lets the others make
+// progress between any two of its turns, under every strategy, as a fair
+// scheduler does; a yield is never a preemption. The schedules where it spins
+// twice in a row while another thread could move are not explored.
+void YieldToOthers(Twin& twin);
+
 // The calling program thread's scheduling point: `work` runs on its twin
 // while the thread waits, and the thread goes on when its twin is picked
 // again. Called from the simulator's thread (a callback), `work` runs there.

@@ -13,7 +13,8 @@
 #    exit-time deadlock among them, and a correct program exhausted clean;
 # 7. condition variables, plain and timed;
 # 8. locks taken in a stream callback;
-# 9. recursive, error-checking and normal mutexes.
+# 9. recursive, error-checking and normal mutexes;
+# 10. a thread spinning on sched_yield.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -188,4 +189,17 @@ cat "$tmp/kinds_normal.out"
 [[ $status -eq 1 ]] || fail "mutex_kinds normal: exit $status, expected 1"
 grep -q "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
   "$tmp/kinds_normal.out" || fail "mutex_kinds normal: the relock is not reported"
+
+# 10. A thread that spins on sched_yield until another sets a flag
+# (yield_spin.c): clean under random schedules, and depth-first within every
+# bound up to 2 (a yield lets the other threads go first).
+for how in "--executions 30" "--exec_strategy dfs --exec_bound 0" "--exec_strategy dfs --exec_bound 2"; do
+  status=0
+  # shellcheck disable=SC2086  # the flags are words
+  "$stackcheck" exec $how --exec_watchdog_s 20 --libcuda "$libcuda" --exec_replay_dir "" \
+    -- "$here/tests/programs/yield_spin" >"$tmp/yield.out" 2>&1 || status=$?
+  cat "$tmp/yield.out"
+  [[ $status -eq 0 ]] || fail "yield_spin ($how): exit $status, expected 0"
+  grep -q "no violation" "$tmp/yield.out" || fail "yield_spin ($how): not clean"
+done
 echo PASS
