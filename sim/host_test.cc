@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "gtest/gtest.h"
 #include "core/probes.h"
+#include "gtest/gtest.h"
 #include "sim/sim_host.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -170,9 +170,8 @@ TEST(SimHost, TimedWaitIsWokenOrExpiresWhenNothingElseCanMove) {
     const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
       auto& host = static_cast<SimHost&>(h);
       const std::uint32_t queue = host.NewWaitQueue("cv");
-      ThreadId t = h.Spawn("signaller", [&] {
-        host.ProgramCall("signal", queue, host.WakeQueue(queue, 1));
-      });
+      ThreadId t = h.Spawn("signaller",
+                           [&] { host.ProgramCall("signal", queue, host.WakeQueue(queue, 1)); });
       host.ProgramCall("timedwait", queue);
       result = host.WaitOnQueueOrTimeOut(queue);
       h.Join(t);

@@ -1,10 +1,11 @@
 #include "sim/scheduler.h"
 
+#include <unwind.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <cstring>
-#include <unwind.h>
+#include <exception>
 #include <new>
 #include <utility>
 

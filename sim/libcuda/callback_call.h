@@ -12,7 +12,7 @@
 // On the one function that calls a program's callback. Not a sibling call,
 // so the callback returns into it; end its body with
 // STACKCHECK_AFTER_PROGRAM_CALLBACK() for the same reason.
-#define STACKCHECK_PROGRAM_CALLBACK_CALLER                       \
+#define STACKCHECK_PROGRAM_CALLBACK_CALLER                         \
   __attribute__((noinline, section("stackcheck_program_callback"), \
                  optimize("no-optimize-sibling-calls")))
 #define STACKCHECK_AFTER_PROGRAM_CALLBACK() asm volatile("" ::: "memory")

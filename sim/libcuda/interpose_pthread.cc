@@ -48,9 +48,8 @@ bool Modelled(const void* caller) {
 // that a callback waiting for a lock a thread holds while it waits for the
 // stream is the deadlock it is.
 bool ModelledSync(const void* caller) {
-  return Modelled(caller) ||
-         (Controlled() && InStreamCallback() &&
-          (!FromThisLibrary(caller) || IsProgramCallbackReturn(caller)));
+  return Modelled(caller) || (Controlled() && InStreamCallback() &&
+                              (!FromThisLibrary(caller) || IsProgramCallbackReturn(caller)));
 }
 
 #define CALLER __builtin_return_address(0)

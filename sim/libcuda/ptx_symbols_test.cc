@@ -78,8 +78,8 @@ TEST(PtxSymbols, LongBodiesAtEveryOffset) {
   const std::string filler(40, 'x');
   for (const std::string inner : {"{ }", "// } not a brace\n", "/* } */", "\"}\""}) {
     for (std::size_t offset = 0; offset < 40; ++offset) {
-      const std::string ptx = ".visible .func f () {" + filler.substr(0, offset) + inner +
-                              filler + "}\n.visible .global .u32 after[3];\n";
+      const std::string ptx = ".visible .func f () {" + filler.substr(0, offset) + inner + filler +
+                              "}\n.visible .global .u32 after[3];\n";
       PtxSymbols s;
       ParsePtx(ptx, &s);
       ASSERT_EQ(s.globals.size(), 1u) << "inner " << inner << " at " << offset;
