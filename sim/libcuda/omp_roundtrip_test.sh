@@ -49,7 +49,7 @@ expect 'T0 +driver-call cuMemFree -> 0'
 expect 'T0 +driver-call cuCtxDestroy -> 0'
 # The stacks block: the kernel's stacks argument was allocated by cuMemAlloc
 # and freed before the context went away.
-stacks=$(grep -oE '^cuLaunchKernel.*args \[[^,]*, (0x[0-9a-f]+)' "$log" | head -1 | grep -oE '0x[0-9a-f]+$')
+stacks=$(grep -m1 -oE '^cuLaunchKernel.*args \[[^,]*, (0x[0-9a-f]+)' "$log" | grep -oE '0x[0-9a-f]+$')
 expect "^cuMemAlloc_v2\([0-9]+ bytes\) -> 0 [A-Z_]+, $stacks\$"
 expect "^cuMemFree_v2\($stacks\) -> 0 "
 # 528 teams x 8 warps: the default geometry the plugin chose on the H200.

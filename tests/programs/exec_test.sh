@@ -38,13 +38,17 @@ grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stack
   fail "no destroy of the held stacks lock"
 grep -q "^wait-for cycle:$" "$tmp/exec.out" || fail "no wait-for cycle printed"
 grep -q "GOMP_OFFLOAD_alloc" "$tmp/exec.out" || fail "the timeline lacks the plugin's calls"
-found=$(grep -A1 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -oE "found at execution [0-9]+" | head -1 | grep -oE "[0-9]+$")
+# (sed -n 1p rather than head or grep -m1: under pipefail, a reader that
+# stops early can kill the writer with SIGPIPE, and the script with it.)
+found=$(grep -A1 "^VIOLATION no-deadlock" "$tmp/exec.out" |
+  sed -n 's/.*found at execution \([0-9]*\).*/\1/p' | sed -n 1p)
 [[ $found -le 300 ]] || fail "deadlock found at execution $found"
 
 # 2. Replay: the deadlock's file, then its token, a hundred times each (every
 # one the same trace digest and the deadlock), and a Chrome trace.
-replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^replay: " | sed 's/^replay: stackcheck replay //')
-token=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | grep -m1 "^token: " | sed 's/^token: //')
+replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" |
+  sed -n 's/^replay: stackcheck replay //p' | sed -n 1p)
+token=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | sed -n 's/^token: //p' | sed -n 1p)
 [[ -f $replay ]] || fail "no replay file ($replay)"
 for i in $(seq 100); do
   "$stackcheck" replay "$replay" --libcuda "$libcuda" >"$tmp/replay.out" 2>&1 ||
@@ -128,78 +132,63 @@ cat "$tmp/dfs_clean.out"
 grep -Eq "^exec .*: ([0-9]+) executions \(dfs, preemption bound 0: exhausted yes.*\), \1 distinct traces, no violation" \
   "$tmp/dfs_clean.out" || fail "dfs did not exhaust the correct program with every trace distinct"
 
+# Sections 7-10 run one of our programs under exec: explore NAME STATUS
+# EXEC-FLAGS... -- PROGRAM ARGS expects that exit status, the output in
+# $tmp/NAME.out; expect_in NAME ERE WHAT checks a line of it.
+explore() {
+  local name=$1 expected=$2 status=0
+  shift 2
+  "$stackcheck" exec --libcuda "$libcuda" --exec_replay_dir "" "$@" >"$tmp/$name.out" 2>&1 ||
+    status=$?
+  cat "$tmp/$name.out"
+  [[ $status -eq $expected ]] || fail "$name: exit $status, expected $expected"
+}
+expect_in() { grep -q -- "$2" "$tmp/$1.out" || fail "$1: $3"; }
+# exhausted_clean NAME BOUND PROGRAM ARGS: every schedule within BOUND
+# preemptions, none with a finding.
+exhausted_clean() {
+  local name=$1 bound=$2
+  shift 2
+  explore "$name" 0 --exec_strategy dfs --exec_bound "$bound" --exec_watchdog_s 20 -- "$@"
+  expect_in "$name" "(dfs, preemption bound $bound: exhausted yes.*no violation" "not exhausted clean"
+}
+programs=$here/tests/programs
+
 # 7. Condition variables (cond_wait.c): a correct hand-over explores clean
 # within one preemption; a lost wake-up is a deadlock; a timed wait can be
 # woken by the signal (the program aborts when it is, so exploration must
 # crash it), and times out when nothing else can move (no signal: it ends).
-cond=$here/tests/programs/cond_wait
-run_cond() {  # MODE EXPECTED_STATUS FLAGS...
-  local mode=$1 expected=$2 status=0
-  shift 2
-  "$stackcheck" exec "$@" --exec_all_findings --libcuda "$libcuda" --exec_replay_dir "" \
-    -- "$cond" "$mode" >"$tmp/cond_$mode.out" 2>&1 || status=$?
-  cat "$tmp/cond_$mode.out"
-  [[ $status -eq $expected ]] || fail "cond_wait $mode: exit $status, expected $expected"
-}
-for mode in signal timed-expires; do
-  run_cond "$mode" 0 --exec_strategy dfs --exec_bound 1
-  grep -q "(dfs, preemption bound 1: exhausted yes.*no violation" "$tmp/cond_$mode.out" ||
-    fail "cond_wait $mode: not exhausted clean"
-done
-run_cond lost 1 --executions 100
-grep -q "^VIOLATION no-deadlock: .*T[0-9] waits on condition variable" "$tmp/cond_lost.out" ||
-  fail "cond_wait lost: the lost wake-up is not reported as a deadlock"
-run_cond timed-woken 1 --executions 100
-grep -q "CRASH: the program died with signal 6" "$tmp/cond_timed-woken.out" ||
-  fail "cond_wait timed-woken: no timed wait was woken by the signal"
+exhausted_clean cond_signal 1 "$programs/cond_wait" signal
+exhausted_clean cond_timed_expires 1 "$programs/cond_wait" timed-expires
+explore cond_lost 1 --executions 100 -- "$programs/cond_wait" lost
+expect_in cond_lost "^VIOLATION no-deadlock: .*T[0-9] waits on condition variable" \
+  "the lost wake-up is not reported as a deadlock"
+explore cond_timed_woken 1 --executions 100 -- "$programs/cond_wait" timed-woken
+expect_in cond_timed_woken "CRASH: the program died with signal 6" \
+  "no timed wait was woken by the signal"
 
 # 8. A stream callback's locks are the program's (callback_lock.c): holding
 # a mutex the callback takes while waiting for the stream is a deadlock whose
 # cycle runs through the stream and its callback; waiting first is clean.
-status=0
-"$stackcheck" exec --executions 50 --libcuda "$libcuda" --exec_replay_dir "" \
-  -- "$here/tests/programs/callback_lock" safe >"$tmp/callback_safe.out" 2>&1 || status=$?
-cat "$tmp/callback_safe.out"
-[[ $status -eq 0 ]] || fail "callback_lock safe: exit $status, expected 0"
-status=0
-"$stackcheck" exec --executions 50 --libcuda "$libcuda" --exec_replay_dir "" \
-  -- "$here/tests/programs/callback_lock" deadlock >"$tmp/callback_deadlock.out" 2>&1 || status=$?
-cat "$tmp/callback_deadlock.out"
-[[ $status -eq 1 ]] || fail "callback_lock deadlock: exit $status, expected 1"
-grep -q "^VIOLATION no-deadlock: deadlock: T0 waits in cuStreamSynchronize for gpu:s0 to drain; gpu:s0 waits for callback #0 running on callback; callback waits for mutex 'pthread mutex #1' held by T0$" \
-  "$tmp/callback_deadlock.out" || fail "callback_lock deadlock: not the cycle through the callback's lock"
+explore callback_safe 0 --executions 50 -- "$programs/callback_lock" safe
+explore callback_deadlock 1 --executions 50 -- "$programs/callback_lock" deadlock
+expect_in callback_deadlock "^VIOLATION no-deadlock: deadlock: T0 waits in cuStreamSynchronize for gpu:s0 to drain; gpu:s0 waits for callback #0 running on callback; callback waits for mutex 'pthread mutex #1' held by T0$" \
+  "not the cycle through the callback's lock"
 
 # 9. glibc's mutex types (mutex_kinds.c): a recursive mutex relocked by its
 # owner and an error-checking one's refusals explore clean (the program
 # aborts on a wrong answer); a normal mutex relocked by its owner waits for
 # itself.
-for mode in recursive errorcheck; do
-  status=0
-  "$stackcheck" exec --exec_strategy dfs --exec_bound 1 --libcuda "$libcuda" --exec_replay_dir "" \
-    -- "$here/tests/programs/mutex_kinds" "$mode" >"$tmp/kinds_$mode.out" 2>&1 || status=$?
-  cat "$tmp/kinds_$mode.out"
-  [[ $status -eq 0 ]] || fail "mutex_kinds $mode: exit $status, expected 0"
-  grep -q "(dfs, preemption bound 1: exhausted yes.*no violation" "$tmp/kinds_$mode.out" ||
-    fail "mutex_kinds $mode: not exhausted clean"
-done
-status=0
-"$stackcheck" exec --executions 5 --libcuda "$libcuda" --exec_replay_dir "" \
-  -- "$here/tests/programs/mutex_kinds" normal >"$tmp/kinds_normal.out" 2>&1 || status=$?
-cat "$tmp/kinds_normal.out"
-[[ $status -eq 1 ]] || fail "mutex_kinds normal: exit $status, expected 1"
-grep -q "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
-  "$tmp/kinds_normal.out" || fail "mutex_kinds normal: the relock is not reported"
+exhausted_clean kinds_recursive 1 "$programs/mutex_kinds" recursive
+exhausted_clean kinds_errorcheck 1 "$programs/mutex_kinds" errorcheck
+explore kinds_normal 1 --executions 5 -- "$programs/mutex_kinds" normal
+expect_in kinds_normal "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
+  "the relock is not reported"
 
 # 10. A thread that spins on sched_yield until another sets a flag
-# (yield_spin.c): clean under random schedules, and depth-first within every
-# bound up to 2 (a yield lets the other threads go first).
-for how in "--executions 30" "--exec_strategy dfs --exec_bound 0" "--exec_strategy dfs --exec_bound 2"; do
-  status=0
-  # shellcheck disable=SC2086  # the flags are words
-  "$stackcheck" exec $how --exec_watchdog_s 20 --libcuda "$libcuda" --exec_replay_dir "" \
-    -- "$here/tests/programs/yield_spin" >"$tmp/yield.out" 2>&1 || status=$?
-  cat "$tmp/yield.out"
-  [[ $status -eq 0 ]] || fail "yield_spin ($how): exit $status, expected 0"
-  grep -q "no violation" "$tmp/yield.out" || fail "yield_spin ($how): not clean"
-done
+# (yield_spin.c): clean under random schedules, and depth-first within
+# bounds 0 and 2 (a yield lets the other threads go first).
+explore yield_random 0 --executions 30 -- "$programs/yield_spin"
+exhausted_clean yield_dfs_0 0 "$programs/yield_spin"
+exhausted_clean yield_dfs_2 2 "$programs/yield_spin"
 echo PASS
