@@ -181,6 +181,11 @@ class Scheduler final : public SimView {
   void set_first_step(ActorId actor, const Footprint& next) { actors_[actor].next = next; }
   ActorId current() const { return current_; }
   ActorKind kind(ActorId actor) const { return actors_[actor].kind; }
+  // Whether the acting fiber is a stream callback's (the serial callback
+  // thread or a concurrent callback worker).
+  bool CurrentIsCallback() const {
+    return current_ != kMainContext && IsCallbackContext(actors_[current_].kind);
+  }
   ActorState state(ActorId actor) const { return actors_[actor].state; }
   std::size_t actor_count() const { return actor_count_; }
 

@@ -56,9 +56,7 @@ class SimDevice::Call {
   Call(SimDevice* device, DriverCall api, Footprint step) : device_(device), api_(api) {
     device->scheduler_->Point(step);
     const ActorId self = device->scheduler_->current();
-    if (self != kNoActor && IsCallbackContext(device->scheduler_->kind(self))) {
-      flags_ |= kCallFromCallback;
-    }
+    if (device->scheduler_->CurrentIsCallback()) flags_ |= kCallFromCallback;
     if (device->context_ == Context::kDestroying && self != device->destroyer_) {
       flags_ |= kCallDuringTeardown;
     }
@@ -140,9 +138,7 @@ CuResult SimDevice::Admit(DriverCall api, bool needs_context) const {
   if (scheduler_->tearing_down()) return CuResult::kDeinitialized;
   if (!initialized_ && api != DriverCall::kInit) return CuResult::kNotInitialized;
   if (api != DriverCall::kInit && sticky_ != CuResult::kSuccess) return sticky_;
-  const ActorId self = scheduler_->current();
-  if (self != kNoActor && IsCallbackContext(scheduler_->kind(self)) &&
-      !AllowedInCallback(api)) {
+  if (scheduler_->CurrentIsCallback() && !AllowedInCallback(api)) {
     return CuResult::kNotPermitted;
   }
   if (needs_context) {

@@ -149,10 +149,7 @@ std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
 
 ThreadId SimHost::CurrentThread() { return ToThreadId(scheduler_->current()); }
 
-bool SimHost::InCallback() const {
-  const ActorId current = scheduler_->current();
-  return current != kNoActor && IsCallbackContext(scheduler_->kind(current));
-}
+bool SimHost::InCallback() const { return scheduler_->CurrentIsCallback(); }
 
 ThreadId SimHost::Spawn(absl::string_view name, std::function<void()> body) {
   (void)name;  // actors are named by ordinal (T1, T2...) for stable reports

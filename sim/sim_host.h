@@ -72,8 +72,8 @@ class SimHost final : public Host, public RuntimeObserver {
   void RenameWaitQueue(std::uint32_t queue, absl::string_view name);
   absl::string_view WaitQueueName(std::uint32_t queue) const;
   void WaitOnQueue(std::uint32_t queue);
-  // A wait with a deadline: woken (true) or timed out (false), both left to
-  // the schedule, since the simulator's time never forces the timeout.
+  // A wait with a deadline: woken by a WakeQueue (true), or timed out when no
+  // other actor can move (false): Scheduler::WaitOnQueueOrTimeOut.
   bool WaitOnQueueOrTimeOut(std::uint32_t queue);
   std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
   // A scheduling point that logs one call of the program by name.
