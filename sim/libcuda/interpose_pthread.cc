@@ -105,17 +105,20 @@ int KindOf(const pthread_mutex_t* m) {
   return m->__data.__kind & kKindMask;
 }
 
-// Whether the calling thread's twin owns `mutex` and its type says what that
-// means (recursive or error-checking).
-bool OwnedByCaller(Twin& twin, const Mutex& mutex, int kind) {
-  return (kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP) &&
-         mutex.Owner() == twin.host.CurrentThread();
+// Recursive and error-checking mutexes know their owner; the others do not
+// look (a relock waits, an unlock by anyone releases).
+bool ChecksOwner(int kind) {
+  return kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP;
+}
+
+bool OwnedByCaller(Twin& twin, const Mutex& mutex) {
+  return mutex.Owner() == twin.host.CurrentThread();
 }
 
 int Lock(Twin& twin, pthread_mutex_t* m, bool try_only) {
   MutexEntry& e = EntryOf(twin, m);
   const int kind = KindOf(m);
-  if (OwnedByCaller(twin, *e.mutex, kind)) {
+  if (ChecksOwner(kind) && OwnedByCaller(twin, *e.mutex)) {
     if (kind == PTHREAD_MUTEX_ERRORCHECK_NP) return try_only ? EBUSY : EDEADLK;
     ++e.depth;
     return 0;
@@ -132,8 +135,8 @@ int Lock(Twin& twin, pthread_mutex_t* m, bool try_only) {
 int Unlock(Twin& twin, pthread_mutex_t* m) {
   MutexEntry& e = EntryOf(twin, m);
   const int kind = KindOf(m);
-  if (kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP) {
-    if (e.mutex->Owner() != twin.host.CurrentThread()) return EPERM;
+  if (ChecksOwner(kind)) {
+    if (!OwnedByCaller(twin, *e.mutex)) return EPERM;
     if (--e.depth > 0) return 0;
   }
   e.mutex->Unlock();
