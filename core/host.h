@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
@@ -35,6 +36,16 @@ class ABSL_LOCKABLE Mutex {
   // waiting; on a free one it succeeds, and later Lock/TryLock/Unlock calls
   // return at once without locking anything (glibc does not check).
   virtual bool Destroy() = 0;
+  // Lock, `read`, Unlock: a section that only reads state this mutex guards
+  // and calls nothing that could block or take a lock. The simulator runs it
+  // as one step that waits for a holder like Lock; two such sections commute
+  // (neither changes anything the other reads), so a search need not try
+  // both of their orders.
+  virtual void ReadUnder(absl::FunctionRef<void()> read) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    Lock();
+    read();
+    Unlock();
+  }
 };
 
 class ABSL_SCOPED_LOCKABLE MutexLock {

@@ -38,7 +38,7 @@ Runtime::~Runtime() { exit_handler_target_->store(nullptr); }
 
 void Runtime::OpenDevice() {
   device_lock_->Lock();
-  if (state_.load() != State::kNew) {
+  if (state_ != State::kNew) {
     device_lock_->Unlock();
     return;  // already open (or closed): like libgomp's one-time init
   }
@@ -52,7 +52,7 @@ void Runtime::OpenDevice() {
     device_lock_->Unlock();  // libgomp releases its device lock before fatal
     ctx_.FatalCall(kNoRegion, call, r);
   }
-  state_.store(State::kOpen);
+  state_ = State::kOpen;
   // The handler must not outlive the runtime's memory, nor let it be freed
   // under a close in progress. Shared-owned (RunScenario): it holds a weak
   // reference and a strong one while it runs. Otherwise the destructor clears
@@ -73,7 +73,7 @@ void Runtime::OpenDevice() {
 
 void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   device_lock_->Lock();
-  if (state_.load() != State::kOpen) {
+  if (state_ != State::kOpen) {
     FatalUnlocking(kNoRegion, CuResult::kInvalidContext,
                    "load_image: the device is not open, or an image is already loaded");
   }
@@ -94,7 +94,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   ctx_.has_destructors = device_destructors;
   // Loaded before the constructors run: if one fails, the exit path still
   // closes the device (and runs the destructors).
-  state_.store(State::kLoaded);
+  state_ = State::kLoaded;
   if (!policy_->OnImageLoad()) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown,
                    "Cannot map target functions or variables");
@@ -103,7 +103,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
 }
 
 bool Runtime::UsableLocked() {
-  if (state_.load() == State::kLoaded) return true;
+  if (state_ == State::kLoaded) return true;
   device_lock_->Unlock();
   return false;
 }
@@ -117,17 +117,31 @@ void Runtime::FatalUnlocking(RegionId region, CuResult code,
 void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   RegionSpec region = spec;
   region.device_ptr = device_ptr;
+  // GOMP_target_ext looks the device up (resolve_device) and then the
+  // region's kernel (gomp_get_target_fn_addr), each only reading the device's
+  // state under the device lock and falling back to the host when the device
+  // is finalized. One section stands for both: nothing between them differs
+  // in outcome.
+  State state = State::kClosed;
+  device_lock_->ReadUnder([&] { state = state_; });
+  if (state == State::kNew || state == State::kOpen) {
+    ctx_.Fatal(region.id, CuResult::kInvalidContext,
+               absl::StrFormat("run of region %d: no image loaded on an open device",
+                               region.id));
+  }
+  if (state == State::kClosed) {
+    RunOnHost(region.id);
+    return;
+  }
   // gomp_map_vars: one block for the variable table and the variables. An
   // is_device_ptr pointer is a table slot (GOMP_MAP_FIRSTPRIVATE_INT: its
-  // value inlined, nothing copied besides the table).
+  // value inlined, nothing copied besides the table). With nothing to map it
+  // returns before taking the device lock.
   DevicePtr vars = 0;
   if (region.TableEntries() > 0) {
     device_lock_->Lock();
-    if (!UsableLocked()) {
-      // libgomp: a finalized device is not offloaded to; the region runs on
-      // the host (whose code this testbed does not model).
-      ctx_.observer.RegionBegin(region.id);
-      ctx_.observer.RegionEnd(region.id);
+    if (!UsableLocked()) {  // finalized since the look-up
+      RunOnHost(region.id);
       return;
     }
     vars = AllocateLocked(region.MappingBytes());
@@ -145,15 +159,6 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
       }
     }
     device_lock_->Unlock();
-  } else if (state_.load() == State::kClosed) {
-    ctx_.observer.RegionBegin(region.id);
-    ctx_.observer.RegionEnd(region.id);
-    return;
-  }
-  if (state_.load() == State::kNew || state_.load() == State::kOpen) {
-    ctx_.Fatal(region.id, CuResult::kInvalidContext,
-               absl::StrFormat("run of region %d: no image loaded on an open device",
-                               region.id));
   }
   ctx_.observer.RegionBegin(region.id);
   const std::uint64_t need = region.StacksBytes();
@@ -176,6 +181,13 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
                    "error in freeing device memory block");
   }
   device_lock_->Unlock();
+}
+
+void Runtime::RunOnHost(RegionId region) {
+  // libgomp runs a region of a finalized device on the host, whose code this
+  // testbed does not model.
+  ctx_.observer.RegionBegin(region);
+  ctx_.observer.RegionEnd(region);
 }
 
 DevicePtr Runtime::AllocateLocked(std::uint64_t bytes) {
@@ -285,7 +297,7 @@ void Runtime::Update(DevicePtr ptr) {
 
 void Runtime::CloseDevice() {
   device_lock_->Lock();
-  const State state = state_.load();
+  const State state = state_;
   bool ok = true;
   if (state == State::kOpen || state == State::kLoaded) {
     ok = policy_->Close();
@@ -296,7 +308,7 @@ void Runtime::CloseDevice() {
         ok = false;
       }
     }
-    state_.store(State::kClosed);  // GOMP_DEVICE_FINALIZED, whatever happened
+    state_ = State::kClosed;  // GOMP_DEVICE_FINALIZED, whatever happened
   }
   device_lock_->Unlock();
   if (!ok) ctx_.Fatal(kNoRegion, CuResult::kUnknown, "device finalization failed");

@@ -104,6 +104,8 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // True when the device is open for work; false once finalized (the lock
   // is then released). Called with the device lock held.
   bool UsableLocked();
+  // A region of a finalized device: begins and ends, nothing launched.
+  void RunOnHost(RegionId region);
   // Raises `message` as a fatal error after releasing the device lock.
   [[noreturn]] void FatalUnlocking(RegionId region, CuResult code,
                                    absl::string_view message);
@@ -120,8 +122,8 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // libgomp's device lock (devicep->lock): a Host mutex, so the simulator
   // sees it in schedules, footprints and wait-for cycles.
   std::unique_ptr<Mutex> device_lock_;
-  // Written under *device_lock_; read without it by Run and the allocators.
-  std::atomic<State> state_{State::kNew};
+  // libgomp's devicep->state: written and read under *device_lock_.
+  State state_ = State::kNew;
   // When the runtime is not shared-owned, the exit handler reaches it through
   // this cell, which the destructor clears: a handler that outlives the
   // runtime does nothing.

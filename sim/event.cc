@@ -25,6 +25,7 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kMutexLock: return "mutex-lock";
     case EventKind::kMutexBlock: return "mutex-block";
     case EventKind::kMutexTryLockFail: return "mutex-trylock-fail";
+    case EventKind::kMutexPass: return "mutex-pass";
     case EventKind::kMutexUnlock: return "mutex-unlock";
     case EventKind::kMutexDestroy: return "mutex-destroy";
     case EventKind::kSleep: return "sleep";
@@ -137,6 +138,7 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kMutexCreate:
     case EventKind::kMutexLock:
     case EventKind::kMutexTryLockFail:
+    case EventKind::kMutexPass:
       return absl::StrCat(kind, " m", e.a);
     case EventKind::kMutexBlock:
     case EventKind::kMutexUnlock:

@@ -75,6 +75,7 @@ enum class EventKind : std::uint8_t {
   kAllocGaveUp,      // x: bytes a device_alloc returned no memory for, y: bytes
                      // the stacks cache held then (RuntimeObserver::
                      // AllocationFailed); not hashed into digests
+  kMutexPass,        // a: mutex id (locked and unlocked in one step: Mutex::ReadUnder)
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

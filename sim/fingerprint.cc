@@ -65,6 +65,7 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
     case EventKind::kMutexLock:
     case EventKind::kMutexBlock:
     case EventKind::kMutexTryLockFail:
+    case EventKind::kMutexPass:
     case EventKind::kMutexUnlock:
     case EventKind::kMutexDestroy:
       return absl::StrCat(EventKindName(e.kind), " '", facts.mutex_name(e.a), "'");

@@ -87,6 +87,22 @@ class SimMutex final : public Mutex {
     scheduler_->set_mutex_owner(id_, kNoActor);
   }
 
+  void ReadUnder(absl::FunctionRef<void()> read) override {
+    // One step that reads the mutex: ordered against every Lock and Unlock,
+    // commuting with other passes. Like a lock attempt it waits while another
+    // actor holds the mutex (a relock by the owner waits forever).
+    const Footprint step = Blocking(Touches(object(), false), kLockAttempt);
+    scheduler_->Point(step);
+    if (!Live()) return;
+    while (!destroyed_ && scheduler_->mutex_owner(id_) != kNoActor) {
+      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
+      scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
+      if (!Live()) return;
+    }
+    scheduler_->Log(EventKind::kMutexPass, id_);
+    read();
+  }
+
   bool TryLock() override {
     scheduler_->Point(Touches(object(), true));
     if (!Live()) return false;

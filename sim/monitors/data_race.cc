@@ -105,6 +105,12 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
         Join(clock, mutexes_.Row(e.a, width_));
       }
       return std::nullopt;
+    case EventKind::kMutexPass:
+      // Acquires what the holders released; releases nothing: passes only
+      // read, and commute with each other in the search, so one must not
+      // order the next.
+      if (e.a < kMaxIndexedId && mutexes_.Has(e.a)) Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
+      return std::nullopt;
     case EventKind::kMutexUnlock:
       if (e.a < kMaxIndexedId) {
         ClockOf(e.actor);

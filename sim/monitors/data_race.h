@@ -38,7 +38,7 @@ class DataRaceMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
   EventKindMask reads() const override {
     return Kinds({EventKind::kThreadStart, EventKind::kJoin, EventKind::kMutexLock,
-                  EventKind::kMutexUnlock, EventKind::kDriverCall, EventKind::kCallbackStart,
+                  EventKind::kMutexPass, EventKind::kMutexUnlock, EventKind::kDriverCall, EventKind::kCallbackStart,
                   EventKind::kHostFnStart, EventKind::kKernelEnqueue, EventKind::kKernelStart,
                   EventKind::kSharedAccess});
   }

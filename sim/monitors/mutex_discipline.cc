@@ -50,6 +50,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
     case EventKind::kMutexLock:
     case EventKind::kMutexBlock:
     case EventKind::kMutexTryLockFail:
+    case EventKind::kMutexPass:
     case EventKind::kMutexUnlock:
     case EventKind::kMutexDestroy:
       break;
@@ -70,6 +71,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b != kNoActor && e.b == e.actor) return Complain(events, view, m, false);
       return std::nullopt;
     case EventKind::kMutexTryLockFail:
+    case EventKind::kMutexPass:
       return std::nullopt;
     case EventKind::kMutexUnlock:
       m.owner = kNoActor;

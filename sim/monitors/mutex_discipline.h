@@ -23,7 +23,7 @@ class MutexDisciplineMonitor final : public Monitor {
 
   EventKindMask reads() const override {
     return Kinds({EventKind::kMutexCreate, EventKind::kMutexLock, EventKind::kMutexBlock,
-                  EventKind::kMutexTryLockFail, EventKind::kMutexUnlock,
+                  EventKind::kMutexTryLockFail, EventKind::kMutexPass, EventKind::kMutexUnlock,
                   EventKind::kMutexDestroy});
   }
   void Reset() override {

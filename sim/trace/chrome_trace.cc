@@ -259,6 +259,18 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
         mutex_held[e.a] = true;
         break;
       }
+      case EventKind::kMutexPass: {
+        auto it = mutex_waits.find(tid);
+        if (it != mutex_waits.end()) {
+          w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex",
+                     it->second.start_ns, e.time_ns,
+                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
+          mutex_waits.erase(it);
+        }
+        w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't',
+                  args);
+        break;
+      }
       case EventKind::kMutexUnlock:
         if (mutex_held[e.a]) {
           w.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex",
