@@ -92,6 +92,14 @@ inline constexpr std::uint8_t kLockAttempt = 1;    // locks the mutex it writes,
 inline constexpr std::uint8_t kOwnerUnlock = 2;    // unlocks the mutex it writes, held by its actor when declared
 inline constexpr std::uint8_t kWaitsForIdle = 4;   // returns once the legacy stream is idle, blocking till then
 inline constexpr std::uint8_t kStreamWork = 8;     // a GPU step of work pending on the legacy stream
+// Set by the engine on a kLockAttempt it offers while another actor (or the
+// attempting one) holds the mutex: the step only finds it held and waits.
+// It follows the holder's lock in happens-before, but the holder's unlock
+// does not follow it: that unlock, and all the holder does after it, would
+// be the same had the attempt not been made, so ordering them after the
+// attempter's earlier steps would hide their races with those steps (an
+// exit() before the attempt, racing with the holder's own exit after).
+inline constexpr std::uint8_t kBlockedAttempt = 16;
 
 bool Dependent(const Footprint& a, const Footprint& b);
 

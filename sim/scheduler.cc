@@ -545,6 +545,19 @@ std::size_t Scheduler::CollectExpiringWaits() {
   return count;
 }
 
+void Scheduler::MarkBlockedAttempts(std::size_t count) {
+  for (std::size_t i = 0; i < count; ++i) {
+    Footprint& next = candidates_[i].next;
+    if (!(next.blocking & kLockAttempt) || next.count != 1) continue;
+    const std::uint32_t object = next.accesses[0].object;
+    if (object >> 24 != static_cast<std::uint32_t>(ObjectKind::kMutex)) continue;
+    const std::uint32_t mutex = object & 0xffffffu;
+    if (mutex < mutexes_.size() && mutexes_[mutex].owner != kNoActor) {
+      next.blocking |= kBlockedAttempt;
+    }
+  }
+}
+
 ActorId Scheduler::Choose() {
   for (;;) {
     if (stopped_) return kMainContext;
@@ -614,6 +627,7 @@ void Scheduler::CheckWatched(std::size_t count, int current_index) {
 #endif
 
 bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
+  if (observes_every_step_) MarkBlockedAttempts(count);
   const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
                               current_index};
   if (count == 1) {

@@ -451,6 +451,9 @@ class Scheduler final : public SimView {
   }
   void SwitchTo(ActorId to);
   boost::context::fiber& ContinuationOf(ActorId actor) {
+  // Flags the candidates' lock attempts that will find their mutex held
+  // (kBlockedAttempt), for the search's happens-before.
+  void MarkBlockedAttempts(std::size_t count);
     return actor == kMainContext ? main_cont_ : actors_[actor].cont;
   }
   void FiberEntry(ActorId id, boost::context::fiber&& caller);

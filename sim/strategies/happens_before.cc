@@ -228,7 +228,9 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
       continue;
     }
     ObjectState& object = Touch(access.object);
-    if (access.write) {
+    if (step.blocking & kBlockedAttempt) {
+      // Leaves the mutex's clocks as they were (Footprint::blocking).
+    } else if (access.write) {
       SaveObjectClock(object.clocks);
       SaveObjectClock(object.clocks + 1);
       Copy(LastWrite(object), clock);

@@ -2,6 +2,7 @@
 // that are not plain objects: device-wide and program-wide steps, and
 // footprints that use all three accesses; the edge a join takes from the
 // joined thread, and the races skipped as irreversible (Footprint::blocking);
+// that a blocked lock attempt orders nothing after it;
 // and that truncating a record leaves it as if only the kept steps had been
 // recorded.
 #include "sim/strategies/happens_before.h"
@@ -211,6 +212,27 @@ TEST(HappensBefore, ABlockedAttemptDoesNotRaceWithTheHoldersUnlock) {
   // Actor 1's unlock before the attempt would let it lock at once, as its
   // resume does.
   EXPECT_TRUE(Races(hb, 1, OwnerUnlock()).empty());
+}
+
+TEST(HappensBefore, TheHolderDoesNotFollowABlockedAttempt) {
+  Footprint blocked = Lock();
+  blocked.blocking |= kBlockedAttempt;
+  HappensBefore hb;
+  hb.Record(1, Lock());                                         // 0: actor 1 holds it
+  hb.Record(2, Step({{kHostObject + 1, true}}, kRunsProgram));  // 1: actor 2's exit, say
+  hb.Record(2, blocked);                                        // 2: its attempt blocks
+  hb.Record(1, OwnerUnlock());                                  // 3: actor 1 unlocks
+  // What actor 1 does after its unlock still races with actor 2's step
+  // before the attempt: the attempt changed nothing actor 1 saw.
+  const Footprint after = Step({{kHostObject + 1, true}}, kRunsProgram);
+  EXPECT_EQ(Races(hb, 1, after), std::vector<std::size_t>{1});
+  // An attempt that acquired is a real edge: the unlock follows it.
+  HappensBefore acquired;
+  acquired.Record(2, Step({{kHostObject + 1, true}}, kRunsProgram));  // 0
+  acquired.Record(2, Lock());                                          // 1: takes it
+  acquired.Record(2, OwnerUnlock());                                   // 2
+  acquired.Record(1, Lock());                                          // 3: actor 1 takes it
+  EXPECT_TRUE(Races(acquired, 1, after).empty());
 }
 
 TEST(HappensBefore, AWaitDoesNotRaceWithEarlierStreamWork) {
