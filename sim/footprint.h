@@ -27,8 +27,9 @@ using ActorId = std::uint32_t;
 // policy's and runtime's code between two scheduling points of a host or
 // callback thread, whose state no object names: it is assumed guarded by
 // simulated mutexes or owned by one thread), and whether it is program-wide:
-// it changes that state unlocked (the exit handlers), so it conflicts with
-// every step that runs program code, and with no GPU step.
+// it changes that state unlocked (a real program's exit handlers, under
+// exec), so it conflicts with every step that runs program code, and with no
+// GPU step.
 //
 // Shared state (core/shared.h) is meant to be touched with its guard mutex
 // held. Each guard mutex of an execution has a guard bit (of eight; two may
@@ -114,7 +115,7 @@ enum class ObjectKind : std::uint32_t {
   kContext = 7,       // modules, context lifetime
   kStreamOrder = 8,   // the set of streams and the legacy barrier between them
   kBlock = 9,         // one device-memory block (index: a hash of its base)
-  kProcess = 10,      // exit() and its handlers' order
+  kProcess = 10,      // whether an exit() has started (the first one writes it)
   kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
   kEventTable = 12,   // the event handles (creation)
   kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is

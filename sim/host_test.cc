@@ -211,5 +211,76 @@ TEST(SimHost, ExpiringTimedWaitsAreAChoice) {
   EXPECT_GT(first_expired[1], 0);
 }
 
+TEST(SimHost, ReadUnderWaitsForTheHolderAndReadsWhatItWrote) {
+  Simulator sim;
+  // The reader first whenever it can move: it meets the lock held.
+  testing::Priority strategy([](ActorId actor) { return actor == 0 ? 1 : 0; });
+  int seen = -1;
+  int value = 0;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> mu = h.NewMutex("m");
+    mu->Lock();
+    ThreadId reader = h.Spawn("reader", [&] { mu->ReadUnder([&] { seen = value; }); });
+    value = 1;
+    mu->Unlock();
+    h.Join(reader);
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(seen, 1);
+  EXPECT_EQ(Count(r.trace, EventKind::kMutexBlock), 1);
+  const long pass = Find(r.trace, EventKind::kMutexPass);
+  ASSERT_GE(pass, 0);
+  EXPECT_GT(pass, Find(r.trace, EventKind::kMutexUnlock));
+}
+
+// Lets the spawned thread take its first step (it runs to its exit() and
+// waits there), then prefers T0 (actor 0); records what each point offers.
+class FirstStepThenMain : public testing::NonPreemptive {
+ public:
+  std::size_t NextActor(const SchedulingPoint& point) override {
+    offered.emplace_back(point.runnable.begin(), point.runnable.end());
+    for (std::size_t i = 0; i < point.runnable.size(); ++i) {
+      if (point.runnable[i].actor != 0 && !spawned_started) {
+        spawned = point.runnable[i].actor;
+        return spawned_started = true, i;
+      }
+    }
+    for (std::size_t i = 0; i < point.runnable.size(); ++i) {
+      if (point.runnable[i].actor == 0) return i;
+    }
+    return 0;
+  }
+  bool spawned_started = false;
+  ActorId spawned = kNoActor;
+  std::vector<std::vector<Candidate>> offered;
+};
+
+TEST(SimHost, AnExitOvertakenByAnotherIsRedeclaredAsEndingTheProcess) {
+  Simulator sim;
+  FirstStepThenMain strategy;
+  const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
+    std::unique_ptr<Mutex> mu = h.NewMutex("m");
+    h.AtExit([&] { mu->Lock(); });  // a point inside the handler
+    h.Spawn("second", [&] { h.Exit(2); });
+    h.Exit(1);
+  });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(r.exit_status, 1);
+  // Waiting at its exit() while none had run, T1 only starts the handlers
+  // (the process object); once T0's exit ran, the same step ends the process.
+  ASSERT_NE(strategy.spawned, kNoActor);
+  const std::uint32_t process = ObjectId(ObjectKind::kProcess, 0);
+  int first = 0, ending = 0;
+  for (const std::vector<Candidate>& point : strategy.offered) {
+    for (const Candidate& c : point) {
+      if (c.actor != strategy.spawned || c.next.count != 1) continue;
+      if (c.next.accesses[0].object == process) ++first;
+      if (c.next.accesses[0].object == kGlobalObject && first > 0) ++ending;
+    }
+  }
+  EXPECT_GT(first, 0);
+  EXPECT_GT(ending, 0);
+}
+
 }  // namespace
 }  // namespace stackcheck::sim

@@ -64,6 +64,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   exit_status_ = 0;
   exiting_actor_ = kNoActor;
   handlers_actor_ = kNoActor;
+  handlers_program_wide_ = false;
   handlers_from_ = 0;
   stacks_intact_ = true;
   watch_ = 0;

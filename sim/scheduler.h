@@ -179,6 +179,14 @@ class Scheduler final : public SimView {
   ActorId AddGpuActor(std::uint32_t stream);
   // What a just-created fiber's first step touches (default: its own life).
   void set_first_step(ActorId actor, const Footprint& next) { actors_[actor].next = next; }
+  // A fiber waiting at a point will touch `next` instead of what it declared:
+  // the current step changed what that step does. The current step must be
+  // dependent with the one it redeclares (so a search that reorders them
+  // sees the change) - a sleeping actor is woken by it anyway.
+  void Redeclare(ActorId actor, const Footprint& next) {
+    Actor& a = actors_[actor];
+    StoreWithProgram(&a.next, next, kRunsProgram, a.guards_held);
+  }
   ActorId current() const { return current_; }
   ActorKind kind(ActorId actor) const { return actors_[actor].kind; }
   // Whether the acting fiber is a stream callback's (the serial callback
@@ -198,17 +206,18 @@ class Scheduler final : public SimView {
   // The simulated process ends (after exit handlers ran): no actor moves again.
   // `stacks_intact` is false when main returned (its locals are destroyed).
   [[noreturn]] void EndProcess(int status, bool stacks_intact = true);
-  // The exit handlers start running on the current actor. From here on its
-  // steps are program-wide (Footprint::program), whatever else they touch:
-  // the handlers (the runtime's CloseDevice, a policy's Close) change
-  // runtime and policy state between points without the locks the other
-  // threads read it under (GCC 11's Close resets the stacks lock and frees
-  // the block a concurrent run() still reads), so no object of theirs
-  // covers what another thread can observe. They still commute with GPU
-  // steps, which run no program code.
-  void ExitHandlersStart() {
+  // The exit handlers start running on the current actor. With
+  // `program_wide`, from here on its steps are program-wide
+  // (Footprint::program), whatever else they touch: a real program's
+  // handlers (glibc's, the program's own) change memory no footprint names.
+  // The runtime model's handler (CloseDevice, a policy's Close) declares what
+  // it touches like any other code - mutexes, driver calls, Shared state (an
+  // access without its guard is a point of its own) - so its steps keep
+  // their own footprints.
+  void ExitHandlersStart(bool program_wide) {
     handlers_actor_ = current_;
     handlers_from_ = trace_.size();
+    handlers_program_wide_ = program_wide;
   }
   // The actor that runs the exit handlers (kNoActor before any exit), and
   // the index of the first event they log.
@@ -263,8 +272,10 @@ class Scheduler final : public SimView {
 
   // --- shared state (core/shared.h), named for reports ---
   std::uint32_t NewShared(absl::string_view name);
-  // The current actor runs the exit handlers: its steps are program-wide.
-  bool RunsExitHandlers() const { return current_ == handlers_actor_; }
+  // The current actor runs exit handlers whose steps are program-wide.
+  bool RunsProgramWideHandlers() const {
+    return current_ == handlers_actor_ && handlers_program_wide_;
+  }
 
   // --- events and time ---
   // Appends an event by the actor taking the current step.
@@ -440,20 +451,20 @@ class Scheduler final : public SimView {
   // changes, since most steps leave the device as it was.
   bool DeviceAnswer(Actor& a, Footprint* next);
   bool RefreshAnswer(Actor& a, Footprint* next);
+  // Flags the candidates' lock attempts that will find their mutex held
+  // (kBlockedAttempt), for the search's happens-before.
+  void MarkBlockedAttempts(std::size_t count);
   bool AskDevice(const Actor& a, Footprint* next);
   void OnStuck();
   void Reschedule(PointKind kind);
   // What the current actor's next step runs (Footprint::program): every
-  // fiber runs program code; the exit handlers' steps are program-wide.
+  // fiber runs program code; a real program's exit handlers' steps are
+  // program-wide.
   std::uint8_t ProgramFlags() const {
-    return current_ == handlers_actor_ ? kRunsProgram | kProgramWide
-                                       : kRunsProgram;
+    return RunsProgramWideHandlers() ? kRunsProgram | kProgramWide : kRunsProgram;
   }
   void SwitchTo(ActorId to);
   boost::context::fiber& ContinuationOf(ActorId actor) {
-  // Flags the candidates' lock attempts that will find their mutex held
-  // (kBlockedAttempt), for the search's happens-before.
-  void MarkBlockedAttempts(std::size_t count);
     return actor == kMainContext ? main_cont_ : actors_[actor].cont;
   }
   void FiberEntry(ActorId id, boost::context::fiber&& caller);
@@ -552,6 +563,7 @@ class Scheduler final : public SimView {
   int exit_status_ = 0;
   ActorId exiting_actor_ = kNoActor;
   ActorId handlers_actor_ = kNoActor;  // running the exit handlers
+  bool handlers_program_wide_ = false;  // ExitHandlersStart
   std::size_t handlers_from_ = 0;
   bool stacks_intact_ = true;
   struct Grave {

@@ -1,5 +1,6 @@
 #include "sim/sim_host.h"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
@@ -220,26 +221,36 @@ void SimHost::AtExit(std::function<void()> handler) {
 }
 
 void SimHost::Exit(int status) {
-  // Only another exit() cares whether this one started. The step that ends
-  // the process comes later (after the handlers) and counts as global in
-  // DfsStrategy, which treats every execution's last step so. The first
-  // exit's step runs the handlers' code up to their first point, and is
-  // program-wide like their steps (Scheduler::ExitHandlersStart); handlers
-  // may be registered between this point and the step, so it does not
-  // depend on whether there are any.
-  const Footprint process = Touches(ObjectId(ObjectKind::kProcess, 0), true);
-  scheduler_->Point(exiting_ ? process : ProgramWide(process));
+  // An exit() that finds another one running ends the process at once,
+  // cutting short whatever the other threads and the handlers were doing: a
+  // global step. The first exit's step only starts the handlers, running
+  // their code up to their first point (the runtime's handler takes the
+  // device lock before it touches anything): only another exit cares. When
+  // another thread's exit runs first, it turns this pending step into one
+  // that ends the process, and redeclares it so (ExitProcess); the two steps
+  // touch the process object, so a search orders them either way. The step
+  // that ends the process after the handlers counts as global in DfsStrategy,
+  // which treats every execution's last step so.
+  if (exiting_) {
+    scheduler_->Point(GlobalFootprint());
+  } else {
+    const ActorId self = scheduler_->current();
+    pending_exits_.push_back(self);
+    scheduler_->Point(Touches(ObjectId(ObjectKind::kProcess, 0), true));
+    pending_exits_.erase(std::find(pending_exits_.begin(), pending_exits_.end(), self));
+  }
   ExitProcess(status);
 }
 
 void SimHost::ExitProcess(int status, bool from_main_return) {
   if (!exiting_) {
     exiting_ = true;
-    // Their steps are program-wide (see Scheduler::ExitHandlersStart). On a
-    // return from main, the code up to their first point runs in main's last
-    // step, declared before main knew: the runtime's handler takes its lock
-    // before it touches anything.
-    if (!exit_handlers_.empty()) scheduler_->ExitHandlersStart();
+    for (ActorId other : pending_exits_) scheduler_->Redeclare(other, GlobalFootprint());
+    // The runtime model's handlers declare what they touch (see
+    // Scheduler::ExitHandlersStart). On a return from main, the code up to
+    // their first point runs in main's last step, declared before main knew:
+    // the runtime's handler takes its lock before it touches anything.
+    if (!exit_handlers_.empty()) scheduler_->ExitHandlersStart(/*program_wide=*/false);
   }
   // glibc: exit() called again (from a handler, or by another thread) goes on
   // with the handlers not yet started, then ends the process with its own
@@ -272,7 +283,7 @@ void SimHost::SharedAccess(SharedId object, bool write) {
   if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
   const GuardOf& g = guards_[object];
   const bool guarded = g.bit != 0 && scheduler_->mutex_owner(g.mutex) == self;
-  if (!guarded && !scheduler_->RunsExitHandlers()) {
+  if (!guarded && !scheduler_->RunsProgramWideHandlers()) {
     // Before the access: it conflicts with the guard's lock and unlock steps
     // (a lock step runs code under the guard after it acquires) and, through
     // the guard bit, with every step its owner takes while holding it.
@@ -323,7 +334,7 @@ void SimHost::ProgramCall(absl::string_view name, std::uint32_t object,
 void SimHost::ProgramExitBegins() {
   if (exiting_) return;
   exiting_ = true;
-  scheduler_->ExitHandlersStart();
+  scheduler_->ExitHandlersStart(/*program_wide=*/true);
 }
 
 void SimHost::RegionBegin(RegionId region) {

@@ -28,7 +28,9 @@ class SimHost final : public Host, public RuntimeObserver {
   explicit SimHost(Scheduler* scheduler);
 
   // Forgets the previous execution's exit handlers.
-  void BeginExecution() { exit_handlers_.clear(), exiting_ = false, guards_.clear(); }
+  void BeginExecution() {
+    exit_handlers_.clear(), exiting_ = false, pending_exits_.clear(), guards_.clear();
+  }
   // Runs the exit path on the calling fiber. `from_main_return`: main has
   // returned (what returning from main does) and its locals are gone.
   [[noreturn]] void ExitProcess(int status, bool from_main_return = false);
@@ -105,6 +107,8 @@ class SimHost final : public Host, public RuntimeObserver {
   };
   std::vector<GuardOf> guards_;  // by SharedId, this execution's
   bool exiting_ = false;
+  // Threads waiting at the first point of an exit() while none has run.
+  std::vector<ActorId> pending_exits_;
 };
 
 }  // namespace stackcheck::sim

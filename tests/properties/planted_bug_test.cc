@@ -49,7 +49,7 @@ CampaignResult Campaign(const PolicyInfo* policy) {
   o.policies = {policy};
   o.executions = kExecutions;
   o.time_budget = absl::Seconds(600);
-  o.shrink.max_executions = 2000;
+  o.shrink.max_executions = 20000;  // as regenerate.sh: a small scenario for DPOR
   absl::StatusOr<CampaignResult> r = RunCampaign(o);
   EXPECT_TRUE(r.ok()) << r.status();
   return r.ok() ? *std::move(r) : CampaignResult{};
