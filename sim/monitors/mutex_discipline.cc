@@ -59,7 +59,11 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
   }
 
   MutexState& m = StateOf(e.a);
-  if (m.destroyed) return Complain(events, view, m, /*after_destroy=*/true);
+  if (m.destroyed) {
+    if (m.use_after_destroy_reported) return std::nullopt;
+    m.use_after_destroy_reported = true;
+    return Complain(events, view, m, /*after_destroy=*/true);
+  }
   switch (e.kind) {
     case EventKind::kMutexLock:
       m.owner = e.actor;
@@ -78,10 +82,15 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
       if (e.b == e.actor) return std::nullopt;  // field b: the owner before
       return Complain(events, view, m, false);
     case EventKind::kMutexDestroy:
-      m.destroyed = true;
-      m.destroyed_by = e.actor;
-      m.destroyed_at = index;
-      if (e.b == kNoActor) return std::nullopt;
+      // Field b: the owner. glibc destroys a free mutex; a held one stays
+      // locked and alive (EBUSY), so its owner's unlock is no use after
+      // destroy.
+      if (e.b == kNoActor) {
+        m.destroyed = true;
+        m.destroyed_by = e.actor;
+        m.destroyed_at = index;
+        return std::nullopt;
+      }
       return Complain(events, view, m, false);
     default:
       return std::nullopt;

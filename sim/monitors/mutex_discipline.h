@@ -41,6 +41,9 @@ class MutexDisciplineMonitor final : public Monitor {
     bool destroyed = false;
     ActorId destroyed_by = kNoActor;
     std::size_t destroyed_at = 0;
+    // A use after destroy was reported: the later ones are the same bug (an
+    // execution goes on past a known one).
+    bool use_after_destroy_reported = false;
   };
 
   // The state of mutex `id`, fresh (unlocked, alive) when first asked for.

@@ -68,6 +68,34 @@ TEST(MutexDisciplineTest, DestroyWhileLocked) {
             "T0 destroyed mutex 0 while T1 holds it (locked at event 0)");
 }
 
+TEST(MutexDisciplineTest, AFailedDestroyLeavesTheMutexToItsOwner) {
+  // glibc: EBUSY, the mutex stays locked and alive; the owner's unlock after
+  // it is no use after destroy (V2's close under a thread inside run).
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 0)
+      .Add(kT0, EventKind::kMutexDestroy, 0, kT1)
+      .Add(kT1, EventKind::kMutexUnlock, 0, kT1);
+  MutexDisciplineMonitor m;
+  absl::Span<const Event> all(t.events());
+  EXPECT_TRUE(m.OnEvent(all.first(1), FakeSimView{}) == std::nullopt);
+  EXPECT_TRUE(m.OnEvent(all.first(2), FakeSimView{}).has_value());  // destroy while held
+  EXPECT_EQ(m.OnEvent(all.first(3), FakeSimView{}), std::nullopt);
+}
+
+TEST(MutexDisciplineTest, AUseAfterDestroyIsReportedOnce) {
+  // The lock and the unlock after it are one bug: an execution that goes on
+  // past it must not report the unlock as another.
+  Trace t;
+  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor)
+      .Add(kT1, EventKind::kMutexLock, 0)
+      .Add(kT1, EventKind::kMutexUnlock, 0, kT1);
+  MutexDisciplineMonitor m;
+  absl::Span<const Event> all(t.events());
+  EXPECT_EQ(m.OnEvent(all.first(1), FakeSimView{}), std::nullopt);
+  EXPECT_TRUE(m.OnEvent(all.first(2), FakeSimView{}).has_value());
+  EXPECT_EQ(m.OnEvent(all.first(3), FakeSimView{}), std::nullopt);
+}
+
 TEST(MutexDisciplineTest, NamesTheMutexWhenTheEngineKnowsIt) {
   Trace t;
   t.Add(kT1, EventKind::kMutexLock, 7).Add(kCb, EventKind::kMutexUnlock, 7, kT1);
