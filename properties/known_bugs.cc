@@ -25,11 +25,11 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v0-nocache",
        "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
        "host thread holding {}; fault out-of-memory",
-       "v0-nocache.no-leak.replay", ""},
+       "", ""},
       {"v0-nocache",
        "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc on "
        "host thread holding {}; fault rejected launch",
-       "", ""},
+       "v0-nocache.no-leak.replay", ""},
       // v0-nocache / abort-attribution
       // A copy a trap interrupts fails (SEM-14) on a thread that reports it
       // while the aborting thread is in exit handlers.
@@ -477,16 +477,6 @@ const std::vector<KnownBug>& KnownBugs() {
        "", ""},
       // v2-gcc11 / mutex-discipline
       {"v2-gcc11",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort", "",
-       "regions threads=2 regions=1 abort=1 mapped_vars=0"},
-      {"v2-gcc11",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault out-of-memory",
-       "", ""},
-      {"v2-gcc11",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected "
-       "launch",
-       "", ""},
-      {"v2-gcc11",
        "mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers holding "
        "{device lock, stacks lock}; fault abort",
        "", "regions threads=2 regions=1 abort=1 mapped_vars=0"},
@@ -525,6 +515,11 @@ const std::vector<KnownBug>& KnownBugs() {
        "abort-attribution: error-reported on host thread in exit handlers holding {device lock}; "
        "fault out-of-memory",
        "", ""},
+      // v2-gcc11 / no-leak
+      {"v2-gcc11",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc "
+       "on host thread holding {stacks lock}; fault out-of-memory",
+       "v2-gcc11.no-leak.replay", ""},
       // v2-gcc11 / no-use-after-free
       {"v2-gcc11",
        "no-use-after-free: free on host thread in exit handlers holding {device lock}; after "
@@ -534,6 +529,11 @@ const std::vector<KnownBug>& KnownBugs() {
        "no-use-after-free: kernel-start on gpu stream holding {}; after free on host thread in "
        "exit handlers holding {device lock}; fault out-of-memory",
        "v2-gcc11.no-use-after-free.replay", ""},
+      // v3-trunk / no-leak
+      {"v3-trunk",
+       "no-leak: ctx-destroy on host thread in exit handlers holding {device lock}; after alloc "
+       "on host thread holding {stacks lock}; fault out-of-memory",
+       "v3-trunk.no-leak.replay", ""},
       // v3-trunk / no-deadlock
       {"v3-trunk",
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
@@ -543,7 +543,7 @@ const std::vector<KnownBug>& KnownBugs() {
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
        "out-of-memory",
-       "v3-trunk.no-deadlock.replay", ""},
+       "", ""},
       {"v3-trunk",
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'device lock' held by "
        "host thread -> host thread waits for mutex 'stacks lock' held by host thread]; fault "
@@ -552,26 +552,12 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v3-trunk",
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by "
        "host thread itself (relock)]; fault out-of-memory",
-       "", ""},
+       "v3-trunk.no-deadlock.replay", ""},
       {"v3-trunk",
        "no-deadlock: cycle [host thread in exit handlers waits for mutex 'stacks lock' held by "
        "host thread itself (relock)]; fault rejected launch",
        "", ""},
       // v3-trunk / mutex-discipline
-      {"v3-trunk",
-       "mutex-discipline: mutex-unlock 'stacks lock' on host thread holding {stacks lock}; "
-       "fault out-of-memory",
-       "", ""},
-      {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault abort", "",
-       "regions threads=2 regions=1 abort=1 mapped_vars=1"},
-      {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault out-of-memory",
-       "", ""},
-      {"v3-trunk",
-       "mutex-discipline: mutex-block 'stacks lock' on host thread holding {}; fault rejected "
-       "launch",
-       "", ""},
       {"v3-trunk",
        "mutex-discipline: mutex-block 'stacks lock' on host thread in exit handlers holding "
        "{device lock, stacks lock}; fault out-of-memory",
@@ -650,7 +636,7 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1a-callback-unlock",
        "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
        "write on callback thread in exit handlers holding {device lock}; fault abort",
-       "", ""},
+       "v1a-callback-unlock.data-race.replay", ""},
       {"v1a-callback-unlock",
        "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
        "write on callback thread in exit handlers holding {device lock}; fault out-of-memory",
@@ -688,7 +674,7 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1a-callback-unlock",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
-       "v1a-callback-unlock.data-race.replay", ""},
+       "", ""},
       {"v1a-callback-unlock",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault rejected launch",
