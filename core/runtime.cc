@@ -126,8 +126,7 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   device_lock_->ReadUnder([&] { state = state_; });
   if (state == State::kNew || state == State::kOpen) {
     ctx_.Fatal(region.id, CuResult::kInvalidContext,
-               absl::StrFormat("run of region %d: no image loaded on an open device",
-                               region.id));
+               absl::StrFormat("run of region %d: no image loaded on an open device", region.id));
   }
   if (state == State::kClosed) {
     RunOnHost(region.id);

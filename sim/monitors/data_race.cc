@@ -109,7 +109,8 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
       // Acquires what the holders released; releases nothing: passes only
       // read, and commute with each other in the search, so one must not
       // order the next.
-      if (e.a < kMaxIndexedId && mutexes_.Has(e.a)) Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
+      if (e.a < kMaxIndexedId && mutexes_.Has(e.a))
+        Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
       return std::nullopt;
     case EventKind::kMutexUnlock:
       if (e.a < kMaxIndexedId) {

@@ -38,9 +38,9 @@ class DataRaceMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
   EventKindMask reads() const override {
     return Kinds({EventKind::kThreadStart, EventKind::kJoin, EventKind::kMutexLock,
-                  EventKind::kMutexPass, EventKind::kMutexUnlock, EventKind::kDriverCall, EventKind::kCallbackStart,
-                  EventKind::kHostFnStart, EventKind::kKernelEnqueue, EventKind::kKernelStart,
-                  EventKind::kSharedAccess});
+                  EventKind::kMutexPass, EventKind::kMutexUnlock, EventKind::kDriverCall,
+                  EventKind::kCallbackStart, EventKind::kHostFnStart, EventKind::kKernelEnqueue,
+                  EventKind::kKernelStart, EventKind::kSharedAccess});
   }
   // Successful calls that enqueue a callback or synchronise (Synchronises in
   // data_race.cc): the only calls OnEvent acts on.

@@ -229,9 +229,9 @@ TEST(HappensBefore, TheHolderDoesNotFollowABlockedAttempt) {
   // An attempt that acquired is a real edge: the unlock follows it.
   HappensBefore acquired;
   acquired.Record(2, Step({{kHostObject + 1, true}}, kRunsProgram));  // 0
-  acquired.Record(2, Lock());                                          // 1: takes it
-  acquired.Record(2, OwnerUnlock());                                   // 2
-  acquired.Record(1, Lock());                                          // 3: actor 1 takes it
+  acquired.Record(2, Lock());                                         // 1: takes it
+  acquired.Record(2, OwnerUnlock());                                  // 2
+  acquired.Record(1, Lock());                                         // 3: actor 1 takes it
   EXPECT_TRUE(Races(acquired, 1, after).empty());
 }
 

@@ -267,8 +267,7 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
                      absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
           mutex_waits.erase(it);
         }
-        w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't',
-                  args);
+        w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
         break;
       }
       case EventKind::kMutexUnlock:
