@@ -11,7 +11,7 @@
 //    (ExploreSpec::jobs), which must find everything plain DFS finds too
 //    (three threads).
 // Scenarios: three threads of one region (within one preemption, v2 and
-// ours); two threads of one region, with and without an abort, with
+// ours; with an abort, within two); two threads of one region, with and without an abort, with
 // mapped data, under both cuMemFree modes and with faults (out of memory,
 // device destructors); a region beside user allocations and
 // frees, and beside target enter data / update / exit data.
@@ -71,6 +71,14 @@ std::vector<Config> Configs() {
     Case c;
     c.scenario = RegionsScenario(3, 1, false);
     configs.push_back({"3x1", c, 1, {"v2-gcc11", "event-fence"}});
+  }
+  {
+    // Three threads and an abort, within two preemptions: the exit handlers'
+    // own footprints against two other threads (36 k and 76 k plain DFS
+    // executions per property).
+    Case c;
+    c.scenario = RegionsScenario(3, 1, true);
+    configs.push_back({"3x1+abort", c, 2, {"v2-gcc11", "event-fence"}});
   }
   configs.push_back({"2x1+abort", regions(true)});
   {
