@@ -62,12 +62,7 @@ class SimMutex final : public Mutex {
       return;
     }
     const ActorId self = scheduler_->current();
-    while (scheduler_->mutex_owner(id_) != kNoActor) {
-      // A relock by the owner waits here forever: the deadlock report names it.
-      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
-      scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
-      if (!Live()) return;
-    }
+    if (!WaitUntilFree(step)) return;
     scheduler_->set_mutex_owner(id_, self);
     scheduler_->Log(EventKind::kMutexLock, id_);
   }
@@ -95,11 +90,7 @@ class SimMutex final : public Mutex {
     const Footprint step = Blocking(Touches(object(), false), kLockAttempt);
     scheduler_->Point(step);
     if (!Live()) return;
-    while (!destroyed_ && scheduler_->mutex_owner(id_) != kNoActor) {
-      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
-      scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
-      if (!Live()) return;
-    }
+    if (!destroyed_ && !WaitUntilFree(step)) return;
     scheduler_->Log(EventKind::kMutexPass, id_);
     read();
   }
@@ -139,6 +130,18 @@ class SimMutex final : public Mutex {
   }
 
  private:
+  // Blocks while another actor holds the mutex (a relock by the owner waits
+  // here forever: the deadlock report names it). False when the execution
+  // ended meanwhile.
+  bool WaitUntilFree(const Footprint& step) {
+    while (scheduler_->mutex_owner(id_) != kNoActor) {
+      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
+      scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
+      if (!Live()) return false;
+    }
+    return true;
+  }
+
   // A mutex outliving its execution (or touched while fibers unwind) is inert.
   bool Live() const {
     return generation_ == scheduler_->generation() && !scheduler_->tearing_down();

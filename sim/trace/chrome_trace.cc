@@ -245,7 +245,8 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
       case EventKind::kMutexBlock:
         mutex_waits[tid] = Opened{i, e.time_ns};
         break;
-      case EventKind::kMutexLock: {
+      case EventKind::kMutexLock:
+      case EventKind::kMutexPass: {
         auto it = mutex_waits.find(tid);
         if (it != mutex_waits.end()) {
           w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a),
@@ -254,20 +255,14 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
                                   ",", args));
           mutex_waits.erase(it);
         }
+        if (e.kind == EventKind::kMutexPass) {  // locked and unlocked in one step
+          w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't',
+                    args);
+          break;
+        }
         w.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a,
                 e.time_ns, args);
         mutex_held[e.a] = true;
-        break;
-      }
-      case EventKind::kMutexPass: {
-        auto it = mutex_waits.find(tid);
-        if (it != mutex_waits.end()) {
-          w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex",
-                     it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
-          mutex_waits.erase(it);
-        }
-        w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
         break;
       }
       case EventKind::kMutexUnlock:
