@@ -101,6 +101,17 @@ inline constexpr std::uint8_t kStreamWork = 8;     // a GPU step of work pending
 // attempter's earlier steps would hide their races with those steps (an
 // exit() before the attempt, racing with the holder's own exit after).
 inline constexpr std::uint8_t kBlockedAttempt = 16;
+// On a kWaitsForIdle wait whose result differs when a trap wakes it (a
+// synchronous copy: 999) from when it starts after the trap (719): its race
+// with the trapping step (device-wide) is explored both ways.
+inline constexpr std::uint8_t kWokenByTrapDiffers = 32;
+// Set by the engine on a kWaitsForIdle step it offers while the context has
+// no sticky error: the wait returns only once the legacy stream is idle (or
+// a trap, a step of its own, wakes it). A GPU step of work pending on the
+// stream after it, run first instead, would leave the wait to find the same
+// end. Without it a wait returns at once on the sticky error, work still
+// queued, and that work running first can change what follows.
+inline constexpr std::uint8_t kWaitsOnHealthyContext = 64;
 
 bool Dependent(const Footprint& a, const Footprint& b);
 

@@ -546,9 +546,11 @@ std::size_t Scheduler::CollectExpiringWaits() {
   return count;
 }
 
-void Scheduler::MarkBlockedAttempts(std::size_t count) {
+void Scheduler::MarkStateFlags(std::size_t count) {
+  const bool healthy = gpu_ == nullptr || !gpu_->sticky_error();
   for (std::size_t i = 0; i < count; ++i) {
     Footprint& next = candidates_[i].next;
+    if ((next.blocking & kWaitsForIdle) && healthy) next.blocking |= kWaitsOnHealthyContext;
     if (!(next.blocking & kLockAttempt) || next.count != 1) continue;
     const std::uint32_t object = next.accesses[0].object;
     if (object >> 24 != static_cast<std::uint32_t>(ObjectKind::kMutex)) continue;
@@ -628,7 +630,7 @@ void Scheduler::CheckWatched(std::size_t count, int current_index) {
 #endif
 
 bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
-  if (observes_every_step_) MarkBlockedAttempts(count);
+  if (observes_every_step_) MarkStateFlags(count);
   const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
                               current_index};
   if (count == 1) {

@@ -451,9 +451,11 @@ class Scheduler final : public SimView {
   // changes, since most steps leave the device as it was.
   bool DeviceAnswer(Actor& a, Footprint* next);
   bool RefreshAnswer(Actor& a, Footprint* next);
-  // Flags the candidates' lock attempts that will find their mutex held
-  // (kBlockedAttempt), for the search's happens-before.
-  void MarkBlockedAttempts(std::size_t count);
+  // Flags what the state decides about the candidates' steps, for the
+  // search's happens-before: lock attempts that will find their mutex held
+  // (kBlockedAttempt), waits for the stream on a healthy context
+  // (kWaitsOnHealthyContext).
+  void MarkStateFlags(std::size_t count);
   bool AskDevice(const Actor& a, Footprint* next);
   void OnStuck();
   void Reschedule(PointKind kind);

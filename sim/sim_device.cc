@@ -411,11 +411,13 @@ CuResult SimDevice::MemGetInfo(MemInfo* info) {
 // copy waits ends the wait at once with CUDA_ERROR_UNKNOWN, callbacks still
 // pending (SEM-14, measured on the H200).
 CuResult SimDevice::Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t bytes) {
-  // Not kWaitsForIdle: a copy that a trap wakes ends differently (999) from
-  // one that starts after it (719), so running it before the stream's work
-  // is not the same as running it after.
-  const Footprint step = Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
-                                 MemoryObject(), false);
+  // A copy that a trap wakes ends differently (999) from one that starts
+  // after it (719): kWokenByTrapDiffers keeps that race with the trapping
+  // step, which other waits for the stream need not explore.
+  const Footprint step =
+      Blocking(Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
+                       MemoryObject(), false),
+               kWaitsForIdle | kWokenByTrapDiffers);
   Call call(this, api, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);

@@ -360,7 +360,25 @@ bool HappensBefore::Reversible(std::size_t step, ActorId actor,
   // A wait after the stream's work. (Not the other way round: a wait that
   // returned at once on a sticky error, with work still queued, did not
   // block, and the work running first can change what follows it.)
-  if ((earlier.blocking & kStreamWork) && (pending.blocking & kWaitsForIdle)) return false;
+  // A GPU step that may poison the context: a trap's end is device-wide, or
+  // global where the engine could not be precise.
+  auto may_trap = [](const Footprint& f) {
+    return f.accesses[0].object == kDeviceWideObject || f.accesses[0].object == kGlobalObject;
+  };
+  const bool earlier_traps = may_trap(earlier);
+  const bool pending_traps = may_trap(pending);
+  if ((earlier.blocking & kStreamWork) && (pending.blocking & kWaitsForIdle) &&
+      !(earlier_traps && (pending.blocking & kWokenByTrapDiffers))) {
+    return false;
+  }
+  // A wait on a healthy context, then the stream's work that it waited for:
+  // run first, that work would only leave the wait to start later and still
+  // wait for the rest. Not a trap, which ends the wait (or, run first, makes
+  // it fail at once).
+  if ((earlier.blocking & kWaitsOnHealthyContext) && (pending.blocking & kStreamWork) &&
+      !pending_traps) {
+    return false;
+  }
   // A lock attempt and the holder's unlock, either way round: the attempt
   // blocks while the holder holds the mutex.
   const bool one_mutex = earlier.count == 1 && pending.count == 1 &&

@@ -3,7 +3,8 @@
 // footprints that use all three accesses; the edge a join takes from the
 // joined thread, and the races skipped as irreversible (Footprint::blocking);
 // that a blocked lock attempt orders nothing after it;
-// and that truncating a record leaves it as if only the kept steps had been
+// waits and the stream work they wait for, either way round, and a copy's
+// race with a trap; and that truncating a record leaves it as if only the kept steps had been
 // recorded.
 #include "sim/strategies/happens_before.h"
 
@@ -252,6 +253,37 @@ TEST(HappensBefore, AWaitDoesNotRaceWithEarlierStreamWork) {
   // A query is no wait: it sees whether the end came first.
   EXPECT_EQ(Races(hb, 4, Touches(enqueued, false, progress, false)),
             (std::vector<std::size_t>{2, 0}));
+}
+
+TEST(HappensBefore, AWaitOnAHealthyContextDoesNotRaceWithTheWorkItWaitedFor) {
+  const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
+  const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
+  const Footprint healthy_wait = Blocking(Touches(enqueued, false, progress, false),
+                                          kWaitsForIdle | kWaitsOnHealthyContext);
+  const Footprint end = Blocking(Touches(progress, true), kStreamWork);
+  HappensBefore hb;
+  hb.Record(1, healthy_wait);  // 0: finds the stream busy and waits
+  EXPECT_TRUE(Races(hb, 2, end).empty());
+  // A trap still races with it: run first, it makes the wait fail at once.
+  Footprint trap = DeviceWideFootprint();
+  trap.blocking |= kStreamWork;
+  EXPECT_EQ(Races(hb, 2, trap), std::vector<std::size_t>{0});
+}
+
+TEST(HappensBefore, ACopyRacesWithTheTrapThatWakesIt) {
+  const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
+  const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
+  Footprint trap = DeviceWideFootprint();
+  trap.blocking |= kStreamWork;
+  const Footprint sync = Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle);
+  const Footprint copy =
+      Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle | kWokenByTrapDiffers);
+  HappensBefore hb;
+  hb.Record(2, trap);  // 0: the trap poisons the context
+  // A synchronisation fails alike whether the trap woke it or came first...
+  EXPECT_TRUE(Races(hb, 1, sync).empty());
+  // ...a copy does not (999 against 719).
+  EXPECT_EQ(Races(hb, 1, copy), std::vector<std::size_t>{0});
 }
 
 TEST(HappensBefore, AStartDoesNotRaceWithTheLaunchThatEnabledIt) {
