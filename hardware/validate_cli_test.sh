@@ -25,13 +25,13 @@ expect in_process_needs_one_pair 2 $bin validate --backend=cuda --validate_in_pr
 expect negative_steer_runs 2 $bin validate --backend=sim --validate_steer_runs=-1
 expect negative_dpor_budget 2 $bin validate --backend=sim --validate_sim_dpor_budget=-1
 # The simulator column on the hardware scenarios: v2-gcc11 holds on them, and
-# DPOR exhausts both (2 + 100 executions).
+# DPOR exhausts both (1 + 7 executions).
 out=$($bin validate --backend=sim --validate_policies=v2-gcc11 \
       --validate_scenarios=one-region,two-threads --validate_sim_executions=20 2>&1); rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL sim column: exit $rc; $out"; fail=1; }
-grep -q "^v2-gcc11 *no-stack-overlap *holds *holds over 102 executions" <<<"$out" ||
+grep -q "^v2-gcc11 *no-stack-overlap *holds *holds over 8 executions" <<<"$out" ||
   { echo "FAIL sim column table: $out"; fail=1; }
-grep -q "^  v2-gcc11 *sim (exhaustive DPOR, 100 executions): none" <<<"$out" ||
+grep -q "^  v2-gcc11 *sim (exhaustive DPOR, 7 executions): none" <<<"$out" ||
   { echo "FAIL sim column search: $out"; fail=1; }
 # Without DPOR the column is the random schedules alone, counted.
 out=$($bin validate --backend=sim --validate_policies=v2-gcc11 \
@@ -47,7 +47,7 @@ grep -q "sim (20 executions, not exhaustive): none" <<<"$out" ||
 out=$($bin validate --backend=sim --validate_policies=v1a-callback-unlock \
       --validate_scenarios=one-region 2>&1); rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL not reached: exit $rc; $out"; fail=1; }
-grep -q "^v1a-callback-unlock *no-leak *violated *holds over 13 executions  <-- not reached$" \
+grep -q "^v1a-callback-unlock *no-leak *violated *holds over 6 executions  <-- not reached$" \
   <<<"$out" || { echo "FAIL not reached row: $out"; fail=1; }
 grep -q "^v1a-callback-unlock *mutex-discipline *violated *VIOLATED (one-region)$" <<<"$out" ||
   { echo "FAIL reached row: $out"; fail=1; }
@@ -56,6 +56,6 @@ grep -q "^v1a-callback-unlock *mutex-discipline *violated *VIOLATED (one-region)
 out=$($bin validate --backend=sim --validate_policies=v2-gcc11 \
       --validate_scenarios=two-threads --json 2>/dev/null); rc=$?
 [[ $rc -eq 0 ]] || { echo "FAIL sim json: exit $rc; $out"; fail=1; }
-grep -q '"sim_search":{"dpor_executions":100,"exhausted":true,"random_executions":0' <<<"$out" ||
+grep -q '"sim_search":{"dpor_executions":7,"exhausted":true,"random_executions":0' <<<"$out" ||
   { echo "FAIL sim json search: $out"; fail=1; }
 exit $fail

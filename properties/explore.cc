@@ -218,7 +218,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
     return report;
   }
   sim::Simulator& simulator = **sim;
-  simulator.set_config(SimConfigFor(spec.test_case));
+  sim::SimConfig config = SimConfigFor(spec.test_case);
+  config.exact_memory_ledger = spec.exact_memory_ledger;
+  simulator.set_config(config);
   SetPass(simulator, policy,
           spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept);
 
@@ -285,6 +287,12 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
         ++report.determinism_reruns;
         continue;
       }
+    }
+    if (dfs != nullptr && r.capacity_premise_broken &&
+        absl::string_view(dfs->reduction()) != "none") {
+      report.capacity_premise_broken = true;
+      stopped = true;
+      break;
     }
     // A unit another worker explores: run only to reach the next one.
     if (dfs != nullptr && !dfs->Owned()) continue;
@@ -397,6 +405,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
 void Merge(ExploreReport& into, ExploreReport&& from) {
   into.executions += from.executions;
   into.exhausted = into.exhausted && from.exhausted;
+  into.capacity_premise_broken = into.capacity_premise_broken || from.capacity_premise_broken;
   into.out_of_time = into.out_of_time || from.out_of_time;
   into.seconds = std::max(into.seconds, from.seconds);
   sim::StrategyMetrics& m = into.metrics;
@@ -467,8 +476,20 @@ ExploreReport ExploreParallel(const ExploreSpec& spec) {
 }  // namespace
 
 ExploreReport Explore(const ExploreSpec& spec) {
-  if (spec.jobs > 0) return ExploreParallel(spec);
-  return ExploreOne(spec, nullptr, 0);
+  auto run = [](const ExploreSpec& s) {
+    return s.jobs > 0 ? ExploreParallel(s) : ExploreOne(s, nullptr, 0);
+  };
+  ExploreReport report = run(spec);
+  if (!report.capacity_premise_broken || spec.exact_memory_ledger) return report;
+  // The reduction took allocations to commute, and an execution allocated
+  // more than the device holds: search again with every allocation ordered.
+  ExploreSpec exact = spec;
+  exact.exact_memory_ledger = true;
+  ExploreReport again = run(exact);
+  again.reduction = absl::StrCat(again.reduction,
+                                 ", every allocation ordered (the allocations of an execution "
+                                 "outgrew the device's memory)");
+  return again;
 }
 
 absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,

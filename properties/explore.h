@@ -103,6 +103,10 @@ struct ExploreSpec {
   // Re-run executions 1, 1+N, 1+2N, ... and compare trace digests (0: off).
   std::uint64_t determinism_every = 0;
   bool keep_trace = false;  // the last execution's trace and actor names
+  // Footprints take every allocation to touch the one memory ledger
+  // (sim::SimConfig::exact_memory_ledger). Explore sets it itself, and runs
+  // again, when an execution of a reduced search outgrew the capacity.
+  bool exact_memory_ledger = false;
   sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
   // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 splits
   // the tree after `split_choices` choices (0: kDefaultSplitChoices) into
@@ -149,6 +153,10 @@ struct ExploreReport {
   // Not exhausted: DfsStrategy::EstimatedFraction at the end (-1: none).
   double explored_fraction = -1;
   std::uint64_t units = 0;  // parallel exploration: units of the split
+  // An execution's allocations outgrew the capacity under footprints that
+  // took them to commute: the run stopped there (Explore runs it again with
+  // the exact ledger, and says so in `reduction`).
+  bool capacity_premise_broken = false;
 
   std::vector<Finding> findings;  // first per fingerprint, in the order found
   // kOnlyKept: the known bugs met and passed, first per fingerprint.

@@ -46,6 +46,11 @@ struct SimConfig {
   // The k-th (1-based) cuLaunchKernel that passes its checks is rejected
   // with CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, not sticky (SEM-03); 0 = never.
   std::uint32_t launch_failure_at_call = 0;
+  // Footprints only: every allocation writes the one memory ledger, as if
+  // allocations never commuted. Off, an allocation writes its own actor's
+  // allocator object while the device's memory is ample, which the device
+  // checks (SimDevice::AllocFootprint); Explore turns it on when it is not.
+  bool exact_memory_ledger = false;
 };
 
 }  // namespace stackcheck::sim

@@ -7,7 +7,11 @@
 namespace stackcheck::sim {
 namespace {
 
+// Each actor allocates from its own range: an address depends on the actor
+// and its own earlier allocations only, so allocations of different actors
+// commute (see AllocFootprint).
 constexpr DevicePtr kFirstAddress = DevicePtr{1} << 32;
+constexpr int kActorRangeBits = 40;
 
 // Function handles: module handle << 4 | which kernel of the image.
 constexpr std::uint32_t kRegionKernelId = 1;
@@ -96,7 +100,9 @@ void SimDevice::BeginExecution() {
   blocks_.clear();
   stale_.clear();
   live_bytes_ = 0;
-  next_address_ = kFirstAddress;
+  next_by_actor_.clear();
+  charged_ever_ = 0;
+  capacity_premise_broken_ = false;
   alloc_calls_ = 0;
   launch_calls_ = 0;
   modules_loaded_ = 0;
@@ -206,6 +212,26 @@ std::uint32_t SimDevice::NextLaunchObject() {
   const std::uint32_t n = launches_by_actor_[actor]++;
   // 8 bits of actor, 16 of count: indexes that wrap only add dependencies.
   return ObjectId(ObjectKind::kLaunch, (actor & 0xffu) << 16 | (n & 0xffffu));
+}
+
+// While the device's memory is ample, an allocation succeeds whatever the
+// others did, at an address of its own actor's range: it commutes with the
+// other actors' allocations and frees, and writes only its actor's allocator
+// object (a device object, so a trap still orders it). Frees, copies and
+// launches read or write the ledger (MemoryObject) or a block, which an
+// allocation cannot change for them: a fresh block is unknown to other
+// actors until published through program state, whose own steps order them.
+// "Ample" is checked, not assumed: an execution whose allocations total more
+// than the capacity (frees not subtracted, so whatever their order) breaks
+// the premise and says so (capacity_premise_broken). An injected failure of
+// the k-th call counts calls across actors, so it keeps the shared ledger.
+bool SimDevice::AllocationsCommute() const {
+  return !config_.exact_memory_ledger && config_.alloc_failure_at_call == 0;
+}
+
+Footprint SimDevice::AllocFootprint() const {
+  if (!AllocationsCommute()) return Touches(MemoryObject(), true);
+  return Touches(ObjectId(ObjectKind::kMemory, 1 + scheduler_->current()), true);
 }
 
 // cuMemFree changes the allocator's books (capacity, what is live). When it
@@ -335,13 +361,20 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
     return CuResult::kOutOfMemory;
   }
   const std::uint64_t charged = Charge(bytes);
+  if (AllocationsCommute() &&
+      (charged < bytes || charged > config_.device_capacity - charged_ever_)) {
+    capacity_premise_broken_ = true;
+  }
   if (charged < bytes || charged > config_.device_capacity - live_bytes_) {
     scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
                     static_cast<std::uint64_t>(CuResult::kOutOfMemory), bytes);
     return CuResult::kOutOfMemory;
   }
-  const DevicePtr p = next_address_;
-  next_address_ += charged;
+  const ActorId actor = scheduler_->current();
+  if (actor >= next_by_actor_.size()) next_by_actor_.resize(actor + 1, 0);
+  const DevicePtr p = kFirstAddress + (DevicePtr{actor} << kActorRangeBits) + next_by_actor_[actor];
+  next_by_actor_[actor] += charged;
+  charged_ever_ += charged;
   blocks_[p] = Block{bytes, charged, async, false};
   live_bytes_ += charged;
   *ptr = p;
@@ -356,7 +389,7 @@ void SimDevice::ReleaseBlock(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
-  Call call(this, DriverCall::kMemAlloc, Touches(MemoryObject(), true));
+  Call call(this, DriverCall::kMemAlloc, AllocFootprint());
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }
@@ -394,7 +427,9 @@ CuResult SimDevice::MemFree(DevicePtr ptr) {
 }
 
 CuResult SimDevice::MemGetInfo(MemInfo* info) {
-  Call call(this, DriverCall::kMemGetInfo, Touches(MemoryObject(), false));
+  // Reads what every actor's allocations changed (AllocFootprint).
+  Call call(this, DriverCall::kMemGetInfo,
+            AllocationsCommute() ? DeviceWideFootprint() : Touches(MemoryObject(), false));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }

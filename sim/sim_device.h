@@ -47,6 +47,9 @@ class SimDevice final : public Device, public GpuModel {
 
   CuResult sticky() const { return sticky_; }
   std::uint64_t live_bytes() const { return live_bytes_; }
+  // This execution's allocations (frees not subtracted) outgrew the capacity
+  // while footprints took allocations to commute: see AllocFootprint.
+  bool capacity_premise_broken() const { return capacity_premise_broken_; }
 
   // Device
   CuResult Init() override;
@@ -191,6 +194,8 @@ class SimDevice final : public Device, public GpuModel {
     return PreciseStream(stream) ? precise : GlobalFootprint();
   }
   Footprint EnqueueFootprint(std::uint32_t stream) const;
+  bool AllocationsCommute() const;
+  Footprint AllocFootprint() const;
   // Reads whether the legacy stream (so every stream: see above) is idle.
   Footprint IdleFootprint() const;
   // The same, for a call that waits until the stream is idle.
@@ -235,7 +240,9 @@ class SimDevice final : public Device, public GpuModel {
   absl::flat_hash_map<DevicePtr, Block> blocks_;
   absl::flat_hash_set<DevicePtr> stale_;  // blocks of a destroyed context
   std::uint64_t live_bytes_ = 0;
-  DevicePtr next_address_ = 0;
+  std::vector<DevicePtr> next_by_actor_;  // offset of each actor's next block
+  std::uint64_t charged_ever_ = 0;
+  bool capacity_premise_broken_ = false;
   std::uint32_t alloc_calls_ = 0;
   std::uint32_t launch_calls_ = 0;
   std::uint32_t modules_loaded_ = 0;  // bit i: module handle i+1 loaded

@@ -52,6 +52,7 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   result_.steps = scheduler_->steps();
   result_.process_exited = scheduler_->process_exited();
   result_.exit_status = scheduler_->exit_status();
+  result_.capacity_premise_broken = device_->capacity_premise_broken();
   return result_;
 }
 

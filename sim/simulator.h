@@ -57,6 +57,10 @@ struct ExecutionResult {
   std::uint64_t steps = 0;   // scheduling points, including unasked ones
   bool process_exited = false;
   int exit_status = 0;
+  // The allocations outgrew the device's capacity, so they did not all
+  // commute as the footprints said (SimDevice::AllocFootprint): a reduction
+  // (sleep sets, DPOR) that met such an execution may have missed schedules.
+  bool capacity_premise_broken = false;
 };
 
 using MainThread = absl::FunctionRef<void(Device&, Host&, RuntimeObserver&)>;

@@ -1,5 +1,5 @@
 // SEM-10..13: allocation, freeing (both modes), memory info, stream-ordered
-// allocation.
+// allocation; addresses that do not depend on other threads' allocations.
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -69,6 +69,45 @@ TEST(SemMemory, SEM10_FaultPlanFailsTheKthAllocation) {
   });
   EXPECT_EQ(results, (std::vector<CuResult>{CuResult::kSuccess, CuResult::kOutOfMemory,
                                             CuResult::kSuccess}));
+}
+
+// Two threads allocate in either order: each block's address depends on its
+// thread alone, which lets the reduction take allocations to commute; an
+// execution that allocates more than the capacity says the premise broke.
+TEST(SemMemory, SEM10_AnAddressDoesNotDependOnOtherThreadsAllocations) {
+  for (std::uint64_t capacity : {64 * kMiB, 6 * kMiB}) {
+    std::vector<std::vector<DevicePtr>> by_order;
+    for (const char* first : {"T1", "T2"}) {
+      SimConfig config;
+      config.device_capacity = capacity;
+      Simulator sim(config);
+      testing::Priority strategy([&sim, first](ActorId a) {
+        const absl::string_view n = sim.ActorName(a);
+        if (n == first) return 0;
+        return absl::StartsWith(n, "T") ? 1 : 2;
+      });
+      DevicePtr p[2] = {0, 0};
+      const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+        testing::Open(d);
+        ThreadId t[2];
+        for (int i = 0; i < 2; ++i) {
+          t[i] = h.Spawn("allocator", [&d, &p, i] {
+            DevicePtr scratch = 0;
+            d.MemAlloc(&scratch, kMiB);
+            d.MemFree(scratch);
+            d.MemAlloc(&p[i], kMiB);
+          });
+        }
+        for (ThreadId thread : t) h.Join(thread);
+      });
+      ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+      // 4 x 2 MiB charged over the execution, 4 MiB live at most.
+      EXPECT_EQ(r.capacity_premise_broken, capacity < 8 * kMiB) << capacity;
+      by_order.push_back({p[0], p[1]});
+    }
+    EXPECT_NE(by_order[0][0], by_order[0][1]);
+    EXPECT_EQ(by_order[0], by_order[1]) << capacity;
+  }
 }
 
 struct Sleeper {
