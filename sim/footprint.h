@@ -112,6 +112,13 @@ inline constexpr std::uint8_t kWokenByTrapDiffers = 32;
 // end. Without it a wait returns at once on the sticky error, work still
 // queued, and that work running first can change what follows.
 inline constexpr std::uint8_t kWaitsOnHealthyContext = 64;
+// On a host call that enqueues work that cannot poison the context (a
+// kernel launch that does not trap). After a wait on a healthy context that
+// only reads (a synchronous copy, a synchronisation), run first it would
+// only make the wait wait for that work and return as it did: everything
+// that ordering shows, the wait run first and its actor's next steps delayed
+// past the work show too.
+inline constexpr std::uint8_t kEnqueuesHarmlessWork = 128;
 
 bool Dependent(const Footprint& a, const Footprint& b);
 

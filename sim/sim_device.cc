@@ -575,8 +575,9 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
                                  const KernelArgs& args, StreamHandle stream) {
   const std::uint32_t s = StreamIndex(stream);
   const std::uint32_t launch = NextLaunchObject();
-  Call call(this, DriverCall::kLaunchKernel,
-            LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch));
+  Footprint step = LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch);
+  if (args.action != KernelAction::kTrap && PreciseStream(s)) step.blocking |= kEnqueuesHarmlessWork;
+  Call call(this, DriverCall::kLaunchKernel, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
   }

@@ -379,6 +379,12 @@ bool HappensBefore::Reversible(std::size_t step, ActorId actor,
       !pending_traps) {
     return false;
   }
+  // A read-only wait on a healthy context, then a launch of work that cannot
+  // poison it.
+  if ((earlier.blocking & kWaitsOnHealthyContext) && (pending.blocking & kEnqueuesHarmlessWork) &&
+      !(earlier.accesses[0].write || earlier.accesses[1].write || earlier.accesses[2].write)) {
+    return false;
+  }
   // A lock attempt and the holder's unlock, either way round: the attempt
   // blocks while the holder holds the mutex.
   const bool one_mutex = earlier.count == 1 && pending.count == 1 &&

@@ -270,6 +270,28 @@ TEST(HappensBefore, AWaitOnAHealthyContextDoesNotRaceWithTheWorkItWaitedFor) {
   EXPECT_EQ(Races(hb, 2, trap), std::vector<std::size_t>{0});
 }
 
+TEST(HappensBefore, AReadOnlyWaitDoesNotRaceWithALaunchThatCannotTrap) {
+  const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
+  const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
+  const std::uint32_t memory = ObjectId(ObjectKind::kMemory, 0);
+  const std::uint32_t launch = ObjectId(ObjectKind::kLaunch, 1);
+  const Footprint copy = Blocking(Touches(enqueued, false, progress, false, memory, false),
+                                  kWaitsForIdle | kWokenByTrapDiffers | kWaitsOnHealthyContext);
+  const Footprint harmless =
+      Blocking(Touches(enqueued, true, memory, false, launch, true), kEnqueuesHarmlessWork);
+  HappensBefore hb;
+  hb.Record(1, copy);  // 0
+  EXPECT_TRUE(Races(hb, 2, harmless).empty());
+  // A launch of a trapping kernel: run first, its trap would end the copy.
+  EXPECT_EQ(Races(hb, 2, Touches(enqueued, true, memory, false, launch, true)),
+            std::vector<std::size_t>{0});
+  // A waiting free writes the ledger the launch reads: the race stays.
+  HappensBefore freed;
+  freed.Record(1, Blocking(Touches(memory, true, enqueued, false, progress, false),
+                           kWaitsForIdle | kWaitsOnHealthyContext));
+  EXPECT_EQ(Races(freed, 2, harmless), std::vector<std::size_t>{0});
+}
+
 TEST(HappensBefore, ACopyRacesWithTheTrapThatWakesIt) {
   const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
   const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
