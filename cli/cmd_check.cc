@@ -341,6 +341,19 @@ int RunCheck(const std::vector<std::string>& args) {
   if (!r.reduction.empty()) out.Field("reduction", r.reduction);
   out.Field("executions", r.executions);
   out.Field("exhausted", r.exhausted);
+  // What cut a search short, when a budget did: the execution cap (given or
+  // the default) or the time budget.
+  if (!r.exhausted && r.first() == nullptr && r.status.ok()) {
+    if (r.out_of_time) {
+      out.Field("stopped_by", "time_budget_s");
+    } else if (r.executions >= budget) {
+      out.Field("stopped_by", FlagGiven("max_executions")
+                                  ? std::string("max_executions")
+                                  : absl::StrFormat("the default cap of %d executions "
+                                                    "(--max_executions raises it)",
+                                                    budget));
+    }
+  }
   // What a search cut short covered: its own estimate of the tree's share.
   if (!r.exhausted && r.explored_fraction >= 0) {
     out.Field("explored_estimate", absl::StrFormat("%.3g", r.explored_fraction));

@@ -70,6 +70,7 @@ expect_rc time_budget 0 "$bin" check --policy=event-fence --threads=3 --regions=
 expect_line time_budget "^exhausted no$"
 expect_line time_budget "^executions [1-9][0-9]*$"
 expect_line time_budget "^explored_estimate 0?[.0-9e-]+$"
+expect_line time_budget "^stopped_by time_budget_s$"
 expect_rc time_budget_bad 2 "$bin" check --policy=event-fence --time_budget_s=0
 
 # A split search on two worker threads runs what it runs on one.
@@ -88,6 +89,10 @@ expect_rc split_without_jobs 2 "$bin" check --policy=event-fence --split_choices
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
 expect_line random "^executions 20$"
 expect_line random "^exhausted no$"
+expect_line random "^stopped_by max_executions$"
+# A cap the user did not give is named, with the flag that raises it.
+expect_rc default_cap 0 "$bin" check --policy=event-fence --strategy=random
+expect_line default_cap "^stopped_by the default cap of 10000 executions \(--max_executions raises it\)$"
 
 # v1b deadlocks on the peer scenario (an expected violation: exit 0), and the
 # token replays it.
