@@ -91,7 +91,7 @@ CHECK_RUNS = [
      ["--policy=event-fence", "--regions=2", "--mapped_vars=1", "--no_plain"], False),
     ("event-fence, 2 x 2, one mapped variable, one abort",
      ["--policy=event-fence", "--regions=2", "--mapped_vars=1", "--abort", "--no_plain"], True),
-    ("event-fence, 2 x 3, one mapped variable (4 minutes; not exhausted)",
+    ("event-fence, 2 x 3, one mapped variable, split search on 2 jobs",
      ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--jobs=2",
       "--time_budget_s=240", "--max_executions=1000000000", "--no_plain"], True),
     ("v2-gcc11, 2 x 3, preemption bound 2 (sleep sets)", ["--policy=v2-gcc11", "--bound=2"], False),
