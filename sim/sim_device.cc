@@ -101,8 +101,7 @@ void SimDevice::BeginExecution() {
   stale_.clear();
   live_bytes_ = 0;
   next_by_actor_.clear();
-  charged_ever_ = 0;
-  capacity_premise_broken_ = false;
+  attempted_ever_ = 0;
   alloc_calls_ = 0;
   launch_calls_ = 0;
   modules_loaded_ = 0;
@@ -227,6 +226,10 @@ std::uint32_t SimDevice::NextLaunchObject() {
 // the k-th call counts calls across actors, so it keeps the shared ledger.
 bool SimDevice::AllocationsCommute() const {
   return !config_.exact_memory_ledger && config_.alloc_failure_at_call == 0;
+}
+
+bool SimDevice::capacity_premise_broken() const {
+  return AllocationsCommute() && attempted_ever_ > config_.device_capacity;
 }
 
 Footprint SimDevice::AllocFootprint() const {
@@ -361,10 +364,9 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
     return CuResult::kOutOfMemory;
   }
   const std::uint64_t charged = Charge(bytes);
-  if (AllocationsCommute() &&
-      (charged < bytes || charged > config_.device_capacity - charged_ever_)) {
-    capacity_premise_broken_ = true;
-  }
+  // Saturating: a size that overflowed the rounding breaks the premise too.
+  attempted_ever_ =
+      charged < bytes || charged > ~attempted_ever_ ? ~std::uint64_t{0} : attempted_ever_ + charged;
   if (charged < bytes || charged > config_.device_capacity - live_bytes_) {
     scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
                     static_cast<std::uint64_t>(CuResult::kOutOfMemory), bytes);
@@ -374,7 +376,6 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
   if (actor >= next_by_actor_.size()) next_by_actor_.resize(actor + 1, 0);
   const DevicePtr p = kFirstAddress + (DevicePtr{actor} << kActorRangeBits) + next_by_actor_[actor];
   next_by_actor_[actor] += charged;
-  charged_ever_ += charged;
   blocks_[p] = Block{bytes, charged, async, false};
   live_bytes_ += charged;
   *ptr = p;

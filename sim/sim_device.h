@@ -49,7 +49,7 @@ class SimDevice final : public Device, public GpuModel {
   std::uint64_t live_bytes() const { return live_bytes_; }
   // This execution's allocations (frees not subtracted) outgrew the capacity
   // while footprints took allocations to commute: see AllocFootprint.
-  bool capacity_premise_broken() const { return capacity_premise_broken_; }
+  bool capacity_premise_broken() const;
 
   // Device
   CuResult Init() override;
@@ -241,8 +241,9 @@ class SimDevice final : public Device, public GpuModel {
   absl::flat_hash_set<DevicePtr> stale_;  // blocks of a destroyed context
   std::uint64_t live_bytes_ = 0;
   std::vector<DevicePtr> next_by_actor_;  // offset of each actor's next block
-  std::uint64_t charged_ever_ = 0;
-  bool capacity_premise_broken_ = false;
+  // What the allocations that reached the capacity check asked for, frees not
+  // subtracted: more than the capacity, some order of them could fail.
+  std::uint64_t attempted_ever_ = 0;
   std::uint32_t alloc_calls_ = 0;
   std::uint32_t launch_calls_ = 0;
   std::uint32_t modules_loaded_ = 0;  // bit i: module handle i+1 loaded

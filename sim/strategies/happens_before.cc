@@ -357,9 +357,6 @@ bool HappensBefore::HeldSince(std::uint32_t mutex, ActorId holder,
 bool HappensBefore::Reversible(std::size_t step, ActorId actor,
                                const Footprint& pending) const {
   const Footprint& earlier = steps_[step].footprint;
-  // A wait after the stream's work. (Not the other way round: a wait that
-  // returned at once on a sticky error, with work still queued, did not
-  // block, and the work running first can change what follows it.)
   // A GPU step that may poison the context: a trap's end is device-wide, or
   // global where the engine could not be precise.
   auto may_trap = [](const Footprint& f) {
@@ -367,6 +364,7 @@ bool HappensBefore::Reversible(std::size_t step, ActorId actor,
   };
   const bool earlier_traps = may_trap(earlier);
   const bool pending_traps = may_trap(pending);
+  // A wait after the stream's work, but a copy after a trap.
   if ((earlier.blocking & kStreamWork) && (pending.blocking & kWaitsForIdle) &&
       !(earlier_traps && (pending.blocking & kWokenByTrapDiffers))) {
     return false;

@@ -219,8 +219,8 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
       if (!by_dpor.exhausted) {
         // Only the larger cases of policies without a cache or with
         // callbacks; ours and v2 must finish every one (two mapped regions:
-        // 95,185 and 28,069 executions; a mapped region and an abort: 10,424
-        // and 6,562).
+        // 23,049 and 7,517 executions; a mapped region and an abort: 7,072
+        // and 4,770).
         EXPECT_TRUE(policy.name != std::string("event-fence") &&
                     policy.name != std::string("v2-gcc11") &&
                     !(policy.name == testing::RacyGrowPolicy().name && config.name == "2x1"))
