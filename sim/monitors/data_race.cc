@@ -184,8 +184,11 @@ void DataRaceMonitor::Access(absl::Span<const Event> events) {
   Entry* read_epochs = read_epochs_.Row(e.a, width_);
   Entry* read_events = read_events_.Row(e.a, width_);
   if (e.b == 1) {
-    for (ActorId u = 0; u < width_; ++u) {
-      if (u != self && read_epochs[u] > clock[u]) Race(read_events[u], index);
+    // The actor's own reads are at or below its clock: only another's count.
+    if (AnyAfter(read_epochs, clock)) {
+      for (ActorId u = 0; u < width_; ++u) {
+        if (u != self && read_epochs[u] > clock[u]) Race(read_events[u], index);
+      }
     }
     w = Write{self, clock[self], index};
     std::fill(read_epochs, read_epochs + width_, 0);
