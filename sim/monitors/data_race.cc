@@ -48,6 +48,7 @@ void DataRaceMonitor::Reset() {
   gpu_.clear();
   stream_actor_.clear();
   next_callback_ = 0;
+  seen_ = 0;
   raced_ = false;
 }
 
@@ -77,12 +78,23 @@ void DataRaceMonitor::JoinGpu(ActorId actor) {
 
 std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events,
                                                   const SimView& /*view*/) {
-  const Event& e = events.back();
-  if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return std::nullopt;
+  CatchUp(events);
+  return std::nullopt;
+}
+
+void DataRaceMonitor::CatchUp(absl::Span<const Event> events) {
+  for (; seen_ < events.size(); ++seen_) {
+    const Event& e = events[seen_];
+    if ((kActsOn & KindBit(e.kind)) != 0) Apply(e, static_cast<std::uint32_t>(seen_));
+  }
+}
+
+void DataRaceMonitor::Apply(const Event& e, std::uint32_t index) {
+  if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
   switch (e.kind) {
     case EventKind::kSharedAccess:
-      Access(events);
-      return std::nullopt;
+      Access(e, index);
+      return;
     case EventKind::kThreadStart:
       if (e.a != kNoActor && e.a < kMaxIndexedId) {
         ClockOf(e.actor);
@@ -91,35 +103,35 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
         Join(actors_.Row(e.actor, width_), parent);
         ++parent[e.a];
       }
-      return std::nullopt;
+      return;
     case EventKind::kJoin:
       if (e.a < kMaxIndexedId && actors_.Has(e.a)) {
         Fit(e.a);
         Entry* joiner = ClockOf(e.actor);  // rows only grow past both now
         Join(joiner, actors_.Row(e.a, width_));
       }
-      return std::nullopt;
+      return;
     case EventKind::kMutexLock:
       if (e.a < kMaxIndexedId && mutexes_.Has(e.a)) {
         Entry* clock = ClockOf(e.actor);
         Join(clock, mutexes_.Row(e.a, width_));
       }
-      return std::nullopt;
+      return;
     case EventKind::kMutexPass:
       // Acquires what the holders released; releases nothing: passes only
       // read, and commute with each other in the search, so one must not
       // order the next.
       if (e.a < kMaxIndexedId && mutexes_.Has(e.a))
         Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
-      return std::nullopt;
+      return;
     case EventKind::kMutexUnlock:
       if (e.a < kMaxIndexedId) {
         ClockOf(e.actor);
         Release(e.actor, mutexes_.Row(e.a, width_));
       }
-      return std::nullopt;
+      return;
     case EventKind::kDriverCall: {
-      if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return std::nullopt;
+      if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return;
       const auto api = static_cast<DriverCall>(e.a);
       if (api == DriverCall::kStreamAddCallback || api == DriverCall::kLaunchHostFunc) {
         const std::uint32_t id = next_callback_++;
@@ -130,14 +142,14 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
       } else if (Synchronises(api)) {
         JoinGpu(e.actor);
       }
-      return std::nullopt;
+      return;
     }
     case EventKind::kKernelEnqueue:
       if (e.a < kMaxIndexedId) {
         ClockOf(e.actor);
         Release(e.actor, kernels_.Row(e.a, width_));
       }
-      return std::nullopt;
+      return;
     case EventKind::kKernelStart:
       if (std::find(gpu_.begin(), gpu_.end(), e.actor) == gpu_.end()) gpu_.push_back(e.actor);
       if (e.b < kMaxIndexedId) {
@@ -148,7 +160,7 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
         ClockOf(e.actor);
         Join(actors_.Row(e.actor, width_), kernels_.Row(e.a, width_));
       }
-      return std::nullopt;
+      return;
     case EventKind::kCallbackStart:
     case EventKind::kHostFnStart:
       ClockOf(e.actor);
@@ -160,21 +172,20 @@ std::optional<Violation> DataRaceMonitor::OnEvent(absl::Span<const Event> events
         ClockOf(stream);
         Join(actors_.Row(e.actor, width_), actors_.Row(stream, width_));
       }
-      return std::nullopt;
+      return;
     default:
-      return std::nullopt;
+      return;
   }
 }
 
 std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> events,
                                                        const SimView& view, bool) {
+  CatchUp(events);
   if (!raced_ || race_later_ >= events.size()) return std::nullopt;
   return Complain(events, view);
 }
 
-void DataRaceMonitor::Access(absl::Span<const Event> events) {
-  const Event& e = events.back();
-  const auto index = static_cast<std::uint32_t>(events.size() - 1);
+void DataRaceMonitor::Access(const Event& e, std::uint32_t index) {
   if (e.a >= kMaxIndexedId) return;
   const ActorId self = e.actor;
   const Entry* clock = ClockOf(self);

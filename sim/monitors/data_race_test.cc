@@ -51,6 +51,26 @@ TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
             "held (event #1): no lock, spawn, join, callback or synchronisation orders them");
 }
 
+TEST(DataRaceTest, JudgesTheTraceAtTheEndWithoutBeingFedEvents) {
+  // The engine feeds it nothing as events are logged (reads() is empty);
+  // the end of the execution is where it reads the trace, once.
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  Read(t, kT2, kBlock);
+  DataRaceMonitor m;
+  EXPECT_EQ(m.reads(), 0u);
+  m.Reset();
+  auto v = m.OnQuiescence(t.events(), FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("T2 reads shared object 0 unguarded (event #3)"));
+  // And the same trace, fed up to its end and judged again, is judged once.
+  auto again = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->message, v->message);
+}
+
 TEST(DataRaceTest, ReadsNeverRaceWithReads) {
   Trace t;
   Read(t, kT1, kBlock);

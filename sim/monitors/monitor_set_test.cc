@@ -208,7 +208,11 @@ TEST(MonitorSetTest, EveryMonitorDeclaresWhatItReads) {
     auto m = MakeMonitor(name, MonitorParams{});
     ASSERT_TRUE(m.ok()) << m.status();
     EXPECT_NE((*m)->reads(), kAllEventKinds) << name;
-    EXPECT_NE((*m)->reads(), 0u) << name;
+    // Reading nothing as events are logged is blindness, except for a
+    // monitor that reads the whole trace at the end (data_race_test).
+    if (name != "data-race") {
+      EXPECT_NE((*m)->reads(), 0u) << name;
+    }
   }
   EXPECT_EQ((*MakeMonitor("bounded-cache", {}))->reads(), KindBit(EventKind::kCacheHeld));
 }
