@@ -286,6 +286,14 @@ void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
     }
   }
   first_of_kind_[64] = static_cast<std::uint32_t>(by_kind_.size());
+  const EventKind call_kinds[2] = {EventKind::kDriverCall, EventKind::kDriverCallBlock};
+  for (int c = 0; c < 2; ++c) {
+    const auto k = static_cast<std::size_t>(call_kinds[c]);
+    unmarked_call_apis_[c] = 0;
+    for (std::uint32_t i = first_of_kind_[k]; i < first_of_kind_[k + 1]; ++i) {
+      if (!call_filters_[i].marked_only) unmarked_call_apis_[c] |= call_filters_[i].apis;
+    }
+  }
 }
 
 void Scheduler::RunMonitors(EventKind kind) {
@@ -318,6 +326,8 @@ void Scheduler::RunCallMonitors(std::size_t first, std::size_t last) {
   const bool succeeded =
       e.kind != EventKind::kDriverCall || e.x == static_cast<std::uint64_t>(CuResult::kSuccess);
   const bool marked = (e.b & kCallFromCallback) != 0;
+  const std::uint64_t unmarked_apis = unmarked_call_apis_[e.kind == EventKind::kDriverCall ? 0 : 1];
+  if (known_api && !marked && (unmarked_apis & api_bit) == 0) return;
   const absl::Span<const Event> events(trace_);
   auto* const verdict = reinterpret_cast<std::optional<Violation>*>(&verdict_);
   for (std::size_t i = first; i < last; ++i) {

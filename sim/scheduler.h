@@ -510,6 +510,10 @@ class Scheduler final : public SimView {
   std::uint32_t first_of_kind_[65] = {};
   // Beside by_kind_: each entry's CallFilter (read for the driver-call kinds).
   std::vector<CallFilter> call_filters_;
+  // By driver-call kind (0: kDriverCall, 1: kDriverCallBlock), the calls some
+  // filter that is not marked_only takes: a call outside it, not made from a
+  // callback, reaches no monitor (most calls, most of the time).
+  std::uint64_t unmarked_call_apis_[2] = {};
   // Storage for the verdict of the monitor RunMonitors is calling.
   alignas(std::optional<Violation>) unsigned char verdict_[sizeof(std::optional<Violation>)];
   std::uint64_t step_bound_ = 100000;
