@@ -5,6 +5,7 @@
 #define STACKCHECK_CORE_HOST_H_
 
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -86,6 +87,14 @@ class Host {
   // The simulator ends the simulated process, never the test binary.
   virtual void AtExit(std::function<void()> handler) = 0;
   [[noreturn]] virtual void Exit(int status) = 0;
+  // Exit, called where the caller's frames own nothing any more (a main
+  // that returned everything it held, as its return would): the simulator
+  // then need not unwind the caller's stack to free it. The same process
+  // exit everywhere else.
+  [[noreturn]] virtual void ExitOwningNothing(int status) {
+    Exit(status);
+    std::abort();  // Exit never returns; GCC cannot see that through the virtual call
+  }
 
   // Shared state (core/shared.h declares it through these two; nothing else
   // calls them). DeclareShared names state that threads share and meant to be

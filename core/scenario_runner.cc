@@ -76,19 +76,24 @@ void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
   for (const auto& [index, slot] : slots) Release(slot, runtime);
 }
 
-}  // namespace
-
-void RunScenario(const Scenario& scenario, Device& device, Host& host,
-                 RuntimeObserver& observer, const PolicyInfo& policy) {
+// Everything main does before its exit; what it owns is gone when it returns.
+void OpenRunAndJoin(const Scenario& scenario, Device& device, Host& host, RuntimeObserver& observer,
+                    const PolicyInfo& policy) {
   RuntimeOptions options;
   options.soft_limit = scenario.soft_limit;
   // Owned by the main thread; every program thread holds a strong reference
   // on its own stack while it runs, and the exit handler one while it closes
   // the device. In the simulator an ended process's fibers unwind one by one:
   // the runtime must outlive whichever of them still runs its code, and must
-  // not outlive the execution (nothing but those stacks owns it).
+  // not outlive the execution.
   auto runtime =
       std::make_shared<Runtime>(device, host, observer, policy, options);
+  if (scenario.close_at_end) {
+    // The exit after main's work closes the device through the runtime:
+    // like libgomp's state (a global), it outlives main's locals, held by
+    // this handler. Registered first, it runs last.
+    host.AtExit([keep = runtime] {});
+  }
   runtime->OpenDevice();
   runtime->LoadImage(scenario.faults.device_constructors,
                      scenario.faults.device_destructors);
@@ -106,8 +111,15 @@ void RunScenario(const Scenario& scenario, Device& device, Host& host,
     }));
   }
   for (ThreadId thread : threads) host.Join(thread);
+}
 
-  if (scenario.close_at_end) host.Exit(0);
+}  // namespace
+
+void RunScenario(const Scenario& scenario, Device& device, Host& host, RuntimeObserver& observer,
+                 const PolicyInfo& policy) {
+  OpenRunAndJoin(scenario, device, host, observer, policy);
+  // This frame owns nothing: the simulator need not unwind it after the exit.
+  if (scenario.close_at_end) host.ExitOwningNothing(0);
 }
 
 }  // namespace stackcheck

@@ -20,8 +20,9 @@ namespace stackcheck {
 // released first, so programs never leak by overwriting); kDeviceFree /
 // kExitData -> release the slot (empty: no-op); kUpdate -> Update of a mapped
 // slot; at the end the thread releases what its slots still hold. Then, if close_at_end,
-// Host::Exit(0): the exit handlers close the device, as in libgomp. Otherwise
-// it returns with the device still open.
+// exit(0) (Host::ExitOwningNothing: main's locals are gone by then): the exit
+// handlers close the device, as in libgomp. Otherwise it returns with the
+// device still open.
 //
 // Any fatal error ends the process through Host::Exit from the thread that
 // hit it; this function then never returns.

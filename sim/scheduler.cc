@@ -66,7 +66,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   handlers_actor_ = kNoActor;
   handlers_program_wide_ = false;
   handlers_from_ = 0;
-  stacks_intact_ = true;
+  stacks_at_end_ = Stacks::kIntact;
   watch_ = 0;
   for (std::uint64_t& set : waiting_for_) set = 0;
   for (auto& m : monitors_) m->Reset();
@@ -733,10 +733,10 @@ void Scheduler::Reschedule(PointKind kind) {
   }
 }
 
-void Scheduler::EndProcess(int status, bool stacks_intact) {
+void Scheduler::EndProcess(int status, Stacks stacks) {
   if (!tearing_down_ && exiting_actor_ == kNoActor) {
     exiting_actor_ = current_;
-    stacks_intact_ = stacks_intact;
+    stacks_at_end_ = stacks;
   }
   if (!tearing_down_ && !stopped_) {
     process_exited_ = true;
@@ -833,22 +833,26 @@ void Scheduler::Teardown() {
   // the process holds the runtime the others use, so it goes last.
   for (ActorId id = static_cast<ActorId>(actor_count_); id-- > 0;) {
     if (id == exiting_actor_ || !actors_[id].cont) continue;
-    if (stacks_intact_ && !OwnsNothing(id)) {
+    if (stacks_at_end_ != Stacks::kMainReturned && !OwnsNothing(id)) {
       Unwind(id);
     } else {
       Abandon(id);
     }
   }
   if (exiting_actor_ != kNoActor && actors_[exiting_actor_].cont) {
-    // After main returned, its stack holds only the engine's exit path.
-    if (stacks_intact_) {
+    // After main returned, or an exit from frames that own nothing, its
+    // stack holds only the engine's exit path.
+    if (stacks_at_end_ == Stacks::kIntact) {
       Unwind(exiting_actor_);
     } else {
       Abandon(exiting_actor_);
     }
   }
-  tearing_down_ = false;
+  // On the OS thread's own stack, still tearing down: a destructor's
+  // scheduling point returns at once (MayUnwindHere), nothing is logged.
   current_ = kMainContext;
+  kept_.clear();
+  tearing_down_ = false;
   for (const Grave& g : graveyard_) g.free(g.object);
   graveyard_.clear();
 }
@@ -874,7 +878,8 @@ void Scheduler::Unwind(ActorId id) {
 }
 
 bool Scheduler::MayUnwindHere() const {
-  return !forced_unwinding_ && std::uncaught_exceptions() == 0;
+  // Never the OS thread's own stack (objects destroyed at teardown run there).
+  return current_ != kMainContext && !forced_unwinding_ && std::uncaught_exceptions() == 0;
 }
 
 // The unwinder's view of the scheduler: stops at the fiber's entry frame.

@@ -23,7 +23,11 @@
 // refer to their parents' locals. When the process ended by returning from
 // main, main's locals are already gone, so the other fibers are abandoned
 // without running any of their code (a real process never runs it either);
-// whatever their frames owned on the heap is then lost.
+// whatever their frames owned on the heap is then lost. An exit from frames
+// that own nothing (Host::ExitOwningNothing: the scenario runner's main
+// after its work) leaves that one stack as it is and unwinds the others: an
+// unwind costs about a microsecond per ten frames, at every execution's end.
+// What exit handlers hold (KeepUntilTeardown) is destroyed after the stacks.
 #ifndef STACKCHECK_SIM_SCHEDULER_H_
 #define STACKCHECK_SIM_SCHEDULER_H_
 
@@ -203,9 +207,16 @@ class Scheduler final : public SimView {
   // The current actor cannot continue until `reason` holds. Returns once it
   // holds and the actor has been chosen (callers re-check in a loop).
   void Block(const WaitReason& reason, const Footprint& next);
+  // What the process's end leaves on the fibers' stacks, for teardown.
+  enum class Stacks : std::uint8_t {
+    kIntact,             // exit(): every frame lives; unwind them all
+    kCallerOwnsNothing,  // exit() from frames that own nothing: leave the
+                         // caller's, unwind the others'
+    kMainReturned,       // main's locals are destroyed, and other threads
+                         // may refer to them: unwind nothing
+  };
   // The simulated process ends (after exit handlers ran): no actor moves again.
-  // `stacks_intact` is false when main returned (its locals are destroyed).
-  [[noreturn]] void EndProcess(int status, bool stacks_intact = true);
+  [[noreturn]] void EndProcess(int status, Stacks stacks = Stacks::kIntact);
   // The exit handlers start running on the current actor. With
   // `program_wide`, from here on its steps are program-wide
   // (Footprint::program), whatever else they touch: a real program's
@@ -226,6 +237,10 @@ class Scheduler final : public SimView {
   // Memory the simulated program released that fiber code may still touch
   // (a destroyed mutex): freed after teardown, when no fiber runs any more.
   void Bury(void* object, void (*free)(void*)) { graveyard_.push_back({object, free}); }
+  // Keeps `object` (and what it owns) until teardown, where it is destroyed
+  // after the fibers' stacks, as every destructor the process left behind
+  // is: then nothing it runs is logged or scheduled.
+  void KeepUntilTeardown(std::function<void()> object) { kept_.push_back(std::move(object)); }
   bool tearing_down() const { return tearing_down_; }
 
   // --- mutexes (the host model's, kept here for the wait-for graph) ---
@@ -571,12 +586,13 @@ class Scheduler final : public SimView {
   ActorId handlers_actor_ = kNoActor;  // running the exit handlers
   bool handlers_program_wide_ = false;  // ExitHandlersStart
   std::size_t handlers_from_ = 0;
-  bool stacks_intact_ = true;
+  Stacks stacks_at_end_ = Stacks::kIntact;  // as the process ended
   struct Grave {
     void* object;
     void (*free)(void*);
   };
   std::vector<Grave> graveyard_;
+  std::vector<std::function<void()>> kept_;  // KeepUntilTeardown
 
   boost::context::fiber main_cont_;
   void* main_tsan_fiber_ = nullptr;

@@ -224,6 +224,18 @@ void SimHost::AtExit(std::function<void()> handler) {
 }
 
 void SimHost::Exit(int status) {
+  ExitStep();
+  ExitProcess(status);
+}
+
+void SimHost::ExitOwningNothing(int status) {
+  // The same steps; only teardown differs: it leaves this stack as it is
+  // (unwinding one costs a microsecond or more, at every execution's end).
+  ExitStep();
+  ExitProcess(status, Scheduler::Stacks::kCallerOwnsNothing);
+}
+
+void SimHost::ExitStep() {
   // An exit() that finds another one running ends the process at once,
   // cutting short whatever the other threads and the handlers were doing: a
   // global step. The first exit's step only starts the handlers, running
@@ -242,10 +254,9 @@ void SimHost::Exit(int status) {
     scheduler_->Point(Touches(ObjectId(ObjectKind::kProcess, 0), true));
     pending_exits_.erase(std::find(pending_exits_.begin(), pending_exits_.end(), self));
   }
-  ExitProcess(status);
 }
 
-void SimHost::ExitProcess(int status, bool from_main_return) {
+void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
   if (!exiting_) {
     exiting_ = true;
     for (ActorId other : pending_exits_) scheduler_->Redeclare(other, GlobalFootprint());
@@ -262,8 +273,13 @@ void SimHost::ExitProcess(int status, bool from_main_return) {
     std::function<void()> handler = std::move(exit_handlers_.back());
     exit_handlers_.pop_back();
     handler();
+    // What a handler holds (RunScenario's keeps the runtime, a global in
+    // libgomp, alive past main's locals) goes with the process, not before
+    // the process is over. A handler that exits again never gets here: its
+    // stack keeps it, and that exit unwinds the stack.
+    scheduler_->KeepUntilTeardown(std::move(handler));
   }
-  scheduler_->EndProcess(status, /*stacks_intact=*/!from_main_return);
+  scheduler_->EndProcess(status, stacks);
 }
 
 SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {

@@ -31,9 +31,12 @@ class SimHost final : public Host, public RuntimeObserver {
   void BeginExecution() {
     exit_handlers_.clear(), exiting_ = false, pending_exits_.clear(), guards_.clear();
   }
-  // Runs the exit path on the calling fiber. `from_main_return`: main has
-  // returned (what returning from main does) and its locals are gone.
-  [[noreturn]] void ExitProcess(int status, bool from_main_return = false);
+  // Destroys the handlers an execution registered and never ran.
+  void ForgetExitHandlers() { exit_handlers_.clear(); }
+  // Runs the exit path on the calling fiber; `stacks` says what teardown
+  // may unwind (Scheduler::Stacks; kMainReturned: main has returned, which is
+  // exit(0), and its locals are gone).
+  [[noreturn]] void ExitProcess(int status, Scheduler::Stacks stacks = Scheduler::Stacks::kIntact);
 
   const ProbeRegistry& probes() const { return probes_; }
   ProbeRegistry& probes() { return probes_; }
@@ -58,6 +61,7 @@ class SimHost final : public Host, public RuntimeObserver {
   void Yield() override;
   void AtExit(std::function<void()> handler) override;
   [[noreturn]] void Exit(int status) override;
+  [[noreturn]] void ExitOwningNothing(int status) override;
   // An access without its guard held is a scheduling point of its own that
   // breaks the guard's bit (it conflicts with every step taken while holding
   // the guard, where the guarded accesses are), except on the actor running
@@ -106,6 +110,8 @@ class SimHost final : public Host, public RuntimeObserver {
     std::uint8_t bit = 0;     // its guard bit (Footprint::held); 0: no guard
   };
   std::vector<GuardOf> guards_;  // by SharedId, this execution's
+  // The step exit() takes before the handlers run (see Exit).
+  void ExitStep();
   bool exiting_ = false;
   // Threads waiting at the first point of an exit() while none has run.
   std::vector<ActorId> pending_exits_;

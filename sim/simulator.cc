@@ -39,11 +39,15 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   // reports the read of the moved-from capture).
   const ActorId main = scheduler_->SpawnFiber(ActorKind::kHostThread, [&] {
     main_thread(device, host, host);
-    host.ExitProcess(0, /*from_main_return=*/true);  // returning from main is exit(0)
+    host.ExitProcess(0, Scheduler::Stacks::kMainReturned);  // returning from main is exit(0)
   });
   scheduler_->LogAs(main, EventKind::kThreadStart, kNoActor);
   device_->BeginExecution();
   scheduler_->RunExecution();
+  // Handlers the process never ran (it ended by a violation or a deadlock)
+  // may hold the program's state: destroyed now, while everything they
+  // refer to lives, not at the next execution or with the Simulator.
+  host.ForgetExitHandlers();
 
   result_.violation = scheduler_->violation();
   result_.passed.swap(scheduler_->passed());
