@@ -159,15 +159,29 @@ std::vector<std::string> KnownProbes() {
   return out;
 }
 
-PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
-                               std::uint64_t index, const PolicyInfo& policy,
+namespace {
+
+GenOptions WithoutSchedule(GenOptions options) {
+  options.draw_schedule = false;
+  return options;
+}
+
+}  // namespace
+
+CaseGens::CaseGens(GenOptions options)
+    : with_schedule(GenCase(options)), without_schedule(GenCase(WithoutSchedule(options))) {}
+
+PlannedExecution PlanExecution(const CaseGens& gens, std::uint64_t seed, std::uint64_t index,
+                               const PolicyInfo& policy,
                                const std::vector<const PropertyInfo*>& available) {
   PlannedExecution plan;
+  plan.strategy = kPortfolio[index % std::size(kPortfolio)];
   // The case depends on (seed, index) only, so every policy meets the same cases.
   // Sizes sweep 0..100 as in a RapidCheck run: small sizes give tight device
   // capacities (OOM paths), large ones roomy devices and long schedules.
-  plan.test_case = CaseForSeed(gen, MixSeed(seed, index, 0), static_cast<int>((index / 3) % 101));
-  plan.strategy = kPortfolio[index % std::size(kPortfolio)];
+  const bool sequence = plan.strategy == "sequence";
+  plan.test_case = CaseForSeed(sequence ? gens.with_schedule : gens.without_schedule,
+                               MixSeed(seed, index, 0), static_cast<int>((index / 3) % 101));
   plan.strategy_seed = MixSeed(seed, index, 1);
   std::vector<const PropertyInfo*> monitors;
   for (const PropertyInfo* p : available) {
@@ -209,12 +223,12 @@ absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
                                    const std::vector<std::string>& targets,
                                    std::uint64_t seed, std::uint64_t max_executions,
                                    absl::Duration time_limit, const GenOptions& generator) {
-  const rc::Gen<Case> gen = GenCase(generator);
+  const CaseGens gens(generator);
   const std::vector<const PropertyInfo*> available = AvailableProperties();
   const absl::Time start = absl::Now();
   Hunt hunt;
   for (std::uint64_t i = 0; i < max_executions && absl::Now() - start < time_limit; ++i) {
-    const PlannedExecution plan = PlanExecution(gen, seed, i, policy, available);
+    const PlannedExecution plan = PlanExecution(gens, seed, i, policy, available);
     absl::StatusOr<Execution> e = RunPlanned(plan, policy);
     if (!e.ok()) return e.status();
     ++hunt.executions;
@@ -271,14 +285,14 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
     auto work = [&](int job) {
       WorkerStats& stats = workers[job];
       stats.properties.resize(AllProperties().size());
-      const rc::Gen<Case> gen = GenCase(options.generator);
+      const CaseGens gens(options.generator);
       const std::uint64_t stride =
           static_cast<std::uint64_t>(options.shard_count) * options.jobs;
       for (std::uint64_t i = options.shard_index +
                              static_cast<std::uint64_t>(options.shard_count) * job;
            options.executions == 0 || i < options.executions; i += stride) {
         if (absl::Now() >= explore_end || stopped()) break;
-        const PlannedExecution plan = PlanExecution(gen, options.seed, i, policy, available);
+        const PlannedExecution plan = PlanExecution(gens, options.seed, i, policy, available);
         absl::StatusOr<Execution> e =
             RunPlanned(plan, policy, &stats.coverage, /*pass_known=*/true);
         if (!e.ok()) {

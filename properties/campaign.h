@@ -158,8 +158,15 @@ struct PlannedExecution {
   std::uint64_t strategy_seed;
   std::vector<const PropertyInfo*> checked;  // monitor-checked properties on
 };
-PlannedExecution PlanExecution(const rc::Gen<Case>& gen, std::uint64_t seed,
-                               std::uint64_t index, const PolicyInfo& policy,
+// The generators a campaign plans from: cases with a schedule for the
+// sequence strategy, without one for the others (GenOptions::draw_schedule).
+struct CaseGens {
+  explicit CaseGens(GenOptions options = {});
+  rc::Gen<Case> with_schedule;
+  rc::Gen<Case> without_schedule;
+};
+PlannedExecution PlanExecution(const CaseGens& gens, std::uint64_t seed, std::uint64_t index,
+                               const PolicyInfo& policy,
                                const std::vector<const PropertyInfo*>& available);
 
 // Runs a planned execution; the returned Execution's schedule replays it.

@@ -104,10 +104,10 @@ TEST(Campaign, ViolationsComeWithReplayableTokens) {
 TEST(Campaign, PlansDependOnSeedAndIndexOnly) {
   const PolicyInfo* v2 = FindPolicy("v2-gcc11");
   const std::vector<const PropertyInfo*> available = AvailableProperties();
-  const rc::Gen<Case> gen = GenCase();
+  const CaseGens gens;
   for (std::uint64_t i = 0; i < 30; ++i) {
-    const PlannedExecution a = PlanExecution(gen, 3, i, *v2, available);
-    const PlannedExecution b = PlanExecution(GenCase(), 3, i, *v2, available);
+    const PlannedExecution a = PlanExecution(gens, 3, i, *v2, available);
+    const PlannedExecution b = PlanExecution(CaseGens(), 3, i, *v2, available);
     EXPECT_TRUE(a.test_case == b.test_case);
     EXPECT_EQ(a.strategy, b.strategy);
     EXPECT_EQ(a.strategy_seed, b.strategy_seed);
@@ -117,7 +117,7 @@ TEST(Campaign, PlansDependOnSeedAndIndexOnly) {
   std::map<absl::string_view, int> explorers;
   std::vector<const PropertyInfo*> focused;
   for (std::uint64_t i = 0; i < 60; ++i) {
-    const PlannedExecution p = PlanExecution(gen, 3, i, *v2, available);
+    const PlannedExecution p = PlanExecution(gens, 3, i, *v2, available);
     ++explorers[p.strategy];
     if (p.checked.size() == 1) focused.push_back(p.checked[0]);
   }

@@ -179,7 +179,8 @@ rc::Gen<Case> GenCase(const GenOptions& options) {
       [](Scenario s, sim::SimModes m, std::vector<std::uint64_t> schedule) {
         return Case{std::move(s), m, std::move(schedule)};
       },
-      GenScenario(options), GenSimModes(options), GenSchedule(options));
+      GenScenario(options), GenSimModes(options),
+      options.draw_schedule ? GenSchedule(options) : rc::gen::just(std::vector<std::uint64_t>{}));
 }
 
 Case CaseForSeed(const rc::Gen<Case>& gen, std::uint64_t seed, int size) {

@@ -27,6 +27,10 @@ struct GenOptions {
   int max_ops_per_thread = 5;
   int max_schedule = 48;   // schedule choices
   bool vary_modes = true;  // draw SEM-07 / SEM-11 modes, else the defaults
+  // False: every case's schedule is empty. Only the sequence strategy reads
+  // it, and drawing it costs more than the rest of a case. The scenario and
+  // modes drawn for a seed are the same either way.
+  bool draw_schedule = true;
 };
 
 rc::Gen<RegionSpec> GenRegion();  // id left 0: GenScenario numbers regions

@@ -44,6 +44,25 @@ TEST(Generators, SameSeedSameCase) {
   EXPECT_GT(distinct, 40);
 }
 
+TEST(Generators, ASeedDrawsTheSameScenarioWithOrWithoutASchedule) {
+  GenOptions no_schedule;
+  no_schedule.draw_schedule = false;
+  const rc::Gen<Case> with = GenCase();
+  const rc::Gen<Case> without = GenCase(no_schedule);
+  int scheduled = 0;
+  for (std::uint64_t seed = 1; seed < 200; ++seed) {
+    for (int size : {0, 37, 100}) {
+      const Case a = CaseForSeed(with, seed, size);
+      const Case b = CaseForSeed(without, seed, size);
+      EXPECT_TRUE(SameScenario(a.scenario, b.scenario)) << seed << " " << size;
+      EXPECT_TRUE(a.modes == b.modes) << seed << " " << size;
+      EXPECT_TRUE(b.schedule.empty());
+      scheduled += !a.schedule.empty();
+    }
+  }
+  EXPECT_GT(scheduled, 100);  // the comparison is not between empty schedules
+}
+
 TEST(Generators, ExploresTheRarePaths) {
   // Over a few hundred seeds the generator must produce each feature the
   // properties depend on; a generator that never aborts finds no B1.
