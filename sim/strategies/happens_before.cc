@@ -105,7 +105,10 @@ void HappensBefore::Truncate(std::size_t steps) {
   cut(device_wide_steps_);
   cut(program_wide_steps_);
   cut(breaking_steps_);
-  for (std::size_t o = 0; o < objects_used_; ++o) cut(objects_[o].steps);
+  for (std::size_t o = 0; o < objects_used_; ++o) {
+    cut(objects_[o].steps);
+    cut(objects_[o].writes);
+  }
   for (auto& list : actor_steps_) cut(list);
   steps_.resize(steps);
   step_clocks_.resize(steps * width_);
@@ -147,6 +150,7 @@ HappensBefore::ObjectState& HappensBefore::Touch(std::uint32_t object) {
   state.clocks = static_cast<std::uint32_t>(object_clocks_.size() / width_);
   object_clocks_.resize(object_clocks_.size() + 2 * width_, 0);
   state.steps.clear();
+  state.writes.clear();
   return state;
 }
 
@@ -241,6 +245,9 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
     }
     if (object.steps.empty() || object.steps.back() != index) {
       object.steps.push_back(static_cast<std::uint32_t>(index));
+    }
+    if (access.write && (object.writes.empty() || object.writes.back() != index)) {
+      object.writes.push_back(static_cast<std::uint32_t>(index));
     }
   }
   if (step.program & kProgramWide) {
@@ -448,8 +455,12 @@ void HappensBefore::ForEachRace(
   for (int a = 0; a < pending.count; ++a) {
     const ObjectState* object = Find(pending.accesses[a].object);
     if (object == nullptr) continue;
-    lists[a + 1] = &object->steps;
-    next[a + 1] = object->steps.size();
+    // A read depends, through this object, only on the steps writing it;
+    // the reads between them would be scanned for nothing.
+    const std::vector<std::uint32_t>& list =
+        pending.accesses[a].write ? object->steps : object->writes;
+    lists[a + 1] = &list;
+    next[a + 1] = list.size();
   }
   if (pending_device) {
     lists[4] = &device_wide_steps_;

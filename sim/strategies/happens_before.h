@@ -80,6 +80,8 @@ class HappensBefore {
   struct ObjectState {
     std::uint32_t clocks = 0;  // index of its pair in object_clocks_
     std::vector<std::uint32_t> steps;  // indices of the steps touching it
+    // ... and of those writing it: all a read can depend on through it.
+    std::vector<std::uint32_t> writes;
   };
   // Special clocks, by index into special_.
   enum Special : int {
