@@ -131,10 +131,27 @@ class HappensBefore {
     for (std::uint32_t q = 0; q < width_; ++q) into[q] = std::max(into[q], from[q]);
 #endif
   }
+  // Four entries at a time, inline: a clock is a few dozen bytes, and a
+  // memmove call per copy cost more than the copy.
   void Copy(Entry* into, const Entry* from) const {
+#if defined(__SSE2__)
+    for (std::uint32_t q = 0; q < width_; q += 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(into + q),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q)));
+    }
+#else
     std::copy(from, from + width_, into);
+#endif
   }
-  void Clear(Entry* clock) const { std::fill(clock, clock + width_, 0); }
+  void Clear(Entry* clock) const {
+#if defined(__SSE2__)
+    for (std::uint32_t q = 0; q < width_; q += 4) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(clock + q), _mm_setzero_si128());
+    }
+#else
+    std::fill(clock, clock + width_, 0);
+#endif
+  }
   bool Knows(const Entry* clock, ActorId actor, std::size_t step) const {
     return actor < width_ && clock[actor] >= step + 1;
   }
