@@ -63,7 +63,7 @@ void DataRaceMonitor::Widen(ActorId actor) {
 
 void DataRaceMonitor::Release(ActorId actor, Entry* into) {
   const Entry* clock = ClockOf(actor);
-  std::copy(clock, clock + width_, into);
+  vector_clock::Copy(into, clock, width_);
   ++actors_.Row(actor, width_)[actor];
 }
 

@@ -30,13 +30,10 @@
 #include <optional>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "absl/base/attributes.h"
 #include "absl/base/optimization.h"
 #include "sim/monitor.h"
+#include "sim/vector_clock.h"
 
 namespace stackcheck::sim {
 
@@ -65,7 +62,7 @@ class DataRaceMonitor final : public Monitor {
                                         bool all_finished) override;
 
  private:
-  using Entry = std::uint32_t;
+  using Entry = vector_clock::Entry;
   // Rows of width_ entries, one per id (actor, mutex, callback, kernel,
   // object); rows and width only grow, so after the first executions no
   // event allocates.
@@ -103,39 +100,10 @@ class DataRaceMonitor final : public Monitor {
   }
   // Widens every table so that `actor` (at least width_) has an entry.
   ABSL_ATTRIBUTE_NOINLINE void Widen(ActorId actor);
-  // into = max(into, from), entry by entry. Four at a time: width_ is a
-  // multiple of 8, and an entry counts one actor's releases in one
-  // execution (under its step bound), far below 2^31, so a signed compare
-  // orders them.
-  void Join(Entry* into, const Entry* from) const {
-#if defined(__SSE2__)
-    for (std::uint32_t q = 0; q < width_; q += 4) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(into + q));
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q));
-      const __m128i b_later = _mm_cmpgt_epi32(b, a);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(into + q),
-                       _mm_or_si128(_mm_and_si128(b_later, b), _mm_andnot_si128(b_later, a)));
-    }
-#else
-    for (std::uint32_t q = 0; q < width_; ++q) into[q] = into[q] < from[q] ? from[q] : into[q];
-#endif
-  }
-  // Whether some entry of `later` exceeds the same entry of `clock`.
+  // sim/vector_clock.h: width_ is a multiple of 8.
+  void Join(Entry* into, const Entry* from) const { vector_clock::Join(into, from, width_); }
   bool AnyAfter(const Entry* later, const Entry* clock) const {
-#if defined(__SSE2__)
-    __m128i any = _mm_setzero_si128();
-    for (std::uint32_t q = 0; q < width_; q += 4) {
-      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(later + q));
-      const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(clock + q));
-      any = _mm_or_si128(any, _mm_cmpgt_epi32(a, c));
-    }
-    return _mm_movemask_epi8(any) != 0;
-#else
-    for (std::uint32_t q = 0; q < width_; ++q) {
-      if (later[q] > clock[q]) return true;
-    }
-    return false;
-#endif
+    return vector_clock::AnyAfter(later, clock, width_);
   }
   // Copies the actor's clock into `into`, then starts its next epoch.
   void Release(ActorId actor, Entry* into);

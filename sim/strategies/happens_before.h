@@ -15,14 +15,11 @@
 #include <cstdint>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/functional/function_ref.h"
 #include "sim/strategy.h"
+#include "sim/vector_clock.h"
 
 namespace stackcheck::sim {
 
@@ -72,7 +69,7 @@ class HappensBefore {
   // to happen before; 0: none. Clocks live in arenas at a fixed stride (the
   // width grows, re-laying them out, when an actor beyond it appears), so
   // they are copied and joined at every step without allocating.
-  using Entry = std::uint32_t;
+  using Entry = vector_clock::Entry;
   struct Step {
     ActorId actor;
     Footprint footprint;
@@ -115,43 +112,10 @@ class HappensBefore {
   Entry* LastWrite(const ObjectState& o) { return &object_clocks_[o.clocks * width_]; }
   Entry* Reads(const ObjectState& o) { return &object_clocks_[(o.clocks + 1) * width_]; }
 
-  // The width is a multiple of 4, and entries (step counts) stay below
-  // 2^31, so four at a time compare as signed 32-bit lanes.
-  void Join(Entry* into, const Entry* from) const {
-#if defined(__SSE2__)
-    for (std::uint32_t q = 0; q < width_; q += 4) {
-      auto* out = reinterpret_cast<__m128i*>(into + q);
-      const __m128i a = _mm_loadu_si128(out);
-      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q));
-      const __m128i b_greater = _mm_cmpgt_epi32(b, a);
-      _mm_storeu_si128(out, _mm_or_si128(_mm_and_si128(b_greater, b),
-                                         _mm_andnot_si128(b_greater, a)));
-    }
-#else
-    for (std::uint32_t q = 0; q < width_; ++q) into[q] = std::max(into[q], from[q]);
-#endif
-  }
-  // Four entries at a time, inline: a clock is a few dozen bytes, and a
-  // memmove call per copy cost more than the copy.
-  void Copy(Entry* into, const Entry* from) const {
-#if defined(__SSE2__)
-    for (std::uint32_t q = 0; q < width_; q += 4) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(into + q),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q)));
-    }
-#else
-    std::copy(from, from + width_, into);
-#endif
-  }
-  void Clear(Entry* clock) const {
-#if defined(__SSE2__)
-    for (std::uint32_t q = 0; q < width_; q += 4) {
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(clock + q), _mm_setzero_si128());
-    }
-#else
-    std::fill(clock, clock + width_, 0);
-#endif
-  }
+  // sim/vector_clock.h: the width is a multiple of 4.
+  void Join(Entry* into, const Entry* from) const { vector_clock::Join(into, from, width_); }
+  void Copy(Entry* into, const Entry* from) const { vector_clock::Copy(into, from, width_); }
+  void Clear(Entry* clock) const { vector_clock::Clear(clock, width_); }
   bool Knows(const Entry* clock, ActorId actor, std::size_t step) const {
     return actor < width_ && clock[actor] >= step + 1;
   }
