@@ -230,7 +230,7 @@ void SimHost::Exit(int status) {
 
 void SimHost::ExitOwningNothing(int status) {
   // The same steps; only teardown differs: it leaves this stack as it is
-  // (unwinding one costs a microsecond or more, at every execution's end).
+  // (an unwind costs about a thousand instructions per frame, at every execution's end).
   ExitStep();
   ExitProcess(status, Scheduler::Stacks::kCallerOwnsNothing);
 }

@@ -19,8 +19,8 @@
 // nothing.
 //
 // Since nothing is reported before the end, the monitor reads no event as it
-// is logged (reads() is empty): OnQuiescence walks the trace once. A call per
-// event, for a third of an execution's events, cost more than the clocks.
+// is logged (reads() is empty): OnQuiescence walks the trace once, with no
+// call per event.
 // OnEvent, for callers that feed events one by one, catches up the same way.
 #ifndef STACKCHECK_SIM_MONITORS_DATA_RACE_H_
 #define STACKCHECK_SIM_MONITORS_DATA_RACE_H_

@@ -65,7 +65,7 @@ TEST(DataRaceTest, JudgesTheTraceAtTheEndWithoutBeingFedEvents) {
   auto v = m.OnQuiescence(t.events(), FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
   EXPECT_THAT(v->message, HasSubstr("T2 reads shared object 0 unguarded (event #3)"));
-  // And the same trace, fed up to its end and judged again, is judged once.
+  // Fed event by event instead, as tests and direct callers do, it finds the same race.
   auto again = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(again.has_value());
   EXPECT_EQ(again->message, v->message);
