@@ -193,13 +193,20 @@ bool Unexpected(const properties::ExploreReport& r) {
 // Returns whether one is FIXED?.
 bool WriteKnownBugs(const properties::ExploreReport& r, const PolicyInfo& policy,
                     const std::string& scenario_key, ReportSink& out) {
-  std::vector<std::string> met;
-  for (const properties::Finding& f : r.known_met) met.push_back(f.violation.fingerprint);
-  // Fingerprints hold commas: one line each in text.
+  std::vector<std::string> met, tokens;
+  for (const properties::Finding& f : r.known_met) {
+    met.push_back(f.violation.fingerprint);
+    tokens.push_back(f.token);
+  }
+  // Fingerprints hold commas: one line each in text, then its first
+  // execution's replay token (`replay TOKEN --save FILE` keeps it).
   if (out.json()) {
     out.List("known_met", met);
+    out.List("known_met_replays", tokens);
   } else {
-    for (const std::string& fp : met) out.Note(absl::StrCat("known_met ", fp));
+    for (std::size_t i = 0; i < met.size(); ++i) {
+      out.Note(absl::StrCat("known_met ", met[i], "\nknown_met_replay ", tokens[i]));
+    }
   }
   std::vector<std::string> fixed;
   if (r.exhausted) {

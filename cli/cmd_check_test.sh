@@ -46,6 +46,7 @@ expect_line determinism "^exhausted yes$"
 # V2's exit-path bugs, lists them, and proves that nothing else breaks.
 expect_rc only_kept 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --abort --only_kept --no_plain
 expect_line only_kept "^known_met mutex-discipline: mutex-destroy 'stacks lock' on host thread in exit handlers"
+expect_line only_kept "^known_met_replay sc1\.[A-Za-z0-9_-]*$"
 expect_line only_kept "^exhausted yes$"
 expect_line only_kept "^violation none$"
 expect_rc with_bugs 0 "$bin" check --policy=v2-gcc11 --threads=2 --regions=1 --abort --no_plain

@@ -31,6 +31,9 @@ ABSL_FLAG(std::string, format, "text",
           "replay: output format, text (timeline), chrome (Perfetto JSON), or steer (an exec "
           "replay's call order, for the observe preload on the real driver)");
 ABSL_FLAG(std::string, out, "", "replay: write the trace to this file instead of stdout");
+ABSL_FLAG(std::string, save, "",
+          "replay: when the violation recurs, write it as a replay file (scenario, schedule, "
+          "trace digest and fingerprint: a regression corpus entry) to this path");
 
 namespace stackcheck::cli {
 namespace {
@@ -39,13 +42,15 @@ using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
   if (args.size() != 1)
-    return UsageError("usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]");
+    return UsageError(
+        "usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]");
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "chrome" && format != "steer") {
     return UsageError(absl::StrFormat("--format must be text, chrome or steer, not '%s'",
                                       properties::Quoted(format)));
   }
   const std::string out_path = absl::GetFlag(FLAGS_out);
+  const std::string save_path = absl::GetFlag(FLAGS_save);
   if (!out_path.empty()) {
     std::error_code ec;
     if (std::filesystem::equivalent(args[0], out_path, ec)) {
@@ -53,6 +58,10 @@ int RunReplay(const std::vector<std::string>& args) {
           "--out names the replay file itself; writing the trace there "
           "would destroy it");
     }
+    if (out_path == save_path) return UsageError("--out and --save name the same file");
+  }
+  if (IsExecReplay(args[0]) && !save_path.empty()) {
+    return UsageError("--save is for a model's replay, not a real program's (exec)");
   }
   // A real program's counterexample (`exec`) replays by running it again.
   if (IsExecReplay(args[0])) return ReplayExec(args[0], format, out_path);
@@ -137,6 +146,21 @@ int RunReplay(const std::vector<std::string>& args) {
                   j.Key("digest").String(absl::StrFormat("%016x", e.digest));
                   j.Key("steps").Uint(e.steps);
                 });
+  if (!save_path.empty()) {
+    if (!recurred) {
+      report.Note(absl::StrCat("not saved to ", save_path, ": the violation did not recur"));
+    } else {
+      ReplayRecord saved = *record;
+      saved.digest = e.digest;
+      saved.fingerprint = violation->fingerprint;
+      if (absl::Status s = properties::WriteReplayFile(save_path, saved); !s.ok()) {
+        return UsageError(absl::StrFormat("cannot write --save: %s", s.message()));
+      }
+      report.Fields(
+          absl::StrCat("replay file written to ", save_path),
+          [&save_path](properties::JsonWriter& j) { j.Key("replay_file").String(save_path); });
+    }
+  }
   if (!out_path.empty()) {
     report.Fields(absl::StrCat("trace written to ", out_path),
                   [&out_path](properties::JsonWriter& j) { j.Key("trace_file").String(out_path); });
@@ -145,7 +169,7 @@ int RunReplay(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"replay", "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH]",
+    {"replay", "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]",
      "re-execute a recorded failure: timeline (or Perfetto trace) and the violation", &RunReplay});
 
 }  // namespace

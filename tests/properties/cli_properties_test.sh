@@ -48,6 +48,14 @@ contains replay_corpus "!! violation of no-deadlock"
 check replay_written 0 "$bin" replay "$tmp/replays/v1b-callback-lock.no-deadlock.replay"
 if [[ -n "$token" ]]; then
   check replay_token 0 "$bin" replay "$token"
+  # A token kept as a file (a corpus entry): scenario, schedule, digest and
+  # fingerprint, and it replays as the token did.
+  check replay_save 0 "$bin" replay "$token" --save "$tmp/saved.replay"
+  contains replay_save "replay file written to $tmp/saved.replay"
+  grep -q "^fingerprint [a-z-]*: " "$tmp/saved.replay" || { echo "FAIL: --save wrote no fingerprint"; fail=1; }
+  grep -q "^digest [0-9a-f]*$" "$tmp/saved.replay" || { echo "FAIL: --save wrote no digest"; fail=1; }
+  check replay_saved 0 "$bin" replay "$tmp/saved.replay"
+  check replay_save_unwritable 2 "$bin" replay "$token" --save "$tmp/no-such-dir/x.replay"
 else
   echo "FAIL: campaign printed no replay token"; fail=1
 fi
