@@ -103,11 +103,13 @@ class Host {
   // then never hear of it again (real threads: a plain access). SharedAccess
   // is called by the accessing thread just before it reads or writes: the
   // simulator logs the access and, when `guard` is not held by the caller,
-  // makes it a scheduling point.
+  // makes it a scheduling point. SharedSnapshot is an atomic read of it
+  // (not a race): a point too when `guard` is not held, but never reported.
   virtual SharedId DeclareShared(absl::string_view /*name*/, const Mutex* /*guard*/) {
     return kUntrackedShared;
   }
   virtual void SharedAccess(SharedId /*object*/, bool /*write*/) {}
+  virtual void SharedSnapshot(SharedId /*object*/) {}
 };
 
 }  // namespace stackcheck

@@ -26,8 +26,10 @@ class RuntimeObserver {
  public:
   virtual ~RuntimeObserver() = default;
 
-  // run(region) was entered / returned on the calling thread.
-  virtual void RegionBegin(RegionId /*region*/) {}
+  // run(region) was entered / returned on the calling thread. A region
+  // begins once its data is mapped, needing a stacks block of `stacks_bytes`
+  // (0 when it runs on the host) while it runs.
+  virtual void RegionBegin(RegionId /*region*/, std::uint64_t /*stacks_bytes*/) {}
   virtual void RegionEnd(RegionId /*region*/) {}
 
   // A fatal error is about to be raised. `attributed` is the region the message
@@ -38,10 +40,10 @@ class RuntimeObserver {
   // goes on and returns failure. `code` is the driver result behind it.
   virtual void ErrorReported(CuResult /*code*/, absl::string_view /*message*/) {}
 
-  // After each device_alloc: bytes the stacks cache holds, and the largest
-  // block a region currently running needs (for the bounded-cache property).
-  virtual void CacheHeld(std::uint64_t /*held_bytes*/,
-                         std::uint64_t /*largest_needed_bytes*/) {}
+  // The bytes the stacks cache holds at the moment a device_alloc has
+  // applied the soft limit (for the bounded-cache property, which weighs it
+  // against the regions running then).
+  virtual void CacheHeld(std::uint64_t /*held_bytes*/) {}
 
   // A device_alloc (GOMP_OFFLOAD_alloc: mapping, omp_target_alloc, target
   // enter data) returned no memory for `bytes`, while the stacks cache held

@@ -159,11 +159,8 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
     }
     device_lock_->Unlock();
   }
-  ctx_.observer.RegionBegin(region.id);
-  const std::uint64_t need = region.StacksBytes();
-  ctx_.RegionStarted(need);
+  ctx_.observer.RegionBegin(region.id, region.StacksBytes());
   policy_->Run(region, vars);
-  ctx_.RegionFinished(need);
   ctx_.observer.RegionEnd(region.id);
   if (vars == 0) return;
   // gomp_unmap_vars: copy back, then free the block.
@@ -185,7 +182,7 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
 void Runtime::RunOnHost(RegionId region) {
   // libgomp runs a region of a finalized device on the host, whose code this
   // testbed does not model.
-  ctx_.observer.RegionBegin(region);
+  ctx_.observer.RegionBegin(region, 0);
   ctx_.observer.RegionEnd(region);
 }
 

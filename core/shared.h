@@ -16,7 +16,9 @@
 //   the guard, until the guard is released - not past either.
 // - Write() when anything is changed; Read() only observes.
 // - State owned by one thread (a local) or written once before other threads
-//   exist needs no Shared; an atomic snapshot (std::atomic) is not a race.
+//   exist needs no Shared. An atomic snapshot (a std::atomic kept beside it,
+//   read without the guard) is not a race, but what it reads depends on
+//   which guarded writes came first: read it after Snapshot().
 #ifndef STACKCHECK_CORE_SHARED_H_
 #define STACKCHECK_CORE_SHARED_H_
 
@@ -49,6 +51,12 @@ class Shared {
   T& Write() {
     if (host_ != nullptr) host_->SharedAccess(id_, /*write=*/true);
     return value_;
+  }
+  // Just before an atomic snapshot of the state is read from any thread (see
+  // above): on the simulator a scheduling point ordered against the guarded
+  // writes when the guard is not held, never a reported race.
+  void Snapshot() const {
+    if (host_ != nullptr) host_->SharedSnapshot(id_);
   }
 
  private:

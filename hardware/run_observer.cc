@@ -5,13 +5,18 @@
 
 namespace stackcheck::hardware {
 
-void RunObserver::RegionBegin(RegionId) { ++record_.regions_begun; }
+void RunObserver::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
+  ++record_.regions_begun;
+  absl::MutexLock lock(&mu_);
+  running_needs_[region] = stacks_bytes;
+}
 
 void RunObserver::RegionEnd(RegionId region) {
   ++record_.regions_ended;
   EventHandle fence;
   {
     absl::MutexLock lock(&mu_);
+    running_needs_.erase(region);
     auto it = fences_.find(region);
     if (it == fences_.end()) return;
     fence = it->second;
@@ -34,11 +39,12 @@ void RunObserver::FatalReported(RegionId attributed, CuResult code,
   record_.fatal_message[n] = '\0';
 }
 
-void RunObserver::CacheHeld(std::uint64_t held_bytes,
-                            std::uint64_t largest_needed_bytes) {
-  const std::uint64_t bound = std::max(soft_limit_, largest_needed_bytes);
-  if (held_bytes <= bound) return;
+void RunObserver::CacheHeld(std::uint64_t held_bytes) {
+  if (held_bytes <= soft_limit_) return;
   absl::MutexLock lock(&mu_);
+  std::uint64_t bound = soft_limit_;
+  for (const auto& [region, need] : running_needs_) bound = std::max(bound, need);
+  if (held_bytes <= bound) return;
   ++record_.cache_over_bound;
   if (held_bytes - bound >
       record_.cache_worst_held - record_.cache_worst_bound) {

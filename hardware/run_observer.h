@@ -21,12 +21,12 @@ class RunObserver final : public RuntimeObserver {
   RunObserver(RunRecord& record, Device& device, std::uint64_t soft_limit)
       : record_(record), device_(device), soft_limit_(soft_limit) {}
 
-  void RegionBegin(RegionId region) override;
+  void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override;
   void RegionEnd(RegionId region) override;
   void FatalReported(RegionId attributed, CuResult code,
                      absl::string_view message) override;
-  void CacheHeld(std::uint64_t held_bytes,
-                 std::uint64_t largest_needed_bytes) override;
+  // Against the largest need of the regions running at that moment.
+  void CacheHeld(std::uint64_t held_bytes) override;
 
   // For ShakenDevice's launch hook: called on the launching thread.
   void KernelLaunched(const KernelArgs& args, StreamHandle stream,
@@ -38,6 +38,8 @@ class RunObserver final : public RuntimeObserver {
   const std::uint64_t soft_limit_;
   absl::Mutex mu_;
   absl::flat_hash_map<RegionId, EventHandle> fences_ ABSL_GUARDED_BY(mu_);
+  // The stacks bytes each running region needs.
+  absl::flat_hash_map<RegionId, std::uint64_t> running_needs_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace stackcheck::hardware

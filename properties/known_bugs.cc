@@ -258,10 +258,10 @@ const std::vector<KnownBug>& KnownBugs() {
       {"v1a-callback-unlock",
        "no-avoidable-oom: alloc-gave-up on host thread holding {device lock, stacks lock}; fault "
        "out-of-memory",
-       "v1a-callback-unlock.no-avoidable-oom.replay", ""},
+       "", ""},
       {"v1a-callback-unlock",
        "no-avoidable-oom: alloc-gave-up on host thread holding {device lock}; fault out-of-memory",
-       "", ""},
+       "v1a-callback-unlock.no-avoidable-oom.replay", ""},
       // v1b-callback-lock / no-use-after-free
       // A region's variable table (or the program memory it uses, by
       // is_device_ptr) freed by gomp_unmap_vars after a run that returned
@@ -721,35 +721,22 @@ const std::vector<KnownBug>& KnownBugs() {
        "shared-access write on host thread holding {stacks lock}; fault rejected launch",
        "", ""},
       // v2-gcc11 / data-race
-      {"v2-gcc11",
-       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
-       "write on host thread in exit handlers holding {device lock}; fault abort",
-       "v2-gcc11.data-race.replay", ""},
-      {"v2-gcc11",
-       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
-       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
-       "", ""},
+      // nvptx_close_device reads the stacks block without the lock while a
+      // thread past the destroyed lock grows it; close itself writes nothing
+      // back (it frees the whole device record).
       {"v2-gcc11",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault abort",
-       "", ""},
+       "v2-gcc11.data-race.replay", ""},
       {"v2-gcc11",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault out-of-memory",
        "", ""},
       // v3-trunk / data-race
       {"v3-trunk",
-       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
-       "write on host thread in exit handlers holding {device lock}; fault abort",
-       "v3-trunk.data-race.replay", ""},
-      {"v3-trunk",
-       "data-race: shared-access read on host thread holding {stacks lock} and shared-access "
-       "write on host thread in exit handlers holding {device lock}; fault out-of-memory",
-       "", ""},
-      {"v3-trunk",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault abort",
-       "", ""},
+       "v3-trunk.data-race.replay", ""},
       {"v3-trunk",
        "data-race: shared-access read on host thread in exit handlers holding {device lock} and "
        "shared-access write on host thread holding {stacks lock}; fault out-of-memory",

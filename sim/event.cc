@@ -185,6 +185,7 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kMemcpy:
       return absl::StrCat(kind, e.a == 1 ? " to " : " from ", FormatBlock(e.x, e.y));
     case EventKind::kRegionBegin:
+      return absl::StrCat(kind, " region ", e.c, " (stacks ", FormatBytes(e.x), ")");
     case EventKind::kRegionEnd:
       return absl::StrCat(kind, " region ", e.c);
     case EventKind::kFatalReported:
@@ -193,10 +194,11 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " ", FormatResult(e.x));
     case EventKind::kSharedAccess:
       return absl::StrCat(kind, e.b == 1 ? " write" : " read", " #", e.a,
-                          e.c == 1 ? " (guard held)" : " (unguarded)");
+                          e.c == 1                 ? " (guard held)"
+                          : e.c == kSnapshotAccess ? " (atomic snapshot)"
+                                                   : " (unguarded)");
     case EventKind::kCacheHeld:
-      return absl::StrCat(kind, " ", FormatBytes(e.x), " (largest need ",
-                          FormatBytes(e.y), ")");
+      return absl::StrCat(kind, " ", FormatBytes(e.x));
     case EventKind::kProbe:
       // Ids are the engine's probe registry's; names live there.
       return absl::StrCat(kind, " #", e.a);

@@ -14,68 +14,73 @@
 
 namespace stackcheck::sim {
 
+// kSharedAccess's c for an atomic snapshot read without the guard
+// (Shared::Snapshot): ordered by the search, never a data race.
+inline constexpr std::uint32_t kSnapshotAccess = 2;
+
 enum class EventKind : std::uint8_t {
   // --- actors ---
-  kThreadStart,      // a: parent actor (or kNoActor)
+  kThreadStart,  // a: parent actor (or kNoActor)
   kThreadEnd,
-  kCallbackStart,    // a: stream, b: callback id, x: status (CuResult)
-  kCallbackEnd,      // a: stream, b: callback id
-  kHostFnStart,      // a: stream, b: host-fn id
-  kHostFnEnd,        // a: stream, b: host-fn id
-  kHostFnDropped,    // a: stream, b: host-fn id (SEM-06)
+  kCallbackStart,  // a: stream, b: callback id, x: status (CuResult)
+  kCallbackEnd,    // a: stream, b: callback id
+  kHostFnStart,    // a: stream, b: host-fn id
+  kHostFnEnd,      // a: stream, b: host-fn id
+  kHostFnDropped,  // a: stream, b: host-fn id (SEM-06)
   // --- host synchronisation ---
-  kMutexCreate,      // a: mutex id
-  kMutexLock,        // a: mutex id (acquired)
-  kMutexBlock,       // a: mutex id, b: owner actor (started waiting)
-  kMutexTryLockFail, // a: mutex id
-  kMutexUnlock,      // a: mutex id, b: owner actor before the unlock
-  kMutexDestroy,     // a: mutex id, b: owner actor (kNoActor if free)
-  kSleep,            // x: virtual ns
-  kJoin,             // a: joined actor
-  kProcessExit,      // x: status; the simulated process ends
+  kMutexCreate,       // a: mutex id
+  kMutexLock,         // a: mutex id (acquired)
+  kMutexBlock,        // a: mutex id, b: owner actor (started waiting)
+  kMutexTryLockFail,  // a: mutex id
+  kMutexUnlock,       // a: mutex id, b: owner actor before the unlock
+  kMutexDestroy,      // a: mutex id, b: owner actor (kNoActor if free)
+  kSleep,             // x: virtual ns
+  kJoin,              // a: joined actor
+  kProcessExit,       // x: status; the simulated process ends
   // --- driver calls (made by the acting thread) ---
   kDriverCall,       // a: DriverCall, x: result (CuResult); logged on return
   kDriverCallBlock,  // a: DriverCall (the call started waiting)
   // --- device memory ---
-  kAlloc,            // x: ptr, y: bytes
-  kFree,             // x: ptr, y: bytes
-  kAllocFailed,      // y: bytes, x: CuResult
+  kAlloc,        // x: ptr, y: bytes
+  kFree,         // x: ptr, y: bytes
+  kAllocFailed,  // y: bytes, x: CuResult
   // --- kernels (a: kernel id, b: stream) ---
-  kKernelEnqueue,    // x: stacks base, y: stack bytes per warp, c: region tag,
-                     // d: teams * warps (warp slots)
-  kKernelStart,      // the GPU starts it: its warps now use their slots
-  kKernelEnd,        // x: result (kSuccess or the trap code)
-  kKernelDropped,    // queued work discarded after a sticky error
-  kStickyError,      // x: CuResult; the context is poisoned from here on
+  kKernelEnqueue,  // x: stacks base, y: stack bytes per warp, c: region tag,
+                   // d: teams * warps (warp slots)
+  kKernelStart,    // the GPU starts it: its warps now use their slots
+  kKernelEnd,      // x: result (kSuccess or the trap code)
+  kKernelDropped,  // queued work discarded after a sticky error
+  kStickyError,    // x: CuResult; the context is poisoned from here on
   // --- events and stream-ordered memory ---
-  kEventRecord,      // a: event id, b: stream
-  kEventComplete,    // a: event id
-  kAsyncFreeComplete,// x: ptr, y: bytes
-  kCtxDestroy,       // the context is gone; its blocks are invalid
+  kEventRecord,        // a: event id, b: stream
+  kEventComplete,      // a: event id
+  kAsyncFreeComplete,  // x: ptr, y: bytes
+  kCtxDestroy,         // the context is gone; its blocks are invalid
   // --- what the runtime says about itself (core/observer.h) ---
-  kRegionBegin,      // c: region id
-  kRegionEnd,        // c: region id
-  kFatalReported,    // c: attributed region, x: CuResult, d: message key
-  kCacheHeld,        // x: held bytes, y: largest needed bytes
-  kProbe,            // a: probe id (see probes in properties/)
+  kRegionBegin,    // c: region id, x: the stacks bytes it needs while it runs
+  kRegionEnd,      // c: region id
+  kFatalReported,  // c: attributed region, x: CuResult, d: message key
+  kCacheHeld,      // x: held bytes
+  kProbe,          // a: probe id (see probes in properties/)
   // --- appended (digests of earlier kinds unchanged) ---
-  kHostWordWrite,    // a: host word, b: stream, x: value (EXT-01)
-  kKernelVars,       // a: kernel id, x: its variable table (KernelArgs::vars),
-                     // y: the program allocation it uses (KernelArgs::data,
-                     // 0: none); logged right after the kernel's kKernelEnqueue
-  kMemcpy,           // x: device address, y: bytes, a: 1 = host to device
-  kErrorReported,    // x: CuResult, d: message key (a non-fatal message)
-  kSharedAccess,     // a: shared object (core/shared.h), b: 1 = write,
-                     // c: 1 = its guard was held; not hashed into digests
-  kProgramCall,      // a real program's thread call (sim/libcuda's threads):
-                     // d: name key (SimView::MessageText), a: object
-                     // (mutex, wait queue or thread), x: result
-  kWaitQueueBlock,   // a: wait queue, b: the actor blamed (or kNoActor)
-  kWaitQueueWake,    // a: wait queue, b: the actor woken
-  kAllocGaveUp,      // x: bytes a device_alloc returned no memory for, y: bytes
-                     // the stacks cache held then (RuntimeObserver::
-                     // AllocationFailed); not hashed into digests
-  kMutexPass,        // a: mutex id (locked and unlocked in one step: Mutex::ReadUnder)
+  kHostWordWrite,   // a: host word, b: stream, x: value (EXT-01)
+  kKernelVars,      // a: kernel id, x: its variable table (KernelArgs::vars),
+                    // y: the program allocation it uses (KernelArgs::data,
+                    // 0: none); logged right after the kernel's kKernelEnqueue
+  kMemcpy,          // x: device address, y: bytes, a: 1 = host to device
+  kErrorReported,   // x: CuResult, d: message key (a non-fatal message)
+  kSharedAccess,    // a: shared object (core/shared.h), b: 1 = write,
+                    // c: 1 = its guard was held, kSnapshotAccess = an
+                    // unguarded atomic snapshot; not hashed into digests
+  kProgramCall,     // a real program's thread call (sim/libcuda's threads):
+                    // d: name key (SimView::MessageText), a: object
+                    // (mutex, wait queue or thread), x: result
+  kWaitQueueBlock,  // a: wait queue, b: the actor blamed (or kNoActor)
+  kWaitQueueWake,   // a: wait queue, b: the actor woken
+  kAllocGaveUp,     // x: bytes a device_alloc returned no memory for, y: bytes
+                    // the stacks cache held then (RuntimeObserver::
+                    // AllocationFailed); not hashed into digests
+  kMutexPass,       // a: mutex id (locked and unlocked in one step: Mutex::ReadUnder)
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -93,10 +93,10 @@ TEST(SimHost, ObserverCallsBecomeEventsAndProbesGetStableIds) {
   testing::NonPreemptive strategy;
   for (int i = 0; i < 2; ++i) {
     const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host&, RuntimeObserver& o) {
-      o.RegionBegin(4);
+      o.RegionBegin(4, 64);
       o.Probe("oom-retry");
       o.Probe("grow");
-      o.CacheHeld(10, 20);
+      o.CacheHeld(10);
       o.FatalReported(4, CuResult::kLaunchFailed, "boom");
       o.RegionEnd(4);
     });

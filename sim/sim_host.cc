@@ -300,6 +300,21 @@ SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
 void SimHost::SharedAccess(SharedId object, bool write) {
   const ActorId self = scheduler_->current();
   if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
+  const bool guarded = AccessPoint(object, write);
+  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
+}
+
+void SimHost::SharedSnapshot(SharedId object) {
+  const ActorId self = scheduler_->current();
+  if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
+  // Under the guard it is a plain read the mutex orders: nothing to log.
+  if (!AccessPoint(object, /*write=*/false)) {
+    scheduler_->Log(EventKind::kSharedAccess, object, 0, kSnapshotAccess);
+  }
+}
+
+bool SimHost::AccessPoint(SharedId object, bool write) {
+  const ActorId self = scheduler_->current();
   const GuardOf& g = guards_[object];
   const bool guarded = g.bit != 0 && scheduler_->mutex_owner(g.mutex) == self;
   if (!guarded && !scheduler_->RunsProgramWideHandlers()) {
@@ -312,7 +327,7 @@ void SimHost::SharedAccess(SharedId object, bool write) {
                                                     ObjectId(ObjectKind::kMutex, g.mutex), false),
                                             g.bit));
   }
-  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
+  return guarded;
 }
 
 std::uint32_t SimHost::NewWaitQueue(absl::string_view name) {
@@ -356,8 +371,8 @@ void SimHost::ProgramExitBegins() {
   scheduler_->ExitHandlersStart(/*program_wide=*/true);
 }
 
-void SimHost::RegionBegin(RegionId region) {
-  scheduler_->Log(EventKind::kRegionBegin, 0, 0, region);
+void SimHost::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
+  scheduler_->Log(EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
 }
 
 void SimHost::RegionEnd(RegionId region) {
@@ -375,10 +390,8 @@ void SimHost::ErrorReported(CuResult code, absl::string_view message) {
                   static_cast<std::uint64_t>(code));
 }
 
-void SimHost::CacheHeld(std::uint64_t held_bytes,
-                        std::uint64_t largest_needed_bytes) {
-  scheduler_->Log(EventKind::kCacheHeld, 0, 0, 0, 0, held_bytes,
-                  largest_needed_bytes);
+void SimHost::CacheHeld(std::uint64_t held_bytes) {
+  scheduler_->Log(EventKind::kCacheHeld, 0, 0, 0, 0, held_bytes);
 }
 
 void SimHost::AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) {

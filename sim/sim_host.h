@@ -68,6 +68,7 @@ class SimHost final : public Host, public RuntimeObserver {
   // the exit handlers, whose steps are program-wide already.
   SharedId DeclareShared(absl::string_view name, const Mutex* guard) override;
   void SharedAccess(SharedId object, bool write) override;
+  void SharedSnapshot(SharedId object) override;
 
   // --- a real program's threads (sim/libcuda runs them through these) ---
   // Its futexes and condition variables: see Scheduler's wait queues. Every
@@ -91,13 +92,12 @@ class SimHost final : public Host, public RuntimeObserver {
   void ProgramExitBegins();
 
   // RuntimeObserver
-  void RegionBegin(RegionId region) override;
+  void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override;
   void RegionEnd(RegionId region) override;
   void FatalReported(RegionId attributed, CuResult code,
                      absl::string_view message) override;
   void ErrorReported(CuResult code, absl::string_view message) override;
-  void CacheHeld(std::uint64_t held_bytes,
-                 std::uint64_t largest_needed_bytes) override;
+  void CacheHeld(std::uint64_t held_bytes) override;
   void AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) override;
   void Probe(absl::string_view probe) override;
 
@@ -110,6 +110,9 @@ class SimHost final : public Host, public RuntimeObserver {
     std::uint8_t bit = 0;     // its guard bit (Footprint::held); 0: no guard
   };
   std::vector<GuardOf> guards_;  // by SharedId, this execution's
+  // Whether the calling actor holds the guard of `object`; when not (and no
+  // program-wide handler runs), first makes the access a point of its own.
+  bool AccessPoint(SharedId object, bool write);
   // The step exit() takes before the handlers run (see Exit).
   void ExitStep();
   bool exiting_ = false;

@@ -70,12 +70,8 @@ class RuntimeContext {
   CuResult LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks);
 
   // Tells the observer how much the stacks cache holds at the moment a
-  // policy's soft limit has been applied (bounded-cache), against the largest
-  // block a region inside Run needs.
-  void ReportCacheHeld(std::uint64_t held_bytes);
-  // Runtime::Run brackets each region with these (for ReportCacheHeld).
-  void RegionStarted(std::uint64_t need);
-  void RegionFinished(std::uint64_t need);
+  // policy's soft limit has been applied (bounded-cache).
+  void ReportCacheHeld(std::uint64_t held_bytes) { observer.CacheHeld(held_bytes); }
 
   // Reports a fatal error naming `region` (kNoRegion if none) to the observer,
   // then runs the exit handlers and ends the process: Host::Exit(1), as
@@ -114,7 +110,6 @@ class RuntimeContext {
   // scheduling point in the simulator.
   mutable std::mutex errors_mu_;
   std::vector<std::string> errors_;
-  std::vector<std::uint64_t> running_needs_;  // guarded by errors_mu_
 };
 
 // One stack-cache policy. The runtime calls these from any host thread; a

@@ -43,26 +43,6 @@ CuResult RuntimeContext::LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks)
                              args, kLegacyStream);
 }
 
-void RuntimeContext::RegionStarted(std::uint64_t need) {
-  std::lock_guard<std::mutex> lock(errors_mu_);
-  running_needs_.push_back(need);
-}
-
-void RuntimeContext::RegionFinished(std::uint64_t need) {
-  std::lock_guard<std::mutex> lock(errors_mu_);
-  auto it = std::find(running_needs_.begin(), running_needs_.end(), need);
-  if (it != running_needs_.end()) running_needs_.erase(it);
-}
-
-void RuntimeContext::ReportCacheHeld(std::uint64_t held_bytes) {
-  std::uint64_t largest = 0;
-  {
-    std::lock_guard<std::mutex> lock(errors_mu_);
-    for (std::uint64_t need : running_needs_) largest = std::max(largest, need);
-  }
-  observer.CacheHeld(held_bytes, largest);
-}
-
 std::string RuntimeContext::CallErrorMessage(DriverCall call, CuResult code, bool abort_hint) {
   return FailureMessage(DriverCallName(call), code, abort_hint);
 }

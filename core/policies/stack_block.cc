@@ -17,6 +17,11 @@ CuResult StackBlock::Free(Device& device) {
   return r;
 }
 
+CuResult StackBlock::FreeAtClose(Device& device) {
+  const DevicePtr ptr = extent_.Read().ptr;
+  return ptr == 0 ? CuResult::kSuccess : device.MemFree(ptr);
+}
+
 void StackBlock::Set(DevicePtr ptr, std::uint64_t size) {
   extent_.Write() = Extent{ptr, size};
   held_.store(size, std::memory_order_relaxed);

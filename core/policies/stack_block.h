@@ -3,7 +3,7 @@
 // guards it with its own lock (or, in V0, does not share it at all). Its
 // pointer and size are one piece of shared state (core/shared.h) when the
 // block is shared; only the size snapshot is atomic, so the runtime can report
-// CacheHeld from any thread.
+// CacheHeld from any thread (held_bytes, with or without the guard).
 #ifndef STACKCHECK_CORE_POLICIES_STACK_BLOCK_H_
 #define STACKCHECK_CORE_POLICIES_STACK_BLOCK_H_
 
@@ -32,6 +32,7 @@ class StackBlock {
     return e.ptr != 0 && e.size >= need;
   }
   std::uint64_t held_bytes() const {
+    extent_.Snapshot();
     return held_.load(std::memory_order_relaxed);
   }
 
@@ -42,6 +43,11 @@ class StackBlock {
   // result: after a failure (a sticky error) it can never be freed again and
   // the context's destruction reclaims it.
   CuResult Free(Device& device);
+  // cuMemFree of the block at device close, leaving its pointer and size as
+  // they were: GCC's nvptx_close_device frees the block and then the whole
+  // device record (free (ptx_dev)), so a thread still inside run, past the
+  // destroyed stacks lock, reads the stale pointer, not an empty block.
+  CuResult FreeAtClose(Device& device);
 
  private:
   struct Extent {

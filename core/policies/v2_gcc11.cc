@@ -77,7 +77,7 @@ bool V2Gcc11Policy::ReleaseAtClose() {
   // error was raised inside run, and the mutex stays locked), then free.
   lock_->Destroy();
   if (block_.empty()) return true;
-  CuResult r = block_.Free(ctx_.device);
+  CuResult r = block_.FreeAtClose(ctx_.device);
   if (r != CuResult::kSuccess) {
     ctx_.Error(DriverCall::kMemFree, r);
     return false;

@@ -57,7 +57,8 @@ class V2Gcc11Policy : public Policy {
   // `suppress_oom`, any other failure is printed; 0 on failure.
   DevicePtr PlainAlloc(std::uint64_t bytes, bool suppress_oom);
   // The part of nvptx_close_device after the destructors: destroy the
-  // stacks lock (EBUSY if held: it stays locked), free the block.
+  // stacks lock (EBUSY if held: it stays locked), free the block (its
+  // fields are left stale: GCC frees the device record next).
   bool ReleaseAtClose();
 
   std::unique_ptr<Mutex> lock_;

@@ -8,6 +8,12 @@
 
 namespace stackcheck::sim {
 
+void BoundedCacheMonitor::Reset() {
+  clocks_.Reset();
+  regions_.clear();
+  seen_ = 0;
+}
+
 std::optional<Violation> BoundedCacheMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
@@ -16,16 +22,53 @@ std::optional<Violation> BoundedCacheMonitor::OnEvent(
   // what it had, whatever the policy wants.
   if (view.sticky_error()) return std::nullopt;
   const std::uint64_t held = e.x;
-  const std::uint64_t needed = e.y;
-  if (held <= std::max(soft_limit_, needed)) return std::nullopt;
-  return AboveLimit(events, view);
+  if (held <= soft_limit_) return std::nullopt;
+  if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return std::nullopt;
+  CatchUp(events);
+  const std::uint64_t needed = LargestRunningNeed(e.actor);
+  if (held <= needed) return std::nullopt;
+  return AboveLimit(events, view, needed);
+}
+
+void BoundedCacheMonitor::CatchUp(absl::Span<const Event> events) {
+  for (; seen_ < events.size(); ++seen_) {
+    const Event& e = events[seen_];
+    if (e.kind == EventKind::kRegionBegin || e.kind == EventKind::kRegionEnd) {
+      if (e.actor == kNoActor || e.actor >= kMaxIndexedId) continue;
+      const vector_clock::Entry epoch = clocks_.EpochOf(e.actor);
+      if (e.kind == EventKind::kRegionBegin) {
+        regions_.push_back(Region{e.actor, e.x, epoch, 0});
+        continue;
+      }
+      // A thread runs one region at a time: its newest one ends.
+      for (auto it = regions_.rbegin(); it != regions_.rend(); ++it) {
+        if (it->actor == e.actor && it->ended == 0) {
+          it->ended = epoch;
+          break;
+        }
+      }
+      continue;
+    }
+    clocks_.Apply(e);
+  }
+}
+
+std::uint64_t BoundedCacheMonitor::LargestRunningNeed(ActorId actor) {
+  const vector_clock::Entry* now = clocks_.Clock(actor);
+  std::uint64_t largest = 0;
+  for (const Region& r : regions_) {
+    const bool began_before = r.began <= now[r.actor];
+    const bool ended_before = r.ended != 0 && r.ended <= now[r.actor];
+    if (began_before && !ended_before) largest = std::max(largest, r.need);
+  }
+  return largest;
 }
 
 std::optional<Violation> BoundedCacheMonitor::AboveLimit(absl::Span<const Event> events,
-                                                         const SimView& view) const {
+                                                         const SimView& view,
+                                                         std::uint64_t needed) const {
   const Event& e = events.back();
   const std::uint64_t held = e.x;
-  const std::uint64_t needed = e.y;
   return ViolationAtLast(
       kName, events,
       absl::StrCat("when device_alloc on ", Who(view, e.actor),

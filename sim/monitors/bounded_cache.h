@@ -8,14 +8,26 @@
 // reports it as device_alloc starts. This is the reviewer's first question on
 // the V1 patch: a cache that keeps a large block can starve the program's
 // own allocations. On a poisoned context the cache cannot shrink (SEM-05).
+//
+// "Running" is judged by happens-before (sync_clocks.h), not by the order
+// the execution happened to log: a region runs at the report when its
+// kRegionBegin happens before the report and its kRegionEnd does not. A
+// region that began on another thread with nothing ordering it before the
+// report cannot have grown the block the report saw, and one that ended
+// with nothing ordering that before the report may, for all device_alloc
+// can know, still use the block. The verdict is then the same in every
+// execution the search counts as equivalent to this one.
 #ifndef STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 #define STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/base/attributes.h"
 #include "sim/monitor.h"
+#include "sim/monitors/sync_clocks.h"
 
 namespace stackcheck::sim {
 
@@ -28,20 +40,35 @@ class BoundedCacheMonitor final : public Monitor {
 
   absl::string_view property() const override { return kName; }
 
+  // A report within the soft limit needs nothing else; one above it reads
+  // the trace up to it (regions and synchronisation) then.
   EventKindMask reads() const override {
     return Kinds({EventKind::kCacheHeld});
   }
-  void Reset() override {}
+  void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
 
  private:
+  struct Region {
+    ActorId actor = 0;
+    std::uint64_t need = 0;
+    vector_clock::Entry began = 0;  // its actor's epoch at kRegionBegin
+    vector_clock::Entry ended = 0;  // ... at kRegionEnd; 0 while running
+  };
+  // Takes in the events from seen_ to the end of `events`.
+  void CatchUp(absl::Span<const Event> events);
+  // The largest need of a region running when `actor` reports (its clock now).
+  std::uint64_t LargestRunningNeed(ActorId actor);
   // The message (out of line: rare) for the newest event, a kCacheHeld above
   // the bound.
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> AboveLimit(
-      absl::Span<const Event> events, const SimView& view) const;
+      absl::Span<const Event> events, const SimView& view, std::uint64_t needed) const;
 
   const std::uint64_t soft_limit_;
+  SyncClocks clocks_;
+  std::vector<Region> regions_;
+  std::size_t seen_ = 0;  // events taken in so far
 };
 
 }  // namespace stackcheck::sim

@@ -8,21 +8,32 @@ namespace {
 
 using namespace ::stackcheck::sim::monitor_testing;
 
-Trace Held(std::uint64_t held, std::uint64_t needed) {
-  Trace t;
-  t.Add(kT2, EventKind::kCacheHeld, 0, 0, 0, 0, held, needed);
-  return t;
+constexpr std::uint32_t kStacksLock = 7;
+
+Trace& Held(Trace& t, std::uint64_t held) {
+  return t.Add(kT2, EventKind::kCacheHeld, 0, 0, 0, 0, held);
+}
+// T1 hands what it did so far to T2 through the stacks lock.
+Trace& Handover(Trace& t) {
+  return t.Add(kT1, EventKind::kMutexLock, kStacksLock)
+      .Add(kT1, EventKind::kMutexUnlock, kStacksLock, kT1)
+      .Add(kT2, EventKind::kMutexLock, kStacksLock);
 }
 
-TEST(BoundedCacheTest, WithinTheSoftLimitOrTheRunningNeed) {
+TEST(BoundedCacheTest, WithinTheSoftLimitOrTheReportersOwnRegion) {
   BoundedCacheMonitor m(128 * kMiB);
-  EXPECT_EQ(Feed(m, Held(128 * kMiB, 0), FakeSimView{}), std::nullopt);
-  EXPECT_EQ(Feed(m, Held(528 * kMiB, 528 * kMiB), FakeSimView{}), std::nullopt);
+  Trace within;
+  EXPECT_EQ(Feed(m, Held(within, 128 * kMiB), FakeSimView{}), std::nullopt);
+  Trace own;
+  own.RegionBegin(kT2, 1, 528 * kMiB);
+  EXPECT_EQ(Feed(m, Held(own, 528 * kMiB), FakeSimView{}), std::nullopt);
 }
 
 TEST(BoundedCacheTest, AboveBoth) {
   BoundedCacheMonitor m(128 * kMiB);
-  auto v = Feed(m, Held(528 * kMiB, 8 * kMiB), FakeSimView{});
+  Trace t;
+  t.RegionBegin(kT2, 1, 8 * kMiB);
+  auto v = Feed(m, Held(t, 528 * kMiB), FakeSimView{});
   ASSERT_TRUE(v.has_value());
   EXPECT_EQ(v->property, "bounded-cache");
   EXPECT_EQ(v->message,
@@ -32,9 +43,34 @@ TEST(BoundedCacheTest, AboveBoth) {
             "region needs (8 MiB)");
 }
 
+TEST(BoundedCacheTest, ARegionOfAnotherThreadRunsWhenItsBeginIsOrderedBeforeTheReport) {
+  BoundedCacheMonitor m(128 * kMiB);
+  Trace ordered;
+  ordered.RegionBegin(kT1, 1, 528 * kMiB);
+  Handover(ordered);
+  EXPECT_EQ(Feed(m, Held(ordered, 528 * kMiB), FakeSimView{}), std::nullopt);
+  // Logged first, but nothing orders it first: it could as well begin after.
+  Trace unordered;
+  unordered.RegionBegin(kT1, 1, 528 * kMiB);
+  EXPECT_TRUE(Feed(m, Held(unordered, 528 * kMiB), FakeSimView{}).has_value());
+}
+
+TEST(BoundedCacheTest, ARegionHasEndedOnlyWhenItsEndIsOrderedBeforeTheReport) {
+  BoundedCacheMonitor m(128 * kMiB);
+  Trace unordered_end;
+  unordered_end.RegionBegin(kT1, 1, 528 * kMiB);
+  Handover(unordered_end).RegionEnd(kT1, 1);
+  EXPECT_EQ(Feed(m, Held(unordered_end, 528 * kMiB), FakeSimView{}), std::nullopt);
+  Trace ordered_end;
+  ordered_end.RegionBegin(kT1, 1, 528 * kMiB).RegionEnd(kT1, 1);
+  Handover(ordered_end);
+  EXPECT_TRUE(Feed(m, Held(ordered_end, 528 * kMiB), FakeSimView{}).has_value());
+}
+
 TEST(BoundedCacheTest, TheLimitIsAParameter) {
   BoundedCacheMonitor strict(1 * kMiB);
-  EXPECT_TRUE(Feed(strict, Held(8 * kMiB, 0), FakeSimView{}).has_value());
+  Trace t;
+  EXPECT_TRUE(Feed(strict, Held(t, 8 * kMiB), FakeSimView{}).has_value());
 }
 
 }  // namespace

@@ -64,6 +64,7 @@ std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> e
 
 void DataRaceMonitor::Access(const Event& e, std::uint32_t index) {
   if (e.a >= kMaxIndexedId || e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
+  if (e.c == kSnapshotAccess) return;  // atomic: ordered by the search, not a race
   const ActorId self = e.actor;
   const Entry* clock = clocks_.Clock(self);
   if (ABSL_PREDICT_FALSE(clocks_.width() != width_)) WidenReads();

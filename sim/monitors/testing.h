@@ -79,8 +79,8 @@ class Trace {
              std::uint64_t result = 0) {
     return Add(kGpu, EventKind::kKernelEnd, kernel, stream, 0, 0, result);
   }
-  Trace& RegionBegin(ActorId t, std::uint32_t region) {
-    return Add(t, EventKind::kRegionBegin, 0, 0, region);
+  Trace& RegionBegin(ActorId t, std::uint32_t region, std::uint64_t stacks_bytes = 0) {
+    return Add(t, EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
   }
   Trace& RegionEnd(ActorId t, std::uint32_t region) {
     return Add(t, EventKind::kRegionEnd, 0, 0, region);

@@ -213,7 +213,10 @@ struct RecordingObserver : RuntimeObserver {
     CuResult code;
     std::string message;
   };
-  void RegionBegin(RegionId region) override { begun.push_back(region); }
+  void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override {
+    begun.push_back(region);
+    begun_needing.push_back(stacks_bytes);
+  }
   void RegionEnd(RegionId region) override { ended.push_back(region); }
   void FatalReported(RegionId region, CuResult code,
                      absl::string_view message) override {
@@ -222,18 +225,17 @@ struct RecordingObserver : RuntimeObserver {
   void ErrorReported(CuResult code, absl::string_view message) override {
     errors.push_back({kNoRegion, code, std::string(message)});
   }
-  void CacheHeld(std::uint64_t held, std::uint64_t largest) override {
-    cache_held.push_back({held, largest});
-  }
+  void CacheHeld(std::uint64_t held) override { cache_held.push_back(held); }
   void Probe(absl::string_view probe) override {
     probes.push_back(std::string(probe));
   }
   bool Probed(absl::string_view probe) const;
 
   std::vector<RegionId> begun, ended;
+  std::vector<std::uint64_t> begun_needing;  // by begun region: its stacks bytes
   std::vector<Fatal> fatals;
   std::vector<Fatal> errors;  // non-fatal messages (region unused)
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> cache_held;
+  std::vector<std::uint64_t> cache_held;
   std::vector<std::string> probes;
 };
 

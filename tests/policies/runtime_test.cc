@@ -69,13 +69,12 @@ TEST(RuntimeTest, BadGeometryIsFatalAgainstItsRegion) {
   EXPECT_EQ(h.observer.fatals[0].code, CuResult::kInvalidValue);
 }
 
-TEST(RuntimeTest, CacheHeldNamesTheLargestRunningRegion) {
+TEST(RuntimeTest, RegionsSayWhatTheyNeedAndDeviceAllocWhatTheCacheHolds) {
   Harness h("v2-gcc11");
   h.runtime->Run(Region(1, 2, 2));
   h.runtime->DeviceFree(h.runtime->DeviceAlloc(kMiB));
-  ASSERT_EQ(h.observer.cache_held.size(), 1u);
-  EXPECT_EQ(h.observer.cache_held[0].first, 4 * kDefaultStackSizePerWarp);
-  EXPECT_EQ(h.observer.cache_held[0].second, 0u);
+  EXPECT_EQ(h.observer.begun_needing, std::vector<std::uint64_t>{4 * kDefaultStackSizePerWarp});
+  EXPECT_EQ(h.observer.cache_held, std::vector<std::uint64_t>{4 * kDefaultStackSizePerWarp});
 }
 
 Scenario TwoThreads() {

@@ -53,15 +53,8 @@ std::string Observed(const sim::ExecutionResult& r) {
         e.kind == sim::EventKind::kMutexBlock) {
       continue;
     }
-    // A cache-held report is for the bounded-cache monitor alone, and its
-    // sizes are read without a scheduling point: the runtime's record of the
-    // regions running, and the default DeviceAlloc's CachedBytes() without
-    // the policy's lock (sim/strategies/README.md, "Not covered"). Which
-    // steps of other threads came before it is not an observation.
-    const bool report = e.kind == sim::EventKind::kCacheHeld;
-    const std::uint64_t x = report ? 0 : e.x, y = report ? 0 : e.y;
     absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", e.a, ",", e.b, ",", e.c, ",",
-                    e.d, ",", x, ",", y, " ");
+                    e.d, ",", e.x, ",", e.y, " ");
   }
   std::string out;
   for (const auto& [actor, events] : by_actor) {
