@@ -107,10 +107,14 @@ absl::StatusOr<Scenario> Catalogued(const std::string& name) {
         "--scenario must be regions or one of %s, not '%s'", properties::ScenarioNames(), name));
   }
   Scenario s = named->scenario;
-  for (ThreadProgram& t : s.threads) {
-    for (HostOp& op : t.ops) {
-      if (op.HasRegion()) {
-        op.region.mapped_vars = static_cast<std::uint32_t>(absl::GetFlag(FLAGS_mapped_vars));
+  // --mapped_vars, when given, replaces what each region maps; otherwise the
+  // scenario's own mappings stand (race-abort-while-mapping's, say).
+  if (FlagGiven("mapped_vars")) {
+    for (ThreadProgram& t : s.threads) {
+      for (HostOp& op : t.ops) {
+        if (op.HasRegion()) {
+          op.region.mapped_vars = static_cast<std::uint32_t>(absl::GetFlag(FLAGS_mapped_vars));
+        }
       }
     }
   }

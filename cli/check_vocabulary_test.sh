@@ -75,6 +75,21 @@ expect_rc file_and_name 2 "$bin" check --policy=event-fence --scenario_file="$tm
   --scenario=peer
 expect_rc file_and_abort 2 "$bin" check --policy=event-fence --scenario_file="$tmp/two.sc" --abort
 
+# --- catalogued scenarios ----------------------------------------------------
+# A named scenario is checked as written: its own mapped variables stand
+# unless --mapped_vars is given, exactly as the same scenario in a file.
+for mapped in 0 1; do
+  printf 'thread\nrun id=1 teams=2 warps=2 aborts=1\nthread\nalloc slot=0 bytes=1048576\nrun id=2 mapped_vars=%s\nalloc slot=1 bytes=1048576\n' \
+    "$mapped" >"$tmp/awm$mapped.txt"
+  expect_rc "awm_file$mapped" 0 "$bin" check --policy=event-fence --scenario_file="$tmp/awm$mapped.txt" --no_plain
+  from_file=$(field executions)
+  flag=()
+  [[ $mapped == 0 ]] && flag=(--mapped_vars=0)
+  expect_rc "awm_named$mapped" 0 "$bin" check --policy=event-fence --scenario=race-abort-while-mapping \
+    "${flag[@]}" --no_plain
+  expect_eq "named scenario as its file, mapped_vars=$mapped" "$(field executions)" "$from_file"
+done
+
 # --- enumeration: the count the bound implies --------------------------------
 # W operation words with no slot rules, programs of 1..N words: P = W + ... +
 # W^N; up to T interchangeable threads: multisets of t programs, t = 1..T.
