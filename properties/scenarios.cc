@@ -173,6 +173,19 @@ std::vector<NamedScenario> RaceRows() {
                  "a 512 MiB block, then a 600 MiB allocation that fits only without it",
                  Threads({{HostOp::Run(1, 512, 8), HostOp::DeviceAlloc(600 * kMiB, 0)},
                           {HostOp::Run(2, 2, 2)}})});
+  {
+    RegionSpec aborting;
+    aborting.id = 1;
+    aborting.teams = 2;
+    aborting.warps = 2;
+    aborting.aborts = true;
+    aborting.mapped_vars = 1;
+    out.push_back({"race-oom-abort",
+                   "two failures in one execution: a region aborts while another's 512 MiB "
+                   "stacks block does not fit beside a 600 MiB allocation",
+                   Threads({{HostOp::DeviceAlloc(600 * kMiB, 0), HostOp::Run(aborting)},
+                            {HostOp::Run(2, 512, 8)}})});
+  }
   for (const bool aborts : {false, true}) {
     Scenario s = Threads({{HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0),
                            HostOp::Run(2, 140, 8), HostOp::DeviceFree(0)},

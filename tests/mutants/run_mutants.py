@@ -59,6 +59,7 @@ CHECKS = [
     ("3x1 abort", ["--threads=3", "--regions=1", "--abort"]),
     ("2x2 mapped", ["--threads=2", "--regions=2", "--mapped_vars=1"]),
     ("race-oom", ["--scenario=race-oom"]),
+    ("race-oom-abort", ["--scenario=race-oom-abort"]),
     ("race-soft-limit", ["--scenario=race-soft-limit"]),
     ("race-abort+cdtors", ["--scenario=race-abort+cdtors"]),
     ("1x2 is_device_ptr free-no-wait",
