@@ -135,7 +135,21 @@ std::map<DevicePtr, Shadow> g_blocks;
 struct CtxOpaque {};
 CtxOpaque g_context;
 bool g_context_live = false;
-thread_local std::vector<CUcontext> t_ctx_stack;
+// Nothing in it has a destructor: libgomp's exit handler (the plugin's
+// GOMP_OFFLOAD_fini_device) asks for the current context after exit() has
+// destroyed the main thread's thread_local objects.
+struct ContextStack {
+  static constexpr int kMaxDepth = 64;  // the real driver's depth is not documented
+  bool empty() const { return depth == 0; }
+  bool full() const { return depth == kMaxDepth; }
+  CUcontext back() const { return entries[depth - 1]; }
+  void push_back(CUcontext c) { entries[depth++] = c; }
+  void pop_back() { --depth; }
+
+  CUcontext entries[kMaxDepth];
+  int depth;
+};
+thread_local ContextStack t_ctx_stack;  // zero-initialised: empty
 
 CUcontext CurrentContext() {
   return t_ctx_stack.empty() ? nullptr : t_ctx_stack.back();
@@ -337,7 +351,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
   if (r != CuResult::kSuccess) return Code(r);
   g_context_live = true;
   *context = &g_context;
-  t_ctx_stack.push_back(&g_context);
+  if (!t_ctx_stack.full()) t_ctx_stack.push_back(&g_context);
   return 0;
 }
 
@@ -369,6 +383,7 @@ EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
 
 EXPORT CUresult cuCtxPushCurrent_v2(CUcontext context) {
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
+  if (t_ctx_stack.full()) return Code(CuResult::kOutOfMemory);
   t_ctx_stack.push_back(context);
   return 0;
 }

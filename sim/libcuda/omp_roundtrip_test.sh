@@ -15,9 +15,14 @@ log=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/libcuda.log
 fail() { echo "FAIL: $*"; echo "--- program output"; cat "$tmp/out" || true;
          echo "--- log"; cat "$log" || true; exit 1; }
 
+# Built with --config=asan, the library needs the ASan runtime, which must
+# come first in a process that is not itself instrumented (the plugin
+# dlopens the library long after start-up): preload it.
+preload=$(ldd "$lib" | awk '/libasan\.so/ {print $3; exit}')
+
 status=0
-LD_LIBRARY_PATH=$here OMP_TARGET_OFFLOAD=MANDATORY STACKCHECK_LIBCUDA_LOG=$log \
-  "$prog" >"$tmp/out" 2>&1 || status=$?
+LD_PRELOAD=$preload LD_LIBRARY_PATH=$here OMP_TARGET_OFFLOAD=MANDATORY \
+  STACKCHECK_LIBCUDA_LOG=$log "$prog" >"$tmp/out" 2>&1 || status=$?
 cat "$tmp/out"
 [[ $status -eq 0 ]] || fail "the program exited with $status"
 grep -q '^devices: 1$' "$tmp/out" || fail "libgomp did not see one device"
