@@ -11,12 +11,13 @@
 
 namespace stackcheck {
 
-Runtime::Runtime(Device& device, Host& host, RuntimeObserver& observer,
-                 const PolicyInfo& policy, const RuntimeOptions& options)
+Runtime::Runtime(Device& device, Host& host, RuntimeObserver& observer, const PolicyInfo& policy,
+                 const RuntimeOptions& options)
     : info_(policy),
       ctx_(device, host, observer, options),
       policy_(policy.make(ctx_)),
       device_lock_(host.NewMutex("device lock")),
+      state_(host, "device state", device_lock_.get(), State::kNew),
       exit_handler_target_(std::make_shared<std::atomic<Runtime*>>(this)),
       user_allocations_(host, "user allocations", device_lock_.get()) {}
 
@@ -38,7 +39,7 @@ Runtime::~Runtime() { exit_handler_target_->store(nullptr); }
 
 void Runtime::OpenDevice() {
   device_lock_->Lock();
-  if (state_ != State::kNew) {
+  if (state_.Read() != State::kNew) {
     device_lock_->Unlock();
     return;  // already open (or closed): like libgomp's one-time init
   }
@@ -52,7 +53,7 @@ void Runtime::OpenDevice() {
     device_lock_->Unlock();  // libgomp releases its device lock before fatal
     ctx_.FatalCall(kNoRegion, call, r);
   }
-  state_ = State::kOpen;
+  state_.Write() = State::kOpen;
   // The handler must not outlive the runtime's memory, nor let it be freed
   // under a close in progress. Shared-owned (RunScenario): it holds a weak
   // reference and a strong one while it runs. Otherwise the destructor clears
@@ -73,7 +74,7 @@ void Runtime::OpenDevice() {
 
 void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   device_lock_->Lock();
-  if (state_ != State::kOpen) {
+  if (state_.Read() != State::kOpen) {
     FatalUnlocking(kNoRegion, CuResult::kInvalidContext,
                    "load_image: the device is not open, or an image is already loaded");
   }
@@ -94,7 +95,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   ctx_.has_destructors = device_destructors;
   // Loaded before the constructors run: if one fails, the exit path still
   // closes the device (and runs the destructors).
-  state_ = State::kLoaded;
+  state_.Write() = State::kLoaded;
   if (!policy_->OnImageLoad()) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown,
                    "Cannot map target functions or variables");
@@ -103,7 +104,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
 }
 
 bool Runtime::UsableLocked() {
-  if (state_ == State::kLoaded) return true;
+  if (state_.Read() == State::kLoaded) return true;
   device_lock_->Unlock();
   return false;
 }
@@ -123,7 +124,7 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   // is finalized. One section stands for both: nothing between them differs
   // in outcome.
   State state = State::kClosed;
-  device_lock_->ReadUnder([&] { state = state_; });
+  device_lock_->ReadUnder([&] { state = state_.Read(); });
   if (state == State::kNew || state == State::kOpen) {
     ctx_.Fatal(region.id, CuResult::kInvalidContext,
                absl::StrFormat("run of region %d: no image loaded on an open device", region.id));
@@ -293,7 +294,7 @@ void Runtime::Update(DevicePtr ptr) {
 
 void Runtime::CloseDevice() {
   device_lock_->Lock();
-  const State state = state_;
+  const State state = state_.Read();
   bool ok = true;
   if (state == State::kOpen || state == State::kLoaded) {
     ok = policy_->Close();
@@ -304,7 +305,7 @@ void Runtime::CloseDevice() {
         ok = false;
       }
     }
-    state_ = State::kClosed;  // GOMP_DEVICE_FINALIZED, whatever happened
+    state_.Write() = State::kClosed;  // GOMP_DEVICE_FINALIZED, whatever happened
   }
   device_lock_->Unlock();
   if (!ok) ctx_.Fatal(kNoRegion, CuResult::kUnknown, "device finalization failed");

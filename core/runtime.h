@@ -123,7 +123,7 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // sees it in schedules, footprints and wait-for cycles.
   std::unique_ptr<Mutex> device_lock_;
   // libgomp's devicep->state: written and read under *device_lock_.
-  State state_ = State::kNew;
+  Shared<State> state_;
   // When the runtime is not shared-owned, the exit handler reaches it through
   // this cell, which the destructor clears: a handler that outlives the
   // runtime does nothing.

@@ -26,6 +26,8 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kMutexBlock: return "mutex-block";
     case EventKind::kMutexTryLockFail: return "mutex-trylock-fail";
     case EventKind::kMutexPass: return "mutex-pass";
+    case EventKind::kMutexPassEnd:
+      return "mutex-pass-end";
     case EventKind::kMutexUnlock: return "mutex-unlock";
     case EventKind::kMutexDestroy: return "mutex-destroy";
     case EventKind::kSleep: return "sleep";
@@ -139,6 +141,7 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kMutexLock:
     case EventKind::kMutexTryLockFail:
     case EventKind::kMutexPass:
+    case EventKind::kMutexPassEnd:
       return absl::StrCat(kind, " m", e.a);
     case EventKind::kMutexBlock:
     case EventKind::kMutexUnlock:

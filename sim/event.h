@@ -81,6 +81,9 @@ enum class EventKind : std::uint8_t {
                     // the stacks cache held then (RuntimeObserver::
                     // AllocationFailed); not hashed into digests
   kMutexPass,       // a: mutex id (locked and unlocked in one step: Mutex::ReadUnder)
+  kMutexPassEnd,    // a: mutex id; after a pass whose read took shared state
+                    // (its kSharedAccess events come between); not hashed
+                    // into digests
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

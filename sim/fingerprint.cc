@@ -66,6 +66,7 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
     case EventKind::kMutexBlock:
     case EventKind::kMutexTryLockFail:
     case EventKind::kMutexPass:
+    case EventKind::kMutexPassEnd:
     case EventKind::kMutexUnlock:
     case EventKind::kMutexDestroy:
       return absl::StrCat(EventKindName(e.kind), " '", facts.mutex_name(e.a), "'");

@@ -254,6 +254,10 @@ class Scheduler final : public SimView {
     if (owner == kNoActor) watch_ |= waiting_for_[kWakeOnMutex];
     if (m.guard_bit != 0) GuardsChanged(before, owner);
   }
+  // The actor reading under the mutex in a pass (Mutex::ReadUnder: one step
+  // while nobody holds it), which guards what it reads as a lock would.
+  ActorId mutex_reader(std::uint32_t mutex) const { return mutexes_[mutex].reader; }
+  void set_mutex_reader(std::uint32_t mutex, ActorId reader) { mutexes_[mutex].reader = reader; }
   // Makes `mutex` a guard of shared state (core/shared.h) and returns its
   // guard bit (Footprint::held): the steps of its owner declare it.
   std::uint8_t MarkGuard(std::uint32_t mutex);
@@ -381,6 +385,7 @@ class Scheduler final : public SimView {
   struct MutexState {
     std::string name;
     ActorId owner = kNoActor;
+    ActorId reader = kNoActor;   // inside ReadUnder (a pass) on the mutex
     std::uint8_t guard_bit = 0;  // 0: guards no shared state
   };
   // Recomputes the held guard bits of the mutex's previous and new owner.

@@ -92,7 +92,13 @@ class SimMutex final : public Mutex {
     if (!Live()) return;
     if (!destroyed_ && !WaitUntilFree(step)) return;
     scheduler_->Log(EventKind::kMutexPass, id_);
+    const std::size_t logged = scheduler_->trace().size();
+    scheduler_->set_mutex_reader(id_, scheduler_->current());
     read();
+    scheduler_->set_mutex_reader(id_, kNoActor);
+    // What it read was shared state: where the pass releases it (to the next
+    // lock, for happens-before), after those reads.
+    if (scheduler_->trace().size() != logged) scheduler_->Log(EventKind::kMutexPassEnd, id_);
   }
 
   bool TryLock() override {
@@ -316,7 +322,8 @@ void SimHost::SharedSnapshot(SharedId object) {
 bool SimHost::AccessPoint(SharedId object, bool write) {
   const ActorId self = scheduler_->current();
   const GuardOf& g = guards_[object];
-  const bool guarded = g.bit != 0 && scheduler_->mutex_owner(g.mutex) == self;
+  const bool guarded = g.bit != 0 && (scheduler_->mutex_owner(g.mutex) == self ||
+                                      scheduler_->mutex_reader(g.mutex) == self);
   if (!guarded && !scheduler_->RunsProgramWideHandlers()) {
     // Before the access: it conflicts with the guard's lock and unlock steps
     // (a lock step runs code under the guard after it acquires) and, through

@@ -34,6 +34,7 @@ std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host,
     case sim::EventKind::kMutexBlock:
     case sim::EventKind::kMutexTryLockFail:
     case sim::EventKind::kMutexPass:
+    case sim::EventKind::kMutexPassEnd:
     case sim::EventKind::kMutexUnlock:
     case sim::EventKind::kMutexDestroy:
       return absl::StrCat(sim::FormatEventNamed(e, actors), " '", simulator.MutexName(e.a), "'");

@@ -35,6 +35,37 @@ TEST(DataRaceTest, AccessesUnderOneMutexAreOrdered) {
   EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
 }
 
+TEST(DataRaceTest, APassOrdersItsReadsBetweenTheUnlockBeforeAndTheLockAfter) {
+  // T1 writes under the lock; T2 reads in a pass (Mutex::ReadUnder); T1
+  // locks again and writes: both pairs are ordered through the mutex.
+  Trace t;
+  t.Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1).Add(kT2, EventKind::kMutexPass, 7);
+  Read(t, kT2, kBlock, true);
+  t.Add(kT2, EventKind::kMutexPassEnd, 7).Add(kT1, EventKind::kMutexLock, 7);
+  Write(t, kT1, kBlock, true);
+  DataRaceMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
+  // What the reader does after its pass is not ordered before the next lock.
+  Write(t, kT2, kOther);
+  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  Read(t, kT1, kOther);
+  auto v = Feed(m, t, FakeSimView{}, true);
+  ASSERT_TRUE(v.has_value());
+  EXPECT_THAT(v->message, HasSubstr("T1 reads shared object 1 unguarded"));
+}
+
+TEST(DataRaceTest, PassesDoNotOrderEachOther) {
+  Trace t;
+  t.Add(kT1, EventKind::kMutexPass, 7);
+  Write(t, kT1, kOther);
+  t.Add(kT1, EventKind::kMutexPassEnd, 7).Add(kT2, EventKind::kMutexPass, 7);
+  Read(t, kT2, kOther);
+  DataRaceMonitor m;
+  EXPECT_TRUE(Feed(m, t, FakeSimView{}, true).has_value());
+}
+
 TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
   Trace t;
   t.Add(kT1, EventKind::kMutexLock, 7);

@@ -25,6 +25,7 @@ void ClockTable::Clear() {
 void SyncClocks::Reset() {
   actors_.Clear();
   mutexes_.Clear();
+  passes_.Clear();
   callbacks_.Clear();
   kernels_.Clear();
   gpu_.clear();
@@ -35,7 +36,9 @@ void SyncClocks::Reset() {
 void SyncClocks::Widen(ActorId actor) {
   std::uint32_t to = width_;
   while (to <= actor) to *= 2;
-  for (ClockTable* t : {&actors_, &mutexes_, &callbacks_, &kernels_}) t->Widen(width_, to);
+  for (ClockTable* t : {&actors_, &mutexes_, &passes_, &callbacks_, &kernels_}) {
+    t->Widen(width_, to);
+  }
   width_ = to;
 }
 
@@ -74,17 +77,30 @@ void SyncClocks::Apply(const Event& e) {
       }
       return;
     case EventKind::kMutexLock:
-      if (e.a < kMaxIndexedId && mutexes_.Has(e.a)) {
+      if (e.a < kMaxIndexedId) {
         Entry* clock = ClockOf(e.actor);
-        Join(clock, mutexes_.Row(e.a, width_));
+        if (mutexes_.Has(e.a)) Join(clock, mutexes_.Row(e.a, width_));
+        if (passes_.Has(e.a)) {
+          Entry* passes = passes_.Row(e.a, width_);
+          Join(clock, passes);
+          vector_clock::Clear(passes, width_);  // the unlock to come releases them
+        }
       }
       return;
     case EventKind::kMutexPass:
-      // Acquires what the holders released; releases nothing: passes only
-      // read, and commute with each other in the search, so one must not
-      // order the next.
+      // Acquires what the holders released.
       if (e.a < kMaxIndexedId && mutexes_.Has(e.a))
         Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
+      return;
+    case EventKind::kMutexPassEnd:
+      // Releases the pass's reads to the next lock (which the search orders
+      // after the pass), not to other passes: passes only read and commute
+      // with each other in the search, so one must not order the next.
+      if (e.a < kMaxIndexedId) {
+        Entry* clock = ClockOf(e.actor);
+        Join(passes_.Row(e.a, width_), clock);
+        ++clock[e.actor];
+      }
       return;
     case EventKind::kMutexUnlock:
       if (e.a < kMaxIndexedId) {

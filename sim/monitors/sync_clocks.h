@@ -1,6 +1,8 @@
 // Happens-before over one execution's trace, as vector clocks: program order
 // plus these edges, which are the synchronisation a program can rely on:
-// - a mutex unlock (by anyone, owner or not) before the next lock of it;
+// - a mutex unlock (by anyone, owner or not) before the next lock of it, and
+//   a pass (Mutex::ReadUnder: a read while nobody holds it) after the unlock
+//   before it and before the next lock;
 // - a thread's spawn before its first event; its end before a join of it;
 // - a stream callback's or host function's enqueue before it runs, and the
 //   stream's earlier kernels before it too;
@@ -62,9 +64,9 @@ class SyncClocks {
   // The kinds Apply acts on.
   static constexpr EventKindMask kActsOn =
       Kinds({EventKind::kThreadStart, EventKind::kJoin, EventKind::kMutexLock,
-             EventKind::kMutexPass, EventKind::kMutexUnlock, EventKind::kDriverCall,
-             EventKind::kCallbackStart, EventKind::kHostFnStart, EventKind::kKernelEnqueue,
-             EventKind::kKernelStart});
+             EventKind::kMutexPass, EventKind::kMutexPassEnd, EventKind::kMutexUnlock,
+             EventKind::kDriverCall, EventKind::kCallbackStart, EventKind::kHostFnStart,
+             EventKind::kKernelEnqueue, EventKind::kKernelStart});
   static constexpr std::uint64_t kSynchronisingCalls =
       CallBit(DriverCall::kCtxSynchronize) | CallBit(DriverCall::kStreamSynchronize) |
       CallBit(DriverCall::kEventSynchronize) | CallBit(DriverCall::kStreamQuery) |
@@ -103,6 +105,7 @@ class SyncClocks {
   std::uint32_t width_ = 8;
   ClockTable actors_;     // by actor
   ClockTable mutexes_;    // by mutex: the last unlock's clock
+  ClockTable passes_;     // by mutex: the passes' clocks since its last lock
   ClockTable callbacks_;  // by callback id: the enqueuer's clock
   ClockTable kernels_;    // by kernel id: the enqueuer's clock
   std::vector<ActorId> gpu_;           // actors that started kernels (streams)

@@ -24,7 +24,10 @@ namespace stackcheck::sim {
 class EventDigest {
  public:
   void Add(const Event& e) {
-    if (e.kind == EventKind::kSharedAccess || e.kind == EventKind::kAllocGaveUp) return;
+    if (e.kind == EventKind::kSharedAccess || e.kind == EventKind::kAllocGaveUp ||
+        e.kind == EventKind::kMutexPassEnd) {
+      return;
+    }
     Mix(e.time_ns);
     Mix(static_cast<std::uint64_t>(e.actor) << 8 |
         static_cast<std::uint64_t>(e.kind));
