@@ -128,7 +128,6 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // this cell, which the destructor clears: a handler that outlives the
   // runtime does nothing.
   std::shared_ptr<std::atomic<Runtime*>> exit_handler_target_;
-  ModuleHandle module_{};
 
   // The program's device pointers and their sizes, guarded by *device_lock_.
   Shared<absl::flat_hash_map<DevicePtr, std::uint64_t>> user_allocations_;
