@@ -35,7 +35,8 @@ constexpr PropertyInfo kProperties[] = {
      "a device abort is reported, and against the region whose kernel aborted",
      Checker::kMonitor, "abort-attribution", kBoth, false},
     {"bounded-cache",
-     "after each device_alloc the cache holds <= max(soft limit, largest block a running region needs)",
+     "after each device_alloc the cache holds <= max(soft limit, largest block a region running "
+     "by happens-before needs)",
      Checker::kMonitor, "bounded-cache", kBoth, false},
     {"progress",
      "every execution finishes within the step bound (no livelock or endless polling)",
