@@ -58,7 +58,7 @@ std::uint32_t BlockObject(DevicePtr base) {
 class SimDevice::Call {
  public:
   Call(SimDevice* device, DriverCall api, Footprint step) : device_(device), api_(api) {
-    device->scheduler_->Point(step);
+    device->scheduler_->Point(device->CallFootprint(api, step));
     const ActorId self = device->scheduler_->current();
     if (device->scheduler_->CurrentIsCallback()) flags_ |= kCallFromCallback;
     if (device->context_ == Context::kDestroying && self != device->destroyer_) {
@@ -151,6 +151,23 @@ CuResult SimDevice::Admit(DriverCall api, bool needs_context) const {
     if (context_ == Context::kDestroyed) return CuResult::kContextIsDestroyed;
   }
   return CuResult::kSuccess;
+}
+
+// SEM-05: once a kernel has poisoned the context, Admit refuses every call
+// but cuInit with the sticky error before it looks at anything else, and the
+// error stays for the rest of the execution, so a call declared then is
+// refused when it runs. It changes nothing and reads only the poisoning and,
+// for its teardown flag, the context's lifetime (both kContext, which the
+// trap's device-wide write and a context's creation and destruction order):
+// calls made after a trap commute with one another, whatever they would have
+// touched on a healthy context. A call declared before the trap keeps its
+// whole footprint, so its race with the trap is still explored.
+Footprint SimDevice::CallFootprint(DriverCall api, const Footprint& step) const {
+  if (api == DriverCall::kInit || sticky_ == CuResult::kSuccess || !initialized_ ||
+      scheduler_->tearing_down()) {
+    return step;
+  }
+  return Touches(ObjectId(ObjectKind::kContext, 0), false);
 }
 
 bool SimDevice::ValidStream(StreamHandle stream) const {

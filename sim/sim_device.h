@@ -179,6 +179,9 @@ class SimDevice final : public Device, public GpuModel {
 
   // Checks, in the driver's order, whether a call may proceed.
   CuResult Admit(DriverCall api, bool needs_context) const;
+  // The footprint a call declares: `step`, what it touches on a healthy
+  // context, or only a read of the context once Admit refuses it.
+  Footprint CallFootprint(DriverCall api, const Footprint& step) const;
   bool ValidStream(StreamHandle stream) const;
   bool ValidEvent(EventHandle event) const;
   bool ValidHostWord(HostWordHandle word) const;

@@ -5,8 +5,9 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
+#include "sim/strategies/dfs_strategy.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -52,6 +53,55 @@ TEST(SemErrors, SEM05_StickyErrorIsAbsorbingAndEveryContextCallReturnsIt) {
   EXPECT_EQ(Count(r.trace, EventKind::kAlloc), 1);
   EXPECT_EQ(Count(r.trace, EventKind::kKernelEnqueue), 1);
   EXPECT_EQ(Count(r.trace, EventKind::kStickyError), 1);
+}
+
+// What SEM-05 lets the search assume: a call made once the context is
+// poisoned changes nothing, so two threads' calls after the trap commute:
+// DPOR runs as many executions whether each thread makes one round of calls
+// or two. Before the trap the same calls conflict (the launches append to
+// one stream), and more rounds mean more orders to explore.
+std::uint64_t DporExecutions(bool trap_first, int rounds) {
+  Simulator sim;
+  DfsStrategy dfs(DfsStrategy::Options{});
+  std::uint64_t executions = 0;
+  while (dfs.NewExecution()) {
+    const ExecutionResult& r = sim.Run(dfs, [&](Device& d, Host& h, RuntimeObserver&) {
+      const testing::Opened o = testing::Open(d);
+      DevicePtr block = 0;
+      d.MemAlloc(&block, kMiB);
+      if (trap_first) {
+        d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(block, 1, 10, KernelAction::kTrap),
+                       kLegacyStream);
+        d.CtxSynchronize();
+      }
+      ThreadId t[2];
+      for (int i = 0; i < 2; ++i) {
+        t[i] = h.Spawn("caller", [&d, &o, block, i, rounds] {
+          for (int round = 0; round < rounds; ++round) {
+            DevicePtr p = 0;
+            d.MemAlloc(&p, kMiB);
+            d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(block, 2 + i), kLegacyStream);
+            EventHandle e{};
+            d.EventCreate(&e);
+            d.MemFree(p);
+          }
+        });
+      }
+      for (ThreadId thread : t) h.Join(thread);
+      d.CtxSynchronize();
+    });
+    EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
+    ++executions;
+  }
+  EXPECT_TRUE(dfs.exhausted());
+  return executions;
+}
+
+TEST(SemErrors, SEM05_CallsAfterTheStickyErrorCommute) {
+  EXPECT_EQ(DporExecutions(/*trap_first=*/true, /*rounds=*/2),
+            DporExecutions(/*trap_first=*/true, /*rounds=*/1));
+  EXPECT_GT(DporExecutions(/*trap_first=*/false, /*rounds=*/2),
+            DporExecutions(/*trap_first=*/false, /*rounds=*/1));
 }
 
 struct Ran {
