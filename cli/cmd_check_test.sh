@@ -54,6 +54,13 @@ expect_line with_bugs "^exhausted no$"
 expect_line with_bugs "^violation mutex-discipline at execution 1: "
 expect_line with_bugs "^fingerprint known: mutex-discipline: "
 
+# event-fence's proof with the device lock, mapping and an abort at 2 x 3:
+# one thread's region aborts while the other maps in every region.
+expect_rc proof_abort_beside_mapping 0 "$bin" check --policy=event-fence \
+  --scenario=abort-beside-mapping --no_plain
+expect_line proof_abort_beside_mapping "^exhausted yes$"
+expect_line proof_abort_beside_mapping "^violation none$"
+
 # --json: one object with the same facts.
 expect_rc json 0 "$bin" check --policy=event-fence --threads=2 --regions=1 --json
 [[ $(wc -l <<<"$out") -eq 1 && "$out" == "{"*"}" ]] || { echo "FAIL json: not one object: $out"; fail=1; }
