@@ -94,6 +94,20 @@ CHECK_RUNS = [
     ("event-fence, 2 x 3, one mapped variable, split search on 2 jobs",
      ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--jobs=2",
       "--time_budget_s=240", "--max_executions=1000000000", "--no_plain"], True),
+    ("event-fence, 2 x 3, an abort beside a thread mapping in every region",
+     ["--policy=event-fence", "--scenario=abort-beside-mapping", "--no_plain"], False),
+    ("event-fence, 2 x 3, a mapping region aborts beside a thread mapping in every region, "
+     "split search on 2 jobs",
+     ["--policy=event-fence", "--scenario=mapped-abort-beside-mapping", "--jobs=2",
+      "--time_budget_s=600", "--max_executions=1000000000", "--no_plain"], True),
+    ("event-fence-sync, 2 x 3, an abort beside a thread mapping in every region, "
+     "split search on 2 jobs",
+     ["--policy=event-fence-sync", "--scenario=abort-beside-mapping", "--jobs=2",
+      "--time_budget_s=600", "--max_executions=1000000000", "--no_plain"], True),
+    ("event-fence, 2 x 3, one mapped variable, one abort, split search on 2 jobs "
+     "(a 120 s budget)",
+     ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
+      "--time_budget_s=120", "--max_executions=1000000000", "--no_plain"], True),
     ("v2-gcc11, 2 x 3, preemption bound 2 (sleep sets)", ["--policy=v2-gcc11", "--bound=2"], False),
     ("event-fence, 2 x 3, preemption bound 2 (sleep sets)",
      ["--policy=event-fence", "--bound=2"], False),
