@@ -104,6 +104,10 @@ CHECK_RUNS = [
      "split search on 2 jobs",
      ["--policy=event-fence-sync", "--scenario=abort-beside-mapping", "--jobs=2",
       "--time_budget_s=600", "--max_executions=1000000000", "--no_plain"], True),
+    ("event-fence-sync, 2 x 3, a mapping region aborts beside a thread mapping in every "
+     "region, split search on 2 jobs",
+     ["--policy=event-fence-sync", "--scenario=mapped-abort-beside-mapping", "--jobs=2",
+      "--time_budget_s=1200", "--max_executions=1000000000", "--no_plain"], True),
     ("event-fence, 2 x 3, one mapped variable, one abort, split search on 2 jobs "
      "(a 120 s budget)",
      ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
