@@ -53,13 +53,20 @@ class PreemptionWatcher : public sim::Strategy {
       }
     }
     // An actor that acted, disappeared from the runnable set (it blocked) and
-    // is back was woken; it waits for its turn until it is chosen.
+    // is back was woken; it waits for its turn until it is chosen, and on
+    // hardware goes on at once past the step that returns from the wait too
+    // (a message it then prints is a scheduling point of its own).
     std::set<sim::ActorId> now;
     for (const sim::Candidate& c : point.runnable) {
       now.insert(c.actor);
       if (acted_.count(c.actor) > 0 && previous_.count(c.actor) == 0) woken_.insert(c.actor);
     }
-    woken_.erase(actor);
+    if (returning_.count(actor) > 0) {
+      returning_.erase(actor);
+      woken_.erase(actor);
+    } else if (woken_.count(actor) > 0) {
+      returning_.insert(actor);
+    }
     if (!continues) {
       for (sim::ActorId waiting : woken_) {
         if (now.count(waiting) > 0) passed_woken_.push_back({waiting, actor, true});
@@ -87,6 +94,7 @@ class PreemptionWatcher : public sim::Strategy {
   std::set<sim::ActorId> acted_;
   std::set<sim::ActorId> previous_;  // runnable at the previous point
   std::set<sim::ActorId> woken_;
+  std::set<sim::ActorId> returning_;  // woken, and chosen once since
   int nonzero_numbers_ = 0;
 };
 
@@ -184,11 +192,16 @@ CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
 
 // A host thread that could go on but is kept between two of its steps while
 // virtual time passes, and whose next step sees what happened meanwhile: a
-// driver call failing with the sticky error a kernel raised, or a lock
-// another actor took. On hardware a runnable thread goes on within
+// driver call failing with the sticky error a kernel raised, a lock another
+// actor took, or a message to the user that another thread's message now
+// precedes. On hardware a runnable thread goes on within
 // microseconds. Waits the thread itself asked for are not that: a blocking
 // driver call, a mutex it waits for, a sleep, a join, or the time before its
 // program starts. Returns why, or "".
+bool IsMessage(sim::EventKind kind) {
+  return kind == sim::EventKind::kFatalReported || kind == sim::EventKind::kErrorReported;
+}
+
 std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
                                     const std::vector<std::string>& names) {
   std::map<sim::ActorId, std::size_t> last;  // position of each thread's last event
@@ -216,8 +229,9 @@ std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
       const sim::Event& mid = trace[k];
       sees = (ev.kind == sim::EventKind::kDriverCall && ev.x != 0 &&
               mid.kind == sim::EventKind::kStickyError) ||
-             (ev.kind == sim::EventKind::kMutexBlock &&
-              mid.kind == sim::EventKind::kMutexLock && mid.a == ev.a);
+             (ev.kind == sim::EventKind::kMutexBlock && mid.kind == sim::EventKind::kMutexLock &&
+              mid.a == ev.a) ||
+             (IsMessage(ev.kind) && IsMessage(mid.kind));
     }
     if (!sees) continue;
     return absl::StrFormat(

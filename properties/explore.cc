@@ -220,6 +220,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
   sim::Simulator& simulator = **sim;
   sim::SimConfig config = SimConfigFor(spec.test_case);
   config.exact_memory_ledger = spec.exact_memory_ledger;
+  config.exit_cuts_every_step = spec.exit_cuts_every_step;
   simulator.set_config(config);
   SetPass(simulator, policy,
           spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept);

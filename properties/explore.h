@@ -107,6 +107,9 @@ struct ExploreSpec {
   // (sim::SimConfig::exact_memory_ledger). Explore sets it itself, and runs
   // again, when an execution of a reduced search outgrew the capacity.
   bool exact_memory_ledger = false;
+  // The first exit ends the process right after its handlers, cutting the
+  // other threads at every point (sim::SimConfig::exit_cuts_every_step).
+  bool exit_cuts_every_step = false;
   sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
   // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 splits
   // the tree after `split_choices` choices (0: kDefaultSplitChoices) into
@@ -206,6 +209,11 @@ struct ExecuteOptions {
   bool keep_trace = false;
   // A known bug of the policy (IsKnownViolation) does not end the execution.
   bool pass_known = false;
+  // With MonitorSelection::kNamed: a violation of another property (the
+  // engine's no-deadlock and progress) is passed as well - it ends its
+  // execution, not the run, and is no finding - so that the search goes on
+  // to the named properties' bugs.
+  bool pass_unnamed = false;
   sim::CoverageProbes* coverage = nullptr;
 };
 

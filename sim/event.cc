@@ -56,6 +56,8 @@ absl::string_view EventKindName(EventKind kind) {
     case EventKind::kWaitQueueBlock: return "wait-queue-block";
     case EventKind::kWaitQueueWake: return "wait-queue-wake";
     case EventKind::kAllocGaveUp: return "alloc-gave-up";
+    case EventKind::kExitHandlersDone:
+      return "exit-handlers-done";
     case EventKind::kHostWordWrite: return "host-word-write";
     case EventKind::kKernelVars: return "kernel-vars";
     case EventKind::kMemcpy: return "memcpy";
@@ -152,6 +154,7 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kJoin:
       return absl::StrCat(kind, " ", Actor(e.a));
     case EventKind::kProcessExit:
+    case EventKind::kExitHandlersDone:
       return absl::StrCat(kind, " status ", e.x);
     case EventKind::kDriverCall:
       return absl::StrCat(kind, " api ", e.a, " -> ", FormatResult(e.x));

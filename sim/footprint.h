@@ -61,11 +61,14 @@ struct alignas(16) Footprint {
   // What the step does to a lock or a wait (kLockAttempt...), for the race
   // analysis only: Dependent() ignores it.
   std::uint8_t blocking = 0;
+  // kEndsAtRest on the step that ends the process once no other actor can
+  // move (Scheduler::AwaitRest); Dependent() ignores it.
+  std::uint8_t ends = 0;
   // Always zero. Named so that a copy moves all 32 bytes as two aligned
   // 16-byte halves, the way MakeFootprint and StoreWithProgram write them: a
-  // copy of the 29 bytes before it loads a 16-byte span straddling both
+  // copy of the 30 bytes before it loads a 16-byte span straddling both
   // halves, which cannot be store-forwarded (a stall at every step).
-  std::uint8_t unused[3] = {};
+  std::uint8_t unused[2] = {};
 };
 
 // Footprint::blocking. Some races (step i, then a dependent step j of
@@ -120,31 +123,41 @@ inline constexpr std::uint8_t kWaitsOnHealthyContext = 64;
 // past the work show too.
 inline constexpr std::uint8_t kEnqueuesHarmlessWork = 128;
 
+// Footprint::ends. The step taken when no other actor can move, and so the
+// last of its execution: it races with nothing, since nothing else could
+// have run instead of it, and a search need not try it earlier - at an
+// earlier point it is not enabled. DfsStrategy does not count it as global
+// (Options::last_step_global).
+inline constexpr std::uint8_t kEndsAtRest = 1;
+
 bool Dependent(const Footprint& a, const Footprint& b);
 
 // Footprint object kinds: object id = kind << 24 | index .
 enum class ObjectKind : std::uint32_t {
   kMutex = 1,
-  kStream = 2,        // what is enqueued on a stream (launches append to it)
-  kMemory = 3,        // the device-memory ledger
-  kThread = 4,        // an actor's life (spawn, finish, join)
+  kStream = 2,  // what is enqueued on a stream (launches append to it)
+  kMemory = 3,  // the device-memory ledger
+  kThread = 4,  // an actor's life (spawn, finish, join)
   kEvent = 5,
   kCallbackThread = 6,
-  kContext = 7,       // modules, context lifetime
-  kStreamOrder = 8,   // the set of streams and the legacy barrier between them
-  kBlock = 9,         // one device-memory block (index: a hash of its base)
-  kProcess = 10,      // whether an exit() has started (the first one writes it)
-  kThreadEnd = 11,    // a thread's end, which Join waits for (index: actor)
-  kEventTable = 12,   // the event handles (creation)
-  kEventPointer = 13, // which record an event stands for (SEM-14); kEvent is
-                      // whether its records completed
-  kHostWord = 14,     // a device-mapped host word (EXT-01/02)
+  kContext = 7,          // modules, context lifetime
+  kStreamOrder = 8,      // the set of streams and the legacy barrier between them
+  kBlock = 9,            // one device-memory block (index: a hash of its base)
+  kProcess = 10,         // whether an exit() has started (the first one writes it)
+  kThreadEnd = 11,       // a thread's end, which Join waits for (index: actor)
+  kEventTable = 12,      // the event handles (creation)
+  kEventPointer = 13,    // which record an event stands for (SEM-14); kEvent is
+                         // whether its records completed
+  kHostWord = 14,        // a device-mapped host word (EXT-01/02)
   kStreamProgress = 15,  // what has completed on a stream (its GPU steps pop it)
-  kLaunch = 16,       // one launch call (index: actor, its launch count), which
-                      // the launched kernel's start may read (sim_gpu.cc)
-  kShared = 17,       // program state declared through core/shared.h (index:
-                      // its SharedId); an access without its guard is a step
-                      // of its own that breaks the guard's bit (sim_host.cc)
+  kLaunch = 16,          // one launch call (index: actor, its launch count), which
+                         // the launched kernel's start may read (sim_gpu.cc)
+  kShared = 17,          // program state declared through core/shared.h (index:
+                         // its SharedId); an access without its guard is a step
+                         // of its own that breaks the guard's bit (sim_host.cc)
+  // What the program has told its user (stderr), in order: each message is a
+  // step that writes it.
+  kMessages = 18,
 };
 
 // The device's objects carry kDeviceBit (above), so that one step
@@ -212,6 +225,12 @@ inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2,
 }
 inline Footprint GlobalFootprint() {
   return MakeFootprint(kGlobalObject, true, 0, false, 0, false, 1);
+}
+// The step that ends the process at rest: it touches nothing.
+inline Footprint EndAtRestFootprint() {
+  Footprint f;
+  f.ends = kEndsAtRest;
+  return f;
 }
 inline Footprint DeviceWideFootprint() {
   return MakeFootprint(kDeviceWideObject, true, 0, false, 0, false, 1);

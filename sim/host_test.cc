@@ -2,6 +2,8 @@
 // events.
 #include <iterator>
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -10,6 +12,7 @@
 #include "sim/sim_host.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
+#include "sim/strategies/dfs_strategy.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -75,6 +78,95 @@ TEST(SimHost, ExitRunsHandlersInReverseOnTheCallerAndStopsEveryone) {
   EXPECT_EQ(r.exit_status, 3);
   EXPECT_FALSE(other_ran_after_exit);
   EXPECT_EQ(r.trace.back().kind, EventKind::kProcessExit);
+}
+
+// The program T0 runs: T1 takes `steps` steps of its own while T0 exits.
+void ExitBesideSteps(Host& h, int steps, int* taken) {
+  h.Spawn("stepper", [&h, steps, taken] {
+    for (int i = 0; i < steps; ++i) {
+      h.Yield();
+      ++*taken;
+    }
+  });
+  h.Exit(4);
+}
+
+TEST(SimHost, AnExitsEndWaitsUntilNoOtherThreadCanMove) {
+  Simulator sim;
+  testing::NonPreemptive strategy;
+  int taken = 0;
+  const ExecutionResult& r =
+      sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) { ExitBesideSteps(h, 3, &taken); });
+  ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+  EXPECT_EQ(r.exit_status, 4);
+  // T0 ran on through its exit, then T1 took every step before the end.
+  EXPECT_EQ(taken, 3);
+  const long done = Find(r.trace, EventKind::kExitHandlersDone);
+  ASSERT_GE(done, 0);
+  EXPECT_EQ(sim.ActorName(r.trace[done].actor), "T0");
+  EXPECT_EQ(r.trace.back().kind, EventKind::kProcessExit);
+  EXPECT_EQ(sim.ActorName(r.trace.back().actor), "T0");
+
+  // Cutting at every step, the same schedule ends right after the handlers.
+  SimConfig cuts;
+  cuts.exit_cuts_every_step = true;
+  sim.set_config(cuts);
+  taken = 0;
+  const ExecutionResult& cut =
+      sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) { ExitBesideSteps(h, 3, &taken); });
+  EXPECT_EQ(taken, 0);
+  EXPECT_EQ(Count(cut.trace, EventKind::kExitHandlersDone), 0);
+}
+
+// DPOR tries no cut of T1 when the end waits for it; cutting at every step
+// it tries each of T1's remaining points.
+std::uint64_t DporExecutionsBesideAnExit(bool cuts) {
+  Simulator sim;
+  SimConfig config;
+  config.exit_cuts_every_step = cuts;
+  sim.set_config(config);
+  DfsStrategy dfs(DfsStrategy::Options{});
+  std::uint64_t executions = 0;
+  std::set<int> taken_seen;
+  while (dfs.NewExecution()) {
+    int taken = 0;
+    const ExecutionResult& r =
+        sim.Run(dfs, [&](Device&, Host& h, RuntimeObserver&) { ExitBesideSteps(h, 3, &taken); });
+    EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
+    taken_seen.insert(taken);
+    ++executions;
+  }
+  EXPECT_TRUE(dfs.exhausted());
+  if (cuts) {
+    EXPECT_EQ(taken_seen, (std::set<int>{0, 1, 2, 3}));
+  } else {
+    EXPECT_EQ(taken_seen, (std::set<int>{3}));
+  }
+  return executions;
+}
+
+TEST(SimHost, AnEndAtRestSparesTheSearchEveryCut) {
+  EXPECT_EQ(DporExecutionsBesideAnExit(/*cuts=*/false), 1u);
+  EXPECT_GE(DporExecutionsBesideAnExit(/*cuts=*/true), 4u);
+}
+
+// Two threads' messages are steps that conflict: a search shows the user
+// either order.
+TEST(SimHost, MessagesAreOrderedEitherWayByASearch) {
+  Simulator sim;
+  DfsStrategy dfs(DfsStrategy::Options{});
+  std::set<std::string> firsts;
+  while (dfs.NewExecution()) {
+    const ExecutionResult& r = sim.Run(dfs, [&](Device&, Host& h, RuntimeObserver& o) {
+      ThreadId t = h.Spawn("other", [&o] { o.ErrorReported(CuResult::kOutOfMemory, "b"); });
+      o.ErrorReported(CuResult::kOutOfMemory, "a");
+      h.Join(t);
+    });
+    const long first = Find(r.trace, EventKind::kErrorReported);
+    ASSERT_GE(first, 0);
+    firsts.insert(std::string(sim.ActorName(r.trace[first].actor)));
+  }
+  EXPECT_EQ(firsts, (std::set<std::string>{"T0", "T1"}));
 }
 
 TEST(SimHost, SleepAdvancesVirtualTimeNotWallTime) {
@@ -265,7 +357,9 @@ TEST(SimHost, AnExitOvertakenByAnotherIsRedeclaredAsEndingTheProcess) {
     h.Exit(1);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
-  EXPECT_EQ(r.exit_status, 1);
+  // T0's handlers ran, and its end waits until nobody else can move: T1's
+  // exit, still pending, ends the process first, with its status.
+  EXPECT_EQ(r.exit_status, 2);
   // Waiting at its exit() while none had run, T1 only starts the handlers
   // (the process object); once T0's exit ran, the same step ends the process.
   ASSERT_NE(strategy.spawned, kNoActor);

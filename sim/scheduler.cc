@@ -200,6 +200,8 @@ void Scheduler::WaitOnQueue(std::uint32_t queue, const Footprint& next) {
   }
 }
 
+void Scheduler::AwaitRest(const Footprint& end) { Block(WaitReason{WaitKind::kRest}, end); }
+
 bool Scheduler::WaitOnQueueOrTimeOut(std::uint32_t queue, const Footprint& next) {
   Actor& self = actors_[current_];
   self.woken = false;
@@ -485,6 +487,8 @@ inline bool Scheduler::Ready(ActorId id, Footprint* next) {
     case WaitKind::kWakeup:
       *next = a.next;
       return a.woken;
+    case WaitKind::kRest:  // CollectExpiringWaits picks it
+      return false;
     case WaitKind::kCallbackWork:
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:
@@ -546,12 +550,25 @@ inline std::size_t Scheduler::CollectWatched(int* current_index) {
 
 std::size_t Scheduler::CollectExpiringWaits() {
   std::size_t count = 0;
+  ActorId resting = kNoActor;
   for (ActorId id = 0; id < actor_count_; ++id) {
     const Actor& a = actors_[id];
-    if (a.state != ActorState::kBlocked || !a.timed || a.woken) continue;
+    if (a.state != ActorState::kBlocked) continue;
+    if (a.wait.kind == WaitKind::kRest) {
+      if (resting == kNoActor) resting = id;
+      continue;
+    }
+    if (!a.timed || a.woken) continue;
     candidates_[count].actor = id;
     candidates_[count].next = a.next;
     ++count;
+  }
+  // An actor awaiting rest goes last: a timed wait expiring lets its actor
+  // move again.
+  if (count == 0 && resting != kNoActor) {
+    candidates_[0].actor = resting;
+    candidates_[0].next = actors_[resting].next;
+    count = 1;
   }
   return count;
 }

@@ -75,14 +75,15 @@ enum class ActorState : std::uint8_t { kRunnable, kBlocked, kFinished };
 // What a blocked actor waits for. The device kinds are judged by GpuModel.
 enum class WaitKind : std::uint8_t {
   kNone,
-  kMutex,           // object: mutex id; until it has no owner
-  kJoin,            // object: actor id; until it finishes
-  kCallbackWork,    // the idle serial callback thread: until a callback is dispatched
-  kStreamIdle,      // object: stream index; until its queue is empty
-  kAllStreamsIdle,  // until every stream of the context is idle
+  kMutex,                  // object: mutex id; until it has no owner
+  kJoin,                   // object: actor id; until it finishes
+  kCallbackWork,           // the idle serial callback thread: until a callback is dispatched
+  kStreamIdle,             // object: stream index; until its queue is empty
+  kAllStreamsIdle,         // until every stream of the context is idle
   kAllStreamsIdleOrFault,  // the same, or until a kernel poisons the context
-  kEvent,           // object: event record id; until that record completes
-  kWakeup,          // object: wait queue id; until a Wake picks this actor
+  kEvent,                  // object: event record id; until that record completes
+  kWakeup,                 // object: wait queue id; until a Wake picks this actor
+  kRest,                   // until no other actor can move (Scheduler::AwaitRest)
 };
 
 struct WaitReason {
@@ -286,6 +287,14 @@ class Scheduler final : public SimView {
   // (false: it timed out and left the queue). When several timed waits could
   // expire, the strategy picks which.
   bool WaitOnQueueOrTimeOut(std::uint32_t queue, const Footprint& next);
+  // Blocks the current actor until no other actor can move - none is
+  // runnable and no timed wait can expire - then takes the step `end`
+  // (EndAtRestFootprint: the step that ends the process). An exit's end
+  // waits so: every per-event verdict of a process cut short at an earlier
+  // step is a verdict of this longest run too, since the cut run's events
+  // are a prefix of it, so the search need not try every cut
+  // (SimHost::ExitProcess says what the end's verdicts need besides).
+  void AwaitRest(const Footprint& end);
   // Wakes up to `count` waiters, first come first woken; returns how many.
   std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
 
@@ -411,7 +420,8 @@ class Scheduler final : public SimView {
   std::size_t CollectCandidates(int* current_index);
   // The same, looking only at the actors in watch_ (when all ids fit in it).
   std::size_t CollectWatched(int* current_index);
-  // When nothing can move: the timed waits, whose expiry is the next step.
+  // When nothing can move: the timed waits, whose expiry is the next step;
+  // when there are none, the actor awaiting rest.
   std::size_t CollectExpiringWaits();
   // Which event puts an actor that cannot move back into watch_.
   enum WakeOn : std::uint8_t {
@@ -420,6 +430,7 @@ class Scheduler final : public SimView {
     kWakeOnMutex,
     kWakeOnJoin,
     kWakeOnCallbackWork,
+    kWakeOnNothing,
     kWakeOnCount,
   };
   static WakeOn WakeOnFor(const WaitReason& wait, bool gpu) {
@@ -438,6 +449,8 @@ class Scheduler final : public SimView {
       case WaitKind::kAllStreamsIdleOrFault:
       case WaitKind::kEvent:
         return kWakeOnDevice;
+      case WaitKind::kRest:  // no event wakes it: CollectExpiringWaits picks it
+        return kWakeOnNothing;
     }
     return kWakeOnDevice;
   }

@@ -265,6 +265,7 @@ void SimHost::ExitStep() {
 void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
   if (!exiting_) {
     exiting_ = true;
+    first_exiter_ = scheduler_->current();
     for (ActorId other : pending_exits_) scheduler_->Redeclare(other, GlobalFootprint());
     // The runtime model's handlers declare what they touch (see
     // Scheduler::ExitHandlersStart). On a return from main, the code up to
@@ -285,7 +286,38 @@ void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
     // stack keeps it, and that exit unwinds the stack.
     scheduler_->KeepUntilTeardown(std::move(handler));
   }
+  if (EndsAtRest(stacks)) {
+    // From here the process may end at any step: the other threads run on
+    // until _exit cuts them. Searching every cut would multiply a search by
+    // the other threads' remaining steps, and every per-event verdict of a
+    // cut is one of the longest run, whose events extend the cut's: so the
+    // end waits until no other actor can move. The one verdict a later end
+    // can only improve - an abort no message has reported yet - is judged
+    // here instead, at a step that races with every message and with the
+    // trap, so that a search puts it before and after each of them.
+    scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), false,
+                              ObjectId(ObjectKind::kContext, 0), false));
+    scheduler_->Log(EventKind::kExitHandlersDone, 0, 0, 0, 0, static_cast<std::uint64_t>(status));
+    scheduler_->AwaitRest(EndAtRestFootprint());
+  }
   scheduler_->EndProcess(status, stacks);
+}
+
+void SimHost::MessagePoint() {
+  // The order of two threads' messages is what the user sees (and what
+  // abort-attribution judges): each message is a step of its own, and all
+  // of them write one object, so that a search tries them in either order.
+  scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), true));
+}
+
+bool SimHost::EndsAtRest(Scheduler::Stacks stacks) const {
+  // A real program's handlers run real code that leaves its state torn down
+  // (its threads would touch destroyed objects), and after main returned the
+  // other threads may refer to main's locals: those processes end with
+  // their handlers. An exit() from another thread than the first ends it at
+  // once, as glibc's does.
+  return exit_ends_at_rest_ && !program_exit_ && stacks != Scheduler::Stacks::kMainReturned &&
+         scheduler_->current() == first_exiter_;
 }
 
 SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
@@ -375,6 +407,7 @@ void SimHost::ProgramCall(absl::string_view name, std::uint32_t object,
 void SimHost::ProgramExitBegins() {
   if (exiting_) return;
   exiting_ = true;
+  program_exit_ = true;
   scheduler_->ExitHandlersStart(/*program_wide=*/true);
 }
 
@@ -388,11 +421,13 @@ void SimHost::RegionEnd(RegionId region) {
 
 void SimHost::FatalReported(RegionId attributed, CuResult code,
                             absl::string_view message) {
+  MessagePoint();
   scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed,
                   scheduler_->InternMessage(message), static_cast<std::uint64_t>(code));
 }
 
 void SimHost::ErrorReported(CuResult code, absl::string_view message) {
+  MessagePoint();
   scheduler_->Log(EventKind::kErrorReported, 0, 0, 0, scheduler_->InternMessage(message),
                   static_cast<std::uint64_t>(code));
 }

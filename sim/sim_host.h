@@ -27,9 +27,13 @@ class SimHost final : public Host, public RuntimeObserver {
   // earlier executions of the same Simulator reached.
   explicit SimHost(Scheduler* scheduler);
 
+  // Whether the first exit's process ends at rest (SimConfig::
+  // exit_cuts_every_step, negated).
+  void set_exit_ends_at_rest(bool at_rest) { exit_ends_at_rest_ = at_rest; }
   // Forgets the previous execution's exit handlers.
   void BeginExecution() {
     exit_handlers_.clear(), exiting_ = false, pending_exits_.clear(), guards_.clear();
+    first_exiter_ = kNoActor, program_exit_ = false;
   }
   // Destroys the handlers an execution registered and never ran.
   void ForgetExitHandlers() { exit_handlers_.clear(); }
@@ -115,7 +119,15 @@ class SimHost final : public Host, public RuntimeObserver {
   bool AccessPoint(SharedId object, bool write);
   // The step exit() takes before the handlers run (see Exit).
   void ExitStep();
+  // The step a message to the user is (FatalReported, ErrorReported).
+  void MessagePoint();
+  // Whether the end of this exit waits until no other actor can move (see
+  // ExitProcess).
+  bool EndsAtRest(Scheduler::Stacks stacks) const;
   bool exiting_ = false;
+  ActorId first_exiter_ = kNoActor;  // the thread whose exit() ran first
+  bool program_exit_ = false;        // a real program's exit (ProgramExitBegins)
+  bool exit_ends_at_rest_ = true;
   // Threads waiting at the first point of an exit() while none has run.
   std::vector<ActorId> pending_exits_;
 };

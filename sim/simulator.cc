@@ -25,6 +25,7 @@ void Simulator::set_config(const SimConfig& config) {
   config_ = config;
   scheduler_->set_step_bound(config.modes.step_bound);
   device_->set_config(config);
+  host_->set_exit_ends_at_rest(!config.exit_cuts_every_step);
 }
 
 const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread) {

@@ -24,6 +24,7 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
   switch (a.wait.kind) {
     case WaitKind::kNone:
     case WaitKind::kCallbackWork:
+    case WaitKind::kRest:  // picked as soon as nothing else can move
       return;
     case WaitKind::kMutex: {
       const MutexState& m = mutexes_[a.wait.object];

@@ -15,6 +15,7 @@ void AbortAttributionMonitor::Reset() {
   aborts_.clear();
   judged_ = false;
   poisoned_ = false;
+  end_judged_ = false;
 }
 
 std::optional<Violation> AbortAttributionMonitor::OnEvent(
@@ -50,7 +51,10 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
     case EventKind::kErrorReported:
       if (aborts_.empty()) return std::nullopt;  // not about an abort
       return Judge(events, view);
+    case EventKind::kExitHandlersDone:
     case EventKind::kProcessExit:
+      if (end_judged_) return std::nullopt;
+      end_judged_ = true;
       return Unreported(events);
     default:
       return std::nullopt;
@@ -88,7 +92,7 @@ std::optional<Violation> AbortAttributionMonitor::OnQuiescence(
     absl::Span<const Event> events, const SimView& /*view*/, bool all_finished) {
   // A stuck execution is the engine's deadlock to report; the abort might
   // still have been reported had it moved on.
-  if (!all_finished) return std::nullopt;
+  if (!all_finished || end_judged_) return std::nullopt;
   return Unreported(events);
 }
 

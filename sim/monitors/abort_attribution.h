@@ -7,8 +7,12 @@
 // region is the one whose kernel aborted. libgomp's plain messages carry no
 // region identity, so an error message's region is not judged. A first
 // message without the hint, or blaming another region, is reported at once;
-// an abort no message ever reports is reported when the execution ends (at
-// process exit, or at quiescence with every actor finished).
+// an abort no message ever reports is reported at the earliest moment the
+// process can end: when the first exit's handlers are done (the process ends
+// later, once no other actor can move, but could end at any step from there:
+// the search puts that moment before and after every message and trap), at
+// an exit that ends the process at once, or at quiescence with every actor
+// finished.
 #ifndef STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 #define STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 
@@ -29,10 +33,9 @@ class AbortAttributionMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
 
   EventKindMask reads() const override {
-    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelEnd,
-                  EventKind::kKernelDropped, EventKind::kStickyError,
-                  EventKind::kFatalReported, EventKind::kErrorReported,
-                  EventKind::kProcessExit});
+    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelEnd, EventKind::kKernelDropped,
+                  EventKind::kStickyError, EventKind::kFatalReported, EventKind::kErrorReported,
+                  EventKind::kExitHandlersDone, EventKind::kProcessExit});
   }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
@@ -61,6 +64,9 @@ class AbortAttributionMonitor final : public Monitor {
   std::vector<Abort> aborts_;
   bool judged_ = false;  // the first message with the abort's code was judged
   bool poisoned_ = false;  // a kStickyError was seen
+  // The process could have ended at a kExitHandlersDone already: the end's
+  // verdict was given there.
+  bool end_judged_ = false;
 };
 
 }  // namespace stackcheck::sim

@@ -114,6 +114,41 @@ TEST(AbortAttributionTest, ProcessExitWithoutReport) {
   EXPECT_EQ(v->event_index, 7u);
 }
 
+// The first exit's handlers are done: the process may end at any step from
+// here, so an abort no message reported yet is lost in some run; a message
+// another thread prints later (before the process ends at rest) does not
+// save it, and the end itself is not judged again.
+TEST(AbortAttributionTest, JudgedWhenTheExitHandlersAreDone) {
+  Trace t = AbortInRegion1();
+  t.Add(kT2, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  auto v = Feed(m, t, FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->event_index, 6u);
+  EXPECT_THAT(v->message, HasSubstr("lost"));
+
+  Trace reported = AbortInRegion1();
+  reported.Add(kT1, EventKind::kFatalReported, 0, 0, 1, kHinted, kLaunchFailed)
+      .Add(kT1, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1)
+      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor again;
+  EXPECT_EQ(Feed(again, reported, FakeSimView{}, /*quiesce=*/true), std::nullopt);
+}
+
+TEST(AbortAttributionTest, AnAbortAfterTheHandlersAreDoneIsNotJudgedAtTheEnd) {
+  // The process could have ended before the abort: that run holds, and the
+  // run where it ends after the abort is the search's, with the handlers'
+  // end ordered after the trap.
+  Trace t;
+  t.Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
+      .Add(kT2, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1)
+      .Start(1)
+      .End(1, 0, kLaunchFailed)
+      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  AbortAttributionMonitor m;
+  EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
+}
+
 TEST(AbortAttributionTest, FatalsWithoutAnyAbortAreNotItsBusiness) {
   Trace t;
   t.Add(kT1, EventKind::kFatalReported, 0, 0, 3, 0, kOutOfMemory)

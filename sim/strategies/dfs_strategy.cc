@@ -9,8 +9,8 @@ namespace stackcheck::sim {
 namespace {
 
 bool SameFootprint(const Footprint& a, const Footprint& b) {
-  if (a.count != b.count || a.program != b.program || a.held != b.held ||
-      a.breaks != b.breaks || a.blocking != b.blocking) {
+  if (a.count != b.count || a.program != b.program || a.held != b.held || a.breaks != b.breaks ||
+      a.blocking != b.blocking || a.ends != b.ends) {
     return false;
   }
   for (int i = 0; i < a.count; ++i) {
@@ -63,8 +63,11 @@ bool DfsStrategy::NewExecution() {
     }
     // Actors whose pending step never ran: check it against the steps
     // taken since (at a sleep-blocked point this was done there).
+    // An end at rest (kEndsAtRest) came when no other actor could move:
+    // nothing was cut short, and it was the only step possible there.
+    const bool cut_others = options_.last_step_global && !ended_at_rest_;
     if (dpor_ && !off_tree_) {
-      if (options_.last_step_global) CheckLastStep();
+      if (cut_others) CheckLastStep();
       CheckPending();
     }
     // The step that ended the process (an exit after another exit, the
@@ -88,7 +91,7 @@ bool DfsStrategy::NewExecution() {
     // A unit left to another worker ran on with default answers; if no
     // actor was asked after the split its owner marks the same node here.
     const bool ended_at_split = unclaimed_ && !point_after_split_;
-    if (options_.last_step_global && (!off_tree_ || ended_at_split) && have_actor_node_) {
+    if (cut_others && (!off_tree_ || ended_at_split) && have_actor_node_) {
       Node& last = stack_[last_actor_node_];
       last.flags[last.chosen] |= kMayEnd;
     }
@@ -148,6 +151,7 @@ bool DfsStrategy::NewExecution() {
   ++stats_.executions;
   position_ = 0;
   have_actor_node_ = false;
+  ended_at_rest_ = false;
   // The steps taken at nodes before the latest branching point are the
   // previous execution's: their happens-before record is kept, not redone.
   kept_steps_ = static_cast<std::size_t>(
@@ -471,6 +475,9 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     ++preemptions_;
   }
   ++points_seen_;
+  if (answer < point.runnable.size()) {
+    ended_at_rest_ = (point.runnable[answer].next.ends & kEndsAtRest) != 0;
+  }
   if (point.runnable.size() > 1) {
     choices_.push_back(answer);
     AtChoice();

@@ -210,6 +210,9 @@ class DfsStrategy : public Strategy {
   std::size_t position_ = 0;        // next stack entry this execution
   std::size_t last_actor_node_ = 0;  // stack index, valid if have_actor_node_
   bool have_actor_node_ = false;
+  // The latest step seen ends the process at rest (kEndsAtRest): if it is
+  // the execution's last, that end cut nothing short.
+  bool ended_at_rest_ = false;
   std::uint32_t preemptions_ = 0;   // so far in this execution
   bool off_tree_ = false;  // answering defaults for the rest of the execution
   bool started_ = false;
