@@ -291,6 +291,12 @@ class EventFencePolicy : public Policy {
   // device alone instead of launching a kernel whose abort no one would
   // report, or raising a second fatal error that would end the process under
   // the first one's exit handlers.
+  //
+  // The message is printed before the lock is released: a thread that then
+  // finds the policy retired - and whose caller may raise a fatal error of
+  // its own, out of memory for a mapping the retired policy refused - or
+  // finds the lock free, prints after it, so the user reads the root cause
+  // first, and an exit on another thread cannot end the process before it.
   [[noreturn]] void FailLocked(RegionId own, DriverCall call,
                                CuResult r) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     if (!books_.Read().poisoned) {
@@ -301,13 +307,14 @@ class EventFencePolicy : public Policy {
       }
     }
     Books& b = books_.Write();
-    const bool poisoned = b.poisoned;  // read under the lock, used after it
+    const bool poisoned = b.poisoned;
     const RegionId blamed = poisoned ? b.poisoned_region : own;
     const CuResult code = poisoned ? b.poisoned_code : r;
+    ctx_.PrintFatal(blamed, code,
+                    RuntimeContext::CallErrorMessage(call, code, /*abort_hint=*/poisoned));
     b.retired = true;
     lock_->Unlock();
-    if (poisoned) ctx_.FatalRegionWait(blamed, call, code);
-    ctx_.FatalCall(blamed, call, code);
+    ctx_.ExitAfterFatal();
   }
 
   // Frees the cached block once its last kernel is done.
@@ -327,8 +334,19 @@ class EventFencePolicy : public Policy {
     lock_->Unlock();
     return false;
   }
+  //
+  // Any other failure may be an abort's shadow - a synchronous copy that a
+  // trap woke fails with CUDA_ERROR_UNKNOWN (SEM-14), and an allocation may
+  // find no memory while an aborted region's kernels hold it - so the
+  // kernels in flight are settled first, as a fatal error's are: if one of
+  // them aborted, that is what the message reports. The message then comes
+  // before the caller's own fatal error, if it raises one.
   void ReportLocked(DriverCall call, CuResult r) {
-    if (IsStickyError(r)) MarkPoisonedLocked(kNoRegion, r);
+    if (IsStickyError(r)) {
+      MarkPoisonedLocked(kNoRegion, r);
+    } else if (!books_.Read().poisoned) {
+      WaitIdleLocked();
+    }
     const Books& b = books_.Read();
     if (!b.poisoned) {
       ctx_.Error(call, r);

@@ -78,6 +78,11 @@ class RuntimeContext {
   // GOMP_PLUGIN_fatal does through exit().
   [[noreturn]] void Fatal(RegionId region, CuResult code,
                           absl::string_view message);
+  // Fatal in two halves, for a caller that must print the message before it
+  // releases a lock and only then exit: PrintFatal tells the observer,
+  // ExitAfterFatal runs the exit handlers and ends the process.
+  void PrintFatal(RegionId region, CuResult code, absl::string_view message);
+  [[noreturn]] void ExitAfterFatal();
   // Fatal with libgomp's message shape for a failed driver call, named by
   // core/driver_call.h: "cuMemAlloc error: <description>".
   [[noreturn]] void FatalCall(RegionId region, DriverCall call, CuResult code);

@@ -59,11 +59,17 @@ std::string RuntimeContext::FailureMessage(absl::string_view failed, CuResult co
 
 void RuntimeContext::Fatal(RegionId region, CuResult code,
                            absl::string_view message) {
+  PrintFatal(region, code, message);
+  ExitAfterFatal();
+}
+
+void RuntimeContext::PrintFatal(RegionId region, CuResult code, absl::string_view message) {
   observer.FatalReported(region, code, message);
-  {
-    std::lock_guard<std::mutex> lock(errors_mu_);
-    errors_.push_back(absl::StrCat("fatal: ", message));
-  }
+  std::lock_guard<std::mutex> lock(errors_mu_);
+  errors_.push_back(absl::StrCat("fatal: ", message));
+}
+
+void RuntimeContext::ExitAfterFatal() {
   host.Exit(1);
   // Host::Exit never returns (the simulator unwinds the fiber); a backend whose
   // Exit did would let a policy run on past its fatal error.
