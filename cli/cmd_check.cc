@@ -55,6 +55,7 @@
 #include "core/policies/registry.h"
 #include "core/scenario.h"
 #include "properties/case.h"
+#include "properties/catalogue.h"
 #include "properties/expected_verdicts.h"
 #include "properties/explore.h"
 #include "properties/known_bugs.h"
@@ -77,6 +78,10 @@ ABSL_FLAG(bool, only_kept, false,
           "does not end its execution, so dfs explores past it; only a NEW bug is a "
           "violation, `exhausted yes` proves the rest, and a known bug recorded for "
           "this scenario that the search did not meet is reported FIXED?");
+ABSL_FLAG(std::string, property, "",
+          "check: search for this property alone (its monitor only; another property's "
+          "violation, the engine's no-deadlock included, ends its execution but not the "
+          "search), e.g. to re-find a bug that others hide");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
 ABSL_FLAG(std::uint64_t, split_choices, 0,
           "check --jobs: choices above the split into units (0 = 6); every node above "
@@ -281,6 +286,17 @@ int RunCheck(const std::vector<std::string>& args) {
   spec.policy = policy;
   spec.monitors.kind = absl::GetFlag(FLAGS_only_kept) ? properties::MonitorSelection::kOnlyKept
                                                       : properties::MonitorSelection::kAll;
+  if (const std::string property = absl::GetFlag(FLAGS_property); !property.empty()) {
+    if (properties::FindProperty(property) == nullptr) {
+      return UsageError(
+          absl::StrCat("unknown property '", property, "' (`stackcheck policies` lists them)"));
+    }
+    if (absl::GetFlag(FLAGS_only_kept)) {
+      return UsageError("--property and --only_kept do not go together");
+    }
+    spec.monitors = properties::MonitorSelection::Named({property});
+    spec.pass_unnamed = true;
+  }
   spec.strategy = strategy;
   spec.strategy_params.seed = absl::GetFlag(FLAGS_seed);
   spec.strategy_params.preemption_bound = bound;

@@ -63,14 +63,20 @@ absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* cons
 }
 
 // With `pass_known`, the policy's known bugs do not end an execution.
-void SetPass(sim::Simulator& simulator, const PolicyInfo& policy, bool pass_known) {
-  if (!pass_known) {
+// `only`: when not empty, a violation of any other property is passed too.
+void SetPass(sim::Simulator& simulator, const PolicyInfo& policy, bool pass_known,
+             std::vector<std::string> only = {}) {
+  if (!pass_known && only.empty()) {
     simulator.set_violation_pass(nullptr);
     return;
   }
   const absl::string_view name = policy.name;
-  simulator.set_violation_pass(
-      [name](const sim::Violation& v) { return IsKnownViolation(name, v); });
+  simulator.set_violation_pass([name, pass_known, only = std::move(only)](const sim::Violation& v) {
+    if (!only.empty() && std::find(only.begin(), only.end(), v.property) == only.end()) {
+      return true;
+    }
+    return pass_known && IsKnownViolation(name, v);
+  });
 }
 
 const sim::ExecutionResult& RunOnce(sim::Simulator& simulator, sim::Strategy& strategy,
@@ -222,8 +228,10 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
   config.exact_memory_ledger = spec.exact_memory_ledger;
   config.exit_cuts_every_step = spec.exit_cuts_every_step;
   simulator.set_config(config);
-  SetPass(simulator, policy,
-          spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept);
+  SetPass(simulator, policy, spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept,
+          spec.pass_unnamed && spec.monitors.kind == MonitorSelection::kNamed
+              ? spec.monitors.names
+              : std::vector<std::string>{});
 
   sim::StrategyParams params = spec.strategy_params;
   if (params.schedule.empty()) params.schedule = spec.test_case.schedule;

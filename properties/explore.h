@@ -95,6 +95,11 @@ struct ExploreSpec {
   // A known bug of the policy does not end an execution (see kOnlyKept, which
   // implies it); a replay of a NEW bug's file sets it too.
   bool pass_known = false;
+  // With MonitorSelection::kNamed: a violation of another property (the
+  // engine's no-deadlock and progress) is passed as well - it ends its
+  // execution, not the run, and is no finding - so that the search goes on
+  // to the named properties' bugs.
+  bool pass_unnamed = false;
   std::string strategy = "dfs";  // a name in sim/strategies/registry.h
   sim::StrategyParams strategy_params;  // its schedule defaults to the case's
   std::uint64_t max_executions = 0;     // 0: until the strategy ends
