@@ -69,7 +69,9 @@ class PreemptionWatcher : public sim::Strategy {
     }
     if (!continues) {
       for (sim::ActorId waiting : woken_) {
-        if (now.count(waiting) > 0) passed_woken_.push_back({waiting, actor, true});
+        if (waiting != actor && now.count(waiting) > 0) {
+          passed_woken_.push_back({waiting, actor, true});
+        }
       }
     }
     previous_ = std::move(now);

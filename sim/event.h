@@ -84,9 +84,9 @@ enum class EventKind : std::uint8_t {
   kMutexPassEnd,    // a: mutex id; after a pass whose read took shared state
                     // (its kSharedAccess events come between); not hashed
                     // into digests
-  // x: status. The first exit's handlers have run: the process may end at
-  // any step from here on (it ends once no other actor can move,
-  // SimHost::ExitProcess).
+  // x: status. An exit's handlers (those no earlier exit started) have run:
+  // the process may end at any step from here on (it ends once no other
+  // actor can move, SimHost::ExitProcess).
   kExitHandlersDone,
 };
 

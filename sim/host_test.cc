@@ -118,6 +118,33 @@ TEST(SimHost, AnExitsEndWaitsUntilNoOtherThreadCanMove) {
   EXPECT_EQ(Count(cut.trace, EventKind::kExitHandlersDone), 0);
 }
 
+// Two exits: each runs what handlers are left and marks where the process
+// may end; the end waits for both, and a search orders the two exit steps
+// either way (they write the process object) but cuts neither thread.
+TEST(SimHost, TwoExitsBothReachTheirEndBeforeTheProcessEnds) {
+  Simulator sim;
+  DfsStrategy dfs(DfsStrategy::Options{});
+  std::set<std::string> first_exiters;
+  std::uint64_t executions = 0;
+  while (dfs.NewExecution()) {
+    int handlers_run = 0;
+    const ExecutionResult& r = sim.Run(dfs, [&](Device&, Host& h, RuntimeObserver&) {
+      h.AtExit([&] { ++handlers_run; });
+      h.Spawn("second", [&] { h.Exit(2); });
+      h.Exit(1);
+    });
+    ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
+    EXPECT_EQ(handlers_run, 1);
+    EXPECT_EQ(Count(r.trace, EventKind::kExitHandlersDone), 2);
+    const long done = Find(r.trace, EventKind::kExitHandlersDone);
+    first_exiters.insert(std::string(sim.ActorName(r.trace[done].actor)));
+    EXPECT_EQ(r.trace.back().kind, EventKind::kProcessExit);
+    ++executions;
+  }
+  EXPECT_EQ(first_exiters, (std::set<std::string>{"T0", "T1"}));
+  EXPECT_LE(executions, 3u);
+}
+
 // DPOR tries no cut of T1 when the end waits for it; cutting at every step
 // it tries each of T1's remaining points.
 std::uint64_t DporExecutionsBesideAnExit(bool cuts) {
@@ -150,16 +177,17 @@ TEST(SimHost, AnEndAtRestSparesTheSearchEveryCut) {
   EXPECT_GE(DporExecutionsBesideAnExit(/*cuts=*/true), 4u);
 }
 
-// Two threads' messages are steps that conflict: a search shows the user
-// either order.
+// Two threads' messages about a sticky error are steps that conflict: a
+// search shows the user either order. Messages with other codes are never an
+// abort's report, and stay in the step before them.
 TEST(SimHost, MessagesAreOrderedEitherWayByASearch) {
   Simulator sim;
   DfsStrategy dfs(DfsStrategy::Options{});
   std::set<std::string> firsts;
   while (dfs.NewExecution()) {
     const ExecutionResult& r = sim.Run(dfs, [&](Device&, Host& h, RuntimeObserver& o) {
-      ThreadId t = h.Spawn("other", [&o] { o.ErrorReported(CuResult::kOutOfMemory, "b"); });
-      o.ErrorReported(CuResult::kOutOfMemory, "a");
+      ThreadId t = h.Spawn("other", [&o] { o.ErrorReported(CuResult::kLaunchFailed, "b"); });
+      o.ErrorReported(CuResult::kLaunchFailed, "a");
       h.Join(t);
     });
     const long first = Find(r.trace, EventKind::kErrorReported);
@@ -167,6 +195,18 @@ TEST(SimHost, MessagesAreOrderedEitherWayByASearch) {
     firsts.insert(std::string(sim.ActorName(r.trace[first].actor)));
   }
   EXPECT_EQ(firsts, (std::set<std::string>{"T0", "T1"}));
+
+  std::uint64_t executions = 0;
+  DfsStrategy other_codes(DfsStrategy::Options{});
+  while (other_codes.NewExecution()) {
+    sim.Run(other_codes, [&](Device&, Host& h, RuntimeObserver& o) {
+      ThreadId t = h.Spawn("other", [&o] { o.ErrorReported(CuResult::kOutOfMemory, "b"); });
+      o.ErrorReported(CuResult::kOutOfMemory, "a");
+      h.Join(t);
+    });
+    ++executions;
+  }
+  EXPECT_EQ(executions, 1u);
 }
 
 TEST(SimHost, SleepAdvancesVirtualTimeNotWallTime) {
@@ -348,7 +388,10 @@ class FirstStepThenMain : public testing::NonPreemptive {
 };
 
 TEST(SimHost, AnExitOvertakenByAnotherIsRedeclaredAsEndingTheProcess) {
-  Simulator sim;
+  // Ending at once after the handlers, as a real program's exit does.
+  SimConfig cuts;
+  cuts.exit_cuts_every_step = true;
+  Simulator sim(cuts);
   FirstStepThenMain strategy;
   const ExecutionResult& r = sim.Run(strategy, [&](Device&, Host& h, RuntimeObserver&) {
     std::unique_ptr<Mutex> mu = h.NewMutex("m");
@@ -357,9 +400,7 @@ TEST(SimHost, AnExitOvertakenByAnotherIsRedeclaredAsEndingTheProcess) {
     h.Exit(1);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
-  // T0's handlers ran, and its end waits until nobody else can move: T1's
-  // exit, still pending, ends the process first, with its status.
-  EXPECT_EQ(r.exit_status, 2);
+  EXPECT_EQ(r.exit_status, 1);
   // Waiting at its exit() while none had run, T1 only starts the handlers
   // (the process object); once T0's exit ran, the same step ends the process.
   ASSERT_NE(strategy.spawned, kNoActor);

@@ -242,17 +242,21 @@ void SimHost::ExitOwningNothing(int status) {
 }
 
 void SimHost::ExitStep() {
-  // An exit() that finds another one running ends the process at once,
-  // cutting short whatever the other threads and the handlers were doing: a
-  // global step. The first exit's step only starts the handlers, running
-  // their code up to their first point (the runtime's handler takes the
-  // device lock before it touches anything): only another exit cares. When
-  // another thread's exit runs first, it turns this pending step into one
-  // that ends the process, and redeclares it so (ExitProcess); the two steps
-  // touch the process object, so a search orders them either way. The step
-  // that ends the process after the handlers counts as global in DfsStrategy,
-  // which treats every execution's last step so.
-  if (exiting_) {
+  // An exit's step starts the handlers not yet started, running their code
+  // up to their first point (the runtime's handler takes the device lock
+  // before it touches anything): only another exit cares, and the two steps
+  // touch the process object, so a search orders them either way. The
+  // process's end waits until no other actor can move (ExitProcess), and
+  // counts as racing with nothing.
+  //
+  // A real program's exit (ProgramExitBegins) ends the process at once after
+  // its handlers, cutting short whatever the other threads were doing; an
+  // exit() that finds it running ends the process at once too: a global
+  // step. When another thread's exit runs first, it turns this pending step
+  // into one that ends the process, and redeclares it so (ExitProcess). Its
+  // step that ends the process counts as global in DfsStrategy, which treats
+  // every execution's last step so.
+  if (exiting_ && !EndsAtRest()) {
     scheduler_->Point(GlobalFootprint());
   } else {
     const ActorId self = scheduler_->current();
@@ -265,8 +269,9 @@ void SimHost::ExitStep() {
 void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
   if (!exiting_) {
     exiting_ = true;
-    first_exiter_ = scheduler_->current();
-    for (ActorId other : pending_exits_) scheduler_->Redeclare(other, GlobalFootprint());
+    if (!EndsAtRest()) {
+      for (ActorId other : pending_exits_) scheduler_->Redeclare(other, GlobalFootprint());
+    }
     // The runtime model's handlers declare what they touch (see
     // Scheduler::ExitHandlersStart). On a return from main, the code up to
     // their first point runs in main's last step, declared before main knew:
@@ -286,15 +291,17 @@ void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
     // stack keeps it, and that exit unwinds the stack.
     scheduler_->KeepUntilTeardown(std::move(handler));
   }
-  if (EndsAtRest(stacks)) {
-    // From here the process may end at any step: the other threads run on
-    // until _exit cuts them. Searching every cut would multiply a search by
-    // the other threads' remaining steps, and every per-event verdict of a
-    // cut is one of the longest run, whose events extend the cut's: so the
-    // end waits until no other actor can move. The one verdict a later end
-    // can only improve - an abort no message has reported yet - is judged
-    // here instead, at a step that races with every message and with the
-    // trap, so that a search puts it before and after each of them.
+  if (EndsAtRest() && stacks != Scheduler::Stacks::kMainReturned) {
+    // From here the process may end at any step: the other threads (and the
+    // handlers of another exit, which glibc's _exit cuts short too) run on
+    // until it does. Searching every cut would multiply a search by the
+    // other actors' remaining steps, and every per-event verdict of a cut is
+    // one of the longest run, whose events extend the cut's: so the end
+    // waits until no other actor can move. The one verdict a later end can
+    // only improve - an abort no message has reported yet - is judged here
+    // instead, at a step that races with every message and with the trap,
+    // so that a search puts it before and after each of them. After main
+    // returned, other threads may refer to its locals: the process ends now.
     scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), false,
                               ObjectId(ObjectKind::kContext, 0), false));
     scheduler_->Log(EventKind::kExitHandlersDone, 0, 0, 0, 0, static_cast<std::uint64_t>(status));
@@ -303,21 +310,20 @@ void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
   scheduler_->EndProcess(status, stacks);
 }
 
-void SimHost::MessagePoint() {
-  // The order of two threads' messages is what the user sees (and what
-  // abort-attribution judges): each message is a step of its own, and all
-  // of them write one object, so that a search tries them in either order.
-  scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), true));
+void SimHost::MessagePoint(CuResult code) {
+  // The order of two threads' messages is what the user sees, and what
+  // abort-attribution judges: each message that carries a sticky error's
+  // code is a step of its own, and all of them write one object, so that a
+  // search tries them in either order. A message with another code (out of
+  // memory, a copy's CUDA_ERROR_UNKNOWN) is never the report of an abort,
+  // nor its first one, so its order among the others decides nothing.
+  if (IsStickyError(code)) scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), true));
 }
 
-bool SimHost::EndsAtRest(Scheduler::Stacks stacks) const {
-  // A real program's handlers run real code that leaves its state torn down
-  // (its threads would touch destroyed objects), and after main returned the
-  // other threads may refer to main's locals: those processes end with
-  // their handlers. An exit() from another thread than the first ends it at
-  // once, as glibc's does.
-  return exit_ends_at_rest_ && !program_exit_ && stacks != Scheduler::Stacks::kMainReturned &&
-         scheduler_->current() == first_exiter_;
+bool SimHost::EndsAtRest() const {
+  // A real program's handlers run real code that leaves its state torn down:
+  // its threads would touch destroyed objects.
+  return exit_ends_at_rest_ && !program_exit_;
 }
 
 SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
@@ -421,13 +427,13 @@ void SimHost::RegionEnd(RegionId region) {
 
 void SimHost::FatalReported(RegionId attributed, CuResult code,
                             absl::string_view message) {
-  MessagePoint();
+  MessagePoint(code);
   scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed,
                   scheduler_->InternMessage(message), static_cast<std::uint64_t>(code));
 }
 
 void SimHost::ErrorReported(CuResult code, absl::string_view message) {
-  MessagePoint();
+  MessagePoint(code);
   scheduler_->Log(EventKind::kErrorReported, 0, 0, 0, scheduler_->InternMessage(message),
                   static_cast<std::uint64_t>(code));
 }

@@ -33,7 +33,7 @@ class SimHost final : public Host, public RuntimeObserver {
   // Forgets the previous execution's exit handlers.
   void BeginExecution() {
     exit_handlers_.clear(), exiting_ = false, pending_exits_.clear(), guards_.clear();
-    first_exiter_ = kNoActor, program_exit_ = false;
+    program_exit_ = false;
   }
   // Destroys the handlers an execution registered and never ran.
   void ForgetExitHandlers() { exit_handlers_.clear(); }
@@ -120,13 +120,12 @@ class SimHost final : public Host, public RuntimeObserver {
   // The step exit() takes before the handlers run (see Exit).
   void ExitStep();
   // The step a message to the user is (FatalReported, ErrorReported).
-  void MessagePoint();
-  // Whether the end of this exit waits until no other actor can move (see
-  // ExitProcess).
-  bool EndsAtRest(Scheduler::Stacks stacks) const;
+  void MessagePoint(CuResult code);
+  // Whether an exit's end waits until no other actor can move (see
+  // ExitProcess), not only a real program's.
+  bool EndsAtRest() const;
   bool exiting_ = false;
-  ActorId first_exiter_ = kNoActor;  // the thread whose exit() ran first
-  bool program_exit_ = false;        // a real program's exit (ProgramExitBegins)
+  bool program_exit_ = false;  // a real program's exit (ProgramExitBegins)
   bool exit_ends_at_rest_ = true;
   // Threads waiting at the first point of an exit() while none has run.
   std::vector<ActorId> pending_exits_;
