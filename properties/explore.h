@@ -112,8 +112,8 @@ struct ExploreSpec {
   // (sim::SimConfig::exact_memory_ledger). Explore sets it itself, and runs
   // again, when an execution of a reduced search outgrew the capacity.
   bool exact_memory_ledger = false;
-  // The first exit ends the process right after its handlers, cutting the
-  // other threads at every point (sim::SimConfig::exit_cuts_every_step).
+  // An exit ends the process right after its handlers, cutting the other
+  // threads at every point (sim::SimConfig::exit_cuts_every_step).
   bool exit_cuts_every_step = false;
   sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
   // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 splits

@@ -51,7 +51,7 @@ struct SimConfig {
   // allocator object while the device's memory is ample, which the device
   // checks (SimDevice::AllocFootprint); Explore turns it on when it is not.
   bool exact_memory_ledger = false;
-  // The first exit's process ends once no other actor can move
+  // An exit's process ends once no other actor can move
   // (Scheduler::AwaitRest), which loses no verdict and spares a search every
   // earlier end. Set, it ends right after its handlers, as a real process
   // may, and a search tries every point of the other threads to cut them at:

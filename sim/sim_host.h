@@ -27,7 +27,7 @@ class SimHost final : public Host, public RuntimeObserver {
   // earlier executions of the same Simulator reached.
   explicit SimHost(Scheduler* scheduler);
 
-  // Whether the first exit's process ends at rest (SimConfig::
+  // Whether an exit's process ends at rest (SimConfig::
   // exit_cuts_every_step, negated).
   void set_exit_ends_at_rest(bool at_rest) { exit_ends_at_rest_ = at_rest; }
   // Forgets the previous execution's exit handlers.

@@ -11,8 +11,8 @@
 // process can end: when the first exit's handlers are done (the process ends
 // later, once no other actor can move, but could end at any step from there:
 // the search puts that moment before and after every message and trap), at
-// an exit that ends the process at once, or at quiescence with every actor
-// finished.
+// an end that comes at once (a real program's exit, a return from main), or
+// at quiescence with every actor finished.
 #ifndef STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 #define STACKCHECK_SIM_MONITORS_ABORT_ATTRIBUTION_H_
 

@@ -1,4 +1,4 @@
-// The first exit's process ends once no other actor can move (sim::Scheduler::
+// An exit's process ends once no other actor can move (sim::Scheduler::
 // AwaitRest), where a real process may end at any step after the handlers.
 // That reduction must keep every verdict: for every policy (the buggy ones
 // included) on small scenarios where a thread exits while another can still
