@@ -83,7 +83,8 @@ enum class WaitKind : std::uint8_t {
   kAllStreamsIdleOrFault,  // the same, or until a kernel poisons the context
   kEvent,                  // object: event record id; until that record completes
   kWakeup,                 // object: wait queue id; until a Wake picks this actor
-  kRest,                   // until no other actor can move (Scheduler::AwaitRest)
+  // Until no other actor can move (Scheduler::AwaitRest).
+  kRest,
 };
 
 struct WaitReason {
@@ -234,6 +235,9 @@ class Scheduler final : public SimView {
   // The actor that runs the exit handlers (kNoActor before any exit), and
   // the index of the first event they log.
   ActorId handlers_actor() const { return handlers_actor_; }
+  // The handlers running are a real program's (ExitHandlersStart's
+  // `program_wide`).
+  bool handlers_program_wide() const { return handlers_program_wide_; }
   std::size_t handlers_from() const { return handlers_from_; }
   // Memory the simulated program released that fiber code may still touch
   // (a destroyed mutex): freed after teardown, when no fiber runs any more.

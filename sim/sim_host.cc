@@ -321,9 +321,9 @@ void SimHost::MessagePoint(CuResult code) {
 }
 
 bool SimHost::EndsAtRest() const {
-  // A real program's handlers run real code that leaves its state torn down:
-  // its threads would touch destroyed objects.
-  return exit_ends_at_rest_ && !program_exit_;
+  // A real program's handlers (ProgramExitBegins) run real code that leaves
+  // its state torn down: its threads would touch destroyed objects.
+  return exit_ends_at_rest_ && !scheduler_->handlers_program_wide();
 }
 
 SharedId SimHost::DeclareShared(absl::string_view name, const Mutex* guard) {
@@ -413,7 +413,6 @@ void SimHost::ProgramCall(absl::string_view name, std::uint32_t object,
 void SimHost::ProgramExitBegins() {
   if (exiting_) return;
   exiting_ = true;
-  program_exit_ = true;
   scheduler_->ExitHandlersStart(/*program_wide=*/true);
 }
 

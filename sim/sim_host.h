@@ -33,7 +33,6 @@ class SimHost final : public Host, public RuntimeObserver {
   // Forgets the previous execution's exit handlers.
   void BeginExecution() {
     exit_handlers_.clear(), exiting_ = false, pending_exits_.clear(), guards_.clear();
-    program_exit_ = false;
   }
   // Destroys the handlers an execution registered and never ran.
   void ForgetExitHandlers() { exit_handlers_.clear(); }
@@ -125,7 +124,6 @@ class SimHost final : public Host, public RuntimeObserver {
   // ExitProcess), not only a real program's.
   bool EndsAtRest() const;
   bool exiting_ = false;
-  bool program_exit_ = false;  // a real program's exit (ProgramExitBegins)
   bool exit_ends_at_rest_ = true;
   // Threads waiting at the first point of an exit() while none has run.
   std::vector<ActorId> pending_exits_;
