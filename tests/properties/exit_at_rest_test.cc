@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "properties/explore.h"
 #include "properties/scenarios.h"
+#include "tests/properties/one_property_search.h"
 #include "tests/properties/test_shard.h"
 
 namespace stackcheck::properties {
@@ -29,7 +30,7 @@ namespace {
 
 // Under ASan a search costs about 17 times as much.
 constexpr int kSampling = testing::kUnderAsan ? 8 : 1;
-constexpr char kEngineOnly[] = "(engine)";
+using testing::kEngineOnly;
 
 struct Config {
   std::string name;
@@ -79,14 +80,8 @@ std::vector<Config> Configs() {
 std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
                                const std::string& property, bool cuts,
                                const std::string& label) {
-  ExploreSpec spec;
-  spec.test_case = c;
-  spec.policy = &policy;
-  spec.strategy = "dfs";
-  spec.stop = StopRule::kNever;
+  ExploreSpec spec = testing::OnePropertySpec(c, policy, property, "dfs");
   spec.exit_cuts_every_step = cuts;
-  spec.monitors = property == kEngineOnly ? MonitorSelection{MonitorSelection::kNone, {}}
-                                          : MonitorSelection::Named({property});
   const ExploreReport r = Explore(spec);
   EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
   EXPECT_TRUE(r.exhausted) << label << ": not exhausted after " << r.executions;
@@ -115,11 +110,9 @@ std::vector<Item> Items(const std::vector<Config>& configs) {
                                             std::string(policy.name)) == config.only.end()) {
         continue;
       }
-      const auto monitored = SelectMonitors(MonitorSelection{}, policy);
-      for (const PropertyInfo* p : monitored.value()) {
-        items.push_back({&config, &policy, std::string(p->name)});
+      for (std::string& property : testing::PropertiesToSearch(policy)) {
+        items.push_back({&config, &policy, std::move(property)});
       }
-      items.push_back({&config, &policy, kEngineOnly});
     }
   }
   return items;

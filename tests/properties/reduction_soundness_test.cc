@@ -31,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "properties/explore.h"
 #include "properties/scenarios.h"
+#include "tests/properties/one_property_search.h"
 #include "tests/properties/racy_policy.h"
 #include "tests/properties/test_shard.h"
 
@@ -41,9 +42,7 @@ constexpr int kBound = 2;
 // Under ASan a comparison costs about 17 times as much: one in eight keeps
 // the costliest shard near a minute of one core.
 constexpr int kSampling = testing::kUnderAsan ? 8 : 1;
-// The engine's own properties (no-deadlock, progress): a search with no
-// monitor at all.
-constexpr char kEngineOnly[] = "(engine)";
+using testing::kEngineOnly;
 
 struct Config {
   Config(std::string name_in, Case c_in, int bound_in = kBound,
@@ -152,18 +151,12 @@ std::vector<Config> Configs() {
 std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
                                const std::string& property, const std::string& strategy,
                                int bound, const std::string& label, int jobs = 0) {
-  ExploreSpec spec;
+  ExploreSpec spec = testing::OnePropertySpec(c, policy, property, strategy);
   // A split search (properties/explore.h): the nodes of the first three
   // choices explore every option, the units below them run on two threads.
   spec.jobs = jobs;
   spec.split_choices = 3;
-  spec.test_case = c;
-  spec.policy = &policy;
-  spec.strategy = strategy;
   spec.strategy_params.preemption_bound = bound;
-  spec.stop = StopRule::kNever;
-  spec.monitors = property == kEngineOnly ? MonitorSelection{MonitorSelection::kNone, {}}
-                                          : MonitorSelection::Named({property});
   const ExploreReport r = Explore(spec);
   EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
   EXPECT_TRUE(r.exhausted) << label << ": not exhausted after " << r.executions;
@@ -200,11 +193,7 @@ std::vector<Item> Items(const std::vector<Config>& configs) {
                                             std::string(policy.name)) == config.only.end()) {
         continue;
       }
-      std::vector<std::string> properties;
-      const auto monitored = SelectMonitors(MonitorSelection{}, policy);
-      for (const PropertyInfo* p : monitored.value()) properties.emplace_back(p->name);
-      properties.push_back(kEngineOnly);
-      for (std::string& property : properties) {
+      for (std::string& property : testing::PropertiesToSearch(policy)) {
         items.push_back({&config, &policy, std::move(property)});
       }
     }
