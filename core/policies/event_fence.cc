@@ -334,8 +334,8 @@ class EventFencePolicy : public Policy {
     lock_->Unlock();
     return false;
   }
-  //
-  // Any other failure may be an abort's shadow - a synchronous copy that a
+  // ReportFailure with the lock held. A sticky error poisons the books; any
+  // other failure may be an abort's shadow - a synchronous copy that a
   // trap woke fails with CUDA_ERROR_UNKNOWN (SEM-14), and an allocation may
   // find no memory while an aborted region's kernels hold it - so the
   // kernels in flight are settled first, as a fatal error's are: if one of
