@@ -84,8 +84,8 @@ ABSL_FLAG(std::string, property, "",
           "search), e.g. to re-find a bug that others hide");
 ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
 ABSL_FLAG(std::uint64_t, split_choices, 0,
-          "check --jobs: choices above the split into units (0 = 6); every node above "
-          "it explores all its options");
+          "check --jobs: the nodes before this many choices are the workers' shared top, "
+          "whose options they claim (0 = 16)");
 ABSL_FLAG(std::uint64_t, determinism_every, 0,
           "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
           "compare trace digests (0 = off)");

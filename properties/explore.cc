@@ -183,7 +183,8 @@ namespace {
 struct Workers {
   int count = 1;
   std::size_t split_choices = 0;
-  std::atomic<std::uint64_t> claimed{0};     // units claimed so far
+  // The top of the search, which the workers share (its claims: the units).
+  std::shared_ptr<sim::SplitTree> tree = std::make_shared<sim::SplitTree>(/*wait_for_work=*/true);
   std::atomic<std::uint64_t> executions{0};  // owned executions, all workers
   std::atomic<bool> stop{false};             // a budget, a violation, an error
   std::unique_ptr<std::atomic<double>[]> fraction;  // by worker
@@ -237,15 +238,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
   if (params.schedule.empty()) params.schedule = spec.test_case.schedule;
   if (params.max_executions == 0) params.max_executions = spec.max_executions;
   if (workers != nullptr) {
-    // Units go to the first worker that meets them: every worker meets
-    // them in the same order, so when one meets unit u every unit before it
-    // is claimed, and `claimed` is u unless another took u first.
     params.max_executions = 0;  // the budget is the workers' together
     params.split_choices = workers->split_choices;
-    params.claim = [workers](std::uint64_t unit) {
-      std::uint64_t expected = unit;
-      return workers->claimed.compare_exchange_strong(expected, unit + 1);
-    };
+    params.split_tree = workers->tree;
   }
   const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
   auto* dfs = dynamic_cast<sim::DfsStrategy*>(strategy.get());
@@ -303,8 +298,6 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
       stopped = true;
       break;
     }
-    // A unit another worker explores: run only to reach the next one.
-    if (dfs != nullptr && !dfs->Owned()) continue;
     ++report.executions;
     if (workers != nullptr) workers->executions.fetch_add(1, std::memory_order_relaxed);
     report.digest = r.digest;
@@ -406,7 +399,11 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
                      (dfs == nullptr || dfs->exhausted());
   if (dfs != nullptr && !report.exhausted) report.explored_fraction = dfs->EstimatedFraction();
   if (dfs != nullptr) report.units = dfs->units();
-  if (workers != nullptr && (stopped || !report.status.ok())) workers->stop = true;
+  if (workers != nullptr && (stopped || !report.status.ok())) {
+    // Workers waiting for work would wait for this one's.
+    workers->stop = true;
+    workers->tree->Cancel();
+  }
   if (workers != nullptr) workers->fraction[worker].store(report.exhausted ? 1.0 : report.explored_fraction);
   return report;
 }
@@ -476,9 +473,9 @@ ExploreReport ExploreParallel(const ExploreSpec& spec) {
   report.metrics.executions = report.executions;
   report.seconds = SecondsSince(workers.start);
   if (report.exhausted) report.explored_fraction = -1;
-  report.reduction = absl::StrFormat("%s, split after %d choices into %d units, %d jobs",
-                                     report.reduction, workers.split_choices,
-                                     workers.claimed.load(), spec.jobs);
+  report.reduction =
+      absl::StrFormat("%s, split after %d choices into %d units, %d jobs", report.reduction,
+                      workers.split_choices, workers.tree->claims(), spec.jobs);
   return report;
 }
 

@@ -116,13 +116,13 @@ struct ExploreSpec {
   // threads at every point (sim::SimConfig::exit_cuts_every_step).
   bool exit_cuts_every_step = false;
   sim::CoverageProbes* coverage = nullptr;  // counts every execution's probes
-  // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 splits
-  // the tree after `split_choices` choices (0: kDefaultSplitChoices) into
-  // units explored by `jobs` worker threads, each with its own simulator
-  // (sim/strategies/dfs_strategy.h, Options::split_choices). The executions
-  // and the verdict depend on the split, not on `jobs` (a run stopped early
-  // by a budget or a violation excepted). With jobs > 1, coverage and
-  // on_execution must be unset.
+  // Parallel exploration (dfs, plain-dfs, no preemption bound): > 0 shares
+  // the nodes before `split_choices` choices (0: kDefaultSplitChoices)
+  // among `jobs` worker threads, each with its own simulator, which claim
+  // their options (sim/strategies/split_tree.h). One job runs the search
+  // without a split, execution for execution; several find the same
+  // verdicts, in about as many executions (sleep sets depend a little on
+  // timing). With jobs > 1, coverage and on_execution must be unset.
   int jobs = 0;
   std::size_t split_choices = 0;
   // About twice a second, from the exploring thread (the first worker's).
@@ -188,7 +188,7 @@ struct ExploreReport {
 };
 
 // The split a parallel exploration uses unless told.
-inline constexpr std::size_t kDefaultSplitChoices = 6;
+inline constexpr std::size_t kDefaultSplitChoices = 16;
 
 ExploreReport Explore(const ExploreSpec& spec);
 

@@ -43,6 +43,10 @@ DfsStrategy::DfsStrategy(const Options& options)
   // (the sleep rule), so units would not be independent.
   if (options_.preemption_bound >= 0) options_.split_choices = 0;
   if (options_.max_depth == 0) options_.max_depth = 1;
+  if (options_.split_choices > 0) {
+    split_tree_ = options_.split_tree ? options_.split_tree
+                                      : std::make_shared<SplitTree>(/*wait_for_work=*/false);
+  }
 }
 
 void DfsStrategy::StartRound() {
@@ -53,7 +57,9 @@ void DfsStrategy::StartRound() {
 
 bool DfsStrategy::NewExecution() {
   if (!status_.ok() || exhausted_) return false;
-  if (started_) {
+  if (idle_) {
+    if (!TakeWork()) return false;
+  } else if (started_) {
     if (position_ != stack_.size()) {
       Diverged(absl::StrFormat(
           "it ended after %d branching points where the previous run of the "
@@ -90,12 +96,12 @@ bool DfsStrategy::NewExecution() {
     // node's option anyway only costs reduction.
     // A unit left to another worker ran on with default answers; if no
     // actor was asked after the split its owner marks the same node here.
-    const bool ended_at_split = unclaimed_ && !point_after_split_;
-    if (cut_others && (!off_tree_ || ended_at_split) && have_actor_node_) {
+    if (cut_others && !off_tree_ && have_actor_node_) {
       Node& last = stack_[last_actor_node_];
       last.flags[last.chosen] |= kMayEnd;
+      last.dirty = true;
     }
-    if (owned_ < 0) Owned();  // keeps the units' numbering
+    if (split_tree_) PublishTop();
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
@@ -105,6 +111,31 @@ bool DfsStrategy::NewExecution() {
     bool advanced = false;
     while (!stack_.empty()) {
       Node& node = stack_.back();
+      if (node.top != nullptr) {
+        // A top node of a split search: its options are the tree's.
+        if (!node.claim_owned) break;  // the rest of the path is others' claims
+        // Its whole subtree is explored: whether its step may end an
+        // execution is known now whatever follows it.
+        node.flags[node.chosen] |= SplitTree::kSettled;
+        split_tree_->Publish(node.top, absl::MakeSpan(node.flags));
+        split_tree_->Finish();
+        node.claim_owned = false;
+        std::uint32_t option = 0;
+        SplitTree::Candidates done;
+        if (split_tree_->ClaimNext(node.top, &option, &done)) {
+          node.chosen = option;
+          node.done.assign(done.begin(), done.end());
+          node.claim_owned = true;
+          node.settled = false;
+          node.dirty = true;  // to pull what others scheduled
+          advanced = true;
+          fresh_from_ = stack_.size() - 1;
+          break;
+        }
+        if (node.cut_here || node.any_cut || node.child_cut) split_tree_->NoteCut();
+        stack_.pop_back();
+        continue;
+      }
       // A finished option may sleep in its later siblings' subtrees if the
       // bound cut nothing below it, or if it was the current actor's step:
       // moving a current actor's independent step to the front of an
@@ -132,7 +163,10 @@ bool DfsStrategy::NewExecution() {
         root_cut_ |= cut;
       }
     }
-    if (!advanced) {
+    if (!advanced && split_tree_) {
+      if (root_cut_) split_tree_->NoteCut();
+      if (!TakeWork()) return false;
+    } else if (!advanced) {
       const bool another_round = options_.iterative_bounding && root_cut_ &&
                                  bound_ < options_.preemption_bound;
       if (!another_round) {
@@ -147,6 +181,7 @@ bool DfsStrategy::NewExecution() {
     started_ = true;
     StartRound();
     fresh_from_ = 0;
+    if (split_tree_ && !TakeWork()) return false;
   }
   ++stats_.executions;
   position_ = 0;
@@ -167,51 +202,139 @@ bool DfsStrategy::NewExecution() {
   choices_.clear();
   points_seen_ = 0;
   crossed_split_ = false;
-  unclaimed_ = false;
-  point_after_split_ = false;
-  owned_ = -1;
-  blocked_ = false;
   return true;
 }
 
 void DfsStrategy::AtChoice() {
-  if (options_.split_choices == 0 || crossed_split_ || off_tree_ ||
-      choices_.size() != options_.split_choices || position_ == 0) {
-    return;
-  }
-  crossed_split_ = true;
-  split_node_ = position_ - 1;
-  // A unit is new when the split node was created or advanced in this
-  // execution (the latest branching is at or above it); otherwise this
-  // execution branched below it, inside a unit this worker explores.
-  if (split_node_ < fresh_from_) {
-    owned_ = 1;
-    return;
-  }
-  const std::uint64_t unit = next_unit_++;
-  const bool mine = !options_.claim || options_.claim(unit);
-  owned_ = mine ? 1 : 0;
-  if (!mine) {
-    unclaimed_ = true;
-    off_tree_ = true;
+  if (options_.split_choices != 0 && choices_.size() == options_.split_choices) {
+    crossed_split_ = true;
   }
 }
 
-bool DfsStrategy::Owned() {
-  if (owned_ >= 0) return owned_ != 0;
-  if (options_.split_choices == 0) {
-    owned_ = 1;
+bool DfsStrategy::TakeWork() {
+  idle_ = false;
+  std::vector<SplitTree::Step> path;
+  switch (split_tree_->TakeWork(&path)) {
+    case SplitTree::Work::kClaimed:
+      break;
+    case SplitTree::Work::kWait:
+      idle_ = true;
+      return false;
+    case SplitTree::Work::kDone:
+      exhausted_ = true;
+      return false;
+    case SplitTree::Work::kCancelled:
+      return false;
+  }
+  // Replay the claim's path from the root; nothing recorded carries over.
+  stack_.clear();
+  forced_ = std::move(path);
+  root_token_ = forced_.empty();
+  fresh_from_ = 0;
+  return true;
+}
+
+void DfsStrategy::PublishTop() {
+  if (root_token_) {
+    // The execution met no node to open: the search is this one execution.
+    root_token_ = false;
+    split_tree_->Finish();
+  }
+  for (std::size_t i = 0; i < stack_.size() && stack_[i].top != nullptr; ++i) {
+    Node& node = stack_[i];
+    if (!node.settled) {
+      // Whether the chosen step may end an execution is known from any one
+      // execution through it, unless a number choice comes next (an end may
+      // then depend on the number).
+      node.settled = i + 1 == stack_.size() || stack_[i + 1].is_actor;
+      if (node.settled) {
+        node.flags[node.chosen] |= SplitTree::kSettled;
+        node.dirty = true;
+      }
+    }
+    if (node.dirty) {
+      node.dirty = false;
+      split_tree_->Publish(node.top, absl::MakeSpan(node.flags));
+    }
+  }
+}
+
+bool DfsStrategy::ChooseFirst(Node& node) {
+  if (split_tree_ && !crossed_split_) return ChooseFirstAtTop(node);
+  if (node.is_actor) {
+    node.flags.assign(node.options, dpor_ ? 0 : kBacktrack);
+    if (dpor_) {
+      // Start with the first awake option in exploration order; races found
+      // later add the others.
+      for (std::uint32_t rank = 0; rank < node.options; ++rank) {
+        const std::uint32_t option = OptionAt(node, rank);
+        if (!Asleep(node, option)) {
+          node.flags[option] |= kBacktrack;
+          break;
+        }
+      }
+    }
+  } else {
+    node.flags.assign(node.options, kBacktrack);
+  }
+  return Advance(node);
+}
+
+bool DfsStrategy::ChooseFirstAtTop(Node& node) {
+  node.flags.assign(node.options, 0);
+  if (position_ < forced_.size()) {
+    // On the path to this worker's claim: the option its claimant took.
+    const SplitTree::Step& step = forced_[position_];
+    if (!split_tree_->SameShape(step.node, node.is_actor, node.options)) {
+      Diverged(
+          absl::StrFormat("branching point %d differs from the one another worker met", position_));
+      return false;
+    }
+    node.top = step.node;
+    node.chosen = step.option;
+    node.claim_owned = position_ + 1 == forced_.size();
+    const SplitTree::Candidates done = split_tree_->DoneAt(step.node, step.option);
+    node.done.assign(done.begin(), done.end());
+    node.dirty = true;  // to pull the tree's flags
     return true;
   }
-  // It ended (or was found redundant) above the split: a unit of its own.
-  const std::uint64_t unit = next_unit_++;
-  owned_ = !options_.claim || options_.claim(unit) ? 1 : 0;
-  if (owned_ == 0 && blocked_) --stats_.sleep_blocked;
-  return owned_ != 0;
+  std::vector<std::uint32_t> order(node.options);
+  std::vector<bool> asleep(node.options, false);
+  for (std::uint32_t rank = 0; rank < node.options; ++rank) order[rank] = OptionAt(node, rank);
+  if (node.is_actor) {
+    for (std::uint32_t k = 0; k < node.options; ++k) asleep[k] = Asleep(node, k);
+  }
+  if (!dpor_ || !node.is_actor) {
+    node.flags.assign(node.options, kBacktrack);
+  } else {
+    for (std::uint32_t option : order) {
+      if (!asleep[option]) {
+        node.flags[option] = kBacktrack;
+        break;
+      }
+    }
+  }
+  SplitTree::Node* parent = position_ == 0 ? nullptr : stack_[position_ - 1].top;
+  const std::uint32_t parent_option = position_ == 0 ? 0 : stack_[position_ - 1].chosen;
+  std::uint32_t option = 0;
+  SplitTree::Candidates done;
+  node.top =
+      split_tree_->Open(parent, parent_option, node.is_actor, node.runnable, std::move(order),
+                        absl::MakeConstSpan(node.flags), asleep, &option, &done);
+  if (root_token_) {
+    root_token_ = false;
+    split_tree_->Finish();
+  }
+  if (node.top == nullptr) return false;
+  node.chosen = option;
+  node.claim_owned = true;
+  node.done.assign(done.begin(), done.end());
+  return true;
 }
 
 double DfsStrategy::EstimatedFraction() const {
   if (exhausted_) return 1;
+  if (split_tree_) return split_tree_->FinishedShare();
   double fraction = 0;
   double weight = 1;
   for (const Node& node : stack_) {
@@ -300,6 +423,7 @@ void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
       runnable_initial = k;
     }
   }
+  node.dirty = true;  // for a split search's top node: to publish
   if (runnable_initial >= 0) {
     node.flags[runnable_initial] |= kBacktrack;
     return;
@@ -405,7 +529,6 @@ void DfsStrategy::Diverged(const std::string& what) {
 }
 
 std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
-  if (unclaimed_) point_after_split_ = true;
   std::uint64_t answer = DefaultActor(point);
   if (point.runnable.empty()) {
     Diverged("a scheduling point with no runnable actor");
@@ -439,22 +562,8 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     node.preemptions_before = preemptions_;
     node.runnable.assign(point.runnable.begin(), point.runnable.end());
     node.sleep = SleepFor(node.runnable);
-    // Above the split every option is explored (see Options::split_choices).
-    const bool above_split = options_.split_choices != 0 && !crossed_split_;
-    node.flags.assign(node.options, dpor_ && !above_split ? 0 : kBacktrack);
-    if (dpor_ && !above_split) {
-      NoteRunnable(point);
-      // Start with the first awake option in exploration order; races found
-      // later add the others.
-      for (std::uint32_t rank = 0; rank < node.options; ++rank) {
-        const std::uint32_t option = OptionAt(node, rank);
-        if (!Asleep(node, option)) {
-          node.flags[option] |= kBacktrack;
-          break;
-        }
-      }
-    }
-    if (Advance(node)) {
+    if (dpor_) NoteRunnable(point);
+    if (ChooseFirst(node)) {
       answer = node.chosen;
       RecordStep(node.runnable[node.chosen], position_);
       stack_.push_back(std::move(node));
@@ -465,7 +574,6 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
       // Every option is asleep or over the bound: whatever follows is
       // equivalent to an explored execution (or excluded by the bound).
       ++stats_.sleep_blocked;
-      blocked_ = true;
       if (node.cut_here) MarkCutAbove();
       if (dpor_) CheckPending();
       off_tree_ = true;
@@ -514,10 +622,13 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
     constexpr std::uint64_t kMaxNumberOptions = 4096;
     node.options = static_cast<std::uint32_t>(std::min(n, kMaxNumberOptions));
     node.cut_here = n > kMaxNumberOptions;
-    node.flags.assign(node.options, kBacktrack);
-    Advance(node);
-    stack_.push_back(std::move(node));
-    ++position_;
+    if (ChooseFirst(node)) {
+      answer = node.chosen;
+      stack_.push_back(std::move(node));
+      ++position_;
+    } else {
+      off_tree_ = true;
+    }
   }
   choices_.push_back(answer);
   AtChoice();

@@ -62,12 +62,13 @@
 #define STACKCHECK_SIM_STRATEGIES_DFS_STRATEGY_H_
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "sim/strategies/happens_before.h"
+#include "sim/strategies/split_tree.h"
 #include "sim/strategy.h"
 
 namespace stackcheck::sim {
@@ -88,19 +89,14 @@ class DfsStrategy : public Strategy {
     // Choices per execution beyond which answers are defaults and not
     // branched on; reaching it makes the search not exhausted.
     std::size_t max_depth = std::size_t{1} << 20;
-    // Split search (parallel exploration): > 0 divides the tree at the
-    // point that makes the split_choices-th entry of choices(). Every node
-    // above it explores all its options (no DPOR pruning there; sleep sets
-    // still apply), so the subtrees below it, the units, are independent:
-    // a race found in one only ever asks for options above that are
-    // scheduled already. Executions that end (or are found redundant)
-    // above the split are units too. Units are numbered in the order the
-    // search meets them, the same in every worker running the same
-    // options; `claim(u)` says whether this worker explores unit u (some
-    // one worker must claim each). An unclaimed unit costs one execution,
-    // finished with default answers and not owned (see Owned()).
+    // Split search (parallel exploration): > 0 shares the nodes met before
+    // an execution's split_choices-th choice (the top) with the other
+    // workers through `split_tree` (sim/strategies/split_tree.h): each
+    // worker explores the subtrees of the top options it claims, and the
+    // top is reduced as in one worker's search. Without a tree the strategy
+    // makes one of its own (one worker).
     std::size_t split_choices = 0;
-    std::function<bool(std::uint64_t)> claim;
+    std::shared_ptr<SplitTree> split_tree;
   };
 
   struct Stats {
@@ -125,7 +121,7 @@ class DfsStrategy : public Strategy {
   bool exhausted() const { return exhausted_; }
   // Whether the preemption bound (or max_depth) excluded any option so far
   // (in the last round, for iterative bounding).
-  bool bound_cut() const { return root_cut_; }
+  bool bound_cut() const { return root_cut_ || (split_tree_ && split_tree_->cut()); }
   // The bound of the round in progress (iterative bounding), else the bound.
   int current_bound() const { return bound_; }
   const Stats& stats() const { return stats_; }
@@ -137,12 +133,8 @@ class DfsStrategy : public Strategy {
   // The schedule of the execution in progress (or just finished): answers at
   // points with two or more candidates, and numbers.
   const std::vector<std::uint64_t>& choices() const { return choices_; }
-  // Split search: whether the execution just run belongs to this worker's
-  // units (call once per execution, after it ran; claims a unit that ended
-  // above the split). Always true without a split.
-  bool Owned();
-  // Split search: units met so far.
-  std::uint64_t units() const { return next_unit_; }
+  // Split search: the top options claimed so far, by every worker.
+  std::uint64_t units() const { return split_tree_ ? split_tree_->claims() : 0; }
   // A progress estimate: the share of the tree explored, from the position
   // of each node's chosen option among the options it has scheduled so far
   // (DPOR schedules more as it goes, so early figures are high), and the
@@ -170,18 +162,38 @@ class DfsStrategy : public Strategy {
     Candidates sleep;        // asleep on entry (actor, its next step)
     Candidates done;         // finished options with uncut subtrees
     // Per option: kTried (explored or ruled out), kBacktrack (to explore).
+    // At a top node of a split search only what SplitTree publishes.
     absl::InlinedVector<std::uint8_t, 8> flags;
+    // Split search: the shared node; whether this worker claimed the
+    // chosen option there (else another did, on the path to its claim);
+    // whether that option's first execution is taken in (kSettled); whether
+    // flags gained what the tree has not seen.
+    SplitTree::Node* top = nullptr;
+    bool claim_owned = false;
+    bool settled = false;
+    bool dirty = false;
   };
   static constexpr std::uint8_t kTried = 1;
-  static constexpr std::uint8_t kBacktrack = 2;
+  static constexpr std::uint8_t kBacktrack = SplitTree::kBacktrack;
   // The option's step may have been the last of an execution (see
   // NewExecution): it then never sleeps.
-  static constexpr std::uint8_t kMayEnd = 4;
+  static constexpr std::uint8_t kMayEnd = SplitTree::kMayEnd;
 
   std::uint32_t OptionAt(const Node& node, std::uint32_t rank) const;
   // Moves `node` to its first untried eligible option in exploration order;
   // false if none is left.
   bool Advance(Node& node);
+  // Chooses the first option of a node met for the first time: Advance,
+  // or at a top node of a split search the tree's claim (or the replayed
+  // path's option). False if none can be taken (every one asleep).
+  bool ChooseFirst(Node& node);
+  bool ChooseFirstAtTop(Node& node);
+  // Split search, after an execution: tells the tree what this worker
+  // learnt at the top nodes.
+  void PublishTop();
+  // Split search, with nothing left on this worker's path: a claim from the
+  // tree to replay. False if none (exhausted, cancelled, or none yet).
+  bool TakeWork();
   // DPOR: for a race between recorded step `step` and a step of `actor`
   // touching `next`, makes sure the node of `step` will try an actor that
   // reverses it.
@@ -233,15 +245,13 @@ class DfsStrategy : public Strategy {
     Footprint next;
   };
   std::vector<Pending> pending_;  // by actor: runnable, not yet run since
-  // Split search state of the execution in progress.
+  // Split search.
   void AtChoice();  // after each entry of choices_
-  bool crossed_split_ = false;    // its choices reached split_choices
-  std::size_t split_node_ = 0;    // stack index of the node at the split
-  bool unclaimed_ = false;        // crossed into a unit another worker owns
-  bool point_after_split_ = false;
-  int owned_ = -1;                // Owned()'s answer, once asked
-  bool blocked_ = false;          // found redundant (sleep-blocked)
-  std::uint64_t next_unit_ = 0;
+  std::shared_ptr<SplitTree> split_tree_;
+  bool crossed_split_ = false;           // this execution's choices reached split_choices
+  std::vector<SplitTree::Step> forced_;  // the claim's path, replayed first
+  bool root_token_ = false;              // claimed the root's opening, not yet opened
+  bool idle_ = false;                    // waiting for work (a tree that does not block)
 };
 
 }  // namespace stackcheck::sim

@@ -1,6 +1,8 @@
 #include "sim/strategies/dfs_strategy.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <vector>
@@ -8,6 +10,7 @@
 #include "gtest/gtest.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
+#include "sim/strategies/split_tree.h"
 #include "sim/strategies/toy_system.h"
 
 namespace stackcheck::sim::toy {
@@ -407,55 +410,107 @@ RC_GTEST_PROP(DfsStrategyProperty, DporReachesEveryFinalStateOfPlainDfs, ()) {
   RC_ASSERT(dpor.executions <= plain.executions);
 }
 
-// A split search by `workers` workers, run one after another; worker w
-// claims the units u with u % workers == w.
-Exploration ExploreSplit(const System& system, std::size_t split, int workers) {
+// A split search by `workers` workers sharing one tree, interleaved on this
+// thread an execution at a time: `turn(i)` picks who runs the i-th turn
+// (workers with nothing to do until others publish wait their turn out).
+template <typename Turn>
+Exploration ExploreSplit(const System& system, std::size_t split, int workers,
+                         DfsStrategy::Options options, Turn turn) {
+  auto tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
+  options.split_choices = split;
+  options.split_tree = tree;
+  std::vector<std::unique_ptr<DfsStrategy>> dfs;
+  for (int w = 0; w < workers; ++w) dfs.push_back(std::make_unique<DfsStrategy>(options));
+  std::vector<bool> finished(workers, false);
   Exploration e;
+  // Every worker gets turns; a long run of turns in which nobody could move
+  // means the workers wait for each other.
+  int idle_in_a_row = 0;
+  for (std::size_t i = 0; idle_in_a_row < 100 * workers; ++i) {
+    if (std::count(finished.begin(), finished.end(), true) == workers) break;
+    const int w = turn(i) % workers;
+    if (finished[w]) {
+      ++idle_in_a_row;
+      continue;
+    }
+    if (!dfs[w]->NewExecution()) {
+      finished[w] = dfs[w]->exhausted() || !dfs[w]->status().ok();
+      ++idle_in_a_row;
+      continue;
+    }
+    idle_in_a_row = 0;
+    const toy::Outcome o = toy::Run(system, *dfs[w]);
+    EXPECT_EQ(o.error, "");
+    ++e.executions;
+    e.finals.insert(o.FinalState());
+  }
   e.exhausted = true;
   for (int w = 0; w < workers; ++w) {
-    DfsStrategy::Options options = Dpor();
-    options.split_choices = split;
-    options.claim = [w, workers](std::uint64_t unit) {
-      return unit % static_cast<std::uint64_t>(workers) == static_cast<std::uint64_t>(w);
-    };
-    DfsStrategy dfs(options);
-    while (dfs.NewExecution()) {
-      const toy::Outcome o = toy::Run(system, dfs);
-      if (!dfs.Owned()) continue;
-      EXPECT_EQ(o.error, "");
-      ++e.executions;
-      e.finals.insert(o.FinalState());
-    }
-    EXPECT_TRUE(dfs.status().ok()) << dfs.status();
-    e.exhausted &= dfs.exhausted();
+    EXPECT_TRUE(dfs[w]->status().ok()) << dfs[w]->status();
+    e.exhausted &= dfs[w]->exhausted();
   }
   return e;
 }
 
-TEST(DfsStrategy, SplitSearchCountsTheSameWhateverTheWorkers) {
-  const System system = toy::Writers(3, 3, SameObject);
-  const Exploration one = ExploreSplit(system, 2, 1);
-  const Exploration two = ExploreSplit(system, 2, 2);
-  const Exploration three = ExploreSplit(system, 2, 3);
-  EXPECT_TRUE(one.exhausted && two.exhausted && three.exhausted);
-  EXPECT_EQ(two.executions, one.executions);
-  EXPECT_EQ(three.executions, one.executions);
-  EXPECT_EQ(two.finals, Explore(system, Plain()).finals);
+Exploration ExploreSplit(const System& system, std::size_t split, int workers) {
+  return ExploreSplit(system, split, workers, Dpor(), [](std::size_t i) { return i; });
 }
 
-// Each worker explores only its units; together they must reach every
-// final state plain DFS reaches, and run exactly the executions one worker
-// runs alone (units are independent and numbered alike everywhere).
+// One worker claims every option at the top in the order the sequential
+// search explores them, with the same sleep sets: the same search.
+TEST(DfsStrategy, SplitSearchByOneWorkerIsTheSequentialSearch) {
+  const System system = toy::Writers(3, 3, SameObject);
+  const Exploration sequential = Explore(system, Dpor());
+  for (std::size_t split : {1, 2, 4, 8}) {
+    const Exploration one = ExploreSplit(system, split, 1);
+    EXPECT_TRUE(one.exhausted);
+    EXPECT_EQ(one.executions, sequential.executions) << "split " << split;
+    EXPECT_EQ(one.finals, sequential.finals);
+  }
+}
+
+TEST(DfsStrategy, SplitSearchSpreadsOverWorkersAndReducesTheTop) {
+  const System system = toy::Writers(3, 3, SameObject);
+  const Exploration sequential = Explore(system, Dpor());
+  const Exploration three = ExploreSplit(system, 2, 3);
+  EXPECT_TRUE(three.exhausted);
+  EXPECT_EQ(three.finals, Explore(system, Plain()).finals);
+  // Not every option at the top: about what one worker runs.
+  EXPECT_LE(three.executions, sequential.executions + sequential.executions / 2);
+}
+
+// Whatever the workers' interleaving, together they reach every final state
+// plain DFS reaches; one worker alone runs the sequential search.
 RC_GTEST_PROP(DfsStrategyProperty, SplitDporReachesEveryFinalStateOfPlainDfs, ()) {
   const System system = *SmallSystems();
   const std::size_t split = *rc::gen::inRange<std::size_t>(1, 6);
-  const int workers = *rc::gen::inRange(2, 4);
+  const int workers = *rc::gen::inRange(2, 5);
+  const std::vector<int> turns = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 8));
   const Exploration plain = Explore(system, Plain());
+  const Exploration sequential = Explore(system, Dpor());
   const Exploration alone = ExploreSplit(system, split, 1);
-  const Exploration split_up = ExploreSplit(system, split, workers);
+  const Exploration split_up =
+      ExploreSplit(system, split, workers, Dpor(), [&turns](std::size_t i) {
+        // Every other turn in order, so nobody starves; the rest as drawn.
+        if (turns.empty() || i % 2 == 0) return static_cast<int>(i / 2);
+        return turns[(i / 2) % turns.size()];
+      });
   RC_ASSERT(alone.exhausted && split_up.exhausted);
+  RC_ASSERT(alone.executions == sequential.executions);
   RC_ASSERT(split_up.finals == plain.finals);
-  RC_ASSERT(split_up.executions == alone.executions);
+}
+
+// Without reduction every option at the top is scheduled, each once.
+RC_GTEST_PROP(DfsStrategyProperty, SplitPlainDfsRunsEachExecutionOnce, ()) {
+  const System system = *SmallSystems();
+  const std::size_t split = *rc::gen::inRange<std::size_t>(1, 6);
+  const int workers = *rc::gen::inRange(1, 4);
+  const Exploration plain = Explore(system, Plain());
+  const Exploration split_up =
+      ExploreSplit(system, split, workers, Plain(), [](std::size_t i) { return i; });
+  RC_ASSERT(split_up.exhausted);
+  RC_ASSERT(split_up.executions == plain.executions);
+  RC_ASSERT(split_up.finals == plain.finals);
 }
 
 RC_GTEST_PROP(DfsStrategyProperty, BoundedSleepSetsCoverBoundedPlainDfs, ()) {

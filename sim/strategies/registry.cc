@@ -20,7 +20,7 @@ std::unique_ptr<Strategy> MakeDfs(const StrategyParams& p, bool reduce) {
   o.dpor = reduce;
   o.max_executions = p.max_executions;
   o.split_choices = p.split_choices;
-  o.claim = p.claim;
+  o.split_tree = p.split_tree;
   return std::make_unique<DfsStrategy>(o);
 }
 

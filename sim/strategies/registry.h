@@ -18,6 +18,8 @@
 
 namespace stackcheck::sim {
 
+class SplitTree;
+
 // Everything a registered strategy may read; each reads only its own fields.
 struct StrategyParams {
   std::uint64_t seed = 1;             // random, pct
@@ -27,10 +29,10 @@ struct StrategyParams {
   std::uint32_t depth = 3;            // pct: bug depth
   std::uint64_t step_estimate = 64;   // pct: steps per execution, before it learns
   std::vector<std::uint64_t> schedule;  // sequence, replay
-  // dfs, plain-dfs without a bound: a split search's split and this
-  // worker's claim on its units (DfsStrategy::Options::split_choices).
+  // dfs, plain-dfs without a bound: a split search's split and the top its
+  // workers share (DfsStrategy::Options::split_choices).
   std::size_t split_choices = 0;
-  std::function<bool(std::uint64_t)> claim;
+  std::shared_ptr<SplitTree> split_tree;
 };
 
 struct StrategyRow {
