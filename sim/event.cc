@@ -202,6 +202,7 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, e.b == 1 ? " write" : " read", " #", e.a,
                           e.c == 1                 ? " (guard held)"
                           : e.c == kSnapshotAccess ? " (atomic snapshot)"
+                          : e.c == kWriteInPass    ? " (in a pass under its guard)"
                                                    : " (unguarded)");
     case EventKind::kCacheHeld:
       return absl::StrCat(kind, " ", FormatBytes(e.x));

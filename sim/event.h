@@ -17,6 +17,10 @@ namespace stackcheck::sim {
 // kSharedAccess's c for an atomic snapshot read without the guard
 // (Shared::Snapshot): ordered by the search, never a data race.
 inline constexpr std::uint32_t kSnapshotAccess = 2;
+// kSharedAccess's c for a write made while its actor only passes under the
+// guard (Mutex::ReadUnder, a section meant for reads): passes do not order
+// each other, so the guard does not order this write.
+inline constexpr std::uint32_t kWriteInPass = 3;
 
 enum class EventKind : std::uint8_t {
   // --- actors ---
@@ -71,7 +75,8 @@ enum class EventKind : std::uint8_t {
   kErrorReported,   // x: CuResult, d: message key (a non-fatal message)
   kSharedAccess,    // a: shared object (core/shared.h), b: 1 = write,
                     // c: 1 = its guard was held, kSnapshotAccess = an
-                    // unguarded atomic snapshot; not hashed into digests
+                    // unguarded atomic snapshot, kWriteInPass = a write in a
+                    // pass under the guard; not hashed into digests
   kProgramCall,     // a real program's thread call (sim/libcuda's threads):
                     // d: name key (SimView::MessageText), a: object
                     // (mutex, wait queue or thread), x: result

@@ -345,7 +345,12 @@ void SimHost::SharedAccess(SharedId object, bool write) {
   const ActorId self = scheduler_->current();
   if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
   const bool guarded = AccessPoint(object, write);
-  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0, guarded ? 1 : 0);
+  // A write in a pass (held for reading only) is not ordered by the guard.
+  const bool in_pass = guarded && write && scheduler_->mutex_owner(guards_[object].mutex) != self;
+  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0,
+                  in_pass   ? kWriteInPass
+                  : guarded ? 1
+                            : 0);
 }
 
 void SimHost::SharedSnapshot(SharedId object) {

@@ -55,8 +55,35 @@ void DataRaceMonitor::Apply(const Event& e, std::uint32_t index) {
   }
 }
 
+bool DataRaceMonitor::OrderedByGuards(absl::Span<const Event> events) {
+  holders_.clear();
+  for (const Event& e : events) {
+    switch (e.kind) {
+      case EventKind::kSharedAccess:
+        // Snapshots never race; anything else not under its guard's lock may.
+        if (e.c != 1 && e.c != kSnapshotAccess) return false;
+        break;
+      case EventKind::kMutexLock:
+        if (e.a >= kMaxIndexedId) return false;
+        if (holders_.size() <= e.a) holders_.resize(e.a + 1, kNoActor);
+        holders_[e.a] = e.actor;
+        break;
+      case EventKind::kMutexUnlock:
+        // By someone else than its holder: the next lock is not ordered
+        // after the holder's section.
+        if (e.a >= holders_.size() || holders_[e.a] != e.actor) return false;
+        holders_[e.a] = kNoActor;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
 std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> events,
                                                        const SimView& view, bool) {
+  if (seen_ == 0 && OrderedByGuards(events)) return std::nullopt;
   CatchUp(events);
   if (!raced_ || race_later_ >= events.size()) return std::nullopt;
   return Complain(events, view);
@@ -94,7 +121,11 @@ Violation DataRaceMonitor::Complain(absl::Span<const Event> events,
   const Event& then = events[race_earlier_];
   const std::uint32_t earlier = race_earlier_;
   auto what = [](const Event& a) { return a.b == 1 ? "writes" : "reads"; };
-  auto guard = [](const Event& a) { return a.c == 1 ? "with its guard held" : "unguarded"; };
+  auto guard = [](const Event& a) {
+    return a.c == 1              ? "with its guard held"
+           : a.c == kWriteInPass ? "in a pass under its guard"
+                                 : "unguarded";
+  };
   Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(Who(view, now.actor), " ", what(now), " ", SharedLabel(view, now.a), " ",

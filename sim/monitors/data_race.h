@@ -10,7 +10,12 @@
 //
 // Since nothing is reported before the end, the monitor reads no event as it
 // is logged (reads() is empty): OnQuiescence walks the trace once, with no
-// call per event.
+// call per event. Most executions need no clocks: when every access was made
+// by the owner of its guard, and every unlock by the mutex's holder, each
+// object's accesses sit in critical sections of one mutex, each unlocked
+// before the next is locked, so happens-before orders them all and none can
+// race; a scan of the trace says so, and the clocks are built only when it
+// does not.
 // OnEvent, for callers that feed events one by one, catches up the same way.
 #ifndef STACKCHECK_SIM_MONITORS_DATA_RACE_H_
 #define STACKCHECK_SIM_MONITORS_DATA_RACE_H_
@@ -56,6 +61,8 @@ class DataRaceMonitor final : public Monitor {
   ABSL_ATTRIBUTE_NOINLINE void WidenReads();
   // Takes in the events from seen_ to the end of `events`.
   void CatchUp(absl::Span<const Event> events);
+  // Whether the guards alone order every access of `events` (see above).
+  bool OrderedByGuards(absl::Span<const Event> events);
   void Apply(const Event& e, std::uint32_t index);
   void Access(const Event& e, std::uint32_t index);
   // Remembers the first race: accesses at event indices `earlier` and `later`.
@@ -70,6 +77,7 @@ class DataRaceMonitor final : public Monitor {
   ClockTable read_epochs_;   // by object: each actor's last read since the write
   ClockTable read_events_;   // ... and its event index
   std::vector<Write> writes_;  // by object
+  std::vector<ActorId> holders_;      // by mutex, for OrderedByGuards
   std::size_t seen_ = 0;              // events taken in so far
   bool raced_ = false;  // the first race, reported at the end
   std::uint32_t race_earlier_ = 0, race_later_ = 0;
