@@ -56,27 +56,12 @@ void DataRaceMonitor::Apply(const Event& e, std::uint32_t index) {
 }
 
 bool DataRaceMonitor::OrderedByGuards(absl::Span<const Event> events) {
-  holders_.clear();
   for (const Event& e : events) {
-    switch (e.kind) {
-      case EventKind::kSharedAccess:
-        // Snapshots never race; anything else not under its guard's lock may.
-        if (e.c != 1 && e.c != kSnapshotAccess) return false;
-        break;
-      case EventKind::kMutexLock:
-        if (e.a >= kMaxIndexedId) return false;
-        if (holders_.size() <= e.a) holders_.resize(e.a + 1, kNoActor);
-        holders_[e.a] = e.actor;
-        break;
-      case EventKind::kMutexUnlock:
-        // By someone else than its holder: the next lock is not ordered
-        // after the holder's section.
-        if (e.a >= holders_.size() || holders_[e.a] != e.actor) return false;
-        holders_[e.a] = kNoActor;
-        break;
-      default:
-        break;
-    }
+    // Snapshots never race; anything else not under its guard's lock may.
+    if (e.kind == EventKind::kSharedAccess && e.c != 1 && e.c != kSnapshotAccess) return false;
+    // An unlock by someone else than the holder (field b): the next lock is
+    // not ordered after the holder's section.
+    if (e.kind == EventKind::kMutexUnlock && e.b != e.actor) return false;
   }
   return true;
 }

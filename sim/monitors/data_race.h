@@ -62,7 +62,7 @@ class DataRaceMonitor final : public Monitor {
   // Takes in the events from seen_ to the end of `events`.
   void CatchUp(absl::Span<const Event> events);
   // Whether the guards alone order every access of `events` (see above).
-  bool OrderedByGuards(absl::Span<const Event> events);
+  static bool OrderedByGuards(absl::Span<const Event> events);
   void Apply(const Event& e, std::uint32_t index);
   void Access(const Event& e, std::uint32_t index);
   // Remembers the first race: accesses at event indices `earlier` and `later`.
