@@ -94,8 +94,6 @@ bool DfsStrategy::NewExecution() {
     // node took the last step; without it (single-candidate points unseen)
     // a later unasked step may have been the last, and marking the last
     // node's option anyway only costs reduction.
-    // A unit left to another worker ran on with default answers; if no
-    // actor was asked after the split its owner marks the same node here.
     if (cut_others && !off_tree_ && have_actor_node_) {
       Node& last = stack_[last_actor_node_];
       last.flags[last.chosen] |= kMayEnd;
