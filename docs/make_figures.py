@@ -791,8 +791,12 @@ def main():
             if long_run and not args.long:
                 checks.append((what, None))
                 continue
+            # A run with its own budget gets that long and a margin, not less.
+            budget = max([int(f.split("=", 1)[1]) for f in flags
+                          if f.startswith("--time_budget_s=")] or [0])
             checks.append((what, run.json([bin_, "check", *flags, "--json"],
-                                          "stackcheck check " + " ".join(flags))))
+                                          "stackcheck check " + " ".join(flags),
+                                          timeout=max(900, budget + 300))))
         tmp = tempfile.mkdtemp(prefix="stackcheck-figures-")
         try:
             camp = run.json([bin_, "campaign", "--time_budget_s=%d" % CAMPAIGN_BUDGET_S,
