@@ -124,7 +124,6 @@ bool DfsStrategy::NewExecution() {
           node.chosen = option;
           node.done.assign(done.begin(), done.end());
           node.claim_owned = true;
-          node.settled = false;
           node.dirty = true;  // to pull what others scheduled
           advanced = true;
           fresh_from_ = stack_.size() - 1;
@@ -240,15 +239,13 @@ void DfsStrategy::PublishTop() {
   }
   for (std::size_t i = 0; i < stack_.size() && stack_[i].top != nullptr; ++i) {
     Node& node = stack_[i];
-    if (!node.settled) {
-      // Whether the chosen step may end an execution is known from any one
-      // execution through it, unless a number choice comes next (an end may
-      // then depend on the number).
-      node.settled = i + 1 == stack_.size() || stack_[i + 1].is_actor;
-      if (node.settled) {
-        node.flags[node.chosen] |= SplitTree::kSettled;
-        node.dirty = true;
-      }
+    // Whether the chosen step may end an execution is known from any one
+    // execution through it, unless a number choice comes next (an end may
+    // then depend on the number).
+    if (!(node.flags[node.chosen] & SplitTree::kSettled) &&
+        (i + 1 == stack_.size() || stack_[i + 1].is_actor)) {
+      node.flags[node.chosen] |= SplitTree::kSettled;
+      node.dirty = true;
     }
     if (node.dirty) {
       node.dirty = false;
@@ -257,24 +254,26 @@ void DfsStrategy::PublishTop() {
   }
 }
 
+void DfsStrategy::ScheduleFirst(Node& node) const {
+  if (!node.is_actor || !dpor_) {
+    node.flags.assign(node.options, kBacktrack);
+    return;
+  }
+  // Start with the first awake option in exploration order; races found
+  // later add the others.
+  node.flags.assign(node.options, 0);
+  for (std::uint32_t rank = 0; rank < node.options; ++rank) {
+    const std::uint32_t option = OptionAt(node, rank);
+    if (!Asleep(node, option)) {
+      node.flags[option] |= kBacktrack;
+      break;
+    }
+  }
+}
+
 bool DfsStrategy::ChooseFirst(Node& node) {
   if (split_tree_ && !crossed_split_) return ChooseFirstAtTop(node);
-  if (node.is_actor) {
-    node.flags.assign(node.options, dpor_ ? 0 : kBacktrack);
-    if (dpor_) {
-      // Start with the first awake option in exploration order; races found
-      // later add the others.
-      for (std::uint32_t rank = 0; rank < node.options; ++rank) {
-        const std::uint32_t option = OptionAt(node, rank);
-        if (!Asleep(node, option)) {
-          node.flags[option] |= kBacktrack;
-          break;
-        }
-      }
-    }
-  } else {
-    node.flags.assign(node.options, kBacktrack);
-  }
+  ScheduleFirst(node);
   return Advance(node);
 }
 
@@ -302,16 +301,7 @@ bool DfsStrategy::ChooseFirstAtTop(Node& node) {
   if (node.is_actor) {
     for (std::uint32_t k = 0; k < node.options; ++k) asleep[k] = Asleep(node, k);
   }
-  if (!dpor_ || !node.is_actor) {
-    node.flags.assign(node.options, kBacktrack);
-  } else {
-    for (std::uint32_t option : order) {
-      if (!asleep[option]) {
-        node.flags[option] = kBacktrack;
-        break;
-      }
-    }
-  }
+  ScheduleFirst(node);
   SplitTree::Node* parent = position_ == 0 ? nullptr : stack_[position_ - 1].top;
   const std::uint32_t parent_option = position_ == 0 ? 0 : stack_[position_ - 1].chosen;
   std::uint32_t option = 0;

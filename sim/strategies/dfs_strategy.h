@@ -166,11 +166,9 @@ class DfsStrategy : public Strategy {
     absl::InlinedVector<std::uint8_t, 8> flags;
     // Split search: the shared node; whether this worker claimed the
     // chosen option there (else another did, on the path to its claim);
-    // whether that option's first execution is taken in (kSettled); whether
-    // flags gained what the tree has not seen.
+    // whether flags gained what the tree has not seen.
     SplitTree::Node* top = nullptr;
     bool claim_owned = false;
-    bool settled = false;
     bool dirty = false;
   };
   static constexpr std::uint8_t kTried = 1;
@@ -187,6 +185,8 @@ class DfsStrategy : public Strategy {
   // or at a top node of a split search the tree's claim (or the replayed
   // path's option). False if none can be taken (every one asleep).
   bool ChooseFirst(Node& node);
+  // The options a new node schedules: its first awake one with DPOR, else all.
+  void ScheduleFirst(Node& node) const;
   bool ChooseFirstAtTop(Node& node);
   // Split search, after an execution: tells the tree what this worker
   // learnt at the top nodes.
