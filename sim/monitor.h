@@ -71,6 +71,11 @@ class SimView {
   // granularity's rounding), and the bytes free now.
   virtual std::uint64_t device_charged_bytes(std::uint64_t bytes) const { return bytes; }
   virtual std::uint64_t device_free_bytes() const { return 0; }
+  // Whether the guards order every shared access logged so far: each was
+  // made by the holder of its guard (or was a snapshot), and each unlock by
+  // the mutex's holder (data-race then needs no clocks). nullopt: this view
+  // does not keep track, and a monitor must read the trace.
+  virtual std::optional<bool> guards_order_accesses() const { return std::nullopt; }
 };
 
 // A set of event kinds, bit i for EventKind i.

@@ -60,6 +60,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   last_chosen_ = kNoActor;
   stopped_ = false;
   tearing_down_ = false;
+  guards_order_accesses_ = true;
   process_exited_ = false;
   exit_status_ = 0;
   exiting_actor_ = kNoActor;

@@ -326,6 +326,13 @@ class Scheduler final : public SimView {
     const Event e{now_, actor, kind, a, b, c, d, x, y};
     digest_.Add(e);
     trace_.push_back(e);
+    // What the data-race monitor's end-only check would find in the trace
+    // (DataRaceMonitor::OrderedByGuards), kept as the events are logged.
+    if (kind == EventKind::kSharedAccess) {
+      guards_order_accesses_ &= c == 1 || c == kSnapshotAccess;
+    } else if (kind == EventKind::kMutexUnlock) {
+      guards_order_accesses_ &= b == actor;
+    }
     if ((monitor_reads_ & KindBit(kind)) != 0) RunMonitors(kind);
   }
   std::uint64_t now() const { return now_; }
@@ -362,6 +369,7 @@ class Scheduler final : public SimView {
   absl::string_view MutexName(std::uint32_t mutex) const override;
   absl::string_view SharedName(std::uint32_t object) const override;
   absl::string_view MessageText(std::uint32_t key) const override;
+  std::optional<bool> guards_order_accesses() const override { return guards_order_accesses_; }
   // A stable key for a printed message (a hash of its text, the same in
   // every process), remembered for MessageText.
   std::uint32_t InternMessage(absl::string_view text);
@@ -600,6 +608,7 @@ class Scheduler final : public SimView {
   ActorId last_chosen_ = kNoActor;
   bool stopped_ = false;
   bool tearing_down_ = false;
+  bool guards_order_accesses_ = true;  // see SimView::guards_order_accesses
   bool forced_unwinding_ = false;  // a fiber's stack is being unwound
   bool unwound_ = false;           // ...and it has reached FiberEntry
   bool process_exited_ = false;

@@ -68,7 +68,11 @@ bool DataRaceMonitor::OrderedByGuards(absl::Span<const Event> events) {
 
 std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> events,
                                                        const SimView& view, bool) {
-  if (seen_ == 0 && OrderedByGuards(events)) return std::nullopt;
+  if (seen_ == 0) {
+    // The engine keeps the answer as it logs; a view that does not, the scan.
+    const std::optional<bool> kept = view.guards_order_accesses();
+    if (kept.has_value() ? *kept : OrderedByGuards(events)) return std::nullopt;
+  }
   CatchUp(events);
   if (!raced_ || race_later_ >= events.size()) return std::nullopt;
   return Complain(events, view);

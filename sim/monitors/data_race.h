@@ -14,8 +14,9 @@
 // by the owner of its guard, and every unlock by the mutex's holder, each
 // object's accesses sit in critical sections of one mutex, each unlocked
 // before the next is locked, so happens-before orders them all and none can
-// race; a scan of the trace says so, and the clocks are built only when it
-// does not.
+// race. The engine keeps that answer as it logs (SimView::
+// guards_order_accesses); with a view that does not, a scan of the trace
+// gives it. The clocks are built only when it is no.
 // OnEvent, for callers that feed events one by one, catches up the same way.
 #ifndef STACKCHECK_SIM_MONITORS_DATA_RACE_H_
 #define STACKCHECK_SIM_MONITORS_DATA_RACE_H_
@@ -48,6 +49,8 @@ class DataRaceMonitor final : public Monitor {
                                    const SimView& view) override;
   std::optional<Violation> OnQuiescence(absl::Span<const Event> events, const SimView& view,
                                         bool all_finished) override;
+  // Whether the guards alone order every access of `events` (see above).
+  static bool OrderedByGuards(absl::Span<const Event> events);
 
  private:
   using Entry = vector_clock::Entry;
@@ -61,8 +64,6 @@ class DataRaceMonitor final : public Monitor {
   ABSL_ATTRIBUTE_NOINLINE void WidenReads();
   // Takes in the events from seen_ to the end of `events`.
   void CatchUp(absl::Span<const Event> events);
-  // Whether the guards alone order every access of `events` (see above).
-  static bool OrderedByGuards(absl::Span<const Event> events);
   void Apply(const Event& e, std::uint32_t index);
   void Access(const Event& e, std::uint32_t index);
   // Remembers the first race: accesses at event indices `earlier` and `later`.

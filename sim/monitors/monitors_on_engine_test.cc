@@ -17,11 +17,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/monitors/coverage_probes.h"
+#include "sim/monitors/data_race.h"
 #include "sim/monitors/monitors.h"
 #include "sim/simulator.h"
+#include "sim/strategies/random_strategy.h"
 #include "sim/trace/digest.h"
 #include "sim/trace/timeline.h"
-#include "sim/strategies/random_strategy.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -31,6 +32,9 @@ constexpr int kExecutions = 300;
 struct Verdicts {
   std::map<std::string, std::string> violated;  // property -> first message
   CoverageProbes coverage;
+  // Executions the engine said the guards order entirely, and the others.
+  int guard_ordered = 0;
+  int guard_unordered = 0;
 };
 
 Verdicts Explore(const char* policy_name, const Scenario& scenario,
@@ -54,6 +58,10 @@ Verdicts Explore(const char* policy_name, const Scenario& scenario,
         });
     // The engine's running digest and the trace writers' agree.
     EXPECT_EQ(Digest(r.trace), r.digest);
+    // The answer the engine keeps as it logs is the data-race monitor's scan.
+    const std::optional<bool> ordered = sim.view().guards_order_accesses();
+    EXPECT_EQ(ordered, DataRaceMonitor::OrderedByGuards(r.trace));
+    ++(ordered.value_or(false) ? verdicts.guard_ordered : verdicts.guard_unordered);
     verdicts.coverage.Observe(r.trace, [&](std::uint32_t id) {
       return sim.probes().Name(id);
     });
@@ -97,6 +105,17 @@ TEST(MonitorsOnEngineTest, V2FromGcc11TripsNothing) {
   const Verdicts v = Explore("v2-gcc11", TwoThreads());
   EXPECT_TRUE(v.violated.empty()) << Describe(v);
   EXPECT_EQ(v.coverage.executions(), static_cast<std::uint64_t>(kExecutions));
+  // GCC 11's close frees the block without the stacks lock: the guards do
+  // not order that access, and data-race builds its clocks.
+  EXPECT_EQ(v.guard_unordered, kExecutions);
+}
+
+TEST(MonitorsOnEngineTest, V2WithoutCloseIsOrderedByItsGuards) {
+  Scenario s = TwoThreads();
+  s.close_at_end = false;
+  const Verdicts v = Explore("v2-gcc11", s);
+  EXPECT_TRUE(v.violated.empty()) << Describe(v);
+  EXPECT_EQ(v.guard_ordered, kExecutions);
 }
 
 TEST(MonitorsOnEngineTest, V2ReportsAnAbortAgainstItsRegion) {
@@ -154,6 +173,8 @@ TEST(MonitorsOnEngineTest, V1aUnlocksFromTheCallback) {
   ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);
   // The engine names its mutexes; the message uses the name.
   EXPECT_THAT(v.violated.at("mutex-discipline"), ::testing::HasSubstr("mutex '"));
+  // The callback's unlock of another thread's lock orders nothing.
+  EXPECT_GT(v.guard_unordered, 0);
 }
 
 }  // namespace
