@@ -6,12 +6,15 @@ Benchmark binaries with --benchmark_format=json) on this machine, each row
 stamped with the date, the commit and the machine. Hardware (H200) figures come
 from the raw output committed under the hardware log's validation/ folder; they
 are rendered with the date, build and machine the log records for them, never
-re-measured here. Mutation testing is rendered from the JSON that
+re-measured here. So are the exhaustive searches that take an hour or more:
+their text output is committed under docs/proofs/, headed by date, commit and
+machine. Mutation testing is rendered from the JSON that
 tests/mutants/run_mutants.py last wrote (committed), with its own stamp.
 
     docs/make_figures.py                # build, run everything (a few minutes on 2 cores)
     docs/make_figures.py --no-build     # use what bazel-bin already holds
     docs/make_figures.py --hardware-only   # only what comes from committed output
+                                           # (long proofs, hardware, mutants)
     docs/make_figures.py --long         # also the runs that take minutes each
 
 Only the Python standard library is used.
@@ -34,6 +37,9 @@ STACKCHECK = "bazel-bin/cli/stackcheck"
 # What tests/mutants/run_mutants.py --json last wrote (committed; the run takes
 # about a minute per mutant, too long to repeat here).
 MUTANTS_JSON = "tests/mutants/last_run.json"
+# Recorded output of exhaustive searches that take an hour or more (rendered,
+# not rerun; see proofs_section).
+PROOFS_DIR = "docs/proofs"
 MONITORS_BENCH = "bazel-bin/sim/monitors/monitors_benchmark"
 STRATEGY_BENCH = "bazel-bin/sim/strategies/strategy_benchmark"
 BUILD_TARGETS = ["//cli:stackcheck", "//sim/monitors:monitors_benchmark",
@@ -111,9 +117,6 @@ CHECK_RUNS = [
     ("event-fence, 2 x 3, one mapped variable, one abort, split search on 2 jobs",
      ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
       "--time_budget_s=3600", "--max_executions=2000000000", "--no_plain"], True),
-    ("event-fence-sync, 2 x 3, one mapped variable, split search on 2 jobs",
-     ["--policy=event-fence-sync", "--regions=3", "--mapped_vars=1", "--jobs=2",
-      "--time_budget_s=4800", "--max_executions=2000000000", "--no_plain"], True),
     ("event-fence-sync, 2 x 3, one mapped variable, one abort, split search on 2 jobs "
      "(a 600 s budget)",
      ["--policy=event-fence-sync", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
@@ -362,9 +365,14 @@ def render_checks(runs):
              "thread as shown) with DPOR and sleep sets unless a preemption bound is "
              "given (then sleep sets alone). `--only_kept` leaves the policy's known "
              "bugs unmonitored so the search goes past them; deadlock and progress are "
-             "always checked. A search stops at its first violation.", ""]
+             "always checked. A search stops at its first violation. A long run "
+             "(`--long`) that a regeneration did not repeat keeps its row, and the "
+             "stamp, of the run that made it.", ""]
     rows = []
     for what, run in runs:
+        if isinstance(run, list):  # a long run's row from the document before
+            rows.append(run)
+            continue
         if run is None:
             rows.append([what, "not run (long; `--long`)", "", "", "", "", "", ""])
             continue
@@ -387,6 +395,25 @@ def render_checks(runs):
     lines.append(table(["what", "command", "executions", "exhausted", "time",
                         "first violation", "plain DFS", "run"], rows))
     return lines + [""]
+
+
+def old_check_rows(path):
+    """The rows of the `check` table in the document at `path`, by their first
+    cell, for long runs a shorter regeneration does not repeat."""
+    rows = {}
+    if not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        text = f.read()
+    m = re.search(r"^### Single scenarios.*?(?=^### )", text, flags=re.S | re.M)
+    if not m:
+        return rows
+    for line in m.group(0).splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if len(cells) == 8 and cells[0] != "what" and not cells[0].startswith("---") \
+                and not cells[1].startswith("not run") and cells[7]:
+            rows[cells[0]] = cells
+    return rows
 
 
 def render_campaign(run):
@@ -700,6 +727,51 @@ def hardware_section():
     return lines
 
 
+# ---------------------------------------------------- recorded long proofs
+
+def parse_proof(path):
+    """A recorded `check` run: `# key: value` header lines (what, command,
+    started, commit, machine), then the command's text output as it printed it."""
+    head, out = {}, {}
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            m = re.match(r"# (\w+): (.*)$", line)
+            if m:
+                head[m.group(1)] = m.group(2)
+                continue
+            key, _, value = line.partition(" ")
+            if key in ("executions", "exhausted", "seconds", "violation", "sleep_blocked",
+                       "units") and key not in out:
+                out[key] = value
+    return head, out
+
+
+def proofs_section():
+    pdir = os.path.join(ROOT, PROOFS_DIR)
+    lines = ["## Exhaustive searches too long to repeat here, from their recorded output", "",
+             "Each row is rendered from a file under `%s/`: the command's own text output, "
+             "headed by the date it began, the commit it was built from and the machine. "
+             "Nothing here is re-measured; rerun the command to check a row." % PROOFS_DIR, ""]
+    files = sorted(f for f in os.listdir(pdir) if f.endswith(".txt")) \
+        if os.path.isdir(pdir) else []
+    if not files:
+        return lines + ["No recorded runs.", ""]
+    rows = []
+    for name in files:
+        head, out = parse_proof(os.path.join(pdir, name))
+        rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
+                     num(int(out["executions"])) if "executions" in out else "?",
+                     out.get("exhausted", "?"), seconds(float(out["seconds"]))
+                     if "seconds" in out else "?", out.get("violation", "?"),
+                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"),
+                                                 head.get("commit", "?"),
+                                                 head.get("machine", "?"), PROOFS_DIR, name)])
+    lines.append(table(["what", "command", "executions", "exhausted", "time", "violation",
+                        "run"], rows))
+    return lines + [""]
+
+
 # ------------------------------------------------------- mutation testing
 
 def mutants_section():
@@ -744,8 +816,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-build", action="store_true", help="do not run ./bazelw build")
     ap.add_argument("--hardware-only", action="store_true",
-                    help="render only the sections taken from committed output (hardware, "
-                    "mutation testing); keep the simulator figures as they are")
+                    help="render only the sections taken from committed output (long proofs, "
+                    "hardware, mutation testing); keep the simulator figures as they are")
     ap.add_argument("--long", action="store_true", help="also the runs that take minutes")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "figures.md"))
     args = ap.parse_args()
@@ -787,9 +859,11 @@ def main():
                          % (BENCH_EXEC_EXECUTIONS, " ".join(EXEC_PROGRAM)))
         dfs = run.json([bin_, "bench", "dfs", "--json"], "stackcheck bench dfs")
         checks = []
+        kept = old_check_rows(args.out)
         for what, flags, long_run in CHECK_RUNS:
             if long_run and not args.long:
-                checks.append((what, None))
+                # Its row from the last run, which carries that run's stamp.
+                checks.append((what, kept.get(what)))
                 continue
             # A run with its own budget gets that long and a margin, not less.
             budget = max([int(f.split("=", 1)[1]) for f in flags
@@ -838,10 +912,11 @@ def main():
         # Keep the simulator part of the document as it is.
         with open(args.out) as f:
             old = f.read()
-        m = re.search(r"(## Simulator.*?)(?=^## Hardware)", old, flags=re.S | re.M)
+        m = re.search(r"(## Simulator.*?)(?=^## (?:Exhaustive|Hardware))", old, flags=re.S | re.M)
         if m:
             body.append(m.group(1).rstrip() + "\n")
 
+    body += proofs_section()
     body += hardware_section()
     body += mutants_section()
 
