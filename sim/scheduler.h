@@ -514,7 +514,12 @@ class Scheduler final : public SimView {
   boost::context::fiber& ContinuationOf(ActorId actor) {
     return actor == kMainContext ? main_cont_ : actors_[actor].cont;
   }
-  void FiberEntry(ActorId id, boost::context::fiber&& caller);
+  // Never inlined: a forced unwind stops at the first frame whose CFA lies
+  // above FiberEntry's marker, which must be FiberEntry's own frame. Inlined
+  // into boost's fiber_entry (link-time optimisation, or -fPIC code built
+  // -fno-semantic-interposition and without frame pointers) the unwind was
+  // seen to reach fiber_entry, which is noexcept: std::terminate.
+  ABSL_ATTRIBUTE_NOINLINE void FiberEntry(ActorId id, boost::context::fiber&& caller);
   boost::context::fiber FiberExit(ActorId id);
   void Teardown();
   friend struct ForcedUnwindAccess;
