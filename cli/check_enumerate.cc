@@ -154,6 +154,7 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
   std::size_t exhausted = 0, violating = 0;
   bool failed = false;
   bool out_of_time = false;
+  bool interrupted = false;  // a signal (cli/interrupt.h) stopped it
   std::map<std::string, FirstMet> findings, known_met;
   std::vector<ScenarioOutcome> outcomes;
   std::vector<std::string> not_monitored;
@@ -178,6 +179,10 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
       out_of_time = true;
       break;
     }
+    if (base.interrupt != nullptr && base.interrupt->load()) {
+      interrupted = true;
+      break;
+    }
     const properties::ScopeScenario& scenario = (*space)[i];
     properties::ExploreSpec spec = base;
     spec.test_case = scenario.test_case;
@@ -197,6 +202,7 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
     o.seconds = r.seconds;
     if (r.first() != nullptr) o.violation = *r.first();
     out_of_time = out_of_time || r.out_of_time;
+    interrupted = interrupted || r.interrupted;
     total += r.executions;
     exhausted += r.exhausted;
     if (!r.status.ok()) {
@@ -252,6 +258,7 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
   out.Field("executions", total);
   out.Field("exhausted", outcomes.size() == space->size() && exhausted == outcomes.size());
   if (out_of_time) out.Field("out_of_time", true);
+  if (interrupted) out.Field("stopped_by", "signal");
   out.Seconds("seconds", SecondsSince(start));
   out.Field("violating_scenarios", static_cast<std::uint64_t>(violating));
   WriteFingerprints("findings", findings, out);

@@ -51,6 +51,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/flag_parser.h"
+#include "cli/interrupt.h"
 #include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
@@ -326,12 +327,16 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   spec.jobs = FlagGiven("jobs") ? jobs : 0;
   spec.split_choices = absl::GetFlag(FLAGS_split_choices);
+  // A search can run for hours: the first SIGINT or SIGTERM stops it where it
+  // is and prints what it covered (the second ends the process).
+  spec.interrupt = StopOnSignals();
   ReportSink out(absl::GetFlag(FLAGS_json));
   if (EnumerateRequested()) {
     const int rc =
         RunEnumeration(spec, FlagGiven("max_executions") ? budget : 0, spec.time_budget, out);
     // Bad input printed its one line; main reports it under --json.
-    return rc == kExitUsage ? rc : out.Finish(rc);
+    if (rc == kExitUsage) return rc;
+    return out.Finish(CaughtSignal() != 0 ? 128 + CaughtSignal() : rc);
   }
   spec.on_progress = ReportProgress;
 
@@ -367,7 +372,9 @@ int RunCheck(const std::vector<std::string>& args) {
   // What cut a search short, when a budget did: the execution cap (given or
   // the default) or the time budget.
   if (!r.exhausted && r.first() == nullptr && r.status.ok()) {
-    if (r.out_of_time) {
+    if (r.interrupted) {
+      out.Field("stopped_by", "signal");
+    } else if (r.out_of_time) {
       out.Field("stopped_by", "time_budget_s");
     } else if (r.executions >= budget) {
       out.Field("stopped_by", FlagGiven("max_executions")
@@ -393,6 +400,7 @@ int RunCheck(const std::vector<std::string>& args) {
   if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *policy, check_case->key, out);
   const int rc = Unexpected(r) || fixed ? kExitMismatch : kExitOk;
 
+  if (r.interrupted) return out.Finish(128 + CaughtSignal());
   if (strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
     std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
     if (plain_budget == 0) plain_budget = std::max<std::uint64_t>(1000, 20 * r.executions);

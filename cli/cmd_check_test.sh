@@ -79,6 +79,28 @@ expect_line time_budget "^exhausted no$"
 expect_line time_budget "^executions [1-9][0-9]*$"
 expect_line time_budget "^explored_estimate 0?[.0-9e-]+$"
 expect_line time_budget "^stopped_by time_budget_s$"
+# A signal stops a search where it is and prints what it covered, stdout to a
+# file as in a batch run (nothing buffered is lost): exit 128 + the signal's
+# number, alone and on 2 jobs.
+for run in "INT 130" "TERM 143 --jobs=2"; do
+  read -r sig want jobs <<<"$run"
+  "$bin" check --policy=event-fence-sync --regions=3 --mapped_vars=1 --abort --no_plain \
+    ${jobs:-} >"$TEST_TMPDIR/signal.out" 2>&1 &
+  pid=$!
+  sleep 1
+  kill -"$sig" "$pid"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "FAIL signal_$sig: still running 20 s after SIG$sig"; fail=1; kill -9 "$pid"
+  fi
+  wait "$pid"; rc=$?
+  out=$(cat "$TEST_TMPDIR/signal.out")
+  [[ $rc -eq $want ]] || { echo "FAIL signal_$sig: exit $rc, want $want; output: $out"; fail=1; }
+  expect_line "signal_$sig" "^exhausted no$"
+  expect_line "signal_$sig" "^stopped_by signal$"
+  expect_line "signal_$sig" "^executions [1-9][0-9]*$"
+  expect_line "signal_$sig" "^violation none$"
+done
 expect_rc time_budget_bad 2 "$bin" check --policy=event-fence --time_budget_s=0
 
 # A split search on one worker thread is the search without a split,

@@ -360,6 +360,11 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
       stopped = true;
       break;
     }
+    if (spec.interrupt != nullptr && spec.interrupt->load(std::memory_order_relaxed)) {
+      report.interrupted = true;
+      stopped = true;
+      break;
+    }
     if (now >= next_progress) {
       next_progress = now + std::chrono::milliseconds(500);
       ExploreProgress progress;
@@ -413,6 +418,7 @@ void Merge(ExploreReport& into, ExploreReport&& from) {
   into.exhausted = into.exhausted && from.exhausted;
   into.capacity_premise_broken = into.capacity_premise_broken || from.capacity_premise_broken;
   into.out_of_time = into.out_of_time || from.out_of_time;
+  into.interrupted = into.interrupted || from.interrupted;
   into.seconds = std::max(into.seconds, from.seconds);
   sim::StrategyMetrics& m = into.metrics;
   m.actor_choices += from.metrics.actor_choices;

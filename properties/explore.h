@@ -17,6 +17,7 @@
 #ifndef STACKCHECK_PROPERTIES_EXPLORE_H_
 #define STACKCHECK_PROPERTIES_EXPLORE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -104,6 +105,9 @@ struct ExploreSpec {
   sim::StrategyParams strategy_params;  // its schedule defaults to the case's
   std::uint64_t max_executions = 0;     // 0: until the strategy ends
   absl::Duration time_budget = absl::InfiniteDuration();
+  // Polled after every execution (every worker's): set, the run stops as a
+  // budget would stop it, and the report says `interrupted` (cli/interrupt.h).
+  const std::atomic<bool>* interrupt = nullptr;
   StopRule stop = StopRule::kFirstViolation;
   // Re-run executions 1, 1+N, 1+2N, ... and compare trace digests (0: off).
   std::uint64_t determinism_every = 0;
@@ -146,6 +150,7 @@ struct ExploreReport {
   // error. For an exhaustive strategy (dfs) that covers every schedule.
   bool exhausted = false;
   bool out_of_time = false;  // the time budget ended the run
+  bool interrupted = false;  // ExploreSpec::interrupt ended the run
   double seconds = 0;
   sim::StrategyMetrics metrics;
   std::uint64_t determinism_reruns = 0;
