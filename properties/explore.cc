@@ -189,6 +189,18 @@ struct Workers {
   std::atomic<bool> stop{false};             // a budget, a violation, an error
   std::unique_ptr<std::atomic<double>[]> fraction;  // by worker
   std::chrono::steady_clock::time_point start;
+  // Progress is reported by whichever worker is exploring when it is due: a
+  // worker waiting for work reports nothing, and the one that does report
+  // may wait a long time. Successful exchanges order the reports.
+  std::atomic<std::int64_t> next_progress_ns{0};
+
+  bool TakeProgressTurn(std::chrono::steady_clock::time_point now) {
+    const std::int64_t now_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
+    std::int64_t due = next_progress_ns.load(std::memory_order_acquire);
+    return now_ns >= due && next_progress_ns.compare_exchange_strong(due, now_ns + 400'000'000,
+                                                                     std::memory_order_acq_rel);
+  }
 };
 
 // One explorer: the whole run, or worker `worker` of `workers`.
@@ -381,7 +393,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
           progress.fraction = std::min(progress.fraction, workers->fraction[w].load());
         }
       }
-      if (spec.on_progress && worker == 0) spec.on_progress(progress);
+      if (spec.on_progress && (workers == nullptr || workers->TakeProgressTurn(now))) {
+        spec.on_progress(progress);
+      }
     }
   }
   if (spec.keep_trace && last != nullptr) {

@@ -129,7 +129,8 @@ struct ExploreSpec {
   // timing). With jobs > 1, coverage and on_execution must be unset.
   int jobs = 0;
   std::size_t split_choices = 0;
-  // About twice a second, from the exploring thread (the first worker's).
+  // About twice a second, from the exploring thread (with jobs, from one
+  // worker at a time: whichever explores when a report is due).
   std::function<void(const ExploreProgress&)> on_progress;
   // After every execution (not the determinism re-runs).
   std::function<void(const sim::ExecutionResult&)> on_execution;
