@@ -51,16 +51,19 @@ SplitTree::Node* SplitTree::Open(Node* parent, std::uint32_t parent_option, bool
   } else {
     parent->children[parent_option] = std::move(node);
   }
+  const std::size_t before = scheduled_.size();
   for (std::uint32_t k = 0; k < raw->flags.size(); ++k) {
     if (raw->flags[k] & kBacktrack) scheduled_.push_back({raw, k});
   }
-  return ClaimNextLocked(raw, option, done) ? raw : nullptr;
+  const bool claimed = ClaimNextLocked(raw, option, done);
+  if (scheduled_.size() > before) work_changed_.SignalAll();
+  return claimed ? raw : nullptr;
 }
 
 void SplitTree::Finish() {
   absl::MutexLock lock(&mu_);
-  --outstanding_;
   ++finished_;
+  if (--outstanding_ == 0) work_changed_.SignalAll();  // the search may be over
 }
 
 bool SplitTree::SameShape(const Node* node, bool is_actor, std::size_t options) const {
@@ -136,7 +139,10 @@ void SplitTree::Publish(Node* node, absl::Span<std::uint8_t> flags) {
   for (std::uint32_t k = 0; k < node->flags.size() && k < flags.size(); ++k) {
     std::uint8_t& shared = node->flags[k];
     const std::uint8_t add = flags[k] & kPublished & ~shared;
-    if ((add & kBacktrack) && !(shared & kClaimed)) scheduled_.push_back({node, k});
+    if ((add & kBacktrack) && !(shared & kClaimed)) {
+      scheduled_.push_back({node, k});
+      work_changed_.SignalAll();
+    }
     shared |= add;
     flags[k] = static_cast<std::uint8_t>((flags[k] & ~kPublished) | (shared & kPublished));
   }
@@ -183,13 +189,16 @@ SplitTree::Work SplitTree::TakeWork(std::vector<Step>* path) {
     }
     if (outstanding_ == 0) return Work::kDone;
     if (!wait_for_work_) return Work::kWait;
-    mu_.Await(absl::Condition(this, &SplitTree::WorkOrEnd));
+    // A condition variable, not Mutex::Await: Await evaluates the condition
+    // inside Abseil, where --config=tsan's shim cannot show TSan the lock.
+    while (!WorkOrEnd()) work_changed_.Wait(&mu_);
   }
 }
 
 void SplitTree::Cancel() {
   absl::MutexLock lock(&mu_);
   cancelled_ = true;
+  work_changed_.SignalAll();
 }
 
 std::uint64_t SplitTree::claims() const {

@@ -109,6 +109,9 @@ class SplitTree {
 
   const bool wait_for_work_;
   mutable absl::Mutex mu_;
+  // Signalled whenever WorkOrEnd may have become true: an option scheduled,
+  // the last claim finished, the search cancelled.
+  absl::CondVar work_changed_;
   std::unique_ptr<Node> root_ ABSL_GUARDED_BY(mu_);
   // Options scheduled while unclaimed; entries claimed since are skipped.
   std::deque<Step> scheduled_ ABSL_GUARDED_BY(mu_);
