@@ -39,25 +39,31 @@ std::vector<ActorId> Actors(const Candidates& c) {
   return out;
 }
 
-// The first worker opens the root with option 0 scheduled and claims it.
-SplitTree::Node* OpenRoot(SplitTree& tree, const Shape& shape, std::uint32_t* option,
-                          Candidates* done) {
-  std::vector<SplitTree::Step> path;
-  EXPECT_EQ(tree.TakeWork(&path), Work::kClaimed);
-  EXPECT_TRUE(path.empty());  // the root's opening: run the program to meet it
-  std::vector<std::uint8_t> flags(shape.runnable.size(), 0);
-  flags[0] = kBacktrack;
-  return tree.Open(nullptr, 0, /*is_actor=*/true, shape.runnable, shape.order, flags, shape.asleep,
-                   option, done);
-}
+// A search whose first worker took the root's opening and opened a root of
+// `n` options with option 0 scheduled, which it claimed.
+class SplitTreeOpened : public ::testing::Test {
+ protected:
+  void OpenRoot(std::uint32_t n) {
+    shape = Shape(n);
+    std::vector<SplitTree::Step> path;
+    ASSERT_EQ(tree.TakeWork(&path), Work::kClaimed);
+    EXPECT_TRUE(path.empty());  // the root's opening: run the program to meet it
+    std::vector<std::uint8_t> flags(n, 0);
+    flags[0] = kBacktrack;
+    root = tree.Open(nullptr, 0, /*is_actor=*/true, shape.runnable, shape.order, flags,
+                     shape.asleep, &option, &done);
+    ASSERT_NE(root, nullptr);
+  }
 
-TEST(SplitTreeTest, AnOptionScheduledAfterItsNodesClaimantMovedOnIsHandedOut) {
-  SplitTree tree(/*wait_for_work=*/false);
-  const Shape shape(3);
+  SplitTree tree{/*wait_for_work=*/false};
+  Shape shape{0};
   std::uint32_t option = 99;
   Candidates done;
-  SplitTree::Node* root = OpenRoot(tree, shape, &option, &done);
-  ASSERT_NE(root, nullptr);
+  SplitTree::Node* root = nullptr;
+};
+
+TEST_F(SplitTreeOpened, AnOptionScheduledAfterItsNodesClaimantMovedOnIsHandedOut) {
+  OpenRoot(3);
   EXPECT_EQ(option, 0u);
   tree.Finish();  // the root's opening claim
   // A second worker finds nothing yet while the first explores option 0.
@@ -79,13 +85,8 @@ TEST(SplitTreeTest, AnOptionScheduledAfterItsNodesClaimantMovedOnIsHandedOut) {
   EXPECT_EQ(tree.claims(), 2u);  // options 0 and 2 (the opening is no option)
 }
 
-TEST(SplitTreeTest, TheQueueHandsOutTheDeepestOptionWithItsPathFromTheRoot) {
-  SplitTree tree(/*wait_for_work=*/false);
-  const Shape shape(2);
-  std::uint32_t option = 99;
-  Candidates done;
-  SplitTree::Node* root = OpenRoot(tree, shape, &option, &done);
-  ASSERT_NE(root, nullptr);
+TEST_F(SplitTreeOpened, TheQueueHandsOutTheDeepestOptionWithItsPathFromTheRoot) {
+  OpenRoot(2);
   // Below option 0 the first worker opens a child and claims its option 0.
   std::vector<std::uint8_t> child_flags = {kBacktrack, 0};
   SplitTree::Node* child = tree.Open(root, 0, /*is_actor=*/true, shape.runnable, shape.order,
@@ -113,13 +114,8 @@ TEST(SplitTreeTest, TheQueueHandsOutTheDeepestOptionWithItsPathFromTheRoot) {
   EXPECT_EQ(tree.TakeWork(&path), Work::kWait);
 }
 
-TEST(SplitTreeTest, AWorkerBacktrackingToItsNodeClaimsBeforeTheQueue) {
-  SplitTree tree(/*wait_for_work=*/false);
-  const Shape shape(2);
-  std::uint32_t option = 99;
-  Candidates done;
-  SplitTree::Node* root = OpenRoot(tree, shape, &option, &done);
-  ASSERT_NE(root, nullptr);
+TEST_F(SplitTreeOpened, AWorkerBacktrackingToItsNodeClaimsBeforeTheQueue) {
+  OpenRoot(2);
   std::vector<std::uint8_t> flags = {kBacktrack | kSettled | kMayEnd, kBacktrack};
   tree.Publish(root, absl::MakeSpan(flags));
   ASSERT_TRUE(tree.ClaimNext(root, &option, &done));
@@ -165,13 +161,8 @@ TEST(SplitTreeTest, EveryOptionAsleepOpensNothingClaimable) {
   EXPECT_EQ(tree.sleep_pruned(), 2u);
 }
 
-TEST(SplitTreeTest, OnlySettledExploredOptionsThatCannotEndSleep) {
-  SplitTree tree(/*wait_for_work=*/false);
-  const Shape shape(4);
-  std::uint32_t option = 99;
-  Candidates done;
-  SplitTree::Node* root = OpenRoot(tree, shape, &option, &done);
-  ASSERT_NE(root, nullptr);
+TEST_F(SplitTreeOpened, OnlySettledExploredOptionsThatCannotEndSleep) {
+  OpenRoot(4);
   // Claim options 1 and 2 too, then settle: 0 cannot end, 1 may, 2 unknown.
   std::vector<std::uint8_t> flags = {kBacktrack, kBacktrack, kBacktrack, kBacktrack};
   tree.Publish(root, absl::MakeSpan(flags));
@@ -195,13 +186,8 @@ TEST(SplitTreeTest, CancelEndsEveryTakeWork) {
   EXPECT_EQ(tree.TakeWork(&path), Work::kCancelled);
 }
 
-TEST(SplitTreeTest, FinishedShareCountsUnclaimedScheduledOptions) {
-  SplitTree tree(/*wait_for_work=*/false);
-  const Shape shape(3);
-  std::uint32_t option = 99;
-  Candidates done;
-  SplitTree::Node* root = OpenRoot(tree, shape, &option, &done);
-  ASSERT_NE(root, nullptr);
+TEST_F(SplitTreeOpened, FinishedShareCountsUnclaimedScheduledOptions) {
+  OpenRoot(3);
   tree.Finish();  // the opening; option 0 is still explored
   std::vector<std::uint8_t> flags = {kBacktrack, kBacktrack, kBacktrack};
   tree.Publish(root, absl::MakeSpan(flags));
