@@ -105,6 +105,17 @@ struct Event {
   std::uint64_t x = 0, y = 0;
 };
 
+// Whether `e` leaves every shared access ordered by its guard's critical
+// sections: snapshots never race, and anything else not made under its
+// guard's lock may; an unlock by someone other than the holder (field b)
+// does not order the next lock after the holder's section. Other events
+// order nothing away. (data-race builds no clocks when all events keep it.)
+inline bool KeepsGuardOrder(const Event& e) {
+  if (e.kind == EventKind::kSharedAccess) return e.c == 1 || e.c == kSnapshotAccess;
+  if (e.kind == EventKind::kMutexUnlock) return e.b == e.actor;
+  return true;
+}
+
 absl::string_view EventKindName(EventKind kind);
 
 }  // namespace stackcheck::sim

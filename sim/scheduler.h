@@ -328,11 +328,7 @@ class Scheduler final : public SimView {
     trace_.push_back(e);
     // What the data-race monitor's end-only check would find in the trace
     // (DataRaceMonitor::OrderedByGuards), kept as the events are logged.
-    if (kind == EventKind::kSharedAccess) {
-      guards_order_accesses_ &= c == 1 || c == kSnapshotAccess;
-    } else if (kind == EventKind::kMutexUnlock) {
-      guards_order_accesses_ &= b == actor;
-    }
+    guards_order_accesses_ &= KeepsGuardOrder(e);
     if ((monitor_reads_ & KindBit(kind)) != 0) RunMonitors(kind);
   }
   std::uint64_t now() const { return now_; }

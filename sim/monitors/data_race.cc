@@ -56,14 +56,7 @@ void DataRaceMonitor::Apply(const Event& e, std::uint32_t index) {
 }
 
 bool DataRaceMonitor::OrderedByGuards(absl::Span<const Event> events) {
-  for (const Event& e : events) {
-    // Snapshots never race; anything else not under its guard's lock may.
-    if (e.kind == EventKind::kSharedAccess && e.c != 1 && e.c != kSnapshotAccess) return false;
-    // An unlock by someone else than the holder (field b): the next lock is
-    // not ordered after the holder's section.
-    if (e.kind == EventKind::kMutexUnlock && e.b != e.actor) return false;
-  }
-  return true;
+  return std::all_of(events.begin(), events.end(), KeepsGuardOrder);
 }
 
 std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> events,
