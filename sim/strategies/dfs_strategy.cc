@@ -56,110 +56,16 @@ void DfsStrategy::StartRound() {
 }
 
 bool DfsStrategy::NewExecution() {
-  if (!status_.ok() || exhausted_) return false;
+  if (!status_.ok() || exhausted_ || suspended_) return false;
   if (idle_) {
     if (!TakeWork()) return false;
   } else if (started_) {
-    if (position_ != stack_.size()) {
-      Diverged(absl::StrFormat(
-          "it ended after %d branching points where the previous run of the "
-          "same choices had %d",
-          position_, stack_.size()));
-      return false;
-    }
-    // Actors whose pending step never ran: check it against the steps
-    // taken since (at a sleep-blocked point this was done there).
-    // An end at rest (kEndsAtRest) came when no other actor could move:
-    // nothing was cut short, and it was the only step possible there.
-    const bool cut_others = options_.last_step_global && !ended_at_rest_;
-    if (dpor_ && !off_tree_) {
-      if (cut_others) CheckLastStep();
-      CheckPending();
-    }
-    // The step that ended the process (an exit after another exit, the
-    // last step of the exit handlers, a violation) disables every other
-    // actor, yet its footprint (e.g. a second `exit()`'s process W) may call
-    // it independent of their steps. Asleep in a sibling's subtree it would
-    // stay asleep across them, and "their steps, then it" would count as
-    // equivalent to "it, then their steps", which never ran: the process
-    // was over, so the executions where the others get a few steps further
-    // before it were lost (dfs_strategy_test: AnExitCutsTheOtherThreadShort
-    // AtEveryPoint). So the step that ended an execution counts as global
-    // for sleep sets too, as it does for races: it never goes to sleep (a
-    // global step would leave the sleep set at the next step anyway).
-    // Whether a step ends the process depends only on what its footprint
-    // covers (a second exit ends at once, and conflicts with the first), so
-    // a step that did not end the execution where it was explored does not
-    // end one in a sibling's subtree while it sleeps. With DPOR the last
-    // node took the last step; without it (single-candidate points unseen)
-    // a later unasked step may have been the last, and marking the last
-    // node's option anyway only costs reduction.
-    if (cut_others && !off_tree_ && have_actor_node_) {
-      Node& last = stack_[last_actor_node_];
-      last.flags[last.chosen] |= kMayEnd;
-      last.dirty = true;
-    }
-    if (split_tree_) PublishTop();
+    if (!CloseExecution()) return false;
     if (options_.max_executions != 0 &&
         stats_.executions >= options_.max_executions) {
       return false;
     }
-    // Backtrack: finish the deepest node's option and move to its next
-    // eligible one, popping nodes that have none left.
-    bool advanced = false;
-    while (!stack_.empty()) {
-      Node& node = stack_.back();
-      if (node.top != nullptr) {
-        // A top node of a split search: its options are the tree's.
-        if (!node.claim_owned) break;  // the rest of the path is others' claims
-        // Its whole subtree is explored: whether its step may end an
-        // execution is known now whatever follows it.
-        node.flags[node.chosen] |= SplitTree::kSettled;
-        split_tree_->Publish(node.top, absl::MakeSpan(node.flags));
-        split_tree_->Finish();
-        node.claim_owned = false;
-        std::uint32_t option = 0;
-        SplitTree::Candidates done;
-        if (split_tree_->ClaimNext(node.top, &option, &done)) {
-          node.chosen = option;
-          node.done.assign(done.begin(), done.end());
-          node.claim_owned = true;
-          node.dirty = true;  // to pull what others scheduled
-          advanced = true;
-          fresh_from_ = stack_.size() - 1;
-          break;
-        }
-        if (node.cut_here || node.any_cut || node.child_cut) split_tree_->NoteCut();
-        stack_.pop_back();
-        continue;
-      }
-      // A finished option may sleep in its later siblings' subtrees if the
-      // bound cut nothing below it, or if it was the current actor's step:
-      // moving a current actor's independent step to the front of an
-      // execution never adds a preemption (see the header), so its subtree
-      // holds the equivalent of anything the sleep prunes.
-      const bool current_option =
-          node.current >= 0 && node.chosen == static_cast<std::uint32_t>(node.current);
-      if (node.is_actor && options_.sleep_sets &&
-          !(node.flags[node.chosen] & kMayEnd) &&
-          (!node.child_cut || current_option)) {
-        node.done.push_back(node.runnable[node.chosen]);
-      }
-      node.any_cut |= node.child_cut;
-      node.child_cut = false;
-      if (Advance(node)) {
-        advanced = true;
-        fresh_from_ = stack_.size() - 1;
-        break;
-      }
-      const bool cut = node.cut_here || node.any_cut;
-      stack_.pop_back();
-      if (!stack_.empty()) {
-        stack_.back().child_cut |= cut;
-      } else {
-        root_cut_ |= cut;
-      }
-    }
+    const bool advanced = Backtrack();
     if (!advanced && split_tree_) {
       if (root_cut_) split_tree_->NoteCut();
       if (!TakeWork()) return false;
@@ -180,6 +86,7 @@ bool DfsStrategy::NewExecution() {
     fresh_from_ = 0;
     if (split_tree_ && !TakeWork()) return false;
   }
+  execution_open_ = true;
   ++stats_.executions;
   position_ = 0;
   have_actor_node_ = false;
@@ -202,6 +109,112 @@ bool DfsStrategy::NewExecution() {
   return true;
 }
 
+bool DfsStrategy::CloseExecution() {
+  execution_open_ = false;
+  awaiting_backtrack_ = true;
+  if (position_ != stack_.size()) {
+    Diverged(
+        absl::StrFormat("it ended after %d branching points where the previous run of the "
+                        "same choices had %d",
+                        position_, stack_.size()));
+    return false;
+  }
+  // Actors whose pending step never ran: check it against the steps
+  // taken since (at a sleep-blocked point this was done there).
+  // An end at rest (kEndsAtRest) came when no other actor could move:
+  // nothing was cut short, and it was the only step possible there.
+  const bool cut_others = options_.last_step_global && !ended_at_rest_;
+  if (dpor_ && !off_tree_) {
+    if (cut_others) CheckLastStep();
+    CheckPending();
+  }
+  // The step that ended the process (an exit after another exit, the
+  // last step of the exit handlers, a violation) disables every other
+  // actor, yet its footprint (e.g. a second `exit()`'s process W) may call
+  // it independent of their steps. Asleep in a sibling's subtree it would
+  // stay asleep across them, and "their steps, then it" would count as
+  // equivalent to "it, then their steps", which never ran: the process
+  // was over, so the executions where the others get a few steps further
+  // before it were lost (dfs_strategy_test: AnExitCutsTheOtherThreadShort
+  // AtEveryPoint). So the step that ended an execution counts as global
+  // for sleep sets too, as it does for races: it never goes to sleep (a
+  // global step would leave the sleep set at the next step anyway).
+  // Whether a step ends the process depends only on what its footprint
+  // covers (a second exit ends at once, and conflicts with the first), so
+  // a step that did not end the execution where it was explored does not
+  // end one in a sibling's subtree while it sleeps. With DPOR the last
+  // node took the last step; without it (single-candidate points unseen)
+  // a later unasked step may have been the last, and marking the last
+  // node's option anyway only costs reduction.
+  if (cut_others && !off_tree_ && have_actor_node_) {
+    Node& last = stack_[last_actor_node_];
+    last.flags[last.chosen] |= kMayEnd;
+    last.dirty = true;
+  }
+  if (split_tree_) PublishTop();
+  return true;
+}
+
+bool DfsStrategy::Backtrack() {
+  awaiting_backtrack_ = false;
+  // Backtrack: finish the deepest node's option and move to its next
+  // eligible one, popping nodes that have none left.
+  bool advanced = false;
+  while (!stack_.empty()) {
+    Node& node = stack_.back();
+    if (node.top != nullptr) {
+      // A top node of a split search: its options are the tree's.
+      if (!node.claim_owned) break;  // the rest of the path is others' claims
+      // Its whole subtree is explored: whether its step may end an
+      // execution is known now whatever follows it.
+      node.flags[node.chosen] |= SplitTree::kSettled;
+      split_tree_->Publish(node.top, absl::MakeSpan(node.flags));
+      split_tree_->Finish(node.top, node.chosen);
+      node.claim_owned = false;
+      std::uint32_t option = 0;
+      SplitTree::Candidates done;
+      if (split_tree_->ClaimNext(node.top, &option, &done)) {
+        node.chosen = option;
+        node.done.assign(done.begin(), done.end());
+        node.claim_owned = true;
+        node.dirty = true;  // to pull what others scheduled
+        advanced = true;
+        fresh_from_ = stack_.size() - 1;
+        break;
+      }
+      if (node.cut_here || node.any_cut || node.child_cut) split_tree_->NoteCut();
+      stack_.pop_back();
+      continue;
+    }
+    // A finished option may sleep in its later siblings' subtrees if the
+    // bound cut nothing below it, or if it was the current actor's step:
+    // moving a current actor's independent step to the front of an
+    // execution never adds a preemption (see the header), so its subtree
+    // holds the equivalent of anything the sleep prunes.
+    const bool current_option =
+        node.current >= 0 && node.chosen == static_cast<std::uint32_t>(node.current);
+    if (node.is_actor && options_.sleep_sets && !(node.flags[node.chosen] & kMayEnd) &&
+        (!node.child_cut || current_option)) {
+      node.done.push_back(node.runnable[node.chosen]);
+    }
+    node.any_cut |= node.child_cut;
+    node.child_cut = false;
+    if (Advance(node)) {
+      advanced = true;
+      fresh_from_ = stack_.size() - 1;
+      break;
+    }
+    const bool cut = node.cut_here || node.any_cut;
+    stack_.pop_back();
+    if (!stack_.empty()) {
+      stack_.back().child_cut |= cut;
+    } else {
+      root_cut_ |= cut;
+    }
+  }
+  return advanced;
+}
+
 void DfsStrategy::AtChoice() {
   if (options_.split_choices != 0 && choices_.size() == options_.split_choices) {
     crossed_split_ = true;
@@ -211,9 +224,19 @@ void DfsStrategy::AtChoice() {
 bool DfsStrategy::TakeWork() {
   idle_ = false;
   std::vector<SplitTree::Step> path;
-  switch (split_tree_->TakeWork(&path)) {
+  std::string suspended;
+  switch (split_tree_->TakeWork(&path, &suspended)) {
     case SplitTree::Work::kClaimed:
       break;
+    case SplitTree::Work::kResumed:
+      // Another worker's stack, suspended by an earlier run: go on with it.
+      forced_.clear();
+      root_token_ = false;
+      if (absl::Status s = RestoreStack(suspended); !s.ok()) {
+        status_ = s;
+        return false;
+      }
+      return true;
     case SplitTree::Work::kWait:
       idle_ = true;
       return false;
@@ -235,7 +258,7 @@ void DfsStrategy::PublishTop() {
   if (root_token_) {
     // The execution met no node to open: the search is this one execution.
     root_token_ = false;
-    split_tree_->Finish();
+    split_tree_->Finish(/*node=*/nullptr, 0);  // the root's opening
   }
   for (std::size_t i = 0; i < stack_.size() && stack_[i].top != nullptr; ++i) {
     Node& node = stack_[i];
@@ -311,7 +334,7 @@ bool DfsStrategy::ChooseFirstAtTop(Node& node) {
                         absl::MakeConstSpan(node.flags), asleep, &option, &done);
   if (root_token_) {
     root_token_ = false;
-    split_tree_->Finish();
+    split_tree_->Finish(/*node=*/nullptr, 0);  // the root's opening
   }
   if (node.top == nullptr) return false;
   node.chosen = option;

@@ -63,10 +63,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "sim/strategies/happens_before.h"
 #include "sim/strategies/split_tree.h"
 #include "sim/strategy.h"
@@ -116,6 +118,13 @@ class DfsStrategy : public Strategy {
   std::uint64_t NextNumber(std::uint64_t n) override;
   // True with DPOR, which must see every step.
   bool ObservesEveryStep() const override { return dpor_; }
+
+  // Split search: stops this worker where it stands, after the execution
+  // NewExecution() started ran (or at any point NewExecution() returned
+  // false): the claims it holds and its stack below them go to the tree
+  // (SplitTree::Suspend), for a worker of a later run of the same search to
+  // go on with (dfs_strategy_suspend.cc). NewExecution() returns false after.
+  void Suspend();
 
   // True once NewExecution() returned false because nothing is left.
   bool exhausted() const { return exhausted_; }
@@ -212,6 +221,17 @@ class DfsStrategy : public Strategy {
   // The answer when not branching (redundant tail, past max_depth).
   static std::uint64_t DefaultActor(const SchedulingPoint& point);
   void MarkCutAbove();
+  // After an execution: its races at the end, what it showed at the top.
+  // False on a divergence.
+  bool CloseExecution();
+  // Finishes the deepest node's option and moves to the next eligible one,
+  // popping nodes (and ending claims) that have none left. False if none is
+  // left on this worker's path.
+  bool Backtrack();
+  // Suspend's text of the stack, and its reading (InvalidArgument when the
+  // text does not fit the tree it resumes in).
+  std::string SaveStack() const;
+  absl::Status RestoreStack(absl::string_view text);
   void Diverged(const std::string& what);
   void StartRound();
 
@@ -252,6 +272,9 @@ class DfsStrategy : public Strategy {
   std::vector<SplitTree::Step> forced_;  // the claim's path, replayed first
   bool root_token_ = false;              // claimed the root's opening, not yet opened
   bool idle_ = false;                    // waiting for work (a tree that does not block)
+  bool execution_open_ = false;          // started, not yet closed
+  bool awaiting_backtrack_ = false;      // closed, not yet backtracked
+  bool suspended_ = false;
 };
 
 }  // namespace stackcheck::sim

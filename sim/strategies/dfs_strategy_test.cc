@@ -5,6 +5,7 @@
 #include <memory>
 #include <ostream>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -413,15 +414,24 @@ RC_GTEST_PROP(DfsStrategyProperty, DporReachesEveryFinalStateOfPlainDfs, ()) {
 // A split search by `workers` workers sharing one tree, interleaved on this
 // thread an execution at a time: `turn(i)` picks who runs the i-th turn
 // (workers with nothing to do until others publish wait their turn out).
+// With `resume_every` > 0 the search stops after every that many
+// executions: each worker suspends, the tree is saved, and new workers go on
+// from the tree loaded from that text (what `check --checkpoint` and
+// `--resume` do).
 template <typename Turn>
 Exploration ExploreSplit(const System& system, std::size_t split, int workers,
-                         DfsStrategy::Options options, Turn turn) {
+                         DfsStrategy::Options options, Turn turn, std::uint64_t resume_every = 0) {
   auto tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
   options.split_choices = split;
-  options.split_tree = tree;
   std::vector<std::unique_ptr<DfsStrategy>> dfs;
-  for (int w = 0; w < workers; ++w) dfs.push_back(std::make_unique<DfsStrategy>(options));
-  std::vector<bool> finished(workers, false);
+  std::vector<bool> finished;
+  auto start_workers = [&] {
+    options.split_tree = tree;
+    dfs.clear();
+    for (int w = 0; w < workers; ++w) dfs.push_back(std::make_unique<DfsStrategy>(options));
+    finished.assign(workers, false);
+  };
+  start_workers();
   Exploration e;
   // Every worker gets turns; a long run of turns in which nobody could move
   // means the workers wait for each other.
@@ -443,6 +453,14 @@ Exploration ExploreSplit(const System& system, std::size_t split, int workers,
     EXPECT_EQ(o.error, "");
     ++e.executions;
     e.finals.insert(o.FinalState());
+    if (resume_every != 0 && e.executions % resume_every == 0) {
+      for (const auto& worker : dfs) worker->Suspend();
+      const std::string saved = tree->Save();
+      tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
+      const absl::Status loaded = tree->Load(saved);
+      EXPECT_TRUE(loaded.ok()) << loaded << "\n" << saved;
+      start_workers();
+    }
   }
   e.exhausted = true;
   for (int w = 0; w < workers; ++w) {
@@ -498,6 +516,29 @@ RC_GTEST_PROP(DfsStrategyProperty, SplitDporReachesEveryFinalStateOfPlainDfs, ()
   RC_ASSERT(alone.exhausted && split_up.exhausted);
   RC_ASSERT(alone.executions == sequential.executions);
   RC_ASSERT(split_up.finals == plain.finals);
+}
+
+// A split search stopped every few executions and resumed from its saved
+// tree by new workers reaches every final state plain DFS reaches, and one
+// worker's runs the sequential search's executions, no more: a suspended
+// stack goes on where it stood.
+RC_GTEST_PROP(DfsStrategyProperty, ResumedSplitDporReachesEveryFinalStateOfPlainDfs, ()) {
+  const System system = *SmallSystems();
+  const std::size_t split = *rc::gen::inRange<std::size_t>(1, 6);
+  const int workers = *rc::gen::inRange(1, 4);
+  const std::uint64_t every = *rc::gen::inRange<std::uint64_t>(1, 6);
+  const std::vector<int> turns = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 8));
+  const Exploration plain = Explore(system, Plain());
+  const Exploration resumed = ExploreSplit(
+      system, split, workers, Dpor(),
+      [&turns](std::size_t i) {
+        if (turns.empty() || i % 2 == 0) return static_cast<int>(i / 2);
+        return turns[(i / 2) % turns.size()];
+      },
+      every);
+  RC_ASSERT(resumed.exhausted);
+  RC_ASSERT(resumed.finals == plain.finals);
+  if (workers == 1) RC_ASSERT(resumed.executions == Explore(system, Dpor()).executions);
 }
 
 // Without reduction every option at the top is scheduled, each once.

@@ -5,24 +5,6 @@
 
 namespace stackcheck::sim {
 
-namespace {
-// Shared-only bits, beside the published ones.
-constexpr std::uint8_t kClaimed = 1;    // explored by a worker, or pruned asleep
-constexpr std::uint8_t kExplored = 16;  // claimed and run (not pruned)
-constexpr std::uint8_t kAsleep = 32;    // asleep on entry to the node
-}  // namespace
-
-struct SplitTree::Node {
-  Node* parent = nullptr;
-  std::uint32_t parent_option = 0;
-  bool is_actor = false;
-  Candidates runnable;
-  std::vector<Candidates> done_at;              // by option: its claimant's `done`
-  std::vector<std::uint32_t> order;             // options in exploration order
-  std::vector<std::uint8_t> flags;              // by option
-  std::vector<std::unique_ptr<Node>> children;  // by option, opened lazily
-};
-
 SplitTree::SplitTree(bool wait_for_work) : wait_for_work_(wait_for_work) {}
 SplitTree::~SplitTree() = default;
 
@@ -60,8 +42,9 @@ SplitTree::Node* SplitTree::Open(Node* parent, std::uint32_t parent_option, bool
   return claimed ? raw : nullptr;
 }
 
-void SplitTree::Finish() {
+void SplitTree::Finish(Node* node, std::uint32_t option) {
   absl::MutexLock lock(&mu_);
+  if (node != nullptr) node->flags[option] |= kFinished;
   ++finished_;
   if (--outstanding_ == 0) work_changed_.SignalAll();  // the search may be over
 }
@@ -149,17 +132,22 @@ void SplitTree::Publish(Node* node, absl::Span<std::uint8_t> flags) {
 }
 
 bool SplitTree::WorkOrEnd() const {
-  if (cancelled_ || outstanding_ == 0 || !root_taken_) return true;
+  if (cancelled_ || outstanding_ == 0 || !root_taken_ || !suspended_.empty()) return true;
   for (const Step& s : scheduled_) {
     if (Claimable(s.node, s.option)) return true;
   }
   return false;
 }
 
-SplitTree::Work SplitTree::TakeWork(std::vector<Step>* path) {
+SplitTree::Work SplitTree::TakeWork(std::vector<Step>* path, std::string* suspended) {
   absl::MutexLock lock(&mu_);
   for (;;) {
     if (cancelled_) return Work::kCancelled;
+    if (!suspended_.empty()) {
+      *suspended = std::move(suspended_.back().stack);
+      suspended_.pop_back();
+      return Work::kResumed;
+    }
     if (!root_taken_) {
       // The root is met by running the program: one worker does, and opens it.
       root_taken_ = true;

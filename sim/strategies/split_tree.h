@@ -25,10 +25,13 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/inlined_vector.h"
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/types/span.h"
 #include "sim/strategy.h"
@@ -50,7 +53,7 @@ class SplitTree {
     Node* node;
     std::uint32_t option;
   };
-  enum class Work { kClaimed, kWait, kDone, kCancelled };
+  enum class Work { kClaimed, kResumed, kWait, kDone, kCancelled };
 
   // wait_for_work: TakeWork blocks while others still explore (threads);
   // false returns kWait instead (workers interleaved on one thread).
@@ -68,8 +71,9 @@ class SplitTree {
   Node* Open(Node* parent, std::uint32_t parent_option, bool is_actor, const Candidates& runnable,
              std::vector<std::uint32_t> order, absl::Span<const std::uint8_t> flags,
              const std::vector<bool>& asleep, std::uint32_t* option, Candidates* done);
-  // Ends one claim of the caller (an option, or the root's first opening).
-  void Finish();
+  // Ends the caller's claim of `option` at `node`; a null node: the claim of
+  // the root's first opening.
+  void Finish(Node* node, std::uint32_t option);
   // Whether a replaying worker's node matches the one opened here.
   bool SameShape(const Node* node, bool is_actor, std::size_t options) const;
   // The `done` its claimant got for `option` of `node`.
@@ -86,8 +90,9 @@ class SplitTree {
   void Publish(Node* node, absl::Span<std::uint8_t> flags);
   // Claims a scheduled option anywhere; `path` gets the steps from the root
   // to it (the last is the claim). The first call of a search claims the
-  // root's opening instead: an empty path.
-  Work TakeWork(std::vector<Step>* path);
+  // root's opening instead: an empty path. kResumed: `suspended` got a
+  // suspended worker's stack to go on with instead.
+  Work TakeWork(std::vector<Step>* path, std::string* suspended);
   // Wakes and ends every TakeWork: the search stops unfinished.
   void Cancel();
 
@@ -99,7 +104,33 @@ class SplitTree {
   // progress figure, low early (the search schedules more as it goes).
   double FinishedShare() const;
 
+  // --- a search stopped before its end, to go on later (`check
+  // --checkpoint`; split_tree_checkpoint.cc) ---
+  // A worker stopped mid-claim (DfsStrategy::Suspend) leaves its stack, as
+  // text, holding `claims_held` claims in progress; TakeWork hands it to the
+  // next worker that asks, before any other work.
+  void Suspend(std::string stack, std::uint64_t claims_held);
+  // Once every worker has stopped or suspended: the tree, with the suspended
+  // stacks, as text. Load fills a tree that has not been used from it;
+  // InvalidArgument names what does not fit (claims in progress that no
+  // suspended stack holds, say: the search would wait for them forever).
+  std::string Save() const;
+  absl::Status Load(absl::string_view text);
+  // A resumed stack's top nodes: the root (parent null), else the node
+  // opened below `option` of `parent`; null if none is.
+  Node* Child(Node* parent, std::uint32_t option) const;
+
  private:
+  // Shared-only bits, beside the published ones.
+  static constexpr std::uint8_t kClaimed = 1;    // explored by a worker, or pruned asleep
+  static constexpr std::uint8_t kExplored = 16;  // claimed and run (not pruned)
+  static constexpr std::uint8_t kAsleep = 32;    // asleep on entry to the node
+  static constexpr std::uint8_t kFinished = 64;  // its claimant's exploration ended
+  struct Suspended {
+    std::string stack;
+    std::uint64_t claims_held = 0;
+  };
+
   bool ClaimNextLocked(Node* node, std::uint32_t* option, Candidates* done)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool Claimable(const Node* node, std::uint32_t option) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
@@ -122,6 +153,20 @@ class SplitTree {
   bool cut_ ABSL_GUARDED_BY(mu_) = false;
   std::uint64_t sleep_pruned_ ABSL_GUARDED_BY(mu_) = 0;
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Suspended> suspended_ ABSL_GUARDED_BY(mu_);
+};
+
+// The tree's own (split_tree.cc and split_tree_checkpoint.cc); callers hold
+// pointers only.
+struct SplitTree::Node {
+  Node* parent = nullptr;
+  std::uint32_t parent_option = 0;
+  bool is_actor = false;
+  Candidates runnable;                          // actor nodes
+  std::vector<Candidates> done_at;              // by option: its claimant's `done`
+  std::vector<std::uint32_t> order;             // options in exploration order
+  std::vector<std::uint8_t> flags;              // by option
+  std::vector<std::unique_ptr<Node>> children;  // by option, opened lazily
 };
 
 }  // namespace stackcheck::sim
