@@ -29,6 +29,11 @@
 // equivalent, step dependencies respected, to an explored one, so the
 // verdict holds for all of them (see sim/strategies/dfs_strategy.h).
 //
+// --checkpoint F (with --jobs): a search stopped unfinished by a budget or a
+// signal writes where it stood to F; --resume F goes on from there, in any
+// number of parts, each worker's stack where it stood (properties/
+// search_checkpoint.h). The counts printed are the parts' totals.
+//
 // --json prints the same facts as one JSON object (the violation with its
 // replay token, the plain-DFS run as a nested object).
 //
@@ -39,6 +44,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -55,6 +61,7 @@
 #include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
+#include "properties/atomic_file.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
 #include "properties/expected_verdicts.h"
@@ -87,6 +94,13 @@ ABSL_FLAG(int, depth, 3, "check: PCT bug depth");
 ABSL_FLAG(std::uint64_t, split_choices, 0,
           "check --jobs: the nodes before this many choices are the workers' shared top, "
           "whose options they claim (0 = 16)");
+ABSL_FLAG(std::string, checkpoint, "",
+          "check --jobs: if the search stops unfinished (--time_budget_s, --max_executions, "
+          "SIGINT/SIGTERM), write where it stood to this file, for --resume (no plain-DFS "
+          "comparison follows)");
+ABSL_FLAG(std::string, resume, "",
+          "check --jobs: go on with the search a --checkpoint file holds (the same policy, "
+          "scenario, monitors and --split_choices; any --jobs)");
 ABSL_FLAG(std::uint64_t, determinism_every, 0,
           "check: re-run executions 1, 1+N, 1+2N, ... with the same choices and "
           "compare trace digests (0 = off)");
@@ -117,6 +131,8 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
       {"depth", strategy == "pct", "--strategy pct"},
       {"jobs", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"split_choices", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"checkpoint", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"resume", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"seed", !dfs, "--strategy random or pct"},
   };
   for (const char* flag : {"threads", "regions", "warps", "user_alloc", "is_device_ptr",
@@ -325,6 +341,40 @@ int RunCheck(const std::vector<std::string>& args) {
   if (absl::GetFlag(FLAGS_split_choices) > 1000) {
     return UsageError("--split_choices must be at most 1000");
   }
+  for (const char* flag : {"checkpoint", "resume"}) {
+    if (FlagGiven(flag) && !FlagGiven("jobs")) {
+      return UsageError(absl::StrFormat(
+          "--%s needs --jobs: a checkpoint holds a split search's shared top", flag));
+    }
+  }
+  const std::string checkpoint_path = absl::GetFlag(FLAGS_checkpoint);
+  const std::string resume_path = absl::GetFlag(FLAGS_resume);
+  if (FlagGiven("checkpoint") && checkpoint_path.empty()) {
+    return UsageError("--checkpoint needs a file name");
+  }
+  if (!checkpoint_path.empty()) {
+    // Found out now, not after hours of search whose end it was to keep.
+    std::string dir = std::filesystem::path(checkpoint_path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0) {
+      return UsageError(
+          absl::StrFormat("--checkpoint %s: %s is not a directory this process can write to",
+                          checkpoint_path, dir));
+    }
+    if (std::filesystem::is_directory(checkpoint_path)) {
+      return UsageError(absl::StrCat("--checkpoint ", checkpoint_path, ": is a directory"));
+    }
+  }
+  if (FlagGiven("resume")) {
+    // A search can be hours deep: its top and stacks are megabytes at most.
+    constexpr std::size_t kMaxCheckpointBytes = std::size_t{1} << 30;
+    absl::StatusOr<std::string> text =
+        properties::ReadWholeFile(resume_path, kMaxCheckpointBytes, "checkpoint");
+    if (!text.ok()) return UsageError(absl::StrCat("--resume: ", text.status().message()));
+    if (text->empty()) return UsageError(absl::StrCat("--resume: ", resume_path, " is empty"));
+    spec.resume = *std::move(text);
+  }
+  spec.keep_checkpoint = !checkpoint_path.empty();
   spec.jobs = FlagGiven("jobs") ? jobs : 0;
   spec.split_choices = absl::GetFlag(FLAGS_split_choices);
   // A search can run for hours: the first SIGINT or SIGTERM stops it where it
@@ -365,6 +415,10 @@ int RunCheck(const std::vector<std::string>& args) {
   }
 
   const properties::ExploreReport r = properties::Explore(spec);
+  // A checkpoint the resumed search cannot take is bad input.
+  if (!spec.resume.empty() && r.status.code() == absl::StatusCode::kInvalidArgument) {
+    return UsageError(absl::StrCat("--resume ", resume_path, ": ", r.status.message()));
+  }
   out.List("not_monitored", r.not_monitored);
   if (!r.reduction.empty()) out.Field("reduction", r.reduction);
   out.Field("executions", r.executions);
@@ -376,7 +430,7 @@ int RunCheck(const std::vector<std::string>& args) {
       out.Field("stopped_by", "signal");
     } else if (r.out_of_time) {
       out.Field("stopped_by", "time_budget_s");
-    } else if (r.executions >= budget) {
+    } else if (r.executions - r.resumed_executions >= budget) {
       out.Field("stopped_by", FlagGiven("max_executions")
                                   ? std::string("max_executions")
                                   : absl::StrFormat("the default cap of %d executions "
@@ -390,6 +444,21 @@ int RunCheck(const std::vector<std::string>& args) {
   }
   if (r.exhausted && bound >= 0) out.Field("bound_cut", r.bound_cut);
   if (r.units > 0 && spec.jobs > 0) out.Field("units", r.units);
+  if (!spec.resume.empty()) {
+    out.Field("resumed_executions", r.resumed_executions);
+    out.Seconds("resumed_seconds", r.resumed_seconds);
+  }
+  // Written before the rest of the report, so that a failure to write it is
+  // said next to the figures it would have kept.
+  bool checkpoint_failed = false;
+  if (!r.checkpoint.empty()) {
+    if (absl::Status s = properties::WriteFileAtomically(checkpoint_path, r.checkpoint); !s.ok()) {
+      absl::FPrintF(stderr, "stackcheck: --checkpoint: %s\n", s.message());
+      checkpoint_failed = true;
+    } else {
+      out.Field("checkpoint", checkpoint_path);
+    }
+  }
   if (is_dfs) out.Field("sleep_blocked", r.sleep_blocked);
   if (absl::GetFlag(FLAGS_iterative)) {
     out.Field("rounds", r.rounds).Field("last_bound", r.last_bound);
@@ -398,9 +467,10 @@ int RunCheck(const std::vector<std::string>& args) {
   WriteOutcome(r, *policy, out);
   bool fixed = false;
   if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *policy, check_case->key, out);
-  const int rc = Unexpected(r) || fixed ? kExitMismatch : kExitOk;
+  const int rc = Unexpected(r) || fixed || checkpoint_failed ? kExitMismatch : kExitOk;
 
   if (r.interrupted) return out.Finish(128 + CaughtSignal());
+  if (!spec.resume.empty() || !checkpoint_path.empty()) return out.Finish(rc);
   if (strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
     std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
     if (plain_budget == 0) plain_budget = std::max<std::uint64_t>(1000, 20 * r.executions);
@@ -432,7 +502,8 @@ const bool registered = RegisterCommand(
     {"check",
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
      "[--scenario regions|NAME | --scenario_file F] [--threads N] [--regions M] [--abort] "
-     "[--mapped_vars K] [--warps W] [--oom_at K] ... [--jobs J] [--enumerate --max_threads T --max_ops N "
+     "[--mapped_vars K] [--warps W] [--oom_at K] ... [--jobs J [--checkpoint F] [--resume F]] "
+     "[--enumerate --max_threads T --max_ops N "
      "--max_faults F] [--time_budget_s S]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage", &RunCheck});
 

@@ -122,6 +122,55 @@ expect_rc jobs_bad 2 "$bin" check --policy=event-fence --jobs=0
 expect_rc jobs_bound 2 "$bin" check --policy=event-fence --jobs=2 --bound=1
 expect_rc split_without_jobs 2 "$bin" check --policy=event-fence --split_choices=3
 
+# A split search stopped by its budget, in parts each resuming the last
+# one's checkpoint, and one stopped by a signal, end exhausted in as many
+# executions as one run on one worker: each worker's stack goes on where it
+# stood, nothing is explored twice.
+cp="$TEST_TMPDIR/search.checkpoint"
+rm -f "$cp"
+for part in 1 2 3 4 5 6 7 8 9 10; do
+  resume=(); [[ -f "$cp" ]] && resume=(--resume="$cp")
+  expect_rc "checkpoint_part$part" 0 "$bin" check --policy=event-fence --threads=3 --regions=2 \
+    --jobs=1 --max_executions=400 --checkpoint="$cp" "${resume[@]}"
+  grep -q "^exhausted yes$" <<<"$out" && break
+  expect_line "checkpoint_part$part" "^checkpoint $cp$"
+done
+expect_line checkpoint_parts "^exhausted yes$"
+expect_line checkpoint_parts "^executions ${sequential_executions}$"
+expect_line checkpoint_parts "^resumed_executions [1-9][0-9]*$"
+((part >= 4)) || { echo "FAIL checkpoint_parts: done in $part parts"; fail=1; }
+rm -f "$cp"
+"$bin" check --policy=event-fence-sync --regions=3 --mapped_vars=1 --abort --jobs=2 \
+  --checkpoint="$cp" >"$TEST_TMPDIR/stopped.out" 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"
+out=$(cat "$TEST_TMPDIR/stopped.out")
+expect_line checkpoint_signal "^stopped_by signal$"
+expect_line checkpoint_signal "^checkpoint $cp$"
+stopped_at=$(grep -E "^executions " <<<"$out" | cut -d' ' -f2)
+expect_rc checkpoint_resumed 0 "$bin" check --policy=event-fence-sync --regions=3 \
+  --mapped_vars=1 --abort --jobs=2 --resume="$cp" --max_executions=1000
+expect_line checkpoint_resumed "^resumed_executions ${stopped_at}$"
+resumed_to=$(grep -E "^executions " <<<"$out" | cut -d' ' -f2)
+# The budget is this part's; each of the 2 workers may finish one more.
+if ((resumed_to < stopped_at + 1000 || resumed_to > stopped_at + 1002)); then
+  echo "FAIL checkpoint_resumed: ${resumed_to} executions after ${stopped_at}"; fail=1
+fi
+# Another search's checkpoint, or no checkpoint at all, is bad input.
+expect_rc checkpoint_other_search 2 "$bin" check --policy=event-fence --regions=3 --mapped_vars=1 \
+  --abort --jobs=2 --resume="$cp"
+expect_line checkpoint_other_search "the checkpoint is of another search"
+echo "stackcheck checkpoint 1" >"$TEST_TMPDIR/cut.checkpoint"
+expect_rc checkpoint_cut 2 "$bin" check --policy=event-fence --jobs=2 \
+  --resume="$TEST_TMPDIR/cut.checkpoint"
+expect_rc checkpoint_missing 2 "$bin" check --policy=event-fence --jobs=2 \
+  --resume="$TEST_TMPDIR/none.checkpoint"
+expect_rc checkpoint_without_jobs 2 "$bin" check --policy=event-fence --checkpoint="$cp"
+expect_rc checkpoint_unwritable 2 "$bin" check --policy=event-fence --jobs=2 \
+  --checkpoint=/nonexistent/dir/search.checkpoint
+
 # Sampling never claims exhaustion.
 expect_rc random 0 "$bin" check --policy=v2-gcc11 --strategy=random --max_executions=20
 expect_line random "^executions 20$"

@@ -6,8 +6,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -57,6 +60,34 @@ absl::Status WriteFileAtomically(const std::string& path, absl::string_view cont
     return Errno("cannot write", path, error);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> ReadWholeFile(const std::string& path, std::size_t max_bytes,
+                                          absl::string_view what) {
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  }
+  if (std::filesystem::is_directory(status)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a ", what));
+  }
+  if (!std::filesystem::is_regular_file(status)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a regular file (a ", what, " is read whole)"));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  // Reads one byte past the cap, so a file that grew since stat() is caught.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
+  text.resize(static_cast<size_t>(in.gcount()));
+  if (text.size() > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s: larger than %d bytes; a %s is far smaller", path, max_bytes, what));
+  }
+  return text;
 }
 
 }  // namespace stackcheck::properties

@@ -17,6 +17,7 @@
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "properties/schedule_recorder.h"
+#include "properties/search_checkpoint.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
@@ -418,6 +419,11 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
                      (dfs == nullptr || dfs->exhausted());
   if (dfs != nullptr && !report.exhausted) report.explored_fraction = dfs->EstimatedFraction();
   if (dfs != nullptr) report.units = dfs->units();
+  // Stopped unfinished, a worker leaves its stack to the tree for the
+  // checkpoint (a no-op if it holds no claim).
+  if (workers != nullptr && dfs != nullptr && spec.keep_checkpoint && report.status.ok()) {
+    dfs->Suspend();
+  }
   if (workers != nullptr && (stopped || !report.status.ok())) {
     // Workers waiting for work would wait for this one's.
     workers->stop = true;
@@ -457,8 +463,30 @@ void Merge(ExploreReport& into, ExploreReport&& from) {
   if (into.status.ok()) into.status = from.status;
 }
 
-// `spec.jobs` workers over the units of a split search.
-ExploreReport ExploreParallel(const ExploreSpec& spec) {
+// Adds what the runs before a resumed one counted.
+void AddResumed(ExploreReport& into, const ExploreReport& before) {
+  into.resumed_executions = before.executions;
+  into.resumed_seconds = before.seconds;
+  into.executions += before.executions;
+  into.seconds += before.seconds;
+  into.sleep_blocked += before.sleep_blocked;
+  sim::StrategyMetrics& m = into.metrics;
+  m.executions += before.metrics.executions;
+  m.actor_choices += before.metrics.actor_choices;
+  m.number_choices += before.metrics.number_choices;
+  m.preemptions += before.metrics.preemptions;
+  m.max_choices = std::max(m.max_choices, before.metrics.max_choices);
+  m.max_preemptions = std::max(m.max_preemptions, before.metrics.max_preemptions);
+  std::vector<Finding> known = before.known_met;
+  for (Finding& f : into.known_met) {
+    if (FindFingerprint(known, f.violation.fingerprint) == nullptr) known.push_back(std::move(f));
+  }
+  into.known_met = std::move(known);
+}
+
+// `spec.jobs` workers over the units of a split search; `resumed`: the
+// checkpoint of an earlier run of the same spec to go on from.
+ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* resumed) {
   ExploreReport report;
   if (spec.strategy != "dfs" && spec.strategy != "plain-dfs") {
     report.status = absl::InvalidArgumentError(
@@ -481,6 +509,13 @@ ExploreReport ExploreParallel(const ExploreSpec& spec) {
   workers.split_choices = spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices;
   workers.fraction.reset(new std::atomic<double>[spec.jobs]);
   for (int w = 0; w < spec.jobs; ++w) workers.fraction[w] = 0;
+  if (resumed != nullptr) {
+    if (absl::Status s = workers.tree->Load(resumed->tree); !s.ok()) {
+      report.status =
+          absl::InvalidArgumentError(absl::StrCat("the checkpoint's search tree: ", s.message()));
+      return report;
+    }
+  }
   workers.start = std::chrono::steady_clock::now();
   std::vector<ExploreReport> reports(spec.jobs);
   std::vector<std::thread> threads;
@@ -496,14 +531,48 @@ ExploreReport ExploreParallel(const ExploreSpec& spec) {
   report.reduction =
       absl::StrFormat("%s, split after %d choices into %d units, %d jobs", report.reduction,
                       workers.split_choices, workers.tree->claims(), spec.jobs);
+  if (resumed != nullptr) AddResumed(report, resumed->totals);
+  if (spec.keep_checkpoint && !report.exhausted && report.status.ok() && report.findings.empty() &&
+      !report.capacity_premise_broken) {
+    SearchCheckpoint checkpoint;
+    checkpoint.key = SearchKey(spec);
+    checkpoint.exact_memory_ledger = spec.exact_memory_ledger;
+    checkpoint.totals = report;
+    checkpoint.tree = workers.tree->Save();
+    report.checkpoint = EncodeCheckpoint(checkpoint);
+  }
   return report;
 }
 
 }  // namespace
 
 ExploreReport Explore(const ExploreSpec& spec) {
-  auto run = [](const ExploreSpec& s) {
-    return s.jobs > 0 ? ExploreParallel(s) : ExploreOne(s, nullptr, 0);
+  std::optional<SearchCheckpoint> resumed;
+  if (!spec.resume.empty()) {
+    ExploreReport refused;
+    absl::StatusOr<SearchCheckpoint> c = DecodeCheckpoint(spec.resume);
+    if (spec.jobs <= 0) {
+      refused.status = absl::InvalidArgumentError(
+          "a checkpoint is of a parallel exploration: resume it with jobs");
+    } else if (!c.ok()) {
+      refused.status = c.status();
+    } else if (c->key != SearchKey(spec)) {
+      refused.status = absl::InvalidArgumentError(
+          absl::StrCat("the checkpoint is of another search\n  it ran:  ", c->key,
+                       "\n  this is: ", SearchKey(spec)));
+    }
+    if (!refused.status.ok()) return refused;
+    resumed = *std::move(c);
+    if (resumed->exact_memory_ledger && !spec.exact_memory_ledger) {
+      // It had switched to every allocation ordered: go on so.
+      ExploreSpec exact = spec;
+      exact.exact_memory_ledger = true;
+      return Explore(exact);
+    }
+  }
+  auto run = [&resumed](const ExploreSpec& s) {
+    return s.jobs > 0 ? ExploreParallel(s, resumed ? &*resumed : nullptr)
+                      : ExploreOne(s, nullptr, 0);
   };
   ExploreReport report = run(spec);
   if (!report.capacity_premise_broken || spec.exact_memory_ledger) return report;
@@ -511,6 +580,7 @@ ExploreReport Explore(const ExploreSpec& spec) {
   // more than the device holds: search again with every allocation ordered.
   ExploreSpec exact = spec;
   exact.exact_memory_ledger = true;
+  resumed.reset();  // what it explored was under the other footprints
   ExploreReport again = run(exact);
   again.reduction = absl::StrCat(again.reduction,
                                  ", every allocation ordered (the allocations of an execution "

@@ -129,6 +129,11 @@ struct ExploreSpec {
   // timing). With jobs > 1, coverage and on_execution must be unset.
   int jobs = 0;
   std::size_t split_choices = 0;
+  // Parallel exploration: a search of this spec stopped earlier, to go on
+  // with (ExploreReport::checkpoint's text; properties/search_checkpoint.h),
+  // and whether this run keeps one if it stops unfinished.
+  std::string resume;
+  bool keep_checkpoint = false;
   // About twice a second, from the exploring thread (with jobs, from one
   // worker at a time: whichever explores when a report is due).
   std::function<void(const ExploreProgress&)> on_progress;
@@ -167,6 +172,13 @@ struct ExploreReport {
   // Not exhausted: DfsStrategy::EstimatedFraction at the end (-1: none).
   double explored_fraction = -1;
   std::uint64_t units = 0;  // parallel exploration: units of the split
+  // Parallel exploration with keep_checkpoint, stopped by a budget or an
+  // interrupt with no finding: what ExploreSpec::resume takes to go on.
+  std::string checkpoint;
+  // A resumed search: what the runs before this one counted. executions,
+  // seconds, sleep_blocked and the metrics are totals that include them.
+  std::uint64_t resumed_executions = 0;
+  double resumed_seconds = 0;
   // An execution's allocations outgrew the capacity under footprints that
   // took them to commute: the run stopped there (Explore runs it again with
   // the exact ledger, and says so in `reduction`).

@@ -1,8 +1,6 @@
 #include "properties/replay_file.h"
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <type_traits>
@@ -590,36 +588,6 @@ void AppendFields(std::string* out, absl::Span<const Field<T>> table, const T& x
   }
 }
 
-// Reads a whole file that is no larger than `max_bytes`, naming `what` it
-// must be in errors.
-absl::StatusOr<std::string> ReadSmallFile(const std::string& path, std::size_t max_bytes,
-                                          absl::string_view what) {
-  std::error_code ec;
-  const std::filesystem::file_status status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) {
-    return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  }
-  if (std::filesystem::is_directory(status)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a ", what));
-  }
-  if (!std::filesystem::is_regular_file(status)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a regular file (a ", what, " is read whole)"));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  // Reads one byte past the cap, so a file that grew since stat() is caught.
-  std::string text(max_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > max_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("%s: larger than %d bytes; a %s is far smaller", path, max_bytes, what));
-  }
-  return text;
-}
-
 }  // namespace
 
 std::string FormatScenarioText(const Case& c) {
@@ -677,7 +645,7 @@ absl::StatusOr<Case> ParseScenarioText(absl::string_view text) {
 }
 
 absl::StatusOr<Case> ReadScenarioFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxReplayFileBytes, "scenario file");
+  absl::StatusOr<std::string> text = ReadWholeFile(path, kMaxReplayFileBytes, "scenario file");
   if (!text.ok()) return text.status();
   absl::StatusOr<Case> c = ParseScenarioText(*text);
   if (!c.ok()) {
@@ -795,7 +763,7 @@ absl::Status WriteReplayFile(const std::string& path, const ReplayRecord& record
 }
 
 absl::StatusOr<ReplayRecord> ReadReplayFile(const std::string& path) {
-  absl::StatusOr<std::string> text = ReadSmallFile(path, kMaxReplayFileBytes, "replay file");
+  absl::StatusOr<std::string> text = ReadWholeFile(path, kMaxReplayFileBytes, "replay file");
   if (!text.ok()) return text.status();
   absl::StatusOr<ReplayRecord> r = ParseReplayFile(*text);
   if (!r.ok()) {
