@@ -18,9 +18,9 @@
 namespace stackcheck::properties {
 namespace {
 
-ExploreSpec TwoJobs(const char* policy, bool abort) {
+ExploreSpec TwoJobs(const char* policy, bool abort, int regions = 2) {
   ExploreSpec spec;
-  spec.test_case.scenario = RegionsScenario(2, 2, abort);
+  spec.test_case.scenario = RegionsScenario(2, regions, abort);
   spec.policy = FindPolicy(policy);
   spec.strategy = "dfs";
   spec.jobs = 2;
@@ -73,7 +73,7 @@ TEST(SearchCheckpointTest, AResumedSearchEndsExhaustedAsOneRunDoes) {
 }
 
 TEST(SearchCheckpointTest, KnownBugsMetInEarlierPartsAreKept) {
-  ExploreSpec spec = TwoJobs("v0-nocache", /*abort=*/true);
+  ExploreSpec spec = TwoJobs("v0-nocache", /*abort=*/true, /*regions=*/1);
   spec.monitors.kind = MonitorSelection::kOnlyKept;
   const ExploreReport one = Explore(spec);
   ASSERT_TRUE(one.status.ok()) << one.status;
