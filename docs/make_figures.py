@@ -731,7 +731,9 @@ def hardware_section():
 
 def parse_proof(path):
     """A recorded `check` run: `# key: value` header lines (what, command,
-    started, commit, machine), then the command's text output as it printed it."""
+    started, commit, machine), then the command's text output as it printed it.
+    A search run in parts (`--checkpoint`, `--resume`) records each part's
+    output in turn; the last part's counts are the totals."""
     head, out = {}, {}
     with open(path) as f:
         for line in f:
@@ -742,7 +744,7 @@ def parse_proof(path):
                 continue
             key, _, value = line.partition(" ")
             if key in ("executions", "exhausted", "seconds", "violation", "sleep_blocked",
-                       "units") and key not in out:
+                       "units"):
                 out[key] = value
     return head, out
 

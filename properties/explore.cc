@@ -188,7 +188,6 @@ struct Workers {
   std::shared_ptr<sim::SplitTree> tree = std::make_shared<sim::SplitTree>(/*wait_for_work=*/true);
   std::atomic<std::uint64_t> executions{0};  // owned executions, all workers
   std::atomic<bool> stop{false};             // a budget, a violation, an error
-  std::unique_ptr<std::atomic<double>[]> fraction;  // by worker
   std::chrono::steady_clock::time_point start;
   // Progress is reported by whichever worker is exploring when it is due: a
   // worker waiting for work reports nothing, and the one that does report
@@ -204,8 +203,8 @@ struct Workers {
   }
 };
 
-// One explorer: the whole run, or worker `worker` of `workers`.
-ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) {
+// One explorer: the whole run, or one worker of `workers`.
+ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   ExploreReport report;
   if (spec.policy == nullptr) {
     report.status = absl::InvalidArgumentError("no policy to explore");
@@ -387,13 +386,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
         progress.fraction = dfs->EstimatedFraction();
         progress.depth = dfs->frontier_depth();
       }
-      if (workers != nullptr) {
-        workers->fraction[worker].store(progress.fraction);
-        progress.executions = workers->executions.load();
-        for (int w = 0; w < workers->count; ++w) {
-          progress.fraction = std::min(progress.fraction, workers->fraction[w].load());
-        }
-      }
+      // A split search's estimate is the shared top's, whichever worker
+      // reads it (the least of the workers' was 0 while one waited for work).
+      if (workers != nullptr) progress.executions = workers->executions.load();
       if (spec.on_progress && (workers == nullptr || workers->TakeProgressTurn(now))) {
         spec.on_progress(progress);
       }
@@ -429,7 +424,6 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers, int worker) 
     workers->stop = true;
     workers->tree->Cancel();
   }
-  if (workers != nullptr) workers->fraction[worker].store(report.exhausted ? 1.0 : report.explored_fraction);
   return report;
 }
 
@@ -507,8 +501,6 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
   Workers workers;
   workers.count = spec.jobs;
   workers.split_choices = spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices;
-  workers.fraction.reset(new std::atomic<double>[spec.jobs]);
-  for (int w = 0; w < spec.jobs; ++w) workers.fraction[w] = 0;
   if (resumed != nullptr) {
     if (absl::Status s = workers.tree->Load(resumed->tree); !s.ok()) {
       report.status =
@@ -520,7 +512,7 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
   std::vector<ExploreReport> reports(spec.jobs);
   std::vector<std::thread> threads;
   for (int w = 0; w < spec.jobs; ++w) {
-    threads.emplace_back([&, w] { reports[w] = ExploreOne(spec, &workers, w); });
+    threads.emplace_back([&, w] { reports[w] = ExploreOne(spec, &workers); });
   }
   for (std::thread& t : threads) t.join();
   report = std::move(reports[0]);
@@ -572,7 +564,7 @@ ExploreReport Explore(const ExploreSpec& spec) {
   }
   auto run = [&resumed](const ExploreSpec& s) {
     return s.jobs > 0 ? ExploreParallel(s, resumed ? &*resumed : nullptr)
-                      : ExploreOne(s, nullptr, 0);
+                      : ExploreOne(s, nullptr);
   };
   ExploreReport report = run(spec);
   if (!report.capacity_premise_broken || spec.exact_memory_ledger) return report;

@@ -83,8 +83,8 @@ struct ExploreProgress {
   std::uint64_t executions = 0;
   double elapsed_s = 0;
   // Exhaustive strategies: the estimated share of the tree explored
-  // (DfsStrategy::EstimatedFraction; the least of the workers'), and the
-  // depth of the search stack; -1 and 0 otherwise.
+  // (DfsStrategy::EstimatedFraction; a split search's is its shared top's),
+  // and the depth of the reporting worker's stack; -1 and 0 otherwise.
   double fraction = -1;
   std::size_t depth = 0;
 };
