@@ -27,9 +27,12 @@ void DfsStrategy::Suspend() {
   if (split_tree_ == nullptr || !status_.ok() || exhausted_ || suspended_) return;
   suspended_ = true;
   if (execution_open_ && !CloseExecution()) return;
-  // Nothing left of its own (it went back to the tree for work): its claims
-  // are all finished.
-  if (!awaiting_backtrack_ || !Backtrack()) return;
+  if (!awaiting_backtrack_) return;  // it went back to the tree for work
+  if (!Backtrack()) {
+    // Nothing left of its own: its claims are all finished.
+    if (root_cut_) split_tree_->NoteCut();
+    return;
+  }
   std::uint64_t claims_held = 0;
   for (const Node& node : stack_) claims_held += node.claim_owned ? 1 : 0;
   split_tree_->Suspend(SaveStack(), claims_held);
