@@ -117,10 +117,6 @@ CHECK_RUNS = [
     ("event-fence, 2 x 3, one mapped variable, one abort, split search on 2 jobs",
      ["--policy=event-fence", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
       "--time_budget_s=3600", "--max_executions=2000000000", "--no_plain"], True),
-    ("event-fence-sync, 2 x 3, one mapped variable, one abort, split search on 2 jobs "
-     "(a 600 s budget)",
-     ["--policy=event-fence-sync", "--regions=3", "--mapped_vars=1", "--abort", "--jobs=2",
-      "--time_budget_s=600", "--max_executions=2000000000", "--no_plain"], True),
     ("v2-gcc11, 2 x 3, preemption bound 2 (sleep sets)", ["--policy=v2-gcc11", "--bound=2"], False),
     ("event-fence, 2 x 3, preemption bound 2 (sleep sets)",
      ["--policy=event-fence", "--bound=2"], False),
