@@ -417,7 +417,8 @@ RC_GTEST_PROP(DfsStrategyProperty, DporReachesEveryFinalStateOfPlainDfs, ()) {
 // With `resume_every` > 0 the search stops after every that many
 // executions: each worker suspends, the tree is saved, and new workers go on
 // from the tree loaded from that text (what `check --checkpoint` and
-// `--resume` do).
+// `--resume` do), two of them after three and three after two, so that
+// suspended stacks outnumber the workers that go on with them.
 template <typename Turn>
 Exploration ExploreSplit(const System& system, std::size_t split, int workers,
                          DfsStrategy::Options options, Turn turn, std::uint64_t resume_every = 0) {
@@ -459,6 +460,7 @@ Exploration ExploreSplit(const System& system, std::size_t split, int workers,
       tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
       const absl::Status loaded = tree->Load(saved);
       EXPECT_TRUE(loaded.ok()) << loaded << "\n" << saved;
+      if (workers > 1) workers = workers == 2 ? 3 : 2;
       start_workers();
     }
   }
