@@ -118,6 +118,9 @@ absl::Status DfsStrategy::RestoreStack(absl::string_view text) {
   }
   if (absl::Status s = in.Done(); !s.ok()) return s;
   stack_ = std::move(stack);
+  // Nothing this worker recorded before belongs to the resumed stack: the
+  // replay records every step again, checking races from fresh_from_ on.
+  step_node_.clear();
   fresh_from_ = fresh_from;
   root_cut_ = root_cut;
   started_ = true;

@@ -543,6 +543,26 @@ RC_GTEST_PROP(DfsStrategyProperty, ResumedSplitDporReachesEveryFinalStateOfPlain
   if (workers == 1) RC_ASSERT(resumed.executions == Explore(system, Dpor()).executions);
 }
 
+// A worker that resumes a suspended stack after exploring another claim keeps
+// nothing of that claim's happens-before record: the stack's replay records
+// every step again (a stale record once hid the race that schedules "T0
+// reads 1 first" below a resumed claim, and lost a final state).
+TEST(DfsStrategy, AResumedStackIsReplayedOnARecordOfItsOwn) {
+  System system;
+  system.threads.push_back({{Read(1), Write(2), Exit(8)}});
+  system.threads.push_back({{Read(2), Write(1), Exit(8)}});
+  const std::vector<int> turns = {0, 0, 0, 1};
+  const Exploration resumed = ExploreSplit(
+      system, 2, 2, Dpor(),
+      [&turns](std::size_t i) {
+        if (i % 2 == 0) return static_cast<int>(i / 2);
+        return turns[(i / 2) % turns.size()];
+      },
+      2);
+  EXPECT_TRUE(resumed.exhausted);
+  EXPECT_EQ(resumed.finals, Explore(system, Plain()).finals);
+}
+
 // Without reduction every option at the top is scheduled, each once.
 RC_GTEST_PROP(DfsStrategyProperty, SplitPlainDfsRunsEachExecutionOnce, ()) {
   const System system = *SmallSystems();
