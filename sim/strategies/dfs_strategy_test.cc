@@ -417,11 +417,13 @@ RC_GTEST_PROP(DfsStrategyProperty, DporReachesEveryFinalStateOfPlainDfs, ()) {
 // With `resume_every` > 0 the search stops after every that many
 // executions: each worker suspends, the tree is saved, and new workers go on
 // from the tree loaded from that text (what `check --checkpoint` and
-// `--resume` do), two of them after three and three after two, so that
-// suspended stacks outnumber the workers that go on with them.
+// `--resume` do), two of them after three and three after two (unless
+// `vary_workers` is false), so that suspended stacks outnumber the workers
+// that go on with them.
 template <typename Turn>
 Exploration ExploreSplit(const System& system, std::size_t split, int workers,
-                         DfsStrategy::Options options, Turn turn, std::uint64_t resume_every = 0) {
+                         DfsStrategy::Options options, Turn turn, std::uint64_t resume_every = 0,
+                         bool vary_workers = true) {
   auto tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
   options.split_choices = split;
   std::vector<std::unique_ptr<DfsStrategy>> dfs;
@@ -460,7 +462,7 @@ Exploration ExploreSplit(const System& system, std::size_t split, int workers,
       tree = std::make_shared<SplitTree>(/*wait_for_work=*/false);
       const absl::Status loaded = tree->Load(saved);
       EXPECT_TRUE(loaded.ok()) << loaded << "\n" << saved;
-      if (workers > 1) workers = workers == 2 ? 3 : 2;
+      if (vary_workers && workers > 1) workers = workers == 2 ? 3 : 2;
       start_workers();
     }
   }
@@ -558,7 +560,7 @@ TEST(DfsStrategy, AResumedStackIsReplayedOnARecordOfItsOwn) {
         if (i % 2 == 0) return static_cast<int>(i / 2);
         return turns[(i / 2) % turns.size()];
       },
-      2);
+      /*resume_every=*/2, /*vary_workers=*/false);
   EXPECT_TRUE(resumed.exhausted);
   EXPECT_EQ(resumed.finals, Explore(system, Plain()).finals);
 }
