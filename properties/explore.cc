@@ -427,6 +427,23 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   return report;
 }
 
+// The choice counts of two runs together (the execution count is the
+// caller's: workers' and parts' are summed differently).
+void AddChoiceMetrics(sim::StrategyMetrics& into, const sim::StrategyMetrics& from) {
+  into.actor_choices += from.actor_choices;
+  into.number_choices += from.number_choices;
+  into.preemptions += from.preemptions;
+  into.max_choices = std::max(into.max_choices, from.max_choices);
+  into.max_preemptions = std::max(into.max_preemptions, from.max_preemptions);
+}
+
+// Appends the findings of `from` whose fingerprint `into` lacks.
+void AppendNewFingerprints(std::vector<Finding>& into, std::vector<Finding>&& from) {
+  for (Finding& f : from) {
+    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(std::move(f));
+  }
+}
+
 void Merge(ExploreReport& into, ExploreReport&& from) {
   into.executions += from.executions;
   into.exhausted = into.exhausted && from.exhausted;
@@ -434,25 +451,12 @@ void Merge(ExploreReport& into, ExploreReport&& from) {
   into.out_of_time = into.out_of_time || from.out_of_time;
   into.interrupted = into.interrupted || from.interrupted;
   into.seconds = std::max(into.seconds, from.seconds);
-  sim::StrategyMetrics& m = into.metrics;
-  m.actor_choices += from.metrics.actor_choices;
-  m.number_choices += from.metrics.number_choices;
-  m.preemptions += from.metrics.preemptions;
-  m.max_choices = std::max(m.max_choices, from.metrics.max_choices);
-  m.max_preemptions = std::max(m.max_preemptions, from.metrics.max_preemptions);
+  AddChoiceMetrics(into.metrics, from.metrics);
   into.determinism_reruns += from.determinism_reruns;
   into.sleep_blocked += from.sleep_blocked;
   into.explored_fraction = std::min(into.explored_fraction, from.explored_fraction);
-  for (Finding& f : from.findings) {
-    if (FindFingerprint(into.findings, f.violation.fingerprint) == nullptr) {
-      into.findings.push_back(std::move(f));
-    }
-  }
-  for (Finding& f : from.known_met) {
-    if (FindFingerprint(into.known_met, f.violation.fingerprint) == nullptr) {
-      into.known_met.push_back(std::move(f));
-    }
-  }
+  AppendNewFingerprints(into.findings, std::move(from.findings));
+  AppendNewFingerprints(into.known_met, std::move(from.known_met));
   into.violating_executions += from.violating_executions;
   if (into.status.ok()) into.status = from.status;
 }
@@ -464,17 +468,11 @@ void AddResumed(ExploreReport& into, const ExploreReport& before) {
   into.executions += before.executions;
   into.seconds += before.seconds;
   into.sleep_blocked += before.sleep_blocked;
-  sim::StrategyMetrics& m = into.metrics;
-  m.executions += before.metrics.executions;
-  m.actor_choices += before.metrics.actor_choices;
-  m.number_choices += before.metrics.number_choices;
-  m.preemptions += before.metrics.preemptions;
-  m.max_choices = std::max(m.max_choices, before.metrics.max_choices);
-  m.max_preemptions = std::max(m.max_preemptions, before.metrics.max_preemptions);
+  into.metrics.executions += before.metrics.executions;
+  AddChoiceMetrics(into.metrics, before.metrics);
+  // The earlier runs' first meetings come first.
   std::vector<Finding> known = before.known_met;
-  for (Finding& f : into.known_met) {
-    if (FindFingerprint(known, f.violation.fingerprint) == nullptr) known.push_back(std::move(f));
-  }
+  AppendNewFingerprints(known, std::move(into.known_met));
   into.known_met = std::move(known);
 }
 
