@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -52,6 +54,8 @@ struct Violation {
 };
 
 // Read-only facts the engine offers monitors beyond the event stream.
+class DeviceBooks;  // sim/monitors/device_books.h
+
 class SimView {
  public:
   virtual ~SimView() = default;
@@ -76,6 +80,26 @@ class SimView {
   // the mutex's holder (data-race then needs no clocks). nullopt: this view
   // does not keep track, and a monitor must read the trace.
   virtual std::optional<bool> guards_order_accesses() const { return std::nullopt; }
+  // The memory ledger and the kernels in flight up to the newest event, kept
+  // once for the monitors whose reads_device_books() is true
+  // (sim/monitors/device_books.h says who keeps them, and when). Not
+  // virtual: monitors read it at most events. A view that keeps none stops
+  // the program here: feed monitors outside the engine through
+  // BookkeepingView (sim/monitors/bookkeeping_view.h).
+  const DeviceBooks& device_books() const {
+    if (books_ == nullptr) {
+      std::fputs("stackcheck: a monitor read device books that this view does not keep\n", stderr);
+      std::abort();
+    }
+    return *books_;
+  }
+
+ protected:
+  // The view that keeps the books says where they are.
+  void set_device_books(const DeviceBooks* books) { books_ = books; }
+
+ private:
+  const DeviceBooks* books_ = nullptr;
 };
 
 // A set of event kinds, bit i for EventKind i.
@@ -122,6 +146,9 @@ class Monitor {
   // The driver calls OnEvent acts on (see CallFilter); the engine skips the
   // others. Declared beside the code that reads them, like reads().
   virtual CallFilter calls() const { return CallFilter{}; }
+  // Whether OnEvent reads the view's device_books(); the engine keeps them
+  // only when some monitor does.
+  virtual bool reads_device_books() const { return false; }
   // The monitors an engine that routes events by kind itself calls in this
   // one's place, in order: this one, or a set's members (see MonitorSet).
   // Calling them one by one must be the same as calling this one.

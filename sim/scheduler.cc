@@ -21,7 +21,7 @@ namespace {
 
 }  // namespace
 
-Scheduler::Scheduler() : stacks_(kFiberStackBytes) {}
+Scheduler::Scheduler() : stacks_(kFiberStackBytes) { set_device_books(&books_); }
 
 Scheduler::~Scheduler() {
   // A Scheduler destroyed between executions holds no live fiber; make sure
@@ -71,6 +71,7 @@ void Scheduler::BeginExecution(Strategy* strategy) {
   watch_ = 0;
   for (std::uint64_t& set : waiting_for_) set = 0;
   for (auto& m : monitors_) m->Reset();
+  books_.Reset();
 }
 
 Scheduler::Actor& Scheduler::NewActor(ActorKind kind) {
@@ -277,6 +278,11 @@ void Scheduler::set_monitors(std::vector<std::unique_ptr<Monitor>> monitors) {
   std::vector<Monitor*> members;
   for (const auto& m : monitors_) m->AppendMembers(&members);
   monitor_reads_ = 0;
+  books_reads_ = 0;
+  for (const Monitor* m : members) {
+    if (m->reads_device_books()) books_reads_ = DeviceBooks::kReads;
+  }
+  monitor_reads_ |= books_reads_;
   by_kind_.clear();
   call_filters_.clear();
   for (int k = 0; k < 64; ++k) {
@@ -305,21 +311,24 @@ void Scheduler::RunMonitors(EventKind kind) {
     RunCallMonitors(first_of_kind_[k], first_of_kind_[k + 1]);
     return;
   }
+  const bool booked = (books_reads_ & KindBit(kind)) != 0;
+  if (booked) books_.ApplyBefore(trace_.back(), trace_.size() - 1);
   Monitor* const* m = by_kind_.data() + first_of_kind_[k];
   Monitor* const* const last = by_kind_.data() + first_of_kind_[k + 1];
   const absl::Span<const Event> events(trace_);
   // Each verdict is constructed straight into verdict_ (a local optional
   // would give this function, called at every event, a stack guard and a
-  // large frame). LogAs calls only for kinds some monitor reads.
+  // large frame).
   auto* const verdict = reinterpret_cast<std::optional<Violation>*>(&verdict_);
-  do {
+  for (; m != last; ++m) {
     new (verdict) std::optional<Violation>((*m)->OnEvent(events, *this));
     if (ABSL_PREDICT_FALSE(verdict->has_value())) {
       if (StopAtViolation(verdict)) return;
       continue;
     }
     verdict->~optional();  // disengaged: nothing to free
-  } while (++m != last);
+  }
+  if (booked) books_.ApplyAfter(trace_.back(), trace_.size() - 1);
 }
 
 void Scheduler::RunCallMonitors(std::size_t first, std::size_t last) {

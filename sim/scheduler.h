@@ -54,6 +54,7 @@
 #include "sim/event.h"
 #include "sim/fiber.h"
 #include "sim/monitor.h"
+#include "sim/monitors/device_books.h"
 #include "sim/strategy.h"
 #include "sim/trace/digest.h"
 
@@ -549,7 +550,10 @@ class Scheduler final : public SimView {
   GpuModel* gpu_ = nullptr;
   Strategy* strategy_ = nullptr;
   std::vector<std::unique_ptr<Monitor>> monitors_;
-  EventKindMask monitor_reads_ = 0;  // the kinds some monitor reads
+  EventKindMask monitor_reads_ = 0;  // the kinds some monitor (or books_) reads
+  // Kept for the monitors that read them (DeviceBooks::kReads, or 0: none does).
+  DeviceBooks books_;
+  EventKindMask books_reads_ = 0;
   // By event kind k, the monitors that read it, in order:
   // by_kind_[first_of_kind_[k] .. first_of_kind_[k + 1]).
   std::vector<Monitor*> by_kind_;

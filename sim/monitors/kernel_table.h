@@ -80,6 +80,9 @@ class KernelTable {
     }
     return nullptr;
   }
+  const KernelInFlight* Find(std::uint32_t id) const {
+    return const_cast<KernelTable*>(this)->Find(id);
+  }
   // Removes the kernel (kKernelEnd / kKernelDropped); unknown ids are ignored.
   void Remove(std::uint32_t id) {
     for (std::size_t i = 0; i < kernels_.size(); ++i) {

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/event_format.h"
+#include "sim/monitors/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -16,7 +17,6 @@ constexpr int kBlocksNamed = 4;
 }  // namespace
 
 void LeakMonitor::Reset() {
-  ledger_.Reset();
   runtime_blocks_.clear();
   std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
   sticky_seen_ = false;
@@ -25,7 +25,7 @@ void LeakMonitor::Reset() {
 std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
                                               const SimView& view) {
   const Event& e = events.back();
-  const std::size_t index = events.size() - 1;
+  const DeviceBooks& books = view.device_books();
   switch (e.kind) {
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
@@ -36,20 +36,13 @@ std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
       region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
       return std::nullopt;
     case EventKind::kAlloc: {
-      ledger_.Apply(e, index);
       const bool in_run = e.actor < region_of_actor_.size() &&
                           region_of_actor_[e.actor] != 0;
-      if (in_run) MarkRuntimeBlock(ledger_.live().back().serial);
+      if (in_run) MarkRuntimeBlock(books.ledger().live().back().serial);  // this one
       return std::nullopt;
     }
-    case EventKind::kKernelEnqueue: {
-      const LiveBlock* b = ledger_.Containing(e.x);
-      if (b != nullptr) MarkRuntimeBlock(b->serial);
-      return std::nullopt;
-    }
-    case EventKind::kFree:
-    case EventKind::kAsyncFreeComplete:
-      ledger_.Apply(e, index);
+    case EventKind::kKernelEnqueue:
+      MarkRuntimeBlock(books.in_flight().back().block);  // the block of its stacks
       return std::nullopt;
     case EventKind::kStickyError:
       sticky_seen_ = true;
@@ -70,7 +63,8 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
     int leaked_blocks = 0;
     std::string named;
     std::optional<std::size_t> first_alloc;
-    for (const LiveBlock& b : ledger_.live()) {
+    // The books still show the context as it was (DeviceBooks::ApplyAfter).
+    for (const LiveBlock& b : view.device_books().ledger().live()) {
       if (!IsRuntimeBlock(b.serial)) continue;
       leaked_bytes += b.bytes;
       if (!first_alloc || b.alloc_index < *first_alloc) first_alloc = b.alloc_index;
@@ -95,7 +89,6 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
       found->cause_index = first_alloc;
     }
   }
-  ledger_.Apply(e, events.size() - 1);
   return found;
 }
 

@@ -29,10 +29,9 @@ class LeakMonitor final : public Monitor {
 
   EventKindMask reads() const override {
     return Kinds({EventKind::kRegionBegin, EventKind::kRegionEnd, EventKind::kAlloc,
-                  EventKind::kKernelEnqueue, EventKind::kFree,
-                  EventKind::kAsyncFreeComplete, EventKind::kStickyError,
-                  EventKind::kCtxDestroy});
+                  EventKind::kKernelEnqueue, EventKind::kStickyError, EventKind::kCtxDestroy});
   }
+  bool reads_device_books() const override { return true; }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
@@ -49,7 +48,6 @@ class LeakMonitor final : public Monitor {
     if (serial != kNoBlock && !IsRuntimeBlock(serial)) runtime_blocks_.push_back(serial);
   }
 
-  BlockLedger ledger_;
   std::vector<BlockSerial> runtime_blocks_;
   // Open region per actor (0 = none), indexed by ActorId.
   std::vector<std::uint32_t> region_of_actor_;

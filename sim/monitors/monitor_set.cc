@@ -9,6 +9,7 @@ MonitorSet::MonitorSet(std::vector<std::unique_ptr<Monitor>> monitors)
   for (std::size_t i = 0; i < monitors_.size(); ++i) {
     const EventKindMask mask = monitors_[i]->reads();
     reads_ |= mask;
+    reads_books_ |= monitors_[i]->reads_device_books();
     for (int k = 0; k < kKindSlots; ++k) {
       if ((mask >> k) & 1) by_kind_[k].push_back(monitors_[i].get());
     }

@@ -34,6 +34,7 @@ class MonitorSet final : public Monitor {
   absl::string_view property() const override { return "monitor-set"; }
   // Every kind some inner monitor reads.
   EventKindMask reads() const override { return reads_; }
+  bool reads_device_books() const override { return reads_books_; }
   void AppendMembers(std::vector<Monitor*>* out) override;
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
@@ -47,6 +48,7 @@ class MonitorSet final : public Monitor {
 
   std::vector<std::unique_ptr<Monitor>> monitors_;
   EventKindMask reads_ = 0;
+  bool reads_books_ = false;
   // For each event kind, the monitors that read it, in the given order.
   std::array<absl::InlinedVector<Monitor*, 4>, kKindSlots> by_kind_;
 };

@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/driver_api.h"
+#include "sim/monitors/bookkeeping_view.h"
 #include "sim/simulator.h"
 #include "sim/strategies/random_strategy.h"
 
@@ -24,11 +25,12 @@ using ::testing::HasSubstr;
 std::optional<Violation> Replay(Monitor& m, const std::vector<Event>& trace,
                                 const SimView& view) {
   m.Reset();
+  BookkeepingView books(view);
   const absl::Span<const Event> all(trace);
   for (std::size_t n = 1; n <= all.size(); ++n) {
-    if (auto v = m.OnEvent(all.first(n), view)) return v;
+    if (auto v = books.Deliver(m, all.first(n))) return v;
   }
-  return m.OnQuiescence(all, view, /*all_finished=*/true);
+  return m.OnQuiescence(all, books, /*all_finished=*/true);
 }
 
 // The engine's rule for driver calls (Scheduler::RunCallMonitors): a call
@@ -48,12 +50,16 @@ bool Shown(const Monitor& m, const Event& e, bool engine_trace) {
 std::optional<Violation> ReplayFiltered(Monitor& m, const std::vector<Event>& trace,
                                         const SimView& view, bool engine_trace) {
   m.Reset();
+  BookkeepingView books(view);
   const absl::Span<const Event> all(trace);
   for (std::size_t n = 1; n <= all.size(); ++n) {
-    if (!Shown(m, all[n - 1], engine_trace)) continue;
-    if (auto v = m.OnEvent(all.first(n), view)) return v;
+    if (!Shown(m, all[n - 1], engine_trace)) {
+      books.DeliverTo({}, all.first(n));  // the books still take it
+      continue;
+    }
+    if (auto v = books.Deliver(m, all.first(n))) return v;
   }
-  return m.OnQuiescence(all, view, /*all_finished=*/true);
+  return m.OnQuiescence(all, books, /*all_finished=*/true);
 }
 
 std::string Show(const std::optional<Violation>& v) {

@@ -16,6 +16,7 @@
 #include "benchmark/benchmark.h"
 #include "core/probes.h"
 #include "sim/driver_api.h"
+#include "sim/monitors/bookkeeping_view.h"
 #include "sim/monitors/coverage_probes.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
@@ -126,14 +127,16 @@ void RunMonitors(benchmark::State& state,
                  std::vector<std::unique_ptr<Monitor>> monitors) {
   const std::vector<Event> events = SyntheticExecution();
   const absl::Span<const Event> all(events);
-  const NamesOnly view;
+  const NamesOnly names;
+  BookkeepingView view(names);
+  std::vector<Monitor*> each;
+  for (auto& m : monitors) each.push_back(m.get());
   std::uint64_t violations = 0;
   for (auto _ : state) {
     for (auto& m : monitors) m->Reset();
+    view.Reset();
     for (std::size_t n = 1; n <= all.size(); ++n) {
-      for (auto& m : monitors) {
-        violations += m->OnEvent(all.first(n), view).has_value();
-      }
+      violations += view.DeliverTo(each, all.first(n)).has_value();
     }
     for (auto& m : monitors) {
       violations += m->OnQuiescence(all, view, true).has_value();

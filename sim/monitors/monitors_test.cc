@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "properties/catalogue.h"
+#include "sim/monitors/bookkeeping_view.h"
 #include "sim/monitors/coverage_probes.h"
 
 namespace stackcheck::sim {
@@ -79,11 +80,12 @@ TEST(MakeMonitorTest, StrangeEventsAreSurvived) {
       events.push_back(e);
     }
   }
-  const AnyNames view;
+  const AnyNames names;
   for (auto& m : MakeAllMonitors(MonitorParams{})) {
     m->Reset();
+    BookkeepingView view(names);
     for (std::size_t n = 1; n <= events.size(); ++n) {
-      m->OnEvent(absl::MakeConstSpan(events).first(n), view);
+      view.Deliver(*m, absl::MakeConstSpan(events).first(n));
     }
     m->OnQuiescence(events, view, true);
   }

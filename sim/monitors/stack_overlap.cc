@@ -5,39 +5,27 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/event_format.h"
+#include "sim/monitors/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
 
-void StackOverlapMonitor::Reset() {
-  ledger_.Reset();
-  kernels_.Reset();
-}
-
 std::optional<Violation> StackOverlapMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
-  const std::size_t index = events.size() - 1;
+  const DeviceBooks& books = view.device_books();
   switch (e.kind) {
-    case EventKind::kAlloc:
-    case EventKind::kFree:
-    case EventKind::kAsyncFreeComplete:
-    case EventKind::kCtxDestroy:
-      ledger_.Apply(e, index);
-      return std::nullopt;
     case EventKind::kKernelEnqueue: {
-      const KernelInFlight& k = kernels_.Enqueue(e, index);
-      const LiveBlock* b = ledger_.Containing(k.stacks);
+      const KernelInFlight& k = books.in_flight().back();  // this one
+      const LiveBlock* b = books.ledger().Find(k.block);
       // A base outside every block is no-use-after-free's to report.
       if (b == nullptr || k.stack_end() <= b->end()) return std::nullopt;
       return PastBlock(events, view, k, *b);
     }
     case EventKind::kKernelStart: {
-      KernelInFlight* k = kernels_.Find(e.a);
+      const KernelInFlight* k = books.FindKernel(e.a);
       if (k == nullptr) return std::nullopt;
-      k->started = true;
-      k->start_index = index;
-      for (const KernelInFlight& other : kernels_.in_flight()) {
+      for (const KernelInFlight& other : books.in_flight()) {
         if (!other.started || other.id == k->id) continue;
         const std::uint64_t lo = std::max(k->stacks, other.stacks);
         const std::uint64_t hi = std::min(k->stack_end(), other.stack_end());
@@ -46,10 +34,6 @@ std::optional<Violation> StackOverlapMonitor::OnEvent(
       }
       return std::nullopt;
     }
-    case EventKind::kKernelEnd:
-    case EventKind::kKernelDropped:
-      kernels_.Remove(e.a);
-      return std::nullopt;
     default:
       return std::nullopt;
   }

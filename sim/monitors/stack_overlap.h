@@ -22,12 +22,10 @@ class StackOverlapMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
 
   EventKindMask reads() const override {
-    return Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
-                  EventKind::kCtxDestroy, EventKind::kKernelEnqueue,
-                  EventKind::kKernelStart, EventKind::kKernelEnd,
-                  EventKind::kKernelDropped});
+    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelStart});
   }
-  void Reset() override;
+  bool reads_device_books() const override { return true; }
+  void Reset() override {}
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
 
@@ -38,11 +36,8 @@ class StackOverlapMonitor final : public Monitor {
       absl::Span<const Event> events, const SimView& view, const KernelInFlight& k,
       const LiveBlock& b);
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> Overlap(
-      absl::Span<const Event> events, const KernelInFlight& k,
-      const KernelInFlight& other, std::uint64_t lo, std::uint64_t hi);
-
-  BlockLedger ledger_;
-  KernelTable kernels_;
+      absl::Span<const Event> events, const KernelInFlight& k, const KernelInFlight& other,
+      std::uint64_t lo, std::uint64_t hi);
 };
 
 }  // namespace stackcheck::sim

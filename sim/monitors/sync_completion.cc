@@ -1,6 +1,7 @@
 #include "sim/monitors/sync_completion.h"
 
 #include "absl/strings/str_cat.h"
+#include "sim/monitors/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -8,29 +9,12 @@ namespace stackcheck::sim {
 std::optional<Violation> SyncCompletionMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
-  switch (e.kind) {
-    case EventKind::kKernelEnqueue:
-      kernels_.Enqueue(e, events.size() - 1);
-      return std::nullopt;
-    case EventKind::kKernelStart:
-      if (KernelInFlight* k = kernels_.Find(e.a)) {
-        k->started = true;
-        k->start_index = events.size() - 1;
-      }
-      return std::nullopt;
-    case EventKind::kKernelEnd:
-    case EventKind::kKernelDropped:
-      kernels_.Remove(e.a);
-      return std::nullopt;
-    case EventKind::kRegionEnd:
-      for (const KernelInFlight& k : kernels_.in_flight()) {
-        if (k.enqueued_by != e.actor || k.region != e.c) continue;
-        return Unfinished(events, view, k);
-      }
-      return std::nullopt;
-    default:
-      return std::nullopt;
+  if (e.kind != EventKind::kRegionEnd) return std::nullopt;
+  for (const KernelInFlight& k : view.device_books().in_flight()) {
+    if (k.enqueued_by != e.actor || k.region != e.c) continue;
+    return Unfinished(events, view, k);
   }
+  return std::nullopt;
 }
 
 std::optional<Violation> SyncCompletionMonitor::Unfinished(absl::Span<const Event> events,

@@ -22,12 +22,9 @@ class SyncCompletionMonitor final : public Monitor {
 
   absl::string_view property() const override { return kName; }
 
-  EventKindMask reads() const override {
-    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelStart,
-                  EventKind::kKernelEnd, EventKind::kKernelDropped,
-                  EventKind::kRegionEnd});
-  }
-  void Reset() override { kernels_.Reset(); }
+  EventKindMask reads() const override { return Kinds({EventKind::kRegionEnd}); }
+  bool reads_device_books() const override { return true; }
+  void Reset() override {}
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
 
@@ -36,8 +33,6 @@ class SyncCompletionMonitor final : public Monitor {
   // while `k` of that region was unfinished.
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> Unfinished(
       absl::Span<const Event> events, const SimView& view, const KernelInFlight& k);
-
-  KernelTable kernels_;
 };
 
 }  // namespace stackcheck::sim

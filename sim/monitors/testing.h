@@ -11,6 +11,7 @@
 #include "absl/types/span.h"
 #include "sim/event.h"
 #include "sim/monitor.h"
+#include "sim/monitors/bookkeeping_view.h"
 
 namespace stackcheck::sim::monitor_testing {
 
@@ -98,11 +99,12 @@ inline std::optional<Violation> Feed(Monitor& monitor, const Trace& trace,
                                     const SimView& view,
                                     std::optional<bool> quiesce = std::nullopt) {
   monitor.Reset();
+  BookkeepingView books(view);
   absl::Span<const Event> all(trace.events());
   for (std::size_t n = 1; n <= all.size(); ++n) {
-    if (auto v = monitor.OnEvent(all.first(n), view)) return v;
+    if (auto v = books.Deliver(monitor, all.first(n))) return v;
   }
-  if (quiesce.has_value()) return monitor.OnQuiescence(all, view, *quiesce);
+  if (quiesce.has_value()) return monitor.OnQuiescence(all, books, *quiesce);
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/event_format.h"
+#include "sim/monitors/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -20,24 +21,16 @@ std::string HowGone(const SimView& view, const FreedBlock& f) {
 
 }  // namespace
 
-void UseAfterFreeMonitor::Reset() {
-  ledger_.Reset();
-  kernels_.Reset();
-}
-
 std::optional<Violation> UseAfterFreeMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
-  const std::size_t index = events.size() - 1;
+  const DeviceBooks& books = view.device_books();
   switch (e.kind) {
-    case EventKind::kAlloc:
-      ledger_.Apply(e, index);
-      return std::nullopt;
     case EventKind::kFree:
     case EventKind::kAsyncFreeComplete: {
-      const FreedBlock* gone = ledger_.Apply(e, index);
+      const FreedBlock* gone = books.just_freed();
       if (gone == nullptr) return std::nullopt;
-      for (const KernelInFlight& k : kernels_.in_flight()) {
+      for (const KernelInFlight& k : books.in_flight()) {
         if (k.block == gone->serial || k.vars_block == gone->serial ||
             (k.data != 0 && k.data_block == gone->serial)) {
           return GoneUnder(events, view, *gone, k);
@@ -47,38 +40,16 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(
     }
     case EventKind::kCtxDestroy:
       return Teardown(events, view);
-    case EventKind::kKernelEnqueue: {
-      KernelInFlight& k = kernels_.Enqueue(e, index);
-      const LiveBlock* b = ledger_.Containing(k.stacks);
-      k.block = b == nullptr ? kNoBlock : b->serial;
-      return std::nullopt;
-    }
-    case EventKind::kKernelVars: {
-      KernelInFlight* k = kernels_.Find(e.a);
-      if (k == nullptr) return std::nullopt;
-      k->vars = e.x;
-      const LiveBlock* b = e.x != 0 ? ledger_.Containing(e.x) : nullptr;
-      k->vars_block = b == nullptr ? kNoBlock : b->serial;
-      k->data = e.y;
-      const LiveBlock* d = e.y != 0 ? ledger_.Containing(e.y) : nullptr;
-      k->data_block = d == nullptr ? kNoBlock : d->serial;
-      return std::nullopt;
-    }
     case EventKind::kKernelStart: {
-      KernelInFlight* k = kernels_.Find(e.a);
+      const KernelInFlight* k = books.FindKernel(e.a);
       if (k == nullptr) return std::nullopt;
-      k->started = true;
-      k->start_index = index;
-      if ((k->vars != 0 && !ledger_.IsLive(k->vars_block)) ||
-          (k->data != 0 && !ledger_.IsLive(k->data_block)) || !ledger_.IsLive(k->block)) {
+      const BlockLedger& ledger = books.ledger();
+      if ((k->vars != 0 && !ledger.IsLive(k->vars_block)) ||
+          (k->data != 0 && !ledger.IsLive(k->data_block)) || !ledger.IsLive(k->block)) {
         return StartedOnGone(events, view, *k);
       }
       return std::nullopt;
     }
-    case EventKind::kKernelEnd:
-    case EventKind::kKernelDropped:
-      kernels_.Remove(e.a);
-      return std::nullopt;
     default:
       return std::nullopt;
   }
@@ -90,12 +61,15 @@ std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> e
   // Teardown drains first (SEM-15), so a kernel still in flight here means
   // its block vanished under it -- unless a sticky error already dropped
   // the queue and nothing can be said about the poisoned context.
+  // The books still show the context as it was (DeviceBooks::ApplyAfter).
+  const DeviceBooks& books = view.device_books();
+  const BlockLedger& ledger = books.ledger();
   std::optional<Violation> found;
   if (!view.sticky_error()) {
-    for (const KernelInFlight& k : kernels_.in_flight()) {
-      const LiveBlock* b = ledger_.Find(k.block);
-      if (b == nullptr) b = ledger_.Find(k.vars_block);
-      if (b == nullptr && k.data != 0) b = ledger_.Find(k.data_block);
+    for (const KernelInFlight& k : books.in_flight()) {
+      const LiveBlock* b = ledger.Find(k.block);
+      if (b == nullptr) b = ledger.Find(k.vars_block);
+      if (b == nullptr && k.data != 0) b = ledger.Find(k.data_block);
       if (b == nullptr) continue;
       found = ViolationAtLast(
           kName, events,
@@ -110,17 +84,16 @@ std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> e
       break;
     }
   }
-  ledger_.Apply(e, events.size() - 1);
   return found;
 }
 
-std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
-    absl::Span<const Event> events, const SimView& view,
-    const KernelInFlight& k) const {
-  if (k.vars != 0 && !ledger_.IsLive(k.vars_block)) {
-    const FreedBlock* f = k.vars_block != kNoBlock
-                              ? ledger_.FindFreed(k.vars_block)
-                              : ledger_.LastFreedContaining(k.vars);
+std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(absl::Span<const Event> events,
+                                                            const SimView& view,
+                                                            const KernelInFlight& k) {
+  const BlockLedger& ledger = view.device_books().ledger();
+  if (k.vars != 0 && !ledger.IsLive(k.vars_block)) {
+    const FreedBlock* f = k.vars_block != kNoBlock ? ledger.FindFreed(k.vars_block)
+                                                   : ledger.LastFreedContaining(k.vars);
     Violation v = ViolationAtLast(
         kName, events,
         absl::StrCat(KernelLabel(k), " started with its variable table at 0x",
@@ -133,10 +106,9 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
     if (f != nullptr) v.cause_index = f->free_index;
     return v;
   }
-  if (k.data != 0 && !ledger_.IsLive(k.data_block)) {
-    const FreedBlock* f = k.data_block != kNoBlock
-                              ? ledger_.FindFreed(k.data_block)
-                              : ledger_.LastFreedContaining(k.data);
+  if (k.data != 0 && !ledger.IsLive(k.data_block)) {
+    const FreedBlock* f = k.data_block != kNoBlock ? ledger.FindFreed(k.data_block)
+                                                   : ledger.LastFreedContaining(k.data);
     Violation v = ViolationAtLast(
         kName, events,
         absl::StrCat(KernelLabel(k), " started using program memory at 0x",
@@ -150,9 +122,8 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
     return v;
   }
   const std::string stacks = FormatBlock(k.stacks, k.stack_bytes());
-  const FreedBlock* f = k.block != kNoBlock
-                            ? ledger_.FindFreed(k.block)
-                            : ledger_.LastFreedContaining(k.stacks);
+  const FreedBlock* f =
+      k.block != kNoBlock ? ledger.FindFreed(k.block) : ledger.LastFreedContaining(k.stacks);
   if (f == nullptr) {
     return ViolationAtLast(
         kName, events,
@@ -173,9 +144,9 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(
   return v;
 }
 
-std::optional<Violation> UseAfterFreeMonitor::GoneUnder(
-    absl::Span<const Event> events, const SimView& view, const FreedBlock& gone,
-    const KernelInFlight& k) const {
+std::optional<Violation> UseAfterFreeMonitor::GoneUnder(absl::Span<const Event> events,
+                                                        const SimView& view, const FreedBlock& gone,
+                                                        const KernelInFlight& k) {
   Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(k.block == gone.serial        ? "block "

@@ -22,31 +22,25 @@ class UseAfterFreeMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
 
   EventKindMask reads() const override {
-    return Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
-                  EventKind::kCtxDestroy, EventKind::kKernelEnqueue,
-                  EventKind::kKernelStart, EventKind::kKernelEnd,
-                  EventKind::kKernelDropped, EventKind::kKernelVars});
+    return Kinds({EventKind::kFree, EventKind::kAsyncFreeComplete, EventKind::kCtxDestroy,
+                  EventKind::kKernelStart});
   }
-  void Reset() override;
+  bool reads_device_books() const override { return true; }
+  void Reset() override {}
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
 
  private:
-  // Out of line, since they are rare: the context teardown (checks, then
-  // applies it to the ledger), and the messages.
-  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Teardown(
-      absl::Span<const Event> events, const SimView& view);
+  // Out of line, since they are rare: the context teardown, and the messages.
+  ABSL_ATTRIBUTE_NOINLINE static std::optional<Violation> Teardown(absl::Span<const Event> events,
+                                                                   const SimView& view);
   // `k` started on (or with its variables in) a block that is gone.
-  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> StartedOnGone(
-      absl::Span<const Event> events, const SimView& view,
-      const KernelInFlight& k) const;
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> StartedOnGone(
+      absl::Span<const Event> events, const SimView& view, const KernelInFlight& k);
   // `gone` went away while `k`, enqueued on it, had not finished.
-  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> GoneUnder(
+  ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD static std::optional<Violation> GoneUnder(
       absl::Span<const Event> events, const SimView& view, const FreedBlock& gone,
-      const KernelInFlight& k) const;
-
-  BlockLedger ledger_;
-  KernelTable kernels_;
+      const KernelInFlight& k);
 };
 
 }  // namespace stackcheck::sim

@@ -1,0 +1,58 @@
+// The device as the event stream describes it -- the memory ledger and the
+// kernels in flight, each kernel with the blocks it was enqueued on -- kept
+// once for every monitor that reads it instead of once per monitor.
+//
+// Whoever feeds monitors keeps the books (the engine, BookkeepingView outside
+// it): at each event, ApplyBefore runs before the monitors are called and
+// ApplyAfter after them. Everything is applied before, so a monitor sees the
+// books with its event in them -- except a context teardown, applied after, so
+// that the monitors judge the context it destroys (leaked blocks, kernels
+// still on them).
+#ifndef STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
+#define STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
+
+#include <cstddef>
+
+#include "sim/event.h"
+#include "sim/monitor.h"
+#include "sim/monitors/block_ledger.h"
+#include "sim/monitors/kernel_table.h"
+
+namespace stackcheck::sim {
+
+class DeviceBooks {
+ public:
+  // The kinds the books read; a feeder may skip both calls for the others.
+  static constexpr EventKindMask kReads =
+      Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
+             EventKind::kCtxDestroy, EventKind::kKernelEnqueue, EventKind::kKernelVars,
+             EventKind::kKernelStart, EventKind::kKernelEnd, EventKind::kKernelDropped});
+
+  void Reset();
+  // `e` is event number `index` of the execution.
+  void ApplyBefore(const Event& e, std::size_t index);
+  void ApplyAfter(const Event& e, std::size_t index) {
+    if (e.kind == EventKind::kCtxDestroy) ledger_.Apply(e, index);
+  }
+
+  const BlockLedger& ledger() const { return ledger_; }
+  absl::Span<const KernelInFlight> in_flight() const { return kernels_.in_flight(); }
+  const KernelInFlight* FindKernel(std::uint32_t id) const { return kernels_.Find(id); }
+  // The block the last event removed (a kFree or kAsyncFreeComplete of a
+  // live block), or nullptr.
+  const FreedBlock* just_freed() const { return just_freed_; }
+
+ private:
+  BlockSerial BlockHolding(std::uint64_t addr) const {
+    const LiveBlock* b = ledger_.Containing(addr);
+    return b == nullptr ? kNoBlock : b->serial;
+  }
+
+  BlockLedger ledger_;
+  KernelTable kernels_;
+  const FreedBlock* just_freed_ = nullptr;
+};
+
+}  // namespace stackcheck::sim
+
+#endif  // STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
