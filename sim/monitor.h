@@ -53,9 +53,9 @@ struct Violation {
   std::string fingerprint;
 };
 
-// Read-only facts the engine offers monitors beyond the event stream.
 class DeviceBooks;  // sim/monitors/device_books.h
 
+// Read-only facts the engine offers monitors beyond the event stream.
 class SimView {
  public:
   virtual ~SimView() = default;
@@ -83,9 +83,9 @@ class SimView {
   // The memory ledger and the kernels in flight up to the newest event, kept
   // once for the monitors whose reads_device_books() is true
   // (sim/monitors/device_books.h says who keeps them, and when). Not
-  // virtual: monitors read it at most events. A view that keeps none stops
-  // the program here: feed monitors outside the engine through
-  // BookkeepingView (sim/monitors/bookkeeping_view.h).
+  // virtual, since it is read at most events. A view that keeps none stops
+  // the program here rather than show empty books: feed monitors outside
+  // the engine through BookkeepingView (sim/monitors/bookkeeping_view.h).
   const DeviceBooks& device_books() const {
     if (books_ == nullptr) {
       std::fputs("stackcheck: a monitor read device books that this view does not keep\n", stderr);
