@@ -8,6 +8,10 @@
 #include <thread>
 #include <utility>
 
+#ifdef STACKCHECK_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -39,6 +43,12 @@ bool HasSimMonitor(const PropertyInfo& p) {
 absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* const> monitored,
                                              std::uint64_t soft_limit) {
   thread_local absl::flat_hash_map<std::string, std::unique_ptr<sim::Simulator>> cache;
+#ifdef STACKCHECK_ASAN
+  // glibc keeps static TLS in a thread's stack block and hands the block to
+  // later threads; GCC 12's ASan leaves an exited thread's stack poison there,
+  // and reported reads of this map (the address lay just below fs_base).
+  __asan_unpoison_memory_region(&cache, sizeof cache);
+#endif
   std::string key = absl::StrCat(soft_limit);
   std::vector<absl::string_view> names;
   for (const PropertyInfo* p : monitored) {
