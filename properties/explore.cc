@@ -20,6 +20,7 @@
 #include "properties/expected_verdicts.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
+#include "properties/sampled_clock.h"
 #include "properties/schedule_recorder.h"
 #include "properties/search_checkpoint.h"
 #include "sim/monitors/monitor_set.h"
@@ -290,6 +291,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
                             ? std::chrono::steady_clock::time_point::max()
                             : start + absl::ToChronoNanoseconds(spec.time_budget);
   auto next_progress = start + std::chrono::milliseconds(500);
+  SampledClock<> clock(start);
   bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
   while (true) {
@@ -376,7 +378,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
         break;
       }
     }
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = clock.Now();
     if (now >= deadline) {
       report.out_of_time = true;
       stopped = true;
