@@ -6,12 +6,12 @@
 #include "absl/strings/str_cat.h"
 #include "core/observer.h"
 #include "sim/event_format.h"
+#include "sim/monitors/device_books.h"
 #include "sim/monitors/kernel_table.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
 void AbortAttributionMonitor::Reset() {
-  kernel_regions_.clear();
   aborts_.clear();
   judged_ = false;
   poisoned_ = false;
@@ -22,28 +22,15 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
     absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
   switch (e.kind) {
-    case EventKind::kKernelEnqueue:
-      kernel_regions_.emplace_back(e.a, e.c);
-      return std::nullopt;
     case EventKind::kKernelEnd:
-    case EventKind::kKernelDropped: {
-      // Forget finished kernels so the table stays as small as the queues.
-      std::uint32_t region = 0;
-      for (std::size_t i = 0; i < kernel_regions_.size(); ++i) {
-        if (kernel_regions_[i].first != e.a) continue;
-        region = kernel_regions_[i].second;
-        kernel_regions_[i] = kernel_regions_.back();
-        kernel_regions_.pop_back();
-        break;
-      }
       // Only a kernel that fails in a healthy context aborted; kernels that
       // were already running when the context was poisoned end with its error
       // too, but did nothing wrong (SEM-05).
-      if (e.kind == EventKind::kKernelEnd && e.x != 0 && !poisoned_) {
-        aborts_.push_back(Abort{e.a, region, e.x, events.size() - 1});
+      if (e.x != 0 && !poisoned_) {
+        const KernelInFlight* k = view.device_books().just_ended();
+        aborts_.push_back(Abort{e.a, k != nullptr ? k->region : 0, e.x, events.size() - 1});
       }
       return std::nullopt;
-    }
     case EventKind::kStickyError:
       poisoned_ = true;
       return std::nullopt;

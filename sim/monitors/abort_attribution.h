@@ -33,10 +33,12 @@ class AbortAttributionMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
 
   EventKindMask reads() const override {
-    return Kinds({EventKind::kKernelEnqueue, EventKind::kKernelEnd, EventKind::kKernelDropped,
-                  EventKind::kStickyError, EventKind::kFatalReported, EventKind::kErrorReported,
-                  EventKind::kExitHandlersDone, EventKind::kProcessExit});
+    return Kinds({EventKind::kKernelEnd, EventKind::kStickyError, EventKind::kFatalReported,
+                  EventKind::kErrorReported, EventKind::kExitHandlersDone,
+                  EventKind::kProcessExit});
   }
+  // An aborted kernel's region: DeviceBooks::just_ended.
+  bool reads_device_books() const override { return true; }
   void Reset() override;
   std::optional<Violation> OnEvent(absl::Span<const Event> events,
                                    const SimView& view) override;
@@ -59,8 +61,6 @@ class AbortAttributionMonitor final : public Monitor {
   ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Unreported(
       absl::Span<const Event> events) const;
 
-  // Region tag of each kernel in flight: (kernel id, region).
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> kernel_regions_;
   std::vector<Abort> aborts_;
   bool judged_ = false;  // the first message with the abort's code was judged
   bool poisoned_ = false;  // a kStickyError was seen

@@ -1,18 +1,33 @@
 #include "sim/monitors/device_books.h"
 
+#include <algorithm>
+
+#include "sim/monitors/violation_util.h"
+
 namespace stackcheck::sim {
 
 void DeviceBooks::Reset() {
   ledger_.Reset();
   kernels_.Reset();
   just_freed_ = nullptr;
+  just_ended_ = nullptr;
+  runtime_blocks_.clear();
+  std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
 }
 
 void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
   just_freed_ = nullptr;
+  just_ended_ = nullptr;
   switch (e.kind) {
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+      if (e.actor >= kMaxIndexedId) return;  // hand-written streams only
+      if (e.actor >= region_of_actor_.size()) region_of_actor_.resize(e.actor + 1, 0);
+      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
+      return;
     case EventKind::kAlloc:
       ledger_.Apply(e, index);
+      if (InRegion(e.actor)) MarkRuntimeBlock(ledger_.live().back().serial);  // this one
       return;
     case EventKind::kFree:
     case EventKind::kAsyncFreeComplete:
@@ -21,6 +36,7 @@ void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
     case EventKind::kKernelEnqueue: {
       KernelInFlight& k = kernels_.Enqueue(e, index);
       k.block = BlockHolding(k.stacks);
+      MarkRuntimeBlock(k.block);  // the block of its stacks
       return;
     }
     case EventKind::kKernelVars:
@@ -39,7 +55,7 @@ void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
       return;
     case EventKind::kKernelEnd:
     case EventKind::kKernelDropped:
-      kernels_.Remove(e.a);
+      if (kernels_.Remove(e.a, &ended_)) just_ended_ = &ended_;
       return;
     default:  // kCtxDestroy is ApplyAfter's
       return;

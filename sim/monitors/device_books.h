@@ -1,6 +1,13 @@
-// The device as the event stream describes it -- the memory ledger and the
-// kernels in flight, each kernel with the blocks it was enqueued on -- kept
-// once for every monitor that reads it instead of once per monitor.
+// The device as the event stream describes it -- the memory ledger, the
+// kernels in flight, each kernel with the blocks it was enqueued on, and which
+// blocks are the runtime's -- kept once for every monitor that reads it
+// instead of once per monitor (each reading them cost a call at every such
+// event).
+//
+// A block is the runtime's when a thread allocated it inside a region (between
+// kRegionBegin and kRegionEnd: inside run()) or when a kernel's stacks were
+// placed in it; blocks the user program allocated through device_alloc are
+// the program's.
 //
 // Whoever feeds monitors keeps the books (the engine, BookkeepingView outside
 // it): at each event, ApplyBefore runs before the monitors are called and
@@ -11,7 +18,10 @@
 #ifndef STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
 #define STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 
 #include "sim/event.h"
 #include "sim/monitor.h"
@@ -26,7 +36,8 @@ class DeviceBooks {
   static constexpr EventKindMask kReads =
       Kinds({EventKind::kAlloc, EventKind::kFree, EventKind::kAsyncFreeComplete,
              EventKind::kCtxDestroy, EventKind::kKernelEnqueue, EventKind::kKernelVars,
-             EventKind::kKernelStart, EventKind::kKernelEnd, EventKind::kKernelDropped});
+             EventKind::kKernelStart, EventKind::kKernelEnd, EventKind::kKernelDropped,
+             EventKind::kRegionBegin, EventKind::kRegionEnd});
 
   void Reset();
   // `e` is event number `index` of the execution.
@@ -41,6 +52,14 @@ class DeviceBooks {
   // The block the last event removed (a kFree or kAsyncFreeComplete of a
   // live block), or nullptr.
   const FreedBlock* just_freed() const { return just_freed_; }
+  // The kernel the last event removed (a kKernelEnd or kKernelDropped of a
+  // kernel in flight), as it was in flight, or nullptr.
+  const KernelInFlight* just_ended() const { return just_ended_; }
+  // Whether the block with this serial, live or freed, is the runtime's.
+  bool IsRuntimeBlock(BlockSerial serial) const {
+    return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
+           runtime_blocks_.end();
+  }
 
  private:
   BlockSerial BlockHolding(std::uint64_t addr) const {
@@ -48,9 +67,21 @@ class DeviceBooks {
     return b == nullptr ? kNoBlock : b->serial;
   }
 
+  void MarkRuntimeBlock(BlockSerial serial) {
+    if (serial != kNoBlock && !IsRuntimeBlock(serial)) runtime_blocks_.push_back(serial);
+  }
+  bool InRegion(ActorId actor) const {
+    return actor < region_of_actor_.size() && region_of_actor_[actor] != 0;
+  }
+
   BlockLedger ledger_;
   KernelTable kernels_;
   const FreedBlock* just_freed_ = nullptr;
+  KernelInFlight ended_;
+  const KernelInFlight* just_ended_ = nullptr;
+  std::vector<BlockSerial> runtime_blocks_;
+  // The open region of each actor (0: none), indexed by ActorId.
+  std::vector<std::uint32_t> region_of_actor_;
 };
 
 }  // namespace stackcheck::sim

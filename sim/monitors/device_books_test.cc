@@ -82,6 +82,56 @@ TEST(DeviceBooksTest, ATeardownIsAppliedOnlyAfterTheMonitors) {
   EXPECT_TRUE(books.ledger().FindFreed(1)->by_teardown);
 }
 
+TEST(DeviceBooksTest, AnEndedKernelIsShownAsItWasUntilTheNextEvent) {
+  Trace t;
+  t.Alloc(kT0, 0x1000, 0x1000)
+      .Enqueue(kT0, 7, 0, 5, 0x1000, 1, 0x100)
+      .Start(7)
+      .End(7, 0, 719)
+      .End(7, 0, 719);  // unknown by now
+  const std::vector<Event>& e = t.events();
+  DeviceBooks books;
+  books.Reset();
+  ApplyAll(books, e, 3);
+  EXPECT_EQ(books.just_ended(), nullptr);
+  books.ApplyBefore(e[3], 3);
+  ASSERT_NE(books.just_ended(), nullptr);
+  EXPECT_EQ(books.just_ended()->id, 7u);
+  EXPECT_EQ(books.just_ended()->region, 5u);
+  EXPECT_TRUE(books.just_ended()->started);
+  EXPECT_TRUE(books.in_flight().empty());
+  books.ApplyAfter(e[3], 3);
+  books.ApplyBefore(e[4], 4);
+  EXPECT_EQ(books.just_ended(), nullptr);
+}
+
+// The runtime's blocks: allocated inside a region, or holding a kernel's
+// stacks; a block allocated outside any region (device_alloc) is not.
+TEST(DeviceBooksTest, BlocksAllocatedInARegionOrHoldingStacksAreTheRuntimes) {
+  Trace t;
+  t.Alloc(kT0, 0x1000, 0x1000)  // serial 1: the program's, outside a region
+      .RegionBegin(kT1, 3)
+      .Alloc(kT1, 0x4000, 0x1000)  // serial 2: inside T1's region
+      .Alloc(kT0, 0x8000, 0x1000)  // serial 3: T0 is in no region
+      .RegionEnd(kT1, 3)
+      .Alloc(kT1, 0xc000, 0x1000)                // serial 4: after the region
+      .Enqueue(kT0, 1, 0, 4, 0x8000, 1, 0x100);  // stacks in serial 3
+  DeviceBooks books;
+  books.Reset();
+  ApplyAll(books, t.events(), 4);
+  EXPECT_FALSE(books.IsRuntimeBlock(1));
+  EXPECT_TRUE(books.IsRuntimeBlock(2));
+  EXPECT_FALSE(books.IsRuntimeBlock(3));
+  books.Reset();
+  ApplyAll(books, t.events(), t.events().size());
+  EXPECT_FALSE(books.IsRuntimeBlock(1));
+  EXPECT_TRUE(books.IsRuntimeBlock(2));
+  EXPECT_TRUE(books.IsRuntimeBlock(3));
+  EXPECT_FALSE(books.IsRuntimeBlock(4));
+  books.Reset();
+  EXPECT_FALSE(books.IsRuntimeBlock(2));
+}
+
 TEST(DeviceBooksTest, ResetForgetsTheExecution) {
   Trace t;
   t.Alloc(kT0, 0x1000, 0x1000).Enqueue(kT0, 3, 0, 1, 0x1000, 1, 0x100);

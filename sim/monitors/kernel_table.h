@@ -83,16 +83,19 @@ class KernelTable {
   const KernelInFlight* Find(std::uint32_t id) const {
     return const_cast<KernelTable*>(this)->Find(id);
   }
-  // Removes the kernel (kKernelEnd / kKernelDropped); unknown ids are ignored.
-  void Remove(std::uint32_t id) {
+  // Removes the kernel (kKernelEnd / kKernelDropped), copying it to `*gone`
+  // when given; false for an unknown id (ignored).
+  bool Remove(std::uint32_t id, KernelInFlight* gone = nullptr) {
     for (std::size_t i = 0; i < kernels_.size(); ++i) {
       if (kernels_[i].id == id) {
+        if (gone != nullptr) *gone = kernels_[i];
         // Order is irrelevant to every user; swap-remove keeps it O(1).
         if (i + 1 != kernels_.size()) kernels_[i] = kernels_.back();
         kernels_.pop_back();
-        return;
+        return true;
       }
     }
+    return false;
   }
 
   absl::Span<const KernelInFlight> in_flight() const { return kernels_; }

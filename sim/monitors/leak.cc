@@ -1,6 +1,5 @@
 #include "sim/monitors/leak.h"
 
-#include <algorithm>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -16,34 +15,12 @@ constexpr int kBlocksNamed = 4;
 
 }  // namespace
 
-void LeakMonitor::Reset() {
-  runtime_blocks_.clear();
-  std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
-  sticky_seen_ = false;
-}
+void LeakMonitor::Reset() { sticky_seen_ = false; }
 
 std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
                                               const SimView& view) {
   const Event& e = events.back();
-  const DeviceBooks& books = view.device_books();
   switch (e.kind) {
-    case EventKind::kRegionBegin:
-    case EventKind::kRegionEnd:
-      if (e.actor >= kMaxIndexedId) return std::nullopt;
-      if (e.actor >= region_of_actor_.size()) {
-        region_of_actor_.resize(e.actor + 1, 0);
-      }
-      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
-      return std::nullopt;
-    case EventKind::kAlloc: {
-      const bool in_run = e.actor < region_of_actor_.size() &&
-                          region_of_actor_[e.actor] != 0;
-      if (in_run) MarkRuntimeBlock(books.ledger().live().back().serial);  // this one
-      return std::nullopt;
-    }
-    case EventKind::kKernelEnqueue:
-      MarkRuntimeBlock(books.in_flight().back().block);  // the block of its stacks
-      return std::nullopt;
     case EventKind::kStickyError:
       sticky_seen_ = true;
       return std::nullopt;
@@ -64,8 +41,9 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
     std::string named;
     std::optional<std::size_t> first_alloc;
     // The books still show the context as it was (DeviceBooks::ApplyAfter).
-    for (const LiveBlock& b : view.device_books().ledger().live()) {
-      if (!IsRuntimeBlock(b.serial)) continue;
+    const DeviceBooks& books = view.device_books();
+    for (const LiveBlock& b : books.ledger().live()) {
+      if (!books.IsRuntimeBlock(b.serial)) continue;
       leaked_bytes += b.bytes;
       if (!first_alloc || b.alloc_index < *first_alloc) first_alloc = b.alloc_index;
       if (++leaked_blocks <= kBlocksNamed) {

@@ -10,14 +10,11 @@
 #ifndef STACKCHECK_SIM_MONITORS_LEAK_H_
 #define STACKCHECK_SIM_MONITORS_LEAK_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 #include "absl/base/attributes.h"
 #include "sim/monitor.h"
-#include "sim/monitors/block_ledger.h"
 
 namespace stackcheck::sim {
 
@@ -27,9 +24,10 @@ class LeakMonitor final : public Monitor {
 
   absl::string_view property() const override { return kName; }
 
+  // Which blocks are the runtime's the device books keep (DeviceBooks::
+  // IsRuntimeBlock): judged only at the teardown.
   EventKindMask reads() const override {
-    return Kinds({EventKind::kRegionBegin, EventKind::kRegionEnd, EventKind::kAlloc,
-                  EventKind::kKernelEnqueue, EventKind::kStickyError, EventKind::kCtxDestroy});
+    return Kinds({EventKind::kStickyError, EventKind::kCtxDestroy});
   }
   bool reads_device_books() const override { return true; }
   void Reset() override;
@@ -40,17 +38,6 @@ class LeakMonitor final : public Monitor {
   // The context teardown, once per execution: out of line.
   ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Teardown(absl::Span<const Event> events,
                                                             const SimView& view);
-  bool IsRuntimeBlock(BlockSerial serial) const {
-    return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
-           runtime_blocks_.end();
-  }
-  void MarkRuntimeBlock(BlockSerial serial) {
-    if (serial != kNoBlock && !IsRuntimeBlock(serial)) runtime_blocks_.push_back(serial);
-  }
-
-  std::vector<BlockSerial> runtime_blocks_;
-  // Open region per actor (0 = none), indexed by ActorId.
-  std::vector<std::uint32_t> region_of_actor_;
   bool sticky_seen_ = false;
 };
 
