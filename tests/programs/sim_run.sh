@@ -18,6 +18,12 @@ sim_logs=${TEST_UNDECLARED_OUTPUTS_DIR:-$sim_tmp}
 sim_runs=0
 sim_log=
 sim_out=
+# Built with --config=asan, the library needs the ASan runtime, which must
+# come first in a program that is not itself instrumented: preload it. The
+# program's own allocations are not ours to judge (LeakSanitizer would stop
+# at the test programs' deliberate leaks at exit).
+sim_preload=$(ldd "$sim_libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ {print $3; exit}')
+if [[ -n $sim_preload ]]; then export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0; fi
 
 sim_fail() {
   echo "FAIL: $*"
@@ -37,7 +43,8 @@ sim_run() {
   sim_out=$sim_tmp/run$sim_runs.out
   echo "=== $(basename "$program") $*"
   local status=0
-  LD_LIBRARY_PATH=$sim_libcuda_dir OMP_TARGET_OFFLOAD=MANDATORY STACKCHECK_LIBCUDA_LOG=$sim_log \
+  LD_PRELOAD=$sim_preload LD_LIBRARY_PATH=$sim_libcuda_dir OMP_TARGET_OFFLOAD=MANDATORY \
+    STACKCHECK_LIBCUDA_LOG=$sim_log \
     timeout 120 "$sim_here/$program" "$@" >"$sim_out" 2>&1 || status=$?
   cat "$sim_out"
   [[ $status -eq $want ]] || sim_fail "exited with $status, want $want"
