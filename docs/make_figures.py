@@ -12,7 +12,7 @@ machine. Mutation testing is rendered from the JSON that
 tests/mutants/run_mutants.py last wrote (committed), with its own stamp.
 
     docs/make_figures.py                # build, run everything (a few minutes on 2 cores)
-    docs/make_figures.py --no-build     # use what bazel-bin already holds
+    docs/make_figures.py --no-build     # use what bazel-bin already holds (-c opt)
     docs/make_figures.py --hardware-only   # only what comes from committed output
                                            # (long proofs, hardware, mutants)
     docs/make_figures.py --long         # also the runs that take minutes each
@@ -829,7 +829,7 @@ def main():
     body = []
     if not args.hardware_only:
         if not args.no_build:
-            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", *BUILD_TARGETS],
+            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt", *BUILD_TARGETS],
                                cwd=ROOT)
             if r.returncode != 0:
                 sys.exit("make_figures: the build failed")
@@ -887,7 +887,8 @@ def main():
                               "--benchmark_min_time=0.1"], "strategy_benchmark")
 
         body += ["## Simulator, on this project's development machine", "",
-                 "Commit %s, machine %s; the default build (`.bazelrc`: `-O2`). Load "
+                 "Commit %s, machine %s; the release build `./bazelw run` uses (`-c opt`: `-O2`, "
+                 "`NDEBUG`). Load "
                  "average when the runs began: %s (the machine is shared with other "
                  "builds, so rates move by a quarter or more between runs). Each "
                  "table names its run: date · commit · machine." % (
