@@ -199,12 +199,15 @@ using stackcheck::libcuda::Real;
 
 extern "C" {
 
-void* dlsym(void* handle, const char* name) {
-  void* f = Real().dlsym(handle, name);
-  if (f == nullptr || !Controlled() ||
-      std::strncmp(name, "GOMP_OFFLOAD_", 13) != 0) {
-    return f;
+// Not instrumented, and no libc call before the name is known to be the
+// plugin's: an ASan runtime calls this while it starts (CallRealDlsym).
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* dlsym(void* handle, const char* name) {
+  void* f = stackcheck::libcuda::CallRealDlsym(handle, name);
+  static constexpr char kPrefix[] = "GOMP_OFFLOAD_";
+  for (std::size_t i = 0; i + 1 < sizeof kPrefix; ++i) {
+    if (name[i] != kPrefix[i]) return f;
   }
+  if (f == nullptr || !Controlled()) return f;
   return stackcheck::libcuda::Wrap(name, f);
 }
 

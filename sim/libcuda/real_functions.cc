@@ -10,14 +10,13 @@ namespace {
 
 // dlsym itself is interposed (plugin_calls.cc), so the real one comes from
 // dlvsym, which is not; glibc 2.34 moved it into libc under a new version.
-void* RealDlsym(void* handle, const char* name) {
+// Looked up on every call, without a guarded static: this runs while an ASan
+// runtime starts (CallRealDlsym), and the lookup is rare.
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* RealDlsym(void* handle, const char* name) {
   using Dlsym = void* (*)(void*, const char*);
-  static Dlsym real = [] {
-    void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    return reinterpret_cast<Dlsym>(f);
-  }();
-  return real(handle, name);
+  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  return reinterpret_cast<Dlsym>(f)(handle, name);
 }
 
 template <typename F>
@@ -62,6 +61,8 @@ RealFunctions ResolveAll() {
 }
 
 }  // namespace
+
+void* CallRealDlsym(void* handle, const char* name) { return RealDlsym(handle, name); }
 
 const RealFunctions& Real() {
   static const RealFunctions real = ResolveAll();

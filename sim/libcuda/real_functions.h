@@ -7,6 +7,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "absl/base/attributes.h"
+
 namespace stackcheck::libcuda {
 
 struct RealFunctions {
@@ -40,6 +42,13 @@ struct RealFunctions {
 
 // Resolved on first use (the next definition after this library's).
 const RealFunctions& Real();
+
+// The C library's dlsym (Real().dlsym), callable before anything else here is
+// set up: an ASan runtime preloaded before this library (--config=asan) looks
+// its interceptors up through the interposed dlsym while it starts, before its
+// shadow memory exists, so this path is not instrumented and calls no function
+// ASan intercepts.
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* CallRealDlsym(void* handle, const char* name);
 
 }  // namespace stackcheck::libcuda
 
