@@ -1,8 +1,8 @@
 // The device as the event stream describes it -- the memory ledger, the
 // kernels in flight, each kernel with the blocks it was enqueued on, and which
 // blocks are the runtime's -- kept once for every monitor that reads it
-// instead of once per monitor (each reading them cost a call at every such
-// event).
+// instead of once per monitor (a monitor keeping its own copy is called at
+// every event that changes it).
 //
 // A block is the runtime's when a thread allocated it inside a region (between
 // kRegionBegin and kRegionEnd: inside run()) or when a kernel's stacks were
