@@ -10,14 +10,14 @@ void DeviceBooks::Reset() {
   ledger_.Reset();
   kernels_.Reset();
   just_freed_ = nullptr;
-  just_ended_ = nullptr;
+  kernel_ended_ = false;
   runtime_blocks_.clear();
   std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
 }
 
 void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
   just_freed_ = nullptr;
-  just_ended_ = nullptr;
+  kernel_ended_ = false;
   switch (e.kind) {
     case EventKind::kRegionBegin:
     case EventKind::kRegionEnd:
@@ -55,7 +55,7 @@ void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
       return;
     case EventKind::kKernelEnd:
     case EventKind::kKernelDropped:
-      if (kernels_.Remove(e.a, &ended_)) just_ended_ = &ended_;
+      kernel_ended_ = kernels_.Remove(e.a, &ended_);
       return;
     default:  // kCtxDestroy is ApplyAfter's
       return;

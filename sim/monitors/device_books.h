@@ -54,7 +54,7 @@ class DeviceBooks {
   const FreedBlock* just_freed() const { return just_freed_; }
   // The kernel the last event removed (a kKernelEnd or kKernelDropped of a
   // kernel in flight), as it was in flight, or nullptr.
-  const KernelInFlight* just_ended() const { return just_ended_; }
+  const KernelInFlight* just_ended() const { return kernel_ended_ ? &ended_ : nullptr; }
   // Whether the block with this serial, live or freed, is the runtime's.
   bool IsRuntimeBlock(BlockSerial serial) const {
     return std::find(runtime_blocks_.begin(), runtime_blocks_.end(), serial) !=
@@ -77,8 +77,8 @@ class DeviceBooks {
   BlockLedger ledger_;
   KernelTable kernels_;
   const FreedBlock* just_freed_ = nullptr;
-  KernelInFlight ended_;
-  const KernelInFlight* just_ended_ = nullptr;
+  KernelInFlight ended_;  // the kernel the last event removed, if kernel_ended_
+  bool kernel_ended_ = false;
   std::vector<BlockSerial> runtime_blocks_;
   // The open region of each actor (0: none), indexed by ActorId.
   std::vector<std::uint32_t> region_of_actor_;
