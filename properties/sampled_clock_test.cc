@@ -23,6 +23,15 @@ struct FakeClock {
   }
 };
 
+// `n` executions of `each`, the clock asked after every one.
+template <typename Duration>
+void RunExecutions(SampledClock<FakeClock>& clock, int n, Duration each) {
+  for (int i = 0; i < n; ++i) {
+    FakeClock::now_value += each;
+    clock.Now();
+  }
+}
+
 class SampledClockTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -41,10 +50,7 @@ TEST_F(SampledClockTest, FirstCallReadsTheClock) {
 TEST_F(SampledClockTest, QuickExecutionsAreReadLessOftenUpToTheCap) {
   SampledClock<FakeClock> clock(FakeClock::time_point{}, std::chrono::milliseconds(1));
   // 3 us an execution: the stride doubles to its cap of 64 (192 us apart).
-  for (int i = 0; i < 2000; ++i) {
-    FakeClock::now_value += std::chrono::microseconds(3);
-    clock.Now();
-  }
+  RunExecutions(clock, 2000, std::chrono::microseconds(3));
   EXPECT_EQ(clock.stride(), 64u);
   EXPECT_LT(FakeClock::reads, 2000 / 64 + 8);
 }
@@ -60,16 +66,10 @@ TEST_F(SampledClockTest, StaleByAtMostTheFineIntervalWhileExecutionsKeepTheirPac
 
 TEST_F(SampledClockTest, SlowExecutionsAreReadEveryTime) {
   SampledClock<FakeClock> clock(FakeClock::time_point{}, std::chrono::milliseconds(1));
-  for (int i = 0; i < 100; ++i) {
-    FakeClock::now_value += std::chrono::microseconds(3);
-    clock.Now();
-  }
+  RunExecutions(clock, 100, std::chrono::microseconds(3));
   ASSERT_GT(clock.stride(), 1u);
   // Executions turn slow: the read that sees it drops the stride to one.
-  for (int i = 0; i < 200; ++i) {
-    FakeClock::now_value += std::chrono::milliseconds(2);
-    clock.Now();
-  }
+  RunExecutions(clock, 200, std::chrono::milliseconds(2));
   EXPECT_EQ(clock.stride(), 1u);
   const int reads = FakeClock::reads;
   for (int i = 0; i < 10; ++i) {
