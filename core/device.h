@@ -74,6 +74,10 @@ struct KernelArgs {
   // them on one stream): they share the backend's block counter.
   HostWordHandle completion_word{};
   std::uint32_t completion_value = 0;
+  // The code the kernel runs, as a token of whoever launches it (0: none).
+  // The simulator hands it to its kernel-body runner when the kernel starts
+  // (sim_device.h); the real backend runs its PTX and ignores it.
+  std::uint64_t body = 0;
 };
 
 // Callbacks run on the driver's callback thread (SEM-07), never on the thread

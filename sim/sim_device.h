@@ -46,6 +46,12 @@ class SimDevice final : public Device, public GpuModel {
   void BeginExecution();
 
   CuResult sticky() const { return sticky_; }
+  // Runs a kernel's code when the kernel starts (KernelArgs::body, nonzero):
+  // kTrap makes the kernel trap at its end, as a device-side abort does
+  // (SEM-04). A simulated program's driver (sim/libcuda) sets it; models
+  // have no code to run. Kept across executions.
+  using KernelBodyRunner = KernelAction (*)(std::uint64_t body);
+  void set_kernel_body_runner(KernelBodyRunner runner) { kernel_body_runner_ = runner; }
   std::uint64_t live_bytes() const { return live_bytes_; }
   // This execution's allocations (frees not subtracted) outgrew the capacity
   // while footprints took allocations to commute: see AllocFootprint.
@@ -234,6 +240,7 @@ class SimDevice final : public Device, public GpuModel {
   Context context_ = Context::kNone;
   ActorId destroyer_ = kNoActor;
   CuResult sticky_ = CuResult::kSuccess;
+  KernelBodyRunner kernel_body_runner_ = nullptr;
   std::vector<Stream> streams_;  // [0] is the legacy stream; slots reused
   std::size_t stream_count_ = 0;
   bool extra_blocking_streams_ = false;

@@ -146,6 +146,13 @@ void SimDevice::StreamStep(std::uint32_t stream) {
       if (op.phase == Phase::kQueued) {
         // From here until its end the kernel's warps use their stack slots.
         op.phase = Phase::kStarted;
+        // Its code runs now; what it does is visible once it ends (a copy
+        // waits for the kernel, SEM-02), and a trap in it ends it trapping.
+        if (op.args.body != 0 && kernel_body_runner_ != nullptr &&
+            op.args.action == KernelAction::kRun &&
+            kernel_body_runner_(op.args.body) == KernelAction::kTrap) {
+          op.args.action = KernelAction::kTrap;
+        }
         op.start_ns = scheduler_->now();
         scheduler_->Log(EventKind::kKernelStart, op.id, stream, op.args.region_tag,
                         op.slots, op.args.stacks, op.args.stack_size_per_warp);
