@@ -22,6 +22,7 @@
 #include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/plugin_calls.h"
 #include "sim/libcuda/program_threads.h"
+#include "sim/libcuda/signal_chain.h"
 
 namespace stackcheck::libcuda {
 namespace {
@@ -42,8 +43,7 @@ const Word& WordOf(Twin& twin, const int* address) {
   auto [it, fresh] = Words().try_emplace(reinterpret_cast<std::uintptr_t>(address));
   if (fresh) {
     it->second.ordinal = Words().size();
-    it->second.queue =
-        twin.host.NewWaitQueue(absl::StrCat("libgomp lock #", it->second.ordinal));
+    it->second.queue = twin.host.NewWaitQueue(absl::StrCat("libgomp lock #", it->second.ordinal));
   }
   return it->second;
 }
@@ -60,23 +60,23 @@ void Blame(Twin& twin, std::uint32_t queue, std::size_t ordinal) {
     return;
   }
   twin.host.BlameWaitQueue(queue, holder);
-  twin.host.RenameWaitQueue(
-      queue, absl::StrCat("libgomp's device lock (futex word #", ordinal,
-                          ", taken to be devicep->lock: its holder is inside ", call,
-                          ", which libgomp calls with the device lock held)"));
+  twin.host.RenameWaitQueue(queue,
+                            absl::StrCat("libgomp's device lock (futex word #", ordinal,
+                                         ", taken to be devicep->lock: its holder is inside ", call,
+                                         ", which libgomp calls with the device lock held)"));
 }
 
 long Futex(int* word, int op, int value, const void* timeout) {
   const int command = op & FUTEX_CMD_MASK;
   long result = 0;
   // A wake has no timeout argument (its register holds whatever it held).
-  const bool modelled =
-      (command == FUTEX_WAKE || (command == FUTEX_WAIT && timeout == nullptr)) &&
-      Controlled() && HasTwin();
+  const bool modelled = (command == FUTEX_WAKE || (command == FUTEX_WAIT && timeout == nullptr)) &&
+                        Controlled() && HasTwin();
   // The word's address goes to the call log only: it changes from run to
   // run, and the trace must not (the digest, the fingerprints).
   if (modelled && command == FUTEX_WAIT) {
-    LogProgramLine(absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
+    LogProgramLine(
+        absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
   }
   if (modelled && AtPoint([&](Twin& twin) {
         const Word& w = WordOf(twin, word);
@@ -105,14 +105,15 @@ long Futex(int* word, int op, int value, const void* timeout) {
 void OnSigsys(int, siginfo_t* info, void* context) {
   auto* uc = static_cast<ucontext_t*>(context);
   greg_t* regs = uc->uc_mcontext.gregs;
-  if (info->si_syscall != SYS_futex) {
-    regs[REG_RAX] = -ENOSYS;
+  constexpr int kBySeccomp = 1;  // SYS_SECCOMP, si_code of a filter's SIGSYS
+  if (info->si_code != kBySeccomp || info->si_syscall != SYS_futex) {
+    PassToProgram(SIGSYS, info, context);  // not the filter's: the program's own
     return;
   }
   const int saved_errno = errno;
-  regs[REG_RAX] = Futex(reinterpret_cast<int*>(regs[REG_RDI]), static_cast<int>(regs[REG_RSI]),
-                        static_cast<int>(regs[REG_RDX]),
-                        reinterpret_cast<const void*>(regs[REG_R10]));
+  regs[REG_RAX] =
+      Futex(reinterpret_cast<int*>(regs[REG_RDI]), static_cast<int>(regs[REG_RSI]),
+            static_cast<int>(regs[REG_RDX]), reinterpret_cast<const void*>(regs[REG_R10]));
   errno = saved_errno;
 }
 
@@ -128,13 +129,7 @@ absl::Status InstallFutexTrap() {
   if ((text.begin >> 32) != ((text.end - 1) >> 32)) {
     return absl::FailedPreconditionError("libgomp's text crosses a 4 GiB boundary");
   }
-  struct sigaction action {};
-  action.sa_sigaction = &OnSigsys;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  if (sigaction(SIGSYS, &action, nullptr) != 0) {
-    return absl::InternalError("cannot handle SIGSYS");
-  }
+  if (absl::Status s = ClaimSignal(SIGSYS, &OnSigsys); !s.ok()) return s;
   const auto lo = static_cast<std::uint32_t>(text.begin);
   const auto hi = static_cast<std::uint32_t>(text.end);
   const auto high_word = static_cast<std::uint32_t>(text.begin >> 32);
@@ -163,7 +158,8 @@ absl::Status InstallFutexTrap() {
       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &program) != 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("the kernel refused the seccomp filter that makes libgomp's futexes "
-                     "visible: ", std::strerror(errno)));
+                     "visible: ",
+                     std::strerror(errno)));
   }
   return absl::OkStatus();
 }

@@ -3,7 +3,8 @@
 // the simulator's mutexes have: an unlock by a non-owner releases, a destroy
 // of a held mutex fails with EBUSY and leaves it held; recursive and
 // error-checking mutexes as their type says), condition variables,
-// pthread_once, yields, sleeps (virtual time) and exit.
+// pthread_once, yields, sleeps (virtual time) and exit (in a kernel's code, a
+// trap).
 //
 // A call goes to the real C library instead when the process is not
 // controlled, after the simulated execution ended, on the simulator's own
@@ -25,6 +26,8 @@
 #include "absl/time/time.h"
 #include "core/host.h"
 #include "sim/libcuda/callback_call.h"
+#include "sim/libcuda/entry_point.h"
+#include "sim/libcuda/kernel_body.h"
 #include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
@@ -57,9 +60,8 @@ bool ModelledSync(const void* caller) {
 // --- names for the plugin's mutexes -----------------------------------------
 // plugin-nvptx.c's nvptx_open_device initialises each device's three locks in
 // this order; its only static mutex is ptx_dev_lock.
-constexpr const char* kPluginDeviceLocks[] = {
-    "ptx_dev->image_lock", "ptx_dev->free_blocks_lock",
-    "ptx_dev->omp_stacks.lock (the stacks lock)"};
+constexpr const char* kPluginDeviceLocks[] = {"ptx_dev->image_lock", "ptx_dev->free_blocks_lock",
+                                              "ptx_dev->omp_stacks.lock (the stacks lock)"};
 
 bool InPlugin(const void* address) {
   Dl_info info{};
@@ -224,8 +226,8 @@ using stackcheck::ThreadId;
 
 extern "C" {
 
-int pthread_create(pthread_t* handle, const pthread_attr_t* attr, void* (*start)(void*),
-                   void* argument) {
+STACKCHECK_ENTRY_POINT int pthread_create(pthread_t* handle, const pthread_attr_t* attr,
+                                          void* (*start)(void*), void* argument) {
   if (!Modelled(CALLER)) return Real().pthread_create(handle, attr, start, argument);
   NewThread* thread = PrepareThread();
   // The twin starts last: no scheduling point may come between it and the
@@ -246,7 +248,7 @@ int pthread_create(pthread_t* handle, const pthread_attr_t* attr, void* (*start)
   return rc;
 }
 
-int pthread_join(pthread_t handle, void** result) {
+STACKCHECK_ENTRY_POINT int pthread_join(pthread_t handle, void** result) {
   const ThreadId twin = TwinOf(handle);
   if (Modelled(CALLER) && twin != kNoThread) {
     AtPoint([&](Twin& t) {
@@ -257,22 +259,20 @@ int pthread_join(pthread_t handle, void** result) {
   return Real().pthread_join(handle, result);
 }
 
-[[noreturn]] void pthread_exit(void* result) {
+[[noreturn]] STACKCHECK_ENTRY_POINT void pthread_exit(void* result) {
   if (Modelled(CALLER)) ThreadEnds();
   Real().pthread_exit(result);
 }
 
-int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
+STACKCHECK_ENTRY_POINT int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
   const void* caller = CALLER;
   if (!ModelledSync(caller)) return Real().pthread_mutex_init(m, attr);
   Real().pthread_mutex_init(m, attr);  // the bytes, for whoever reads them
-  AtPoint([&](Twin& twin) {
-    Mutexes()[m].mutex = twin.host.NewMutex(NameFor(m, caller));
-  });
+  AtPoint([&](Twin& twin) { Mutexes()[m].mutex = twin.host.NewMutex(NameFor(m, caller)); });
   return 0;
 }
 
-int pthread_mutex_lock(pthread_mutex_t* m) {
+STACKCHECK_ENTRY_POINT int pthread_mutex_lock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_lock(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = Lock(twin, m, /*try_only=*/false); })) {
@@ -281,7 +281,7 @@ int pthread_mutex_lock(pthread_mutex_t* m) {
   return rc;
 }
 
-int pthread_mutex_trylock(pthread_mutex_t* m) {
+STACKCHECK_ENTRY_POINT int pthread_mutex_trylock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_trylock(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = Lock(twin, m, /*try_only=*/true); })) {
@@ -290,7 +290,7 @@ int pthread_mutex_trylock(pthread_mutex_t* m) {
   return rc;
 }
 
-int pthread_mutex_unlock(pthread_mutex_t* m) {
+STACKCHECK_ENTRY_POINT int pthread_mutex_unlock(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_unlock(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = Unlock(twin, m); })) {
@@ -299,7 +299,7 @@ int pthread_mutex_unlock(pthread_mutex_t* m) {
   return rc;
 }
 
-int pthread_mutex_destroy(pthread_mutex_t* m) {
+STACKCHECK_ENTRY_POINT int pthread_mutex_destroy(pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_destroy(m);
   int rc = 0;
   if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).Destroy() ? 0 : EBUSY; })) {
@@ -308,13 +308,13 @@ int pthread_mutex_destroy(pthread_mutex_t* m) {
   return rc;
 }
 
-int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) {
+STACKCHECK_ENTRY_POINT int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) {
   return Real().pthread_cond_init(c, attr);
 }
 
 int pthread_cond_destroy(pthread_cond_t* c) { return Real().pthread_cond_destroy(c); }
 
-int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+STACKCHECK_ENTRY_POINT int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   if (!ModelledSync(CALLER)) return Real().pthread_cond_wait(c, m);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
@@ -327,18 +327,19 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   return 0;
 }
 
-int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const timespec* deadline) {
+STACKCHECK_ENTRY_POINT int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m,
+                                                  const timespec* deadline) {
   if (!ModelledSync(CALLER)) return Real().pthread_cond_timedwait(c, m, deadline);
   return TimedWait(c, m, "pthread_cond_timedwait");
 }
 
-int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t clock,
-                           const timespec* deadline) {
+STACKCHECK_ENTRY_POINT int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m,
+                                                  clockid_t clock, const timespec* deadline) {
   if (!ModelledSync(CALLER)) return Real().pthread_cond_clockwait(c, m, clock, deadline);
   return TimedWait(c, m, "pthread_cond_clockwait");
 }
 
-int pthread_cond_signal(pthread_cond_t* c) {
+STACKCHECK_ENTRY_POINT int pthread_cond_signal(pthread_cond_t* c) {
   if (!ModelledSync(CALLER)) return Real().pthread_cond_signal(c);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
@@ -347,19 +348,18 @@ int pthread_cond_signal(pthread_cond_t* c) {
   return 0;
 }
 
-int pthread_cond_broadcast(pthread_cond_t* c) {
+STACKCHECK_ENTRY_POINT int pthread_cond_broadcast(pthread_cond_t* c) {
   if (!ModelledSync(CALLER)) return Real().pthread_cond_broadcast(c);
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
-    twin.host.ProgramCall("pthread_cond_broadcast", queue,
-                          twin.host.WakeQueue(queue, UINT32_MAX));
+    twin.host.ProgramCall("pthread_cond_broadcast", queue, twin.host.WakeQueue(queue, UINT32_MAX));
   });
   return 0;
 }
 
 // glibc marks a finished pthread_once_t with 2 (__PTHREAD_ONCE_DONE); one
 // finished before control began is left to it.
-int pthread_once(pthread_once_t* once, void (*init)()) {
+STACKCHECK_ENTRY_POINT int pthread_once(pthread_once_t* once, void (*init)()) {
   if (!Modelled(CALLER) || *once == 2) return Real().pthread_once(once, init);
   bool run = false;
   AtPoint([&](Twin& twin) {
@@ -386,15 +386,15 @@ int pthread_once(pthread_once_t* once, void (*init)()) {
   return 0;
 }
 
-int pthread_barrier_init(pthread_barrier_t* b, const pthread_barrierattr_t* attr,
-                         unsigned count) {
+STACKCHECK_ENTRY_POINT int pthread_barrier_init(pthread_barrier_t* b,
+                                                const pthread_barrierattr_t* attr, unsigned count) {
   if (!Modelled(CALLER)) return Real().pthread_barrier_init(b, attr, count);
   if (count == 0) return EINVAL;
   Barriers()[b] = BarrierState{count, 0};
   return 0;
 }
 
-int pthread_barrier_destroy(pthread_barrier_t* b) {
+STACKCHECK_ENTRY_POINT int pthread_barrier_destroy(pthread_barrier_t* b) {
   if (!Modelled(CALLER) || Barriers().count(b) == 0) return Real().pthread_barrier_destroy(b);
   Barriers().erase(b);
   return 0;
@@ -402,7 +402,7 @@ int pthread_barrier_destroy(pthread_barrier_t* b) {
 
 // The last thread of a round wakes the others and gets
 // PTHREAD_BARRIER_SERIAL_THREAD, as in glibc.
-int pthread_barrier_wait(pthread_barrier_t* b) {
+STACKCHECK_ENTRY_POINT int pthread_barrier_wait(pthread_barrier_t* b) {
   if (!Modelled(CALLER) || Barriers().count(b) == 0) return Real().pthread_barrier_wait(b);
   int rc = 0;
   AtPoint([&](Twin& twin) {
@@ -420,7 +420,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) {
   return rc;
 }
 
-int sched_yield() {
+STACKCHECK_ENTRY_POINT int sched_yield() {
   if (!Modelled(CALLER)) return Real().sched_yield();
   AtPoint([](Twin& twin) {
     twin.host.ProgramCall("sched_yield");
@@ -429,14 +429,15 @@ int sched_yield() {
   return 0;
 }
 
-int nanosleep(const timespec* request, timespec* remaining) {
+STACKCHECK_ENTRY_POINT int nanosleep(const timespec* request, timespec* remaining) {
   if (!Modelled(CALLER) || request == nullptr) return Real().nanosleep(request, remaining);
   Sleep(absl::DurationFromTimespec(*request), "nanosleep");
   if (remaining != nullptr) *remaining = timespec{};
   return 0;
 }
 
-int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining) {
+STACKCHECK_ENTRY_POINT int clock_nanosleep(clockid_t clock, int flags, const timespec* request,
+                                           timespec* remaining) {
   if (!Modelled(CALLER) || request == nullptr || flags != 0) {
     return Real().clock_nanosleep(clock, flags, request, remaining);
   }
@@ -444,19 +445,22 @@ int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespe
   return 0;
 }
 
-int usleep(useconds_t us) {
+STACKCHECK_ENTRY_POINT int usleep(useconds_t us) {
   if (!Modelled(CALLER)) return Real().usleep(us);
   Sleep(absl::Microseconds(us), "usleep");
   return 0;
 }
 
-unsigned sleep(unsigned s) {
+STACKCHECK_ENTRY_POINT unsigned sleep(unsigned s) {
   if (!Modelled(CALLER)) return Real().sleep(s);
   Sleep(absl::Seconds(s), "sleep");
   return 0;
 }
 
-[[noreturn]] void exit(int status) {
+[[noreturn]] STACKCHECK_ENTRY_POINT void exit(int status) {
+  // In a kernel's code (a fatal `error` directive, through libgomp's
+  // gomp_fatal): libgomp's nvptx runtime aborts there instead, a trap.
+  if (InKernelBody()) EndKernelWithTrap("exit() in device code (nvptx libgomp traps there)");
   if (Modelled(CALLER)) ExitBegins(status);
   Real().exit(status);
 }

@@ -8,21 +8,26 @@
 // - Calls that touch device state go through RunOnDevice to the SimDevice, so
 //   its admission order (sticky error first, SEM-05; no calls from callback
 //   context, SEM-09), waits (SEM-11, SEM-14) and event log apply.
-// - Device memory holds real bytes: every live block has a host shadow of its
-//   size (zero-filled pages, allocated lazily by the kernel), which cuMemcpy*
-//   read and write after the SimDevice accepted the copy.
+// - Device memory holds real bytes at its device addresses: every live block
+//   is mapped at the address the SimDevice gave it (zero-filled pages, backed
+//   lazily by the kernel), so a kernel's code dereferences device pointers
+//   (kernel_body.h). cuMemcpy* read and write the bytes after the SimDevice
+//   accepted the copy. A `declare target` variable has its block, paired
+//   with its host variable (offload_images.h): while a kernel's code runs,
+//   the host variable holds the device variable's bytes.
 // - Modules are PTX. cuLinkComplete returns an image holding the PTX it was
 //   given; cuModuleLoadData takes that image or PTX text. Every `.entry` of a
 //   module is a function; every `.global` gets device memory of its size.
-// - A kernel does not execute. It is enqueued as the simulator's
-//   OpenMP-shaped kernel: its first argument that points into a live device
-//   block is the variable table, the second the stacks block, and an
-//   8-byte argument after it that is no pointer the per-warp stack size
-//   (libgomp's kernels take exactly (arg, stack, sz)). It completes when the
-//   GPU actor runs its steps, at the latest at the next synchronisation.
+// - A kernel is enqueued as the simulator's OpenMP-shaped kernel with
+//   libgomp's arguments as GOMP_OFFLOAD_run passes them: (variable table or
+//   NULL, stacks block, per-warp stack size). When the GPU actor starts it,
+//   its region's host function runs on the device memory (kernel_body.h);
+//   it completes when the GPU actor runs its end, at the latest at the next
+//   synchronisation.
 // - An entry point that is not implemented prints one line naming itself and
 //   returns CUDA_ERROR_NOT_SUPPORTED.
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -44,7 +49,12 @@
 #include "core/driver_call.h"
 #include "sim/libcuda/bridge.h"
 #include "sim/libcuda/callback_call.h"
+#include "sim/libcuda/entry_point.h"
 #include "sim/libcuda/exec_options.h"
+#include "sim/libcuda/kernel_body.h"
+#include "sim/libcuda/offload_images.h"
+#include "sim/libcuda/openmp_calls.h"
+#include "sim/libcuda/plugin_calls.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/ptx_symbols.h"
 #include "sim/sim_device.h"
@@ -101,15 +111,22 @@ CUresult NotImplemented(const char* name) {
 
 // --- state of the driver library beside the SimDevice ------------------------
 
+// A live block's bytes: where they are.
 struct Shadow {
+  enum class Backing {
+    kAtAddress,  // mapped at the block's device address
+    kHeap,       // elsewhere (the address was taken): kernels cannot use it
+  };
   std::uint64_t bytes = 0;
   unsigned char* data = nullptr;
+  Backing backing = Backing::kHeap;
 };
 
 struct Function {
   std::string name;
   std::vector<std::uint32_t> param_sizes;
   stackcheck::FunctionHandle sim{};
+  stackcheck::libcuda::HostFunction host = nullptr;  // its region's host code
 };
 
 struct Module {
@@ -129,6 +146,9 @@ struct Link {
 
 std::mutex g_mu;  // guards the tables below (not the device: the bridge does)
 std::map<DevicePtr, Shadow> g_blocks;
+// The device variables of loaded modules paired with the program's host
+// variables, by the device block.
+std::map<DevicePtr, stackcheck::libcuda::HostVariable> g_paired;
 
 // The current context of each host thread: a stack, as the driver keeps it.
 // There is one context (the SimDevice's); its handle is this address.
@@ -151,9 +171,7 @@ struct ContextStack {
 };
 thread_local ContextStack t_ctx_stack;  // zero-initialised: empty
 
-CUcontext CurrentContext() {
-  return t_ctx_stack.empty() ? nullptr : t_ctx_stack.back();
-}
+CUcontext CurrentContext() { return t_ctx_stack.empty() ? nullptr : t_ctx_stack.back(); }
 
 // A block holding [ptr, ptr + bytes); nullptr if none.
 Shadow* FindBlock(DevicePtr ptr, std::uint64_t bytes, DevicePtr* base = nullptr) {
@@ -178,17 +196,49 @@ CUstream FromSim(stackcheck::StreamHandle s) {
   return v == 0 ? nullptr : reinterpret_cast<CUstream>(v + kHandleBase);
 }
 
+constexpr std::uint64_t kPage = 4096;
+std::uint64_t PageRounded(std::uint64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
+
+// Memory for a block at its device address. The SimDevice's addresses
+// (from 4 GiB up, a TiB per actor, 2 MiB granules) lie below where Linux
+// places a program, its heap and its libraries, and are never reused within
+// an execution. Fresh anonymous pages cost nothing until touched. Where the
+// address is taken anyway (or not page-aligned: a granularity under a page),
+// the block lives on the heap and a kernel that needs it cannot run.
+Shadow MapBlock(DevicePtr ptr, std::uint64_t bytes) {
+  if (ptr % kPage == 0) {
+    void* want = reinterpret_cast<void*>(ptr);
+    void* got = mmap(want, PageRounded(bytes), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (got == want)
+      return Shadow{bytes, static_cast<unsigned char*>(got), Shadow::Backing::kAtAddress};
+    if (got != MAP_FAILED) munmap(got, PageRounded(bytes));  // a kernel without NOREPLACE
+  }
+  // calloc of a large block maps fresh zero pages: no memory until touched.
+  return Shadow{bytes, static_cast<unsigned char*>(std::calloc(1, bytes)), Shadow::Backing::kHeap};
+}
+
+void Release(Shadow& shadow) {
+  switch (shadow.backing) {
+    case Shadow::Backing::kAtAddress:
+      munmap(shadow.data, PageRounded(shadow.bytes));
+      break;
+    case Shadow::Backing::kHeap:
+      std::free(shadow.data);
+      break;
+  }
+}
+
 CuResult AllocateBlock(Device& d, DevicePtr* ptr, std::uint64_t bytes) {
   const CuResult r = d.MemAlloc(ptr, bytes);
   if (r != CuResult::kSuccess) return r;
-  // calloc of a large block maps fresh zero pages: no memory until touched.
-  auto* data = static_cast<unsigned char*>(std::calloc(1, bytes));
-  if (data == nullptr) {
+  Shadow shadow = MapBlock(*ptr, bytes);
+  if (shadow.data == nullptr) {
     d.MemFree(*ptr);
     return CuResult::kOutOfMemory;
   }
   std::lock_guard<std::mutex> lock(g_mu);
-  g_blocks[*ptr] = Shadow{bytes, data};
+  g_blocks[*ptr] = shadow;
   return r;
 }
 
@@ -196,14 +246,25 @@ void DropBlock(DevicePtr ptr) {
   std::lock_guard<std::mutex> lock(g_mu);
   auto it = g_blocks.find(ptr);
   if (it == g_blocks.end()) return;
-  std::free(it->second.data);
+  g_paired.erase(ptr);
+  Release(it->second);
   g_blocks.erase(it);
 }
 
 void DropAllBlocks() {
   std::lock_guard<std::mutex> lock(g_mu);
-  for (auto& [base, shadow] : g_blocks) std::free(shadow.data);
+  for (auto& [base, shadow] : g_blocks) Release(shadow);
   g_blocks.clear();
+  g_paired.clear();
+}
+
+// Whether a kernel's code can run on the block holding `ptr` (0: no block
+// needed).
+bool AddressableAt(DevicePtr ptr) {
+  if (ptr == 0) return true;
+  std::lock_guard<std::mutex> lock(g_mu);
+  const Shadow* block = FindBlock(ptr, 0);
+  return block != nullptr && block->backing != Shadow::Backing::kHeap;
 }
 
 struct CallbackCall {
@@ -220,6 +281,39 @@ STACKCHECK_PROGRAM_CALLBACK_CALLER void CallProgramCallback(const CallbackCall& 
 void CallbackTrampoline(stackcheck::StreamHandle stream, CuResult status, void* data) {
   std::unique_ptr<CallbackCall> call(static_cast<CallbackCall*>(data));
   CallProgramCallback(*call, FromSim(stream), Code(status));
+}
+
+// The module's variables start with their initialisers, as the driver's
+// module load writes them; an address in one is another variable's, and a
+// variable paired with a host variable is reached at the host's address,
+// where its bytes are while a kernel's code runs (RunWithDeviceVariables).
+void InitializeGlobals(const Module& m) {
+  auto address_of = [&m](absl::string_view symbol, std::uint64_t* address) {
+    auto it = m.globals.find(std::string(symbol));
+    if (it == m.globals.end() || it->second.first == 0) return false;
+    *address = it->second.first;
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto paired = g_paired.find(it->second.first);
+    if (paired != g_paired.end() && !paired->second.link) {
+      *address = reinterpret_cast<std::uint64_t>(paired->second.address);
+    }
+    return true;
+  };
+  for (const auto& g : m.symbols.globals) {
+    if (g.initializer.empty()) continue;
+    std::vector<unsigned char> bytes;
+    std::string error;
+    if (!stackcheck::libcuda::InitialBytes(g, address_of, &bytes, &error)) {
+      LogCall(absl::StrCat("module variable ", g.name, ": initialiser element \"", error,
+                           "\" not understood; the variable starts zero-filled"));
+      continue;
+    }
+    const DevicePtr ptr = m.globals.at(g.name).first;
+    std::lock_guard<std::mutex> lock(g_mu);
+    if (Shadow* block = FindBlock(ptr, bytes.size())) {
+      std::memcpy(block->data, bytes.data(), bytes.size());
+    }
+  }
 }
 
 CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view api) {
@@ -240,12 +334,21 @@ CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view ap
         if (r != CuResult::kSuccess) return r;
       }
       m->globals[g.name] = {ptr, g.bytes};
+      // A `declare target` variable of the program's: its block holds the
+      // data (or, for a link variable, a pointer to the data). A constant
+      // is the same on both sides, and read-only on the host's.
+      const auto host = stackcheck::libcuda::HostVariableOf(g.name);
+      if (ptr != 0 && host && !g.constant &&
+          (host->link ? g.bytes == sizeof(DevicePtr) : host->bytes == g.bytes)) {
+        std::lock_guard<std::mutex> lock(g_mu);
+        g_paired[ptr] = *host;
+      }
     }
     return CuResult::kSuccess;
   });
-  LogCall(absl::StrCat(api, "(", image.size(), " bytes of PTX: ",
-                       m->symbols.kernels.size(), " .entry, ",
-                       m->symbols.globals.size(), " .global) -> ", Name(r)));
+  if (r == CuResult::kSuccess) InitializeGlobals(*m);
+  LogCall(absl::StrCat(api, "(", image.size(), " bytes of PTX: ", m->symbols.kernels.size(),
+                       " .entry, ", m->symbols.globals.size(), " .global) -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   *out = reinterpret_cast<CUmodule>(module.release());
   return 0;
@@ -256,40 +359,69 @@ int DeviceAttribute(int attribute, bool* known) {
   // An H200-class device (SM 9.0, 132 multiprocessors): the plugin reads
   // these to choose launch geometry.
   switch (attribute) {
-    case 1: return 1024;         // MAX_THREADS_PER_BLOCK
-    case 2: return 1024;         // MAX_BLOCK_DIM_X
-    case 3: return 1024;         // MAX_BLOCK_DIM_Y
-    case 4: return 64;           // MAX_BLOCK_DIM_Z
-    case 5: return 2147483647;   // MAX_GRID_DIM_X
-    case 6: return 65535;        // MAX_GRID_DIM_Y
-    case 7: return 65535;        // MAX_GRID_DIM_Z
-    case 8: return 49152;        // MAX_SHARED_MEMORY_PER_BLOCK
-    case 9: return 65536;        // TOTAL_CONSTANT_MEMORY
-    case 10: return 32;          // WARP_SIZE
-    case 12: return 65536;       // MAX_REGISTERS_PER_BLOCK
-    case 13: return 1980000;     // CLOCK_RATE (kHz)
-    case 15: return 1;           // GPU_OVERLAP
-    case 16: return 132;         // MULTIPROCESSOR_COUNT
-    case 18: return 0;           // INTEGRATED
-    case 19: return 1;           // CAN_MAP_HOST_MEMORY
-    case 20: return 0;           // COMPUTE_MODE (default)
-    case 31: return 1;           // CONCURRENT_KERNELS
-    case 39: return 2048;        // MAX_THREADS_PER_MULTIPROCESSOR
-    case 40: return 3;           // ASYNC_ENGINE_COUNT
-    case 41: return 1;           // UNIFIED_ADDRESSING
-    case 75: return 9;           // COMPUTE_CAPABILITY_MAJOR
-    case 76: return 0;           // COMPUTE_CAPABILITY_MINOR
-    case 81: return 233472;      // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
-    case 82: return 65536;       // MAX_REGISTERS_PER_MULTIPROCESSOR
-    case 83: return 1;           // MANAGED_MEMORY
-    case 97: return 232448;      // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-    default: *known = false; return 0;
+    case 1:
+      return 1024;  // MAX_THREADS_PER_BLOCK
+    case 2:
+      return 1024;  // MAX_BLOCK_DIM_X
+    case 3:
+      return 1024;  // MAX_BLOCK_DIM_Y
+    case 4:
+      return 64;  // MAX_BLOCK_DIM_Z
+    case 5:
+      return 2147483647;  // MAX_GRID_DIM_X
+    case 6:
+      return 65535;  // MAX_GRID_DIM_Y
+    case 7:
+      return 65535;  // MAX_GRID_DIM_Z
+    case 8:
+      return 49152;  // MAX_SHARED_MEMORY_PER_BLOCK
+    case 9:
+      return 65536;  // TOTAL_CONSTANT_MEMORY
+    case 10:
+      return 32;  // WARP_SIZE
+    case 12:
+      return 65536;  // MAX_REGISTERS_PER_BLOCK
+    case 13:
+      return 1980000;  // CLOCK_RATE (kHz)
+    case 15:
+      return 1;  // GPU_OVERLAP
+    case 16:
+      return 132;  // MULTIPROCESSOR_COUNT
+    case 18:
+      return 0;  // INTEGRATED
+    case 19:
+      return 1;  // CAN_MAP_HOST_MEMORY
+    case 20:
+      return 0;  // COMPUTE_MODE (default)
+    case 31:
+      return 1;  // CONCURRENT_KERNELS
+    case 39:
+      return 2048;  // MAX_THREADS_PER_MULTIPROCESSOR
+    case 40:
+      return 3;  // ASYNC_ENGINE_COUNT
+    case 41:
+      return 1;  // UNIFIED_ADDRESSING
+    case 75:
+      return 9;  // COMPUTE_CAPABILITY_MAJOR
+    case 76:
+      return 0;  // COMPUTE_CAPABILITY_MINOR
+    case 81:
+      return 233472;  // MAX_SHARED_MEMORY_PER_MULTIPROCESSOR
+    case 82:
+      return 65536;  // MAX_REGISTERS_PER_MULTIPROCESSOR
+    case 83:
+      return 1;  // MANAGED_MEMORY
+    case 97:
+      return 232448;  // MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
+    default:
+      *known = false;
+      return 0;
   }
 }
 
 }  // namespace
 
-#define EXPORT extern "C" __attribute__((visibility("default")))
+#define EXPORT extern "C" __attribute__((visibility("default"))) STACKCHECK_ENTRY_POINT
 
 // --- initialisation, device, context ----------------------------------------
 
@@ -443,8 +575,7 @@ EXPORT CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_byte
   return Code(r);
 }
 
-EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size,
-                                        CUdeviceptr ptr) {
+EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) {
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
   std::lock_guard<std::mutex> lock(g_mu);
   DevicePtr b = 0;
@@ -504,14 +635,36 @@ EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr*, void*, unsigned int) 
 EXPORT CUresult cuMemcpy(CUdeviceptr, CUdeviceptr, std::size_t) {
   return NotImplemented("cuMemcpy");
 }
-EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr, CUdeviceptr, std::size_t, CUstream) {
-  return NotImplemented("cuMemcpyDtoDAsync_v2");
+// The asynchronous copies on the legacy stream, as GOMP_OFFLOAD_dev2dev
+// makes them (cuMemcpyDtoDAsync, stream NULL): done as synchronous copies,
+// which order after every earlier command as the legacy stream does, and
+// before every later one; the host waits where the driver would not. Other
+// streams are not modelled for copies.
+namespace {
+
+bool LegacyStream(CUstream stream) { return ToSim(stream) == stackcheck::kLegacyStream; }
+
+}  // namespace
+
+EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
+                                     CUstream stream) {
+  if (!LegacyStream(stream)) return NotImplemented("cuMemcpyDtoDAsync_v2 on a created stream");
+  std::vector<unsigned char> staging(bytes);
+  CUresult r = cuMemcpyDtoH_v2(staging.data(), src, bytes);
+  if (r == 0) r = cuMemcpyHtoD_v2(dst, staging.data(), bytes);
+  LogCall(absl::StrFormat("cuMemcpyDtoDAsync_v2(0x%x <- 0x%x, %u bytes, legacy stream) -> %d", dst,
+                          src, bytes, r));
+  return r;
 }
-EXPORT CUresult cuMemcpyDtoHAsync_v2(void*, CUdeviceptr, std::size_t, CUstream) {
-  return NotImplemented("cuMemcpyDtoHAsync_v2");
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes,
+                                     CUstream stream) {
+  if (!LegacyStream(stream)) return NotImplemented("cuMemcpyDtoHAsync_v2 on a created stream");
+  return cuMemcpyDtoH_v2(dst, src, bytes);
 }
-EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr, const void*, std::size_t, CUstream) {
-  return NotImplemented("cuMemcpyHtoDAsync_v2");
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t bytes,
+                                     CUstream stream) {
+  if (!LegacyStream(stream)) return NotImplemented("cuMemcpyHtoDAsync_v2 on a created stream");
+  return cuMemcpyHtoD_v2(dst, src, bytes);
 }
 
 // --- linking and modules -----------------------------------------------------
@@ -544,12 +697,12 @@ CUresult LinkCreate(unsigned int count, int* options, void** values, CUlinkState
   return 0;
 }
 
-CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size,
-                     const char* name, const char* api) {
+CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size, const char* name,
+                     const char* api) {
   if (state == nullptr || data == nullptr) return Code(CuResult::kInvalidValue);
   if (type != kJitInputPtx) {
-    std::fprintf(stderr, "stackcheck libcuda: %s: input type %d is not PTX; only PTX links\n",
-                 api, type);
+    std::fprintf(stderr, "stackcheck libcuda: %s: input type %d is not PTX; only PTX links\n", api,
+                 type);
     return Code(CuResult::kNotSupported);
   }
   auto* link = reinterpret_cast<Link*>(state);
@@ -557,7 +710,9 @@ CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size,
   while (!ptx.empty() && ptx.back() == '\0') ptx.remove_suffix(1);
   stackcheck::libcuda::ParsePtx(ptx, &link->symbols);
   ++link->inputs;
-  LogCall(absl::StrCat(api, "(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0"));
+  LogCall(absl::StrCat(api, "(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0 (",
+                       link->symbols.kernels.size(), " .entry, ", link->symbols.globals.size(),
+                       " .global so far)"));
   return 0;
 }
 
@@ -660,6 +815,7 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     slot->name = name;
     slot->param_sizes = kernel->param_sizes;
     slot->sim = sim;
+    slot->host = stackcheck::libcuda::HostFunctionOf(name);
   }
   *function = reinterpret_cast<CUfunction>(slot.get());
   return 0;
@@ -689,9 +845,15 @@ EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction functio
   // default geometry is then 528 teams x 8 warps, what it chose on the H200
   // (docs/cuda-semantics.md, costs table).
   switch (attribute) {
-    case kFuncMaxThreadsPerBlock: *value = 1024; break;
-    case kFuncNumRegs: *value = 64; break;
-    default: *value = 0; break;
+    case kFuncMaxThreadsPerBlock:
+      *value = 1024;
+      break;
+    case kFuncNumRegs:
+      *value = 64;
+      break;
+    default:
+      *value = 0;
+      break;
   }
   return 0;
 }
@@ -710,10 +872,144 @@ EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size,
 
 // --- kernels ----------------------------------------------------------------
 
+namespace {
+
+// libgomp's kernels take exactly (variable table, stacks block, per-warp
+// stack size), as GOMP_OFFLOAD_run passes them; the table is NULL for a
+// region that maps nothing. Other kernels (none in GCC 12's OpenMP path) are
+// read by their pointers: the first into a live block is taken as a table,
+// the second as stacks. Called with g_mu held.
+void ReadLaunchArguments(const std::vector<std::uint64_t>& words,
+                         const std::vector<std::uint32_t>& sizes, stackcheck::KernelArgs* args) {
+  if (sizes == std::vector<std::uint32_t>{8, 8, 8}) {
+    args->vars = words[0];
+    args->stacks = words[1];
+    args->stack_size_per_warp = words[2];
+    return;
+  }
+  int pointers = 0;
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const bool pointer = sizes[i] == 8 && FindBlock(words[i], 0) != nullptr;
+    if (pointer) {
+      if (pointers == 0) args->vars = words[i];
+      if (pointers == 1) args->stacks = words[i];
+      ++pointers;
+    } else if (pointers == 2 && args->stack_size_per_warp == 0 && sizes[i] == 8) {
+      args->stack_size_per_warp = words[i];
+    }
+  }
+}
+
+// Launched kernels' code, each waiting for its kernel to start.
+std::map<std::uint64_t, stackcheck::libcuda::KernelLaunch> g_bodies;  // guarded by g_mu
+std::uint64_t g_next_body = 0;                                        // guarded by g_mu
+
+// Where a device variable's bytes are: in its block, or for a link
+// variable behind the pointer its block holds (nullptr: not mapped yet).
+// Called with g_mu held.
+unsigned char* DeviceBytes(DevicePtr block, const stackcheck::libcuda::HostVariable& host) {
+  const Shadow* shadow = FindBlock(block, host.link ? sizeof(DevicePtr) : host.bytes);
+  if (shadow == nullptr) return nullptr;
+  if (!host.link) return shadow->data;
+  DevicePtr data = 0;
+  std::memcpy(&data, shadow->data, sizeof data);
+  return data != 0 && FindBlock(data, host.bytes) != nullptr
+             ? reinterpret_cast<unsigned char*>(data)
+             : nullptr;
+}
+
+// The kernel's code names its `declare target` variables by their host
+// symbols: while it runs, each host variable holds its device variable's
+// bytes, which go back to the device after, and the host's own bytes are put
+// back (every program thread is stopped meanwhile), so the memories stay
+// separate, as on a GPU. A region that maps such a variable also reaches it
+// through its table: those entries point at the host variable meanwhile, so
+// that both ways lead to the same bytes.
+stackcheck::libcuda::KernelOutcome RunWithDeviceVariables(
+    const stackcheck::libcuda::KernelLaunch& launch) {
+  struct Swap {
+    unsigned char* host;
+    unsigned char* device;
+    std::vector<unsigned char> saved;
+  };
+  std::vector<Swap> swaps;
+  struct Redirect {
+    DevicePtr* entry;
+    DevicePtr device;
+  };
+  std::vector<Redirect> redirects;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto* table = static_cast<DevicePtr*>(launch.vars);
+    for (const auto& [block, host] : g_paired) {
+      unsigned char* device = DeviceBytes(block, host);
+      if (device == nullptr) continue;
+      auto* bytes = static_cast<unsigned char*>(host.address);
+      swaps.push_back(Swap{bytes, device, std::vector<unsigned char>(bytes, bytes + host.bytes)});
+      std::memcpy(bytes, device, host.bytes);
+      const auto start = reinterpret_cast<DevicePtr>(device);
+      for (std::size_t i = 0; i < launch.table_entries; ++i) {
+        if (table[i] >= start && table[i] - start < host.bytes) {
+          redirects.push_back(Redirect{&table[i], table[i]});
+          table[i] = reinterpret_cast<DevicePtr>(bytes) + (table[i] - start);
+        }
+      }
+    }
+  }
+  stackcheck::libcuda::KernelOutcome outcome = stackcheck::libcuda::RunKernelBody(launch);
+  for (const Redirect& r : redirects) *r.entry = r.device;
+  for (Swap& swap : swaps) {
+    std::memcpy(swap.device, swap.host, swap.saved.size());
+    std::memcpy(swap.host, swap.saved.data(), swap.saved.size());
+  }
+  return outcome;
+}
+
+stackcheck::KernelAction RunBody(std::uint64_t token) {
+  stackcheck::libcuda::KernelLaunch launch;
+  {
+    std::lock_guard<std::mutex> lock(g_mu);
+    auto it = g_bodies.find(token);
+    if (it == g_bodies.end()) return stackcheck::KernelAction::kRun;
+    launch = std::move(it->second);
+    g_bodies.erase(it);
+  }
+  const stackcheck::libcuda::KernelOutcome outcome = RunWithDeviceVariables(launch);
+  if (!outcome.trapped) return stackcheck::KernelAction::kRun;
+  LogCall(absl::StrCat("kernel \"", launch.kernel, "\" traps: ", outcome.why));
+  return stackcheck::KernelAction::kTrap;
+}
+
+// The token of the code a launch of `f` with the table `vars` runs (0: none,
+// with the reason in *note). Called on the launching thread, inside the
+// plugin's GOMP_OFFLOAD_run.
+std::uint64_t PrepareBody(const Function& f, DevicePtr vars, std::string* note) {
+  if (f.host == nullptr) {
+    *note = " [no host code: the kernel does not execute]";
+    return 0;
+  }
+  if (!AddressableAt(vars)) {
+    *note = " [its table is not at its device address: the kernel does not execute]";
+    return 0;
+  }
+  stackcheck::libcuda::KernelLaunch launch;
+  launch.kernel = f.name;
+  launch.function = f.host;
+  launch.vars = reinterpret_cast<void*>(vars);
+  if (vars != 0) launch.table_entries = stackcheck::libcuda::CurrentRegionMapCount();
+  launch.target_arguments =
+      stackcheck::libcuda::CopyTargetArguments(stackcheck::libcuda::RunTargetArguments());
+  std::lock_guard<std::mutex> lock(g_mu);
+  g_bodies[++g_next_body] = std::move(launch);
+  return g_next_body;
+}
+
+}  // namespace
+
 EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned int gy,
-                               unsigned int gz, unsigned int bx, unsigned int by,
-                               unsigned int bz, unsigned int shared_bytes, CUstream stream,
-                               void** params, void** extra) {
+                               unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
+                               unsigned int shared_bytes, CUstream stream, void** params,
+                               void** extra) {
   if (function == nullptr) return Code(CuResult::kInvalidHandle);
   auto* f = reinterpret_cast<Function*>(function);
   // The argument words, copied now (SEM-03).
@@ -751,23 +1047,16 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
   }
   stackcheck::KernelArgs args;
   std::string described;
-  int pointers = 0;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     for (std::size_t i = 0; i < words.size(); ++i) {
       DevicePtr base = 0;
       const bool pointer = sizes[i] == 8 && FindBlock(words[i], 0, &base) != nullptr;
-      absl::StrAppendFormat(&described, "%s0x%x%s", i ? ", " : "", words[i],
-                            pointer ? absl::StrFormat(" (block 0x%x+%u)", base, words[i] - base)
-                                    : std::string());
-      if (pointer) {
-        if (pointers == 0) args.vars = words[i];
-        if (pointers == 1) args.stacks = words[i];
-        ++pointers;
-      } else if (pointers == 2 && args.stack_size_per_warp == 0 && sizes[i] == 8) {
-        args.stack_size_per_warp = words[i];
-      }
+      absl::StrAppendFormat(
+          &described, "%s0x%x%s", i ? ", " : "", words[i],
+          pointer ? absl::StrFormat(" (block 0x%x+%u)", base, words[i] - base) : std::string());
     }
+    ReadLaunchArguments(words, sizes, &args);
   }
   args.duration_ns = 1000;
   // The fault plan's aborting launch: its kernel traps (device code calling
@@ -778,14 +1067,26 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
   const bool counted = plan.abort_kernel.empty() || absl::StrContains(f->name, plan.abort_kernel);
   const bool traps = counted && ++launches == plan.abort_at_launch;
   if (traps) args.action = stackcheck::KernelAction::kTrap;
+  // Otherwise its region's code runs when it starts.
+  std::string body_note;
+  if (!traps) args.body = PrepareBody(*f, words.empty() ? 0 : words[0], &body_note);
   const CuResult r = RunOnDevice([&](Device& d) {
-    return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz},
-                          args, ToSim(stream));
+    if (args.body != 0) {
+      if (auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d)) {
+        sim->set_kernel_body_runner(&RunBody);
+      }
+    }
+    return d.LaunchKernel(f->sim, stackcheck::Dim3{gx, gy, gz}, stackcheck::Dim3{bx, by, bz}, args,
+                          ToSim(stream));
   });
+  if (r != CuResult::kSuccess && args.body != 0) {
+    std::lock_guard<std::mutex> lock(g_mu);
+    g_bodies.erase(args.body);  // never enqueued: its code never runs
+  }
   LogCall(absl::StrCat(Symbol(DriverCall::kLaunchKernel), "(\"", f->name, "\", grid ", gx, "x", gy,
                        "x", gz, ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
-                       ", args [", described, "])", traps ? " [fault plan: traps]" : "",
-                       " -> ", Name(r)));
+                       ", args [", described, "])", traps ? " [fault plan: traps]" : "", " -> ",
+                       Name(r), body_note));
   return Code(r);
 }
 
@@ -823,17 +1124,16 @@ EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* 
                                     unsigned int flags) {
   if (fn == nullptr || flags != 0) return Code(CuResult::kInvalidValue);
   auto* call = new CallbackCall{fn, user_data};
-  const CuResult r = RunOnDevice([&](Device& d) {
-    return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call);
-  });
+  const CuResult r = RunOnDevice(
+      [&](Device& d) { return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call); });
   LogCall(absl::StrCat(Symbol(DriverCall::kStreamAddCallback), " -> ", Name(r)));
   if (r != CuResult::kSuccess) delete call;
   return Code(r);
 }
 
 EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
-  const auto e = static_cast<stackcheck::EventHandle>(
-      reinterpret_cast<std::uintptr_t>(event) - kHandleBase);
+  const auto e =
+      static_cast<stackcheck::EventHandle>(reinterpret_cast<std::uintptr_t>(event) - kHandleBase);
   return Code(RunOnDevice([&](Device& d) { return d.StreamWaitEvent(ToSim(stream), e); }));
 }
 
@@ -859,8 +1159,8 @@ EXPORT CUresult cuEventDestroy_v2(CUevent event) {
 }
 
 EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
-  return Code(RunOnDevice(
-      [&](Device& d) { return d.EventRecord(ToSimEvent(event), ToSim(stream)); }));
+  return Code(
+      RunOnDevice([&](Device& d) { return d.EventRecord(ToSimEvent(event), ToSim(stream)); }));
 }
 
 EXPORT CUresult cuEventQuery(CUevent event) {
@@ -912,6 +1212,4 @@ EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, std::uin
 
 // The simulated process ends with the real one: after the program's exit
 // handlers (libgomp's device finalisation among them) have run.
-__attribute__((destructor)) static void EndSimulation() {
-  stackcheck::libcuda::FinishSimulation();
-}
+__attribute__((destructor)) static void EndSimulation() { stackcheck::libcuda::FinishSimulation(); }

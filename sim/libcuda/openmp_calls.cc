@@ -6,11 +6,14 @@
 // threads run one at a time between points, so a line's place in the log is
 // already the interleaving's. The signatures are libgomp's (GCC 12,
 // libgomp_g.h and omp.h).
+#include "sim/libcuda/openmp_calls.h"
+
 #include <dlfcn.h>
 
 #include <cstddef>
 
 #include "absl/strings/str_cat.h"
+#include "sim/libcuda/entry_point.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 
@@ -22,6 +25,8 @@ F Next(const char* name) {
   return reinterpret_cast<F>(Real().dlsym(RTLD_NEXT, name));
 }
 
+thread_local std::size_t t_region_map_count = 0;
+
 void Note(const char* name, int device) {
   if (Controlled() && HasTwin() && !OnSimulatorThread()) {
     LogProgramLine(absl::StrCat(name, "(device ", device, ")"));
@@ -29,6 +34,9 @@ void Note(const char* name, int device) {
 }
 
 }  // namespace
+
+std::size_t CurrentRegionMapCount() { return t_region_map_count; }
+
 }  // namespace stackcheck::libcuda
 
 using stackcheck::libcuda::Next;
@@ -36,48 +44,53 @@ using stackcheck::libcuda::Note;
 
 extern "C" {
 
-void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum, void** hostaddrs,
-                     size_t* sizes, unsigned short* kinds, unsigned int flags, void** depend,
-                     void** args) {
+STACKCHECK_ENTRY_POINT void GOMP_target_ext(int device, void (*fn)(void*), size_t mapnum,
+                                            void** hostaddrs, size_t* sizes, unsigned short* kinds,
+                                            unsigned int flags, void** depend, void** args) {
   using F = void (*)(int, void (*)(void*), size_t, void**, size_t*, unsigned short*, unsigned int,
                      void**, void**);
   static F next = Next<F>("GOMP_target_ext");
   Note("GOMP_target_ext", device);
+  const std::size_t outer = stackcheck::libcuda::t_region_map_count;
+  stackcheck::libcuda::t_region_map_count = mapnum;
   next(device, fn, mapnum, hostaddrs, sizes, kinds, flags, depend, args);
+  stackcheck::libcuda::t_region_map_count = outer;
 }
 
-void GOMP_target_data_ext(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
-                          unsigned short* kinds) {
+STACKCHECK_ENTRY_POINT void GOMP_target_data_ext(int device, size_t mapnum, void** hostaddrs,
+                                                 size_t* sizes, unsigned short* kinds) {
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*);
   static F next = Next<F>("GOMP_target_data_ext");
   Note("GOMP_target_data_ext", device);
   next(device, mapnum, hostaddrs, sizes, kinds);
 }
 
-void GOMP_target_update_ext(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
-                            unsigned short* kinds, unsigned int flags, void** depend) {
+STACKCHECK_ENTRY_POINT void GOMP_target_update_ext(int device, size_t mapnum, void** hostaddrs,
+                                                   size_t* sizes, unsigned short* kinds,
+                                                   unsigned int flags, void** depend) {
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*, unsigned int, void**);
   static F next = Next<F>("GOMP_target_update_ext");
   Note("GOMP_target_update_ext", device);
   next(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
 
-void GOMP_target_enter_exit_data(int device, size_t mapnum, void** hostaddrs, size_t* sizes,
-                                 unsigned short* kinds, unsigned int flags, void** depend) {
+STACKCHECK_ENTRY_POINT void GOMP_target_enter_exit_data(int device, size_t mapnum, void** hostaddrs,
+                                                        size_t* sizes, unsigned short* kinds,
+                                                        unsigned int flags, void** depend) {
   using F = void (*)(int, size_t, void**, size_t*, unsigned short*, unsigned int, void**);
   static F next = Next<F>("GOMP_target_enter_exit_data");
   Note("GOMP_target_enter_exit_data", device);
   next(device, mapnum, hostaddrs, sizes, kinds, flags, depend);
 }
 
-void* omp_target_alloc(size_t size, int device) {
+STACKCHECK_ENTRY_POINT void* omp_target_alloc(size_t size, int device) {
   using F = void* (*)(size_t, int);
   static F next = Next<F>("omp_target_alloc");
   Note("omp_target_alloc", device);
   return next(size, device);
 }
 
-void omp_target_free(void* pointer, int device) {
+STACKCHECK_ENTRY_POINT void omp_target_free(void* pointer, int device) {
   using F = void (*)(void*, int);
   static F next = Next<F>("omp_target_free");
   Note("omp_target_free", device);

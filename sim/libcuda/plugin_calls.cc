@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "sim/libcuda/entry_point.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 
@@ -70,55 +71,55 @@ bool (*real_host2dev)(int, void*, const void*, std::size_t);
 bool (*real_dev2dev)(int, void*, const void*, std::size_t);
 void (*real_run)(int, void*, void*, void**);
 
-bool InitDevice(int ord) {
+STACKCHECK_ENTRY_POINT bool InitDevice(int ord) {
   PluginCall call("GOMP_OFFLOAD_init_device", absl::StrCat(ord), true);
   const bool ok = real_init_device(ord);
   return call.Returns(ok, Shown(ok));
 }
 
-bool FiniDevice(int ord) {
+STACKCHECK_ENTRY_POINT bool FiniDevice(int ord) {
   PluginCall call("GOMP_OFFLOAD_fini_device", absl::StrCat(ord), true);
   const bool ok = real_fini_device(ord);
   return call.Returns(ok, Shown(ok));
 }
 
-int LoadImage(int ord, unsigned version, const void* data, void* table) {
+STACKCHECK_ENTRY_POINT int LoadImage(int ord, unsigned version, const void* data, void* table) {
   PluginCall call("GOMP_OFFLOAD_load_image", absl::StrCat(ord), true);
   const int n = real_load_image(ord, version, data, table);
   return call.Returns(n, absl::StrCat(n));
 }
 
-bool UnloadImage(int ord, unsigned version, const void* data) {
+STACKCHECK_ENTRY_POINT bool UnloadImage(int ord, unsigned version, const void* data) {
   PluginCall call("GOMP_OFFLOAD_unload_image", absl::StrCat(ord), true);
   const bool ok = real_unload_image(ord, version, data);
   return call.Returns(ok, Shown(ok));
 }
 
-void* Alloc(int ord, std::size_t size) {
+STACKCHECK_ENTRY_POINT void* Alloc(int ord, std::size_t size) {
   PluginCall call("GOMP_OFFLOAD_alloc", absl::StrCat(ord, ", ", size), true);
   void* p = real_alloc(ord, size);
   return call.Returns(p, p == nullptr ? std::string("NULL") : absl::StrFormat("%p", p));
 }
 
-bool Free(int ord, void* p) {
+STACKCHECK_ENTRY_POINT bool Free(int ord, void* p) {
   PluginCall call("GOMP_OFFLOAD_free", absl::StrFormat("%d, %p", ord, p), true);
   const bool ok = real_free(ord, p);
   return call.Returns(ok, Shown(ok));
 }
 
-bool Dev2Host(int ord, void* dst, const void* src, std::size_t n) {
+STACKCHECK_ENTRY_POINT bool Dev2Host(int ord, void* dst, const void* src, std::size_t n) {
   PluginCall call("GOMP_OFFLOAD_dev2host", absl::StrCat(ord, ", ", n, " bytes"), true);
   const bool ok = real_dev2host(ord, dst, src, n);
   return call.Returns(ok, Shown(ok));
 }
 
-bool Host2Dev(int ord, void* dst, const void* src, std::size_t n) {
+STACKCHECK_ENTRY_POINT bool Host2Dev(int ord, void* dst, const void* src, std::size_t n) {
   PluginCall call("GOMP_OFFLOAD_host2dev", absl::StrCat(ord, ", ", n, " bytes"), true);
   const bool ok = real_host2dev(ord, dst, src, n);
   return call.Returns(ok, Shown(ok));
 }
 
-bool Dev2Dev(int ord, void* dst, const void* src, std::size_t n) {
+STACKCHECK_ENTRY_POINT bool Dev2Dev(int ord, void* dst, const void* src, std::size_t n) {
   PluginCall call("GOMP_OFFLOAD_dev2dev", absl::StrCat(ord, ", ", n, " bytes"), true);
   const bool ok = real_dev2dev(ord, dst, src, n);
   return call.Returns(ok, Shown(ok));
@@ -126,10 +127,22 @@ bool Dev2Dev(int ord, void* dst, const void* src, std::size_t n) {
 
 // Not under the device lock: libgomp's GOMP_target_ext releases it after
 // mapping and before the launch.
-void Run(int ord, void* fn, void* vars, void** args) {
+thread_local void* const* t_run_arguments = nullptr;
+
+STACKCHECK_ENTRY_POINT void Run(int ord, void* fn, void* vars, void** args) {
   PluginCall call("GOMP_OFFLOAD_run", absl::StrFormat("%d, fn %p, vars %p", ord, fn, vars), false);
+  t_run_arguments = args;
   real_run(ord, fn, vars, args);
+  t_run_arguments = nullptr;
   call.Returns(0, "done");
+}
+
+// Outside control (the bridge) only the launch's target arguments are
+// wanted: a kernel's code applies its thread limit (kernel_body.h).
+STACKCHECK_ENTRY_POINT void RunRecordingArguments(int ord, void* fn, void* vars, void** args) {
+  t_run_arguments = args;
+  real_run(ord, fn, vars, args);
+  t_run_arguments = nullptr;
 }
 
 struct Wrapper {
@@ -165,6 +178,12 @@ void* Wrap(const char* name, void* real) {
   return real;
 }
 
+void* WrapOutsideControl(const char* name, void* real) {
+  if (std::strcmp(name, "GOMP_OFFLOAD_run") != 0) return real;
+  real_run = reinterpret_cast<decltype(real_run)>(real);
+  return reinterpret_cast<void*>(&RunRecordingArguments);
+}
+
 // A message libgomp prints for the plugin, into the timeline.
 std::string Message(const char* format, va_list args) {
   char buffer[1024];
@@ -180,6 +199,8 @@ void Note(const char* kind, const std::string& message) {
 }
 
 }  // namespace
+
+void* const* RunTargetArguments() { return t_run_arguments; }
 
 ThreadId DeviceLockHolder(ThreadId except, std::string* call) {
   ThreadId holder = kNoThread;
@@ -201,17 +222,19 @@ extern "C" {
 
 // Not instrumented, and no libc call before the name is known to be the
 // plugin's: an ASan runtime calls this while it starts (CallRealDlsym).
-ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* dlsym(void* handle, const char* name) {
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS STACKCHECK_ENTRY_POINT void* dlsym(void* handle,
+                                                                      const char* name) {
   void* f = stackcheck::libcuda::CallRealDlsym(handle, name);
   static constexpr char kPrefix[] = "GOMP_OFFLOAD_";
   for (std::size_t i = 0; i + 1 < sizeof kPrefix; ++i) {
     if (name[i] != kPrefix[i]) return f;
   }
-  if (f == nullptr || !Controlled()) return f;
+  if (f == nullptr) return f;
+  if (!Controlled()) return stackcheck::libcuda::WrapOutsideControl(name, f);
   return stackcheck::libcuda::Wrap(name, f);
 }
 
-[[noreturn]] void GOMP_PLUGIN_fatal(const char* format, ...) {
+[[noreturn]] STACKCHECK_ENTRY_POINT void GOMP_PLUGIN_fatal(const char* format, ...) {
   va_list args;
   va_start(args, format);
   const std::string message = stackcheck::libcuda::Message(format, args);
@@ -224,7 +247,7 @@ ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* dlsym(void* handle, const char* name) {
   std::exit(EXIT_FAILURE);
 }
 
-void GOMP_PLUGIN_error(const char* format, ...) {
+STACKCHECK_ENTRY_POINT void GOMP_PLUGIN_error(const char* format, ...) {
   va_list args;
   va_start(args, format);
   const std::string message = stackcheck::libcuda::Message(format, args);

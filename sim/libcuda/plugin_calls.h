@@ -22,6 +22,10 @@ namespace stackcheck::libcuda {
 // several.
 ThreadId DeviceLockHolder(ThreadId except, std::string* call);
 
+// The target arguments of the GOMP_OFFLOAD_run the calling thread is in
+// (the region's thread limit, number of teams); nullptr outside one.
+void* const* RunTargetArguments();
+
 }  // namespace stackcheck::libcuda
 
 #endif  // STACKCHECK_SIM_LIBCUDA_PLUGIN_CALLS_H_

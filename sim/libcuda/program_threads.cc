@@ -34,7 +34,7 @@ struct NewThread {
   ThreadId twin = kNoThread;
   pthread_t handle{};
   bool created = false;
-  bool leaving = false;  // the thread is done: its twin ends
+  bool leaving = false;   // the thread is done: its twin ends
   std::string last_call;  // its last line of the call log
 };
 
@@ -92,6 +92,22 @@ thread_local bool t_on_simulator = false;
 class Controller {
  public:
   bool active() const { return active_; }
+  int watchdog_s() const { return options_.watchdog_s; }
+
+  // Ends the execution as stuck: the report, then status 87.
+  [[noreturn]] void EndStuck(std::string message) {
+    ended_.store(true, std::memory_order_release);
+    ExecReport report;
+    report.verdict = "stuck";
+    report.property = "progress";
+    report.message = std::move(message);
+    report.calls = lines_;
+    Fill(&report);
+    Write(report);
+    std::fflush(nullptr);
+    _exit(kStuckStatus);
+  }
+
   bool ended() const { return ended_.load(std::memory_order_acquire); }
 
   // Before main: start the simulated execution, with the main thread's twin.
@@ -147,8 +163,7 @@ class Controller {
     t_self = main_thread;
     active_ = true;
     pthread_t simulator_thread;
-    if (Real().pthread_create(&simulator_thread, nullptr, &Controller::SimulatorMain,
-                              this) != 0) {
+    if (Real().pthread_create(&simulator_thread, nullptr, &Controller::SimulatorMain, this) != 0) {
       Fail("cannot start the simulator's thread");
     }
     on_exit(&Controller::OnProgramExit, this);
@@ -291,20 +306,11 @@ class Controller {
   }
 
   [[noreturn]] void Stuck(NewThread* thread) {
-    ended_.store(true, std::memory_order_release);
-    ExecReport report;
-    report.verdict = "stuck";
-    report.property = "progress";
-    report.message = absl::StrFormat(
+    EndStuck(absl::StrFormat(
         "%s ran %d s without reaching a scheduling point: it waits or spins "
         "somewhere stackcheck does not control (its last driver or plugin call: %s)",
         NameOf(thread->twin), options_.watchdog_s,
-        thread->last_call.empty() ? std::string("none") : thread->last_call);
-    report.calls = lines_;
-    Fill(&report);
-    Write(report);
-    std::fflush(nullptr);
-    _exit(kStuckStatus);
+        thread->last_call.empty() ? std::string("none") : thread->last_call));
   }
 
   ExecReport MakeReport(const sim::ExecutionResult& result) {
@@ -313,8 +319,7 @@ class Controller {
       absl::Status s = replay_->Finish();
       if (!s.ok()) {
         report.replay_status = absl::StrCat(
-            "the execution diverged from the recorded schedule (nondeterminism): ",
-            s.message());
+            "the execution diverged from the recorded schedule (nondeterminism): ", s.message());
       }
     }
     report.exit_status = result.process_exited ? exit_status_ : -1;
@@ -349,7 +354,7 @@ class Controller {
   sim::ReplayStrategy* replay_ = nullptr;  // strategy_, when replaying
   sim::SimHost* host_ = nullptr;
   Device* device_ = nullptr;
-  Baton posted_;  // the running program thread reached a point (or ended)
+  Baton posted_;                   // the running program thread reached a point (or ended)
   std::deque<NewThread> threads_;  // stable addresses; front() is main
   NewThread* exiting_ = nullptr;
   // Threads inside sched_yield, and the wait queue they wait on until
@@ -431,5 +436,9 @@ void LogProgramLine(std::string line) {
 std::string CurrentTwinName() { return TheController().TwinName(); }
 
 const FaultPlan& Faults() { return TheController().faults(); }
+
+int WatchdogSeconds() { return Controlled() ? TheController().watchdog_s() : 0; }
+
+void EndStuck(std::string message) { TheController().EndStuck(std::move(message)); }
 
 }  // namespace stackcheck::libcuda

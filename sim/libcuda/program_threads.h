@@ -101,6 +101,12 @@ ThreadId TwinOf(pthread_t handle);
 // The program's exit() was called on this thread (status known).
 void ExitBegins(int status);
 
+// Seconds a program thread may run between two points (0: no watchdog, the
+// process is not controlled).
+int WatchdogSeconds();
+// Ends the execution as stuck (status 87) with `message` as the report's.
+[[noreturn]] void EndStuck(std::string message);
+
 // The faults the execution injects (exec_options.h); none when not controlled.
 struct FaultPlan;
 const FaultPlan& Faults();

@@ -2,15 +2,19 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace stackcheck::libcuda {
 namespace {
@@ -53,8 +57,8 @@ std::vector<absl::string_view> Tokenize(absl::string_view text) {
   tokens.reserve(text.size() / 64);
   int depth = 0;
   auto word_char = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' ||
-           c == '%' || c == '.';
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '%' ||
+           c == '.';
   };
   std::size_t i = 0;
   while (i < text.size()) {
@@ -91,14 +95,13 @@ std::vector<absl::string_view> Tokenize(absl::string_view text) {
 }
 
 bool IsStateSpaceOrQualifier(absl::string_view t) {
-  return t == ".align" || t == ".ptr" || t == ".const" || t == ".v2" ||
-         t == ".v4" || t == ".global" || t == ".shared" || t == ".local";
+  return t == ".align" || t == ".ptr" || t == ".const" || t == ".v2" || t == ".v4" ||
+         t == ".global" || t == ".shared" || t == ".local";
 }
 
 // Reads "[N]" suffixes starting at tokens[*i]; multiplies *count by each N.
 // An empty "[]" (size given by the initialiser) counts as 0.
-void ReadDims(const std::vector<absl::string_view>& t, std::size_t* i,
-              std::uint64_t* count) {
+void ReadDims(const std::vector<absl::string_view>& t, std::size_t* i, std::uint64_t* count) {
   while (*i + 1 < t.size() && t[*i] == "[") {
     std::uint64_t n = 0;
     if (t[*i + 1] == "]") {
@@ -131,11 +134,23 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
   bool external = false;  // the current top-level declaration is .extern
   for (std::size_t i = 0; i < t.size(); ++i) {
     const absl::string_view tok = t[i];
-    if (tok == "{") { ++depth; continue; }
-    if (tok == "}") { --depth; continue; }
+    if (tok == "{") {
+      ++depth;
+      continue;
+    }
+    if (tok == "}") {
+      --depth;
+      continue;
+    }
     if (depth != 0) continue;
-    if (tok == ";") { external = false; continue; }
-    if (tok == ".extern") { external = true; continue; }
+    if (tok == ";") {
+      external = false;
+      continue;
+    }
+    if (tok == ".extern") {
+      external = true;
+      continue;
+    }
     if (tok == ".entry" && !external && i + 1 < t.size()) {
       PtxKernel kernel;
       kernel.name = std::string(t[i + 1]);
@@ -143,19 +158,25 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
       if (j < t.size() && t[j] == "(") {
         ++j;
         while (j < t.size() && t[j] != ")") {
-          if (t[j] != ".param") { ++j; continue; }
+          if (t[j] != ".param") {
+            ++j;
+            continue;
+          }
           // .param [.align N] .type name[dims]
           ++j;
           std::uint32_t elem = 0;
           while (j < t.size() && t[j] != "," && t[j] != ")") {
-            if (t[j] == ".align") { j += 2; continue; }
+            if (t[j] == ".align") {
+              j += 2;
+              continue;
+            }
             if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
               elem = s;
               ++j;
               continue;
             }
-            if (t[j] == ".ptr" || t[j] == ".global" || t[j] == ".const" ||
-                t[j] == ".shared" || t[j] == ".local") {
+            if (t[j] == ".ptr" || t[j] == ".global" || t[j] == ".const" || t[j] == ".shared" ||
+                t[j] == ".local") {
               ++j;
               continue;
             }
@@ -174,17 +195,36 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
       i = j < t.size() ? j : t.size() - 1;
       continue;
     }
-    if (tok == ".global" && !external) {
-      // [.visible|.weak] .global [.align N] [.v2|.v4] .type name[dims] [= ...];
+    if ((tok == ".global" || tok == ".const") && !external) {
+      // [.visible|.weak] .global|.const [.align N] [.v2|.v4] .type name[dims] [= ...];
+      // (cuModuleGetGlobal finds constant memory's variables too.)
       std::size_t j = i + 1;
       std::uint32_t elem = 0;
       std::uint32_t vec = 1;
       while (j < t.size()) {
-        if (t[j] == ".align") { j += 2; continue; }
-        if (t[j] == ".v2") { vec = 2; ++j; continue; }
-        if (t[j] == ".v4") { vec = 4; ++j; continue; }
-        if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) { elem = s; ++j; continue; }
-        if (IsStateSpaceOrQualifier(t[j])) { ++j; continue; }
+        if (t[j] == ".align") {
+          j += 2;
+          continue;
+        }
+        if (t[j] == ".v2") {
+          vec = 2;
+          ++j;
+          continue;
+        }
+        if (t[j] == ".v4") {
+          vec = 4;
+          ++j;
+          continue;
+        }
+        if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
+          elem = s;
+          ++j;
+          continue;
+        }
+        if (IsStateSpaceOrQualifier(t[j])) {
+          ++j;
+          continue;
+        }
         break;
       }
       if (j >= t.size() || elem == 0) continue;
@@ -194,6 +234,19 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
       std::uint64_t count = 1;
       ReadDims(t, &j, &count);
       global.bytes = std::uint64_t{elem} * vec * count;
+      global.element_bytes = elem;
+      global.constant = tok == ".const";
+      if (j + 1 < t.size() && t[j] == "=" && t[j + 1] == "{") {
+        // The tokenizer skips what braces hold: read the elements from the text.
+        const std::size_t open = static_cast<std::size_t>(t[j + 1].data() - ptx.data());
+        const std::size_t close = ptx.find('}', open);
+        if (close != absl::string_view::npos) {
+          for (absl::string_view e : absl::StrSplit(ptx.substr(open + 1, close - open - 1), ',')) {
+            e = absl::StripAsciiWhitespace(e);
+            if (!e.empty()) global.initializer.emplace_back(e);
+          }
+        }
+      }
       out->globals.push_back(std::move(global));
       i = j - 1;
       continue;
@@ -211,9 +264,56 @@ std::string FormatPtxDeclarations(const PtxSymbols& symbols) {
     absl::StrAppend(&text, ")\n{\n}\n");
   }
   for (const PtxGlobal& g : symbols.globals) {
-    absl::StrAppend(&text, ".visible .global .b8 ", g.name, "[", g.bytes, "];\n");
+    const char* space = g.constant ? ".const" : ".global";
+    if (g.initializer.empty() || g.element_bytes == 0) {
+      absl::StrAppend(&text, ".visible ", space, " .b8 ", g.name, "[", g.bytes, "];\n");
+    } else {
+      absl::StrAppend(&text, ".visible ", space, " .b", g.element_bytes * 8, " ", g.name, "[",
+                      g.bytes / g.element_bytes, "] = {", absl::StrJoin(g.initializer, ","),
+                      "};\n");
+    }
   }
   return text;
+}
+
+bool InitialBytes(
+    const PtxGlobal& global,
+    const std::function<bool(absl::string_view symbol, std::uint64_t* address)>& address_of,
+    std::vector<unsigned char>* bytes, std::string* error) {
+  bytes->assign(global.bytes, 0);
+  const std::uint32_t width = global.element_bytes;
+  if (width == 0 || width > 8) return global.initializer.empty();
+  for (std::size_t k = 0; k < global.initializer.size(); ++k) {
+    if ((k + 1) * width > global.bytes) break;
+    absl::string_view e = global.initializer[k];
+    std::uint64_t value = 0;
+    std::int64_t signed_value = 0;
+    if (absl::SimpleAtoi(e, &signed_value)) {
+      value = static_cast<std::uint64_t>(signed_value);
+    } else if (absl::SimpleAtoi(e, &value)) {
+    } else if (absl::StartsWithIgnoreCase(e, "0x") && absl::SimpleHexAtoi(e.substr(2), &value)) {
+    } else {
+      // generic(symbol) [+ offset], or symbol [+ offset]
+      absl::string_view symbol = e;
+      std::int64_t offset = 0;
+      if (const std::size_t plus = e.find('+'); plus != absl::string_view::npos) {
+        symbol = absl::StripAsciiWhitespace(e.substr(0, plus));
+        if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(e.substr(plus + 1)), &offset)) {
+          *error = std::string(e);
+          return false;
+        }
+      }
+      if (absl::ConsumePrefix(&symbol, "generic(")) absl::ConsumeSuffix(&symbol, ")");
+      std::uint64_t address = 0;
+      if (width != 8 || !address_of(symbol, &address)) {
+        *error = std::string(e);
+        return false;
+      }
+      value = address + static_cast<std::uint64_t>(offset);
+    }
+    std::memcpy(bytes->data() + k * width, &value, width);  // little-endian, as the GPU
+  }
+  return true;
 }
 
 }  // namespace stackcheck::libcuda

@@ -1,5 +1,6 @@
 #include "sim/libcuda/ptx_symbols.h"
 
+#include <cstring>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -17,7 +18,8 @@ TEST(PtxSymbols, EntriesWithParamSizes) {
   ld.param.u64 %r1, [%arg];
 }
 .entry k2(.param .align 8 .b8 blob[24], .param .u32 n) { ret; }
-)", &s);
+)",
+           &s);
   ASSERT_EQ(s.kernels.size(), 2u);
   EXPECT_EQ(s.kernels[0].name, "main$_omp_fn$0");
   EXPECT_EQ(s.kernels[0].param_sizes, (std::vector<std::uint32_t>{8, 8, 8}));
@@ -34,7 +36,8 @@ TEST(PtxSymbols, GlobalsWithSizesAndNoDeclarations) {
 .weak .global .align 16 .v2 .u64 pair;
 .extern .func gomp_nvptx_main (.param .u64 %in_ar1);
 .visible .func f () { .global .u32 not_module_scope; ret; }
-)", &s);
+)",
+           &s);
   ASSERT_EQ(s.globals.size(), 3u);
   EXPECT_EQ(s.globals[0].name, "__gomp_device_num");
   EXPECT_EQ(s.globals[0].bytes, 4u);
@@ -57,8 +60,8 @@ TEST(PtxSymbols, DeclarationsRoundTrip) {
   PtxSymbols in;
   in.kernels.push_back(PtxKernel{"main$_omp_fn$0", {8, 8, 8}});
   in.kernels.push_back(PtxKernel{"no_params", {}});
-  in.globals.push_back(PtxGlobal{"__nvptx_stacks", 256});
-  in.globals.push_back(PtxGlobal{"flag", 4});
+  in.globals.push_back(PtxGlobal{"__nvptx_stacks", 256, 0, {}});
+  in.globals.push_back(PtxGlobal{"flag", 4, 4, {"7"}});
   PtxSymbols out;
   ParsePtx(FormatPtxDeclarations(in), &out);
   ASSERT_EQ(out.kernels.size(), 2u);
@@ -70,6 +73,64 @@ TEST(PtxSymbols, DeclarationsRoundTrip) {
   EXPECT_EQ(out.globals[0].name, "__nvptx_stacks");
   EXPECT_EQ(out.globals[0].bytes, 256u);
   EXPECT_EQ(out.globals[1].bytes, 4u);
+  EXPECT_EQ(out.globals[1].initializer, (std::vector<std::string>{"7"}));
+}
+
+// GCC's nvptx initialisers, as its offload compiler writes them: integers of
+// the element's width (doubles as their bits), and addresses of variables.
+TEST(PtxSymbols, Initialisers) {
+  PtxSymbols s;
+  ParsePtx(
+      ".visible .global .align 16 .u32 a[4] =\n{2,3,4,5 };\n"
+      ".visible .global .align 8 .u64 b[1] =\n{generic(a) + 4 };\n"
+      ".visible .global .align 8 .u64 big[1] =\n{-5 };\n"
+      ".visible .global .align 1 .u8 s[6] =\n{104,105,0 };\n"
+      ".visible .global .align 8 .u64 zero[2];\n"
+      ".const .align 16 .u32 A$10$2[2] =\n{7,8 };\n",
+      &s);
+  ASSERT_EQ(s.globals.size(), 6u);
+  EXPECT_EQ(s.globals[5].name, "A$10$2");  // gfortran's constants live in .const
+  EXPECT_TRUE(s.globals[5].constant);
+  EXPECT_FALSE(s.globals[0].constant);
+  PtxSymbols again;
+  ParsePtx(FormatPtxDeclarations(s), &again);
+  ASSERT_EQ(again.globals.size(), 6u);
+  EXPECT_TRUE(again.globals[5].constant);
+  EXPECT_EQ(again.globals[5].initializer, s.globals[5].initializer);
+  const auto address_of = [](absl::string_view symbol, std::uint64_t* address) {
+    if (symbol != "a") return false;
+    *address = 0x1000;
+    return true;
+  };
+  std::vector<unsigned char> bytes;
+  std::string error;
+  ASSERT_TRUE(InitialBytes(s.globals[0], address_of, &bytes, &error));
+  EXPECT_EQ(bytes, (std::vector<unsigned char>{2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0, 5, 0, 0, 0}));
+  ASSERT_TRUE(InitialBytes(s.globals[1], address_of, &bytes, &error));
+  std::uint64_t pointer = 0;
+  std::memcpy(&pointer, bytes.data(), sizeof pointer);
+  EXPECT_EQ(pointer, 0x1004u);
+  ASSERT_TRUE(InitialBytes(s.globals[2], address_of, &bytes, &error));
+  std::int64_t minus_five = 0;
+  std::memcpy(&minus_five, bytes.data(), sizeof minus_five);
+  EXPECT_EQ(minus_five, -5);
+  ASSERT_TRUE(InitialBytes(s.globals[3], address_of, &bytes, &error));
+  EXPECT_EQ(bytes, (std::vector<unsigned char>{104, 105, 0, 0, 0, 0}));  // the rest zero
+  ASSERT_TRUE(InitialBytes(s.globals[4], address_of, &bytes, &error));
+  EXPECT_EQ(bytes, std::vector<unsigned char>(16, 0));
+}
+
+// What cannot be read is said, not guessed: an address of something that is
+// no variable of the module (a function, say).
+TEST(PtxSymbols, InitialiserOfUnknownSymbol) {
+  PtxSymbols s;
+  ParsePtx(".visible .global .align 8 .u64 f[1] = {generic(some_function) };\n", &s);
+  ASSERT_EQ(s.globals.size(), 1u);
+  std::vector<unsigned char> bytes;
+  std::string error;
+  EXPECT_FALSE(InitialBytes(
+      s.globals[0], [](absl::string_view, std::uint64_t*) { return false; }, &bytes, &error));
+  EXPECT_EQ(error, "generic(some_function)");
 }
 
 // Bodies are skipped sixteen bytes at a time: a brace, a comment or a string

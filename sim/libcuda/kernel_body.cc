@@ -1,0 +1,183 @@
+#include "sim/libcuda/kernel_body.h"
+
+#include <dlfcn.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "sim/libcuda/entry_point.h"
+#include "sim/libcuda/program_threads.h"
+#include "sim/libcuda/real_functions.h"
+#include "sim/libcuda/signal_chain.h"
+
+namespace stackcheck::libcuda {
+namespace {
+
+// A GPU thread's stack is small; the host function's frames may not be.
+constexpr std::size_t kKernelStackBytes = std::size_t{64} << 20;
+
+// The faults that end a kernel where they happen. SIGABRT: an assertion or
+// an abort() that did not come through this library's abort().
+constexpr int kTrapSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT};
+
+// libgomp's numbers (gomp-constants.h): the host-fallback device, and the
+// target-argument word that says a value word follows.
+constexpr int kHostFallbackDevice = -2;
+constexpr std::uintptr_t kSubsequentParameter = 1 << 7;
+
+struct Body {
+  const KernelLaunch* launch;
+  KernelOutcome outcome;
+  sigjmp_buf trap;
+};
+
+using TargetExt = void (*)(int, HostFunction, std::size_t, void**, std::size_t*, unsigned short*,
+                           unsigned, void**, void**);
+
+TargetExt LibgompTargetExt() {
+  static auto next = reinterpret_cast<TargetExt>(Real().dlsym(RTLD_NEXT, "GOMP_target_ext"));
+  return next;
+}
+
+thread_local Body* t_body = nullptr;
+
+}  // namespace
+
+void EndKernelWithTrap(const char* why) {
+  t_body->outcome.trapped = true;
+  t_body->outcome.why = why;
+  siglongjmp(t_body->trap, 1);
+}
+
+namespace {
+
+[[noreturn]] void Trap(const char* why) { EndKernelWithTrap(why); }
+
+void OnTrapSignal(int signal, siginfo_t* info, void* context) {
+  if (t_body != nullptr) Trap(strsignal(signal));
+  PassToProgram(signal, info, context);  // not a kernel's: the program's own
+}
+
+void InstallTrapHandlers() {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  Real().pthread_once(&once, [] {
+    for (int signal : kTrapSignals) ClaimSignal(signal, &OnTrapSignal).IgnoreError();
+  });
+}
+
+void* KernelThread(void* p) {
+  t_body = static_cast<Body*>(p);
+  const KernelLaunch& launch = *t_body->launch;
+  std::vector<void*> arguments = launch.target_arguments;
+  if (arguments.empty() || arguments.back() != nullptr) arguments.push_back(nullptr);
+  if (sigsetjmp(t_body->trap, 1) == 0) {
+    LibgompTargetExt()(kHostFallbackDevice, launch.function, 0, static_cast<void**>(launch.vars),
+                       nullptr, nullptr, 0, nullptr, arguments.data());
+  }
+  t_body = nullptr;
+  return nullptr;
+}
+
+}  // namespace
+
+bool InKernelBody() { return t_body != nullptr; }
+
+std::vector<void*> CopyTargetArguments(void* const* arguments) {
+  std::vector<void*> copy;
+  if (arguments != nullptr) {
+    while (*arguments != nullptr) {
+      const auto id = reinterpret_cast<std::uintptr_t>(*arguments);
+      copy.push_back(*arguments++);
+      if (id & kSubsequentParameter) copy.push_back(*arguments++);
+    }
+  }
+  copy.push_back(nullptr);
+  return copy;
+}
+
+KernelOutcome RunKernelBody(const KernelLaunch& launch) {
+  if (LibgompTargetExt() == nullptr) return KernelOutcome{true, "libgomp is not loaded"};
+  InstallTrapHandlers();
+  Body body{&launch, {}, {}};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kKernelStackBytes);
+  pthread_t thread;
+  const int rc = Real().pthread_create(&thread, &attr, &KernelThread, &body);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) {
+    return KernelOutcome{true, absl::StrCat("no thread to run the kernel on: ", std::strerror(rc))};
+  }
+  const int watchdog = WatchdogSeconds();
+  if (watchdog <= 0) {
+    Real().pthread_join(thread, nullptr);
+    return body.outcome;
+  }
+  timespec deadline{};
+  clock_gettime(CLOCK_REALTIME, &deadline);
+  deadline.tv_sec += watchdog;
+  if (pthread_timedjoin_np(thread, nullptr, &deadline) == ETIMEDOUT) {
+    EndStuck(absl::StrFormat(
+        "the kernel %s ran %d s without ending: its code (the region's host version) loops "
+        "or waits for something only the device would do",
+        launch.kernel, watchdog));
+  }
+  return body.outcome;
+}
+
+}  // namespace stackcheck::libcuda
+
+// abort() in a region's code: on the GPU, GCC's nvptx abort is a trap that
+// ends the kernel (SEM-04); elsewhere the C library's.
+extern "C" [[noreturn]] STACKCHECK_ENTRY_POINT void abort() {
+  if (stackcheck::libcuda::InKernelBody()) stackcheck::libcuda::Trap("abort() in device code");
+  using Abort = void (*)();
+  static auto real = reinterpret_cast<Abort>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "abort"));
+  if (real != nullptr) real();
+  raise(SIGABRT);
+  _exit(134);
+}
+
+// The device's answers inside a kernel; the host's elsewhere.
+extern "C" STACKCHECK_ENTRY_POINT int omp_is_initial_device() {
+  if (stackcheck::libcuda::InKernelBody()) return 0;
+  using F = int (*)();
+  static auto real =
+      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_is_initial_device"));
+  return real != nullptr ? real() : 1;
+}
+
+extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num() {
+  // One device: the plugin writes 0 into the image's __gomp_device_num.
+  if (stackcheck::libcuda::InKernelBody()) return 0;
+  using F = int (*)();
+  static auto real =
+      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_get_device_num"));
+  return real != nullptr ? real() : 0;
+}
+
+// The Fortran bindings (omp_lib), which reach libgomp's C functions inside
+// libgomp, past the two above.
+extern "C" STACKCHECK_ENTRY_POINT int omp_is_initial_device_() {
+  if (stackcheck::libcuda::InKernelBody()) return 0;
+  using F = int (*)();
+  static auto real =
+      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_is_initial_device_"));
+  return real != nullptr ? real() : 1;
+}
+
+extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num_() {
+  if (stackcheck::libcuda::InKernelBody()) return 0;
+  using F = int (*)();
+  static auto real =
+      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_get_device_num_"));
+  return real != nullptr ? real() : 0;
+}
