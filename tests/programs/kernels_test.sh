@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Kernels execute on the simulated device: every shape of launch libgomp
+# makes computes what it computes on a GPU (kernel_shapes.c checks its own
+# results), under `stackcheck exec` and on the preloaded driver alike, with
+# no finding; a region that maps nothing passes a NULL table and is no
+# use-after-free; a device-side abort() traps where it is called.
+set -euo pipefail
+here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
+stackcheck=$here/cli/stackcheck
+libcuda_dir=$here/sim/libcuda
+tmp=${TEST_TMPDIR:-$(mktemp -d)}
+replays=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/replays
+fail() { echo "FAIL: $*"; exit 1; }
+
+shapes=$here/tests/programs/kernel_shapes
+abort=$here/tests/programs/device_abort
+
+# 1. Under exec, random schedules: clean, and the program's checks pass.
+"$stackcheck" exec --executions 20 --json --libcuda "$libcuda_dir/libcuda.so.1" \
+  --exec_replay_dir "$replays" -- "$shapes" >"$tmp/shapes.json" 2>"$tmp/shapes.err" ||
+  { cat "$tmp/shapes.json" "$tmp/shapes.err"; fail "exec kernel_shapes did not end clean"; }
+grep -q '"verdict":"clean"' "$tmp/shapes.json" || fail "kernel_shapes: not clean"
+grep -q '"program_exit_statuses":\[0\]' "$tmp/shapes.json" ||
+  { cat "$tmp/shapes.json"; fail "kernel_shapes: its own checks failed under exec"; }
+
+# 2. On the preloaded driver (one schedule), with its call log: the program
+# passes, the empty region's table is NULL, and every kernel ran its code.
+log=$tmp/shapes.log
+STACKCHECK_LIBCUDA_LOG=$log LD_PRELOAD=$libcuda_dir/libcuda.so.1 \
+  LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/shapes.out" 2>&1 ||
+  { cat "$tmp/shapes.out"; fail "kernel_shapes failed on the simulated driver"; }
+grep -q "^kernel_shapes: 0 failures$" "$tmp/shapes.out" || fail "kernel_shapes printed no result"
+grep -q '^cuLaunchKernel(.*args \[0x0, 0x[0-9a-f]* (block' "$log" ||
+  fail "no launch with a NULL table (the region that maps nothing)"
+! grep -q "does not execute" "$log" || fail "a kernel did not execute"
+grep -q "verdict: no violation" "$tmp/shapes.out" || fail "a violation on a correct program"
+
+# 3. Without the preload the images are not seen, and the log says so
+# rather than pretending.
+STACKCHECK_LIBCUDA_LOG=$tmp/plain.log LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/plain.out" 2>&1 ||
+  true
+grep -q "no host code: the kernel does not execute" "$tmp/plain.log" ||
+  fail "a kernel without its host code was not said to be skipped"
+
+# 4. A device-side abort() traps at its launch, without a fault plan: GCC
+# 12.2's plugin then reports the launch failure and its exit handler
+# destroys the held stacks lock, as on a GPU.
+status=0
+"$stackcheck" exec --executions 5 --libcuda "$libcuda_dir/libcuda.so.1" \
+  --exec_replay_dir "$replays" -- "$abort" >"$tmp/abort.out" 2>&1 || status=$?
+cat "$tmp/abort.out"
+[[ $status -eq 1 ]] || fail "device_abort: exec should report the finding (exit 1), got $status"
+grep -q 'kernel "main$_omp_fn$0" traps: abort() in device code' "$tmp/abort.out" ||
+  fail "device_abort: the trap is not in the timeline"
+grep -q "perhaps abort was called" "$tmp/abort.out" || fail "device_abort: no launch failure"
+grep -q "^VIOLATION mutex-discipline: T0 destroyed mutex 'ptx_dev->omp_stacks.lock (the stacks lock)'" \
+  "$tmp/abort.out" || fail "device_abort: no destroy of the held stacks lock"
+echo "PASS"
