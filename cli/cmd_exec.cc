@@ -324,6 +324,7 @@ int RunExec(const std::vector<std::string>& args) {
 
   std::uint32_t launches = 0, allocs = 0;
   std::set<std::uint64_t> digests;
+  std::set<int> program_exits;  // the program's exit statuses (-1: it did not exit)
   std::uint64_t done = 0;
   struct Found {
     RunOutcome outcome;
@@ -375,6 +376,7 @@ int RunExec(const std::vector<std::string>& args) {
     }
     if (o->kind == RunOutcome::Kind::kFinished) {
       digests.insert(o->report.digest);
+      program_exits.insert(o->report.exit_status);
       if (i == 0) CountCalls(o->report, &launches, &allocs);
     }
     if (Violated(*o)) {
@@ -466,12 +468,17 @@ int RunExec(const std::vector<std::string>& args) {
       dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1);
   const std::string faults_shown =
       fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag;
+  // The program's own exit statuses, when not all 0 (a test's own failure).
+  const std::string exits_shown =
+      program_exits.empty() || program_exits == std::set<int>{0}
+          ? ""
+          : absl::StrCat(", the program exited ", absl::StrJoin(program_exits, " or "));
   report.Fields(
       found.empty()
-          ? absl::StrFormat("exec %s: %u executions (%s%s), %u distinct traces, no violation "
+          ? absl::StrFormat("exec %s: %u executions (%s%s), %u distinct traces, no violation%s "
                             "(%.1f s, %.1f executions/s)",
-                            program.program, done, runs, faults_shown, digests.size(), explore_s,
-                            rate)
+                            program.program, done, runs, faults_shown, digests.size(), exits_shown,
+                            explore_s, rate)
           : absl::StrFormat("exec %s: %u executions (%s%.1f s, %.1f executions/s), %u distinct "
                             "traces, %u finding%s",
                             program.program, done, dfs ? coverage + ", " : "", explore_s, rate,
@@ -483,6 +490,9 @@ int RunExec(const std::vector<std::string>& args) {
         j.Key("seconds").Double(explore_s);
         j.Key("executions_per_s").Double(rate);
         j.Key("verdict").String(found.empty() ? "clean" : "violation");
+        j.Key("program_exit_statuses").BeginArray();
+        for (int status : program_exits) j.Int(status);
+        j.EndArray();
         j.Key("strategy").String(strategy);
         if (dfs) {
           j.Key("preemption_bound").Int(bound);
