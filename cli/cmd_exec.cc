@@ -88,6 +88,8 @@ Finding FindingOf(const RunOutcome& o) {
       return {"progress", "killed after the watchdog's margin"};
     case RunOutcome::Kind::kStartFailed:
       return {"start", absl::StrCat("exit ", o.exit_status)};
+    case RunOutcome::Kind::kInternalError:
+      return {"internal-error", "a fault in stackcheck's library"};
     case RunOutcome::Kind::kFinished:
       break;
   }
@@ -103,6 +105,9 @@ std::string Describe(const RunOutcome& o) {
     case RunOutcome::Kind::kStartFailed:
       return absl::StrCat("the program exited with status ", o.exit_status,
                           " without a result");
+    case RunOutcome::Kind::kInternalError:
+      return "FAULT IN STACKCHECK'S LIBRARY, not in the program's code: an internal error of "
+             "stackcheck's, or a bad pointer passed to the driver (the backtrace is above)";
     case RunOutcome::Kind::kFinished:
       break;
   }
@@ -369,6 +374,11 @@ int RunExec(const std::vector<std::string>& args) {
         // A process that died or hung reports no points to extend the tree.
         search_stopped = absl::StrCat("execution ", done, " did not finish");
       }
+    }
+    if (o->kind == RunOutcome::Kind::kInternalError) {
+      std::fprintf(stderr, "%s", o->output.c_str());
+      return RunError(
+          absl::StrCat("exec: ", Describe(*o), "; at execution ", done, ", seed ", settings.seed));
     }
     if (o->kind == RunOutcome::Kind::kStartFailed && done == 1) {
       std::fprintf(stderr, "%s", o->output.c_str());

@@ -282,6 +282,9 @@ absl::StatusOr<RunOutcome> Collect(const ProgramUnderTest& p, const std::string&
     return outcome;
   }
   outcome.kind = WIFSIGNALED(status) ? RunOutcome::Kind::kCrashed : RunOutcome::Kind::kStartFailed;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == libcuda::kInternalErrorStatus) {
+    outcome.kind = RunOutcome::Kind::kInternalError;
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && outcome.output.empty()) {
     outcome.output = absl::StrCat("cannot execute ", p.program);
   }

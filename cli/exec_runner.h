@@ -35,10 +35,11 @@ struct RunSettings {
 
 struct RunOutcome {
   enum class Kind {
-    kFinished,     // the library wrote a result (clean, violation or stuck)
-    kCrashed,      // the process died (a signal) before any result
-    kTimedOut,     // it did not end within the watchdog's margin; killed
-    kStartFailed,  // it exited without a result (not OpenMP, bad settings)
+    kFinished,       // the library wrote a result (clean, violation or stuck)
+    kCrashed,        // the process died (a signal) before any result
+    kTimedOut,       // it did not end within the watchdog's margin; killed
+    kStartFailed,    // it exited without a result (not OpenMP, bad settings)
+    kInternalError,  // stackcheck's library faulted in it (its output says where)
   };
   Kind kind = Kind::kFinished;
   libcuda::ExecReport report;  // kFinished

@@ -20,6 +20,10 @@ struct ExecutionResult;
 
 namespace stackcheck::libcuda {
 
+// The exit status of an execution's process whose fault was the library's
+// own, not the program's (fault_handlers.h): it writes no result.
+inline constexpr int kInternalErrorStatus = 88;
+
 struct TimelineEvent {
   std::uint64_t ns = 0;  // virtual time
   std::string actor;     // "T1", "gpu:s0", "callback"

@@ -14,19 +14,15 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/libcuda/entry_point.h"
+#include "sim/libcuda/fault_handlers.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
-#include "sim/libcuda/signal_chain.h"
 
 namespace stackcheck::libcuda {
 namespace {
 
 // A GPU thread's stack is small; the host function's frames may not be.
 constexpr std::size_t kKernelStackBytes = std::size_t{64} << 20;
-
-// The faults that end a kernel where they happen. SIGABRT: an assertion or
-// an abort() that did not come through this library's abort().
-constexpr int kTrapSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGABRT};
 
 // libgomp's numbers (gomp-constants.h): the host-fallback device, and the
 // target-argument word that says a value word follows.
@@ -61,18 +57,6 @@ namespace {
 
 [[noreturn]] void Trap(const char* why) { EndKernelWithTrap(why); }
 
-void OnTrapSignal(int signal, siginfo_t* info, void* context) {
-  if (t_body != nullptr) Trap(strsignal(signal));
-  PassToProgram(signal, info, context);  // not a kernel's: the program's own
-}
-
-void InstallTrapHandlers() {
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  Real().pthread_once(&once, [] {
-    for (int signal : kTrapSignals) ClaimSignal(signal, &OnTrapSignal).IgnoreError();
-  });
-}
-
 void* KernelThread(void* p) {
   t_body = static_cast<Body*>(p);
   const KernelLaunch& launch = *t_body->launch;
@@ -105,7 +89,7 @@ std::vector<void*> CopyTargetArguments(void* const* arguments) {
 
 KernelOutcome RunKernelBody(const KernelLaunch& launch) {
   if (LibgompTargetExt() == nullptr) return KernelOutcome{true, "libgomp is not loaded"};
-  InstallTrapHandlers();
+  InstallFaultHandlers();  // a fault in the kernel's code is its trap
   Body body{&launch, {}, {}};
   pthread_attr_t attr;
   pthread_attr_init(&attr);

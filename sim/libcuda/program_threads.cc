@@ -17,6 +17,7 @@
 #include "sim/libcuda/baton.h"
 #include "sim/libcuda/exec_options.h"
 #include "sim/libcuda/exec_result.h"
+#include "sim/libcuda/fault_handlers.h"
 #include "sim/libcuda/fork_server.h"
 #include "sim/libcuda/futex_trap.h"
 #include "sim/libcuda/real_functions.h"
@@ -120,6 +121,7 @@ class Controller {
     unsetenv("STACKCHECK_EXEC");
     unsetenv("STACKCHECK_EXEC_RESULT");
     if (absl::Status trap = InstallFutexTrap(); !trap.ok()) Fail(trap.message());
+    InstallFaultHandlers();
 
     sim::SimConfig config;
     // A device the size of an H200's memory (the ledger counts bytes; the

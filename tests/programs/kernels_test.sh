@@ -3,7 +3,8 @@
 # makes computes what it computes on a GPU (kernel_shapes.c checks its own
 # results), under `stackcheck exec` and on the preloaded driver alike, with
 # no finding; a region that maps nothing passes a NULL table and is no
-# use-after-free; a device-side abort() traps where it is called.
+# use-after-free; a device-side abort() traps where it is called; a fault
+# inside stackcheck's library is reported as that, not as the program's crash.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -55,4 +56,16 @@ grep -q 'kernel "main$_omp_fn$0" traps: abort() in device code' "$tmp/abort.out"
 grep -q "perhaps abort was called" "$tmp/abort.out" || fail "device_abort: no launch failure"
 grep -q "^VIOLATION mutex-discipline: T0 destroyed mutex 'ptx_dev->omp_stacks.lock (the stacks lock)'" \
   "$tmp/abort.out" || fail "device_abort: no destroy of the held stacks lock"
+# 5. A fault inside the library (here a bad pointer handed to the driver):
+# exec says whose code faulted and where, and blames no program crash.
+status=0
+"$stackcheck" exec --executions 1 --libcuda "$libcuda_dir/libcuda.so.1" \
+  --exec_replay_dir "$replays" -- "$here/tests/programs/driver_fault" >"$tmp/fault.out" 2>&1 ||
+  status=$?
+cat "$tmp/fault.out"
+[[ $status -eq 1 ]] || fail "driver_fault: exec should fail the run (exit 1), got $status"
+grep -q "FAULT IN STACKCHECK'S LIBRARY: Segmentation fault at 0x[0-9a-f]* in libcuda.so.1" \
+  "$tmp/fault.out" || fail "driver_fault: no report of the fault with its place"
+grep -q "backtrace:" "$tmp/fault.out" || fail "driver_fault: no backtrace"
+! grep -q "CRASH: the program died" "$tmp/fault.out" || fail "driver_fault: blamed on the program"
 echo "PASS"
