@@ -485,11 +485,11 @@ CuResult SimDevice::Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t byt
       break;
     }
   }
-  if (!inside) return call.Return(CuResult::kInvalidValue);
-  // A copy of nothing into a live block succeeds and copies nothing: libgomp
-  // makes one for a zero-length array section (cuda_memcpy_sanity_check lets
-  // it through), and GCC's testsuite passes on GPUs with it.
+  // A copy of nothing succeeds and copies nothing, wherever it points
+  // (measured on the H100, hardware/zero_copy_probe.c): libgomp makes one
+  // for a zero-length array section.
   if (bytes == 0) return call.Return(CuResult::kSuccess);
+  if (!inside) return call.Return(CuResult::kInvalidValue);
   scheduler_->Log(EventKind::kMemcpy, api == DriverCall::kMemcpyHtoD ? 1 : 0, 0, 0, 0, device_ptr,
                   bytes);
   return call.Return(CuResult::kSuccess);
