@@ -43,7 +43,13 @@ PROOFS_DIR = "docs/proofs"
 MONITORS_BENCH = "bazel-bin/sim/monitors/monitors_benchmark"
 STRATEGY_BENCH = "bazel-bin/sim/strategies/strategy_benchmark"
 BUILD_TARGETS = ["//cli:stackcheck", "//sim/monitors:monitors_benchmark",
-                 "//sim/strategies:strategy_benchmark", "//tests/programs:threads_regions"]
+                 "//sim/strategies:strategy_benchmark", "//tests/programs:threads_regions",
+                 "//sim/libcuda:libcuda.so.1", "//tests/gcc_testsuite:programs"]
+# GCC 12.2's libgomp testsuite under exec (tests/gcc_testsuite).
+CONFORMANCE = ["tests/gcc_testsuite/conformance_test.sh",
+               "bazel-bin/tests/gcc_testsuite/programs.tar", "bazel-bin/cli/stackcheck",
+               "bazel-bin/sim/libcuda", "tests/gcc_testsuite/unsupported.tsv"]
+CONFORMANCE_TITLE = "## GCC's libgomp testsuite under `exec`"
 # `bench exec`'s program: 2 threads x 4 regions of GCC 12.2's real plugin.
 EXEC_PROGRAM = ["bazel-bin/tests/programs/threads_regions", "2", "4", "8", "4"]
 BENCH_EXEC_EXECUTIONS = 200
@@ -700,6 +706,86 @@ def render_steering(vdir, sections, fname):
             table(["mode", "steered: hangs", "free: hangs"], rows), ""]
 
 
+def run_conformance(stamp):
+    """Runs the conformance suite; returns (rows, unsupported reasons, stamp, wall)."""
+    tmp = tempfile.mkdtemp(prefix="stackcheck-conformance-")
+    try:
+        env = dict(os.environ, TEST_UNDECLARED_OUTPUTS_DIR=tmp, TEST_TMPDIR=tmp)
+        when = stamp()
+        start = time.monotonic()
+        sys.stderr.write("make_figures: %s\n" % " ".join(CONFORMANCE))
+        subprocess.run(["bash", *[os.path.join(ROOT, a) for a in CONFORMANCE]], cwd=ROOT,
+                       env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wall = time.monotonic() - start
+        path = os.path.join(tmp, "gcc_testsuite.tsv")
+        rows = []
+        if os.path.exists(path):
+            with open(path) as f:
+                header = f.readline().rstrip("\n").split("\t")
+                rows = [dict(zip(header, line.rstrip("\n").split("\t"))) for line in f]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    reasons = {}
+    with open(os.path.join(ROOT, CONFORMANCE[-1])) as f:
+        for line in f:
+            if line.strip() and not line.startswith("#"):
+                name, _, why = line.rstrip("\n").partition("\t")
+                reasons[name] = why
+    return rows, reasons, when, wall
+
+
+def conformance_section(result):
+    rows, reasons, when, wall = result
+    lines = [CONFORMANCE_TITLE, ""]
+    if not rows:
+        return lines + ["The conformance run wrote no results.", ""]
+    judged = [r for r in rows if r["expect"] in ("pass", "fail")]
+    listed = [r for r in judged if r["name"] in reasons]
+    agree = [r for r in judged if r["name"] not in reasons and r["agrees"] == "yes"]
+    disagree = [r for r in judged if r["name"] not in reasons and r["agrees"] != "yes"]
+    skipped = [r for r in rows if r["expect"] == "skip"]
+    false_alarms = [r for r in judged if r["name"] not in reasons and r["expect"] == "pass"
+                    and r["exec"] not in ("clean", "")]
+    crashes = [r for r in disagree if "stackcheck exec exited" in r.get("note", "")]
+    langs = {}
+    for r in judged:
+        lang = r["name"].split(".")[1] if r["name"].count(".") >= 2 else "?"
+        lang = {"c": "C", "c-c++-common": "C and C++ (built as C)", "c++": "C++",
+                "fortran": "Fortran"}.get(lang, lang)
+        langs[lang] = langs.get(lang, 0) + 1
+    rates = sorted(float(r["exec_per_s"]) for r in judged
+                   if r.get("exec_per_s") and float(r["exec_per_s"]) > 0)
+    median = rates[len(rates) // 2] if rates else 0
+    lines.append("The offloading run tests of GCC 12.2's libgomp testsuite, built from Debian's "
+                 "gcc-12-source, each run natively, on the preloaded simulated driver and under "
+                 "`stackcheck exec` (3 random schedules, fault-free), judged against what the "
+                 "test expects (`tests/gcc_testsuite/`). Run: %s; the whole suite took %s on "
+                 "2 cores." % (when, seconds(wall)))
+    lines.append("")
+    lines.append(table(["", "programs"], [
+        ["built and judged (%s)" % ", ".join("%s %d" % kv for kv in sorted(langs.items())),
+         len(judged)],
+        ["agreeing with what the test expects, in all three runs", len(agree)],
+        ["disagreeing", len(disagree)],
+        ["false alarms (a finding on a passing test)", len(false_alarms)],
+        ["crashes of stackcheck's", len(crashes)],
+        ["listed as unsupported, with the reason", len(listed)],
+        ["skipped by the test's own requirements, or not building here", len(skipped)]]))
+    lines.append("")
+    lines.append("`exec` on these programs: median %s executions/s (%s to %s), a new process "
+                 "per execution from the fork server, not pinned." % (
+                     num(median), num(rates[0]) if rates else "–",
+                     num(rates[-1]) if rates else "–"))
+    lines.append("")
+    detail = [[r["name"], reasons[r["name"]]] for r in listed]
+    detail += [[r["name"], "skipped: " + r.get("note", "")] for r in skipped]
+    detail += [[r["name"], "DISAGREES: " + r.get("note", "")] for r in disagree]
+    if detail:
+        lines.append(table(["program", "why"], detail))
+        lines.append("")
+    return lines
+
+
 def hardware_section():
     vdir = find_validation_dir()
     if not vdir:
@@ -817,6 +903,8 @@ def main():
                     help="render only the sections taken from committed output (long proofs, "
                     "hardware, mutation testing); keep the simulator figures as they are")
     ap.add_argument("--long", action="store_true", help="also the runs that take minutes")
+    ap.add_argument("--conformance-only", action="store_true",
+                    help="run only GCC's testsuite under exec and replace its section")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "figures.md"))
     args = ap.parse_args()
 
@@ -827,6 +915,25 @@ def main():
         return "%s · %s · %s" % (now_utc(), commit, machine)
 
     body = []
+    if args.conformance_only:
+        if not args.no_build:
+            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt",
+                                "//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
+                                "//tests/gcc_testsuite:programs"], cwd=ROOT)
+            if r.returncode != 0:
+                sys.exit("make_figures: the build failed")
+        with open(args.out) as f:
+            old = f.read()
+        section = "\n".join(conformance_section(run_conformance(stamp)))
+        pattern = re.compile(r"^%s\n.*?(?=^## )" % re.escape(CONFORMANCE_TITLE), re.S | re.M)
+        if pattern.search(old):
+            new = pattern.sub(lambda _: section + "\n", old)
+        else:
+            new = re.sub(r"^(## (?:Exhaustive|Hardware))", lambda m: section + "\n" + m.group(1),
+                         old, count=1, flags=re.M)
+        with open(args.out, "w") as f:
+            f.write(new)
+        return
     if not args.hardware_only:
         if not args.no_build:
             r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt", *BUILD_TARGETS],
@@ -896,10 +1003,12 @@ def main():
         body += render_bench_sim(sim)
         body += render_bench_bugs(bugs)
         body += render_bench_exec(exec_, clean)
+        conformance = run_conformance(stamp)
         body += render_bench_dfs(dfs)
         body += render_checks(checks)
         body += render_campaign(camp)
         body += render_benchmarks(mon, strat)
+        body += conformance_section(conformance)
         total = time.monotonic() - started
         timing = ["### What this run cost", "",
                   table(["command", "wall time", "exit status"],

@@ -35,7 +35,7 @@ tar -xf "$programs_tar" -C "$work/programs"
 cd "$work/runs"
 
 # One program, all three ways; prints its TSV row:
-# name expect native simulated exec_verdict exec_exit agrees note
+# name expect native simulated exec_verdict exec_exit exec_per_s agrees note
 judge() {
   local name=$1 expect=$2 bin=$work/programs/bin/$1 dir=$work/runs/$1
   mkdir -p "$dir" && cd "$dir"
@@ -53,6 +53,8 @@ judge() {
   exit_status=$(grep -o '"program_exit_statuses":\[[-0-9,]*\]' exec.json | head -1 |
     sed 's/.*\[//; s/\]//')
   properties=$(grep -o '"property":"[a-z-]*"' exec.json | cut -d'"' -f4 | sort -u | tr '\n' ' ')
+  local rate
+  rate=$(grep -o '"executions_per_s":[0-9.e+-]*' exec.json | head -1 | cut -d: -f2)
   local agrees=yes note=""
   if [[ $exec_status -ne 0 && $exec_status -ne 1 ]]; then
     agrees=no note="stackcheck exec exited $exec_status: $(tail -c 300 exec.err | tr '\n\t' '  ')"
@@ -74,8 +76,8 @@ judge() {
       agrees=no note="exec: $verdict $properties"
     fi
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$expect" "$native" "$simulated" \
-    "${verdict:-none}" "${exit_status:-none}" "$agrees" "$note"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$expect" "$native" "$simulated" \
+    "${verdict:-none}" "${exit_status:-none}" "${rate:-0}" "$agrees" "$note"
 }
 export -f judge
 export work stackcheck libcuda_dir executions
@@ -90,11 +92,12 @@ while IFS=$'\t' read -r name why; do
   reason[$name]=$why
 done <"$unsupported_tsv"
 {
-  printf 'name\texpect\tnative\tsimulated\texec\texec_exit\tagrees\tnote\n'
+  printf 'name\texpect\tnative\tsimulated\texec\texec_exit\texec_per_s\tagrees\tnote\n'
   cat "$work/rows.tsv"
+  awk -F'\t' '$2 == "skip" {print $1 "\tskip\t\t\t\t\t\tskipped\t" $4}' "$work/programs/manifest.tsv"
 } >"$results"
 printf '%-52s %-6s %-6s %-9s %-10s %s\n' program expect native simulated exec result
-while IFS=$'\t' read -r name expect native simulated verdict exit_status agrees note; do
+while IFS=$'\t' read -r name expect native simulated verdict exit_status _rate agrees note; do
   result=ok
   if [[ -n ${reason[$name]:-} ]]; then
     unsupported=$((unsupported + 1))
