@@ -48,8 +48,13 @@ std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host,
 ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost& host,
                              const sim::ExecutionResult& result) {
   ExecReport report;
-  if (result.violation) {
-    const sim::Violation& v = *result.violation;
+  // The violation that ended the execution, or else the first one it went
+  // past (a destroy of a held mutex, program_threads.cc).
+  const sim::Violation* shown = result.violation        ? &*result.violation
+                                : result.passed.empty() ? nullptr
+                                                        : &result.passed.front();
+  if (shown != nullptr) {
+    const sim::Violation& v = *shown;
     report.verdict = "violation";
     report.property = v.property;
     report.message = v.message;
@@ -81,6 +86,9 @@ std::string OneLine(const ExecReport& r) {
   } else {
     line = absl::StrCat(r.verdict == "stuck" ? "STUCK " : "VIOLATION ", r.property, ": ",
                         r.message);
+    // A violation the execution went past (a destroy of a held mutex).
+    if (r.exit_status >= 0)
+      absl::StrAppend(&line, "; the program went on and exited ", r.exit_status);
   }
   if (!r.replay_status.empty()) absl::StrAppend(&line, "; ", r.replay_status);
   return line;

@@ -31,7 +31,9 @@ namespace {
 // process, so the queues live as long as the process).
 struct Word {
   std::uint32_t queue = 0;
-  std::size_t ordinal = 0;  // 1 for the first word seen, ...
+  std::size_t ordinal = 0;    // 1 for the first word seen, ...
+  std::uint32_t waiters = 0;  // threads asleep on it now
+  bool holder_known = false;  // whom they wait for was found
 };
 
 std::map<std::uintptr_t, Word>& Words() {
@@ -39,7 +41,7 @@ std::map<std::uintptr_t, Word>& Words() {
   return *words;
 }
 
-const Word& WordOf(Twin& twin, const int* address) {
+Word& WordOf(Twin& twin, const int* address) {
   auto [it, fresh] = Words().try_emplace(reinterpret_cast<std::uintptr_t>(address));
   if (fresh) {
     it->second.ordinal = Words().size();
@@ -52,16 +54,17 @@ const Word& WordOf(Twin& twin, const int* address) {
 // The only holder this library can see is a thread inside a plugin call
 // libgomp makes with the device lock held (plugin_calls.h); if exactly one
 // other thread is in one, the word is taken to be that device lock.
-void Blame(Twin& twin, std::uint32_t queue, std::size_t ordinal) {
+void Blame(Twin& twin, Word& w, ThreadId except) {
   std::string call;
-  const ThreadId holder = DeviceLockHolder(twin.host.CurrentThread(), &call);
+  const ThreadId holder = DeviceLockHolder(except, &call);
+  w.holder_known = holder != kNoThread;
   if (holder == kNoThread) {
-    twin.host.BlameWaitQueue(queue, kNoThread);
+    twin.host.BlameWaitQueue(w.queue, kNoThread);
     return;
   }
-  twin.host.BlameWaitQueue(queue, holder);
-  twin.host.RenameWaitQueue(queue,
-                            absl::StrCat("libgomp's device lock (futex word #", ordinal,
+  twin.host.BlameWaitQueue(w.queue, holder);
+  twin.host.RenameWaitQueue(w.queue,
+                            absl::StrCat("libgomp's device lock (futex word #", w.ordinal,
                                          ", taken to be devicep->lock: its holder is inside ", call,
                                          ", which libgomp calls with the device lock held)"));
 }
@@ -79,7 +82,7 @@ long Futex(int* word, int op, int value, const void* timeout) {
         absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
   }
   if (modelled && AtPoint([&](Twin& twin) {
-        const Word& w = WordOf(twin, word);
+        Word& w = WordOf(twin, word);
         const std::uint32_t queue = w.queue;
         if (command == FUTEX_WAKE) {
           result = twin.host.WakeQueue(queue, value < 0 ? 0 : static_cast<std::uint32_t>(value));
@@ -91,8 +94,10 @@ long Futex(int* word, int op, int value, const void* timeout) {
           result = -EAGAIN;
           return;
         }
-        Blame(twin, queue, w.ordinal);
+        Blame(twin, w, twin.host.CurrentThread());
+        ++w.waiters;
         twin.host.WaitOnQueue(queue);
+        --w.waiters;
       })) {
     return result;
   }
@@ -118,6 +123,12 @@ void OnSigsys(int, siginfo_t* info, void* context) {
 }
 
 }  // namespace
+
+void DeviceLockHolderKnown(Twin& twin) {
+  for (auto& [address, w] : Words()) {
+    if (w.waiters > 0 && !w.holder_known) Blame(twin, w, kNoThread);
+  }
+}
 
 absl::Status InstallFutexTrap() {
   const TextRange text = TextOfObjectNamed("libgomp.so");

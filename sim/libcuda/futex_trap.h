@@ -21,6 +21,12 @@ namespace stackcheck::libcuda {
 // kernel refuses the filter.
 absl::Status InstallFutexTrap();
 
+struct Twin;
+// A thread entered a plugin call libgomp makes holding its device lock
+// (plugin_calls.h): a thread already asleep in a libgomp futex whose holder
+// was unknown when it began to wait now waits for this one.
+void DeviceLockHolderKnown(Twin& twin);
+
 }  // namespace stackcheck::libcuda
 
 #endif  // STACKCHECK_SIM_LIBCUDA_FUTEX_TRAP_H_

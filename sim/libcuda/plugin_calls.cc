@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/libcuda/entry_point.h"
+#include "sim/libcuda/futex_trap.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 
@@ -37,6 +38,7 @@ class PluginCall {
       if (under_device_lock) {
         holder_ = twin.host.CurrentThread();
         Holders()[holder_] = name;
+        DeviceLockHolderKnown(twin);
       }
     });
   }
