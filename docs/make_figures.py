@@ -952,10 +952,11 @@ def main():
         bugs = run.json([bin_, "bench", "bugs", "--json"], "stackcheck bench bugs")
         clean = None
         if args.long:
-            clean = run.json([bin_, "exec", "--executions=10000", "--exec_replay_dir=", "--json",
+            clean = run.json([bin_, "exec", "--executions=10000", "--exec_faults=none",
+                              "--exec_replay_dir=", "--json",
                               "--", *[os.path.join(ROOT, a) if a.startswith("bazel-bin") else a
                                       for a in EXEC_PROGRAM]],
-                             "stackcheck exec --executions=10000 -- %s" % " ".join(EXEC_PROGRAM))
+                             "stackcheck exec --executions=10000 --exec_faults=none -- %s" % " ".join(EXEC_PROGRAM))
         exec_ = run.json(["taskset", "-c", "0", bin_, "bench", "exec",
                           "--executions=%d" % BENCH_EXEC_EXECUTIONS, "--json", "--",
                           *[os.path.join(ROOT, a) if a.startswith("bazel-bin") else a

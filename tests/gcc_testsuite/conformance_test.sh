@@ -44,7 +44,7 @@ judge() {
   LD_PRELOAD=$libcuda_dir/libcuda.so.1 LD_LIBRARY_PATH=$libcuda_dir timeout 300 "$bin" \
     >sim.out 2>sim.err </dev/null || simulated=$?
   local exec_status=0
-  timeout 600 "$stackcheck" exec --executions "$executions" --json \
+  timeout 600 "$stackcheck" exec --executions "$executions" --exec_faults none --json \
     --libcuda "$libcuda_dir/libcuda.so.1" \
     --exec_replay_dir "$dir/replays" -- "$bin" >exec.json 2>exec.err </dev/null || exec_status=$?
   local verdict exit_status properties

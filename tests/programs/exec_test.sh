@@ -138,7 +138,8 @@ grep -Eq "^exec .*: ([0-9]+) executions \(dfs, preemption bound 0: exhausted yes
 explore() {
   local name=$1 expected=$2 status=0
   shift 2
-  "$stackcheck" exec --libcuda "$libcuda" --exec_replay_dir "" "$@" >"$tmp/$name.out" 2>&1 ||
+  "$stackcheck" exec --libcuda "$libcuda" --exec_replay_dir "" --exec_faults none "$@" \
+    >"$tmp/$name.out" 2>&1 ||
     status=$?
   cat "$tmp/$name.out"
   [[ $status -eq $expected ]] || fail "$name: exit $status, expected $expected"

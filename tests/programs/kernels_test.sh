@@ -17,7 +17,7 @@ shapes=$here/tests/programs/kernel_shapes
 abort=$here/tests/programs/device_abort
 
 # 1. Under exec, random schedules: clean, and the program's checks pass.
-"$stackcheck" exec --executions 20 --json --libcuda "$libcuda_dir/libcuda.so.1" \
+"$stackcheck" exec --executions 20 --exec_faults none --json --libcuda "$libcuda_dir/libcuda.so.1" \
   --exec_replay_dir "$replays" -- "$shapes" >"$tmp/shapes.json" 2>"$tmp/shapes.err" ||
   { cat "$tmp/shapes.json" "$tmp/shapes.err"; fail "exec kernel_shapes did not end clean"; }
 grep -q '"verdict":"clean"' "$tmp/shapes.json" || fail "kernel_shapes: not clean"
@@ -47,7 +47,7 @@ grep -q "no host code: the kernel does not execute" "$tmp/plain.log" ||
 # 12.2's plugin then reports the launch failure and its exit handler
 # destroys the held stacks lock, as on a GPU.
 status=0
-"$stackcheck" exec --executions 5 --libcuda "$libcuda_dir/libcuda.so.1" \
+"$stackcheck" exec --executions 5 --exec_faults none --libcuda "$libcuda_dir/libcuda.so.1" \
   --exec_replay_dir "$replays" -- "$abort" >"$tmp/abort.out" 2>&1 || status=$?
 cat "$tmp/abort.out"
 [[ $status -eq 1 ]] || fail "device_abort: exec should report the finding (exit 1), got $status"

@@ -10,7 +10,7 @@ shift 7
 shards=${TEST_TOTAL_SHARDS:-1} index=${TEST_SHARD_INDEX:-0}
 per_shard=$(( (executions + shards - 1) / shards ))
 seed=$(( 1 + index * per_shard ))
-[[ $faults == - ]] && faults=
+[[ $faults == - ]] && faults=none
 outputs=${TEST_UNDECLARED_OUTPUTS_DIR:-${TEST_TMPDIR:-/tmp}}
 flags=(--executions "$per_shard" --seed "$seed" --exec_strategy "$strategy"
        "--exec_faults=$faults" --libcuda "$libcuda" --exec_replay_dir "$outputs")
