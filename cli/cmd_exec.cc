@@ -136,18 +136,26 @@ void CountCalls(const ExecReport& r, std::uint32_t* launches, std::uint32_t* all
 FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs) {
   std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
   FaultPlan plan;
-  switch (rng() % 4) {
+  switch (rng() % 5) {
     case 0:
       break;
     case 1:
       if (launches > 0) plan.abort_at_launch = 1 + rng() % launches;
       break;
     case 2:
-      if (allocs > 0) plan.oom_at_alloc = 1 + rng() % allocs;
+      if (allocs > 0) plan.oom_at_allocs = {static_cast<std::uint32_t>(1 + rng() % allocs)};
       break;
     case 3:
       if (launches > 0) plan.reject_at_launch = 1 + rng() % launches;
       break;
+    case 4: {
+      // Two in a row: the retry after a failed allocation fails too, which
+      // makes a mapping's allocation failure fatal (gomp_map_vars).
+      if (allocs == 0) break;
+      const auto first = static_cast<std::uint32_t>(1 + rng() % allocs);
+      plan.oom_at_allocs = {first, first + 1};
+      break;
+    }
   }
   return plan;
 }

@@ -83,6 +83,7 @@ class SimDevice::Call {
 
 void SimDevice::BeginExecution() {
   scheduler_->CallbackWorkChanged();
+  fail_next_allocation_ = false;
   initialized_ = false;
   context_ = Context::kNone;
   destroyer_ = kNoActor;
@@ -375,7 +376,9 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
                     static_cast<std::uint64_t>(CuResult::kInvalidValue), bytes);
     return CuResult::kInvalidValue;
   }
-  if (!async && ++alloc_calls_ == config_.alloc_failure_at_call) {
+  // std::exchange: a failure asked for (FailNextAllocation) is used once.
+  if (!async && (++alloc_calls_ == config_.alloc_failure_at_call ||
+                 std::exchange(fail_next_allocation_, false))) {
     scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
                     static_cast<std::uint64_t>(CuResult::kOutOfMemory), bytes);
     return CuResult::kOutOfMemory;

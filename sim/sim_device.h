@@ -52,6 +52,10 @@ class SimDevice final : public Device, public GpuModel {
   // have no code to run. Kept across executions.
   using KernelBodyRunner = KernelAction (*)(std::uint64_t body);
   void set_kernel_body_runner(KernelBodyRunner runner) { kernel_body_runner_ = runner; }
+  // The next cuMemAlloc fails with OUT_OF_MEMORY, as the config's
+  // alloc_failure_at_call makes a counted one fail: a simulated program's
+  // driver counts the program's own calls (its module loads allocate too).
+  void FailNextAllocation() { fail_next_allocation_ = true; }
   std::uint64_t live_bytes() const { return live_bytes_; }
   // This execution's allocations (frees not subtracted) outgrew the capacity
   // while footprints took allocations to commute: see AllocFootprint.
@@ -241,6 +245,7 @@ class SimDevice final : public Device, public GpuModel {
   ActorId destroyer_ = kNoActor;
   CuResult sticky_ = CuResult::kSuccess;
   KernelBodyRunner kernel_body_runner_ = nullptr;
+  bool fail_next_allocation_ = false;
   std::vector<Stream> streams_;  // [0] is the legacy stream; slots reused
   std::size_t stream_count_ = 0;
   bool extra_blocking_streams_ = false;

@@ -1,5 +1,6 @@
 #include "sim/libcuda/exec_options.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <vector>
 
@@ -42,9 +43,14 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
     if (call_n.size() != 2 || !absl::SimpleAtoi(call_n[1], &n) || n == 0) {
       return Bad("a fault is KIND@CALL:N with N >= 1", item);
     }
+    if (kind_at[0] == "oom" && call_n[0] == "alloc") {
+      auto at = std::lower_bound(plan.oom_at_allocs.begin(), plan.oom_at_allocs.end(), n);
+      if (at != plan.oom_at_allocs.end() && *at == n) return Bad("the same fault twice", item);
+      plan.oom_at_allocs.insert(at, n);
+      continue;
+    }
     std::uint32_t* slot = nullptr;
     if (kind_at[0] == "abort" && call_n[0] == "launch") slot = &plan.abort_at_launch;
-    if (kind_at[0] == "oom" && call_n[0] == "alloc") slot = &plan.oom_at_alloc;
     if (kind_at[0] == "reject" && call_n[0] == "launch") slot = &plan.reject_at_launch;
     if (slot == nullptr) {
       return Bad("unknown fault (known: abort@launch:N, abort@kernel:NAME:N, oom@alloc:N, "
@@ -63,7 +69,7 @@ std::string FormatFaults(const FaultPlan& plan) {
                         ? absl::StrCat("abort@launch:", plan.abort_at_launch)
                         : absl::StrCat("abort@kernel:", plan.abort_kernel, ":", plan.abort_at_launch));
   }
-  if (plan.oom_at_alloc != 0) items.push_back(absl::StrCat("oom@alloc:", plan.oom_at_alloc));
+  for (std::uint32_t n : plan.oom_at_allocs) items.push_back(absl::StrCat("oom@alloc:", n));
   if (plan.reject_at_launch != 0) items.push_back(absl::StrCat("reject@launch:", plan.reject_at_launch));
   return absl::StrJoin(items, ",");
 }

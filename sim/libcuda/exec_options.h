@@ -21,14 +21,18 @@ struct FaultPlan {
   // contains it: the kernel whose device code calls abort(), as the program
   // has it ("abort@kernel:thread_a:1"), whichever thread launches first.
   std::string abort_kernel;
-  std::uint32_t oom_at_alloc = 0;      // that cuMemAlloc: out of memory
+  // Those cuMemAllocs: out of memory (sorted, distinct). Two in a row make
+  // the retry after a failed allocation fail too (the plugin frees its
+  // cache and tries again).
+  std::vector<std::uint32_t> oom_at_allocs;
   std::uint32_t reject_at_launch = 0;  // that launch: too many resources
 
   bool empty() const {
-    return abort_at_launch == 0 && oom_at_alloc == 0 && reject_at_launch == 0;
+    return abort_at_launch == 0 && oom_at_allocs.empty() && reject_at_launch == 0;
   }
   int count() const {
-    return (abort_at_launch != 0) + (oom_at_alloc != 0) + (reject_at_launch != 0);
+    return (abort_at_launch != 0) + static_cast<int>(oom_at_allocs.size()) +
+           (reject_at_launch != 0);
   }
 };
 

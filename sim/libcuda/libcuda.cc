@@ -550,10 +550,20 @@ EXPORT CUresult cuGetErrorString(CUresult error, const char** text) {
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
+  // The fault plan counts the program's calls (a module load's allocations
+  // for its variables are the driver's own, and a GPU's fail no such way).
+  static std::uint32_t calls = 0;
+  const std::vector<std::uint32_t>& ooms = stackcheck::libcuda::Faults().oom_at_allocs;
+  const bool fails = std::binary_search(ooms.begin(), ooms.end(), ++calls);
   DevicePtr p = 0;
-  const CuResult r = RunOnDevice([&](Device& d) { return AllocateBlock(d, &p, bytes); });
-  LogCall(absl::StrFormat("%s(%u bytes) -> %s, 0x%x", Symbol(DriverCall::kMemAlloc), bytes, Name(r),
-                          p));
+  const CuResult r = RunOnDevice([&](Device& d) {
+    if (fails) {
+      if (auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d)) sim->FailNextAllocation();
+    }
+    return AllocateBlock(d, &p, bytes);
+  });
+  LogCall(absl::StrFormat("%s(%u bytes) -> %s, 0x%x%s", Symbol(DriverCall::kMemAlloc), bytes,
+                          Name(r), p, fails ? " [fault plan: out of memory]" : ""));
   if (r == CuResult::kSuccess) *ptr = p;
   return Code(r);
 }

@@ -129,7 +129,8 @@ class Controller {
     // library backs only what a program allocates, lazily).
     config.device_capacity = 140 * kGiB;
     config.modes.step_bound = std::uint64_t{1} << 24;
-    config.alloc_failure_at_call = options_.faults.oom_at_alloc;
+    // The plan's allocation failures are the driver's to inject (libcuda.cc):
+    // it counts the program's own cuMemAlloc calls.
     config.launch_failure_at_call = options_.faults.reject_at_launch;
     sim::MonitorParams params;
     std::vector<std::unique_ptr<sim::Monitor>> monitors;

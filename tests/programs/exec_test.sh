@@ -14,7 +14,10 @@
 # 7. condition variables, plain and timed;
 # 8. locks taken in a stream callback;
 # 9. recursive, error-checking and normal mutexes;
-# 10. a thread spinning on sched_yield.
+# 10. a thread spinning on sched_yield;
+# 11. fault plans count the program's own allocations, and hold several: one
+#     failed allocation is retried (the plugin frees its cache), two in a row
+#     make the mapping's failure fatal.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -192,4 +195,12 @@ expect_in kinds_normal "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mut
 explore yield_random 0 --executions 30 -- "$programs/yield_spin"
 exhausted_clean yield_dfs_0 0 "$programs/yield_spin"
 exhausted_clean yield_dfs_2 2 "$programs/yield_spin"
+
+# 11. threads_regions 1 2 allocates three times itself (a mapping, the
+# stacks, a mapping); the module's variables are the driver's own.
+explore oom_once 0 --executions 3 --exec_faults oom@alloc:3 -- "$programs/threads_regions" 1 2 8 4
+expect_in oom_once "no violation (" "one failed allocation should be retried and the program end well"
+explore oom_twice 0 --executions 3 --exec_faults oom@alloc:3,oom@alloc:4 \
+  -- "$programs/threads_regions" 1 2 8 4
+expect_in oom_twice "the program exited 1" "two failed allocations should make the mapping fatal"
 echo PASS
