@@ -61,6 +61,15 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
   return result_;
 }
 
+ExecutionResult Simulator::SoFar() const {
+  ExecutionResult so_far;
+  so_far.trace = scheduler_->trace();
+  so_far.choices = scheduler_->choices();
+  so_far.digest = scheduler_->digest();
+  so_far.steps = scheduler_->steps();
+  return so_far;
+}
+
 absl::string_view Simulator::ActorName(ActorId actor) const {
   return scheduler_->ActorName(actor);
 }

@@ -76,6 +76,11 @@ class Simulator {
   // Runs one execution; the strategy's NewExecution has been called already.
   const ExecutionResult& Run(Strategy& strategy, MainThread main_thread);
 
+  // The execution Run is in, as far as it went (trace, choices, digest,
+  // steps; no verdict): for a process that dies inside it, whose driver
+  // still reports what led there (sim/libcuda: a program that crashed).
+  ExecutionResult SoFar() const;
+
   // Takes effect from the next Run.
   void set_config(const SimConfig& config);
   // A violation `pass` accepts does not stop the execution; it is recorded in

@@ -11,6 +11,7 @@
 
 #include "sim/libcuda/kernel_body.h"
 #include "sim/libcuda/loaded_text.h"
+#include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 #include "sim/libcuda/signal_chain.h"
 
@@ -46,6 +47,9 @@ void OnFault(int signal, siginfo_t* info, void* context) {
   static const TextRange ours = TextHolding(reinterpret_cast<const void*>(&OnFault));
   const void* at = FaultingInstruction(context);
   if (signal != SIGABRT && ours.Contains(at)) ReportInternalError(signal, at);
+  // The program's own fault (GCC's plugin among its code): what led there is
+  // written as a finding, then the signal takes its course.
+  if (Controlled()) ProgramCrashes(signal, at);
   PassToProgram(signal, info, context);
 }
 

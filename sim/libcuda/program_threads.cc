@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
@@ -95,6 +96,36 @@ class Controller {
  public:
   bool active() const { return active_; }
   int watchdog_s() const { return options_.watchdog_s; }
+
+  // The program dies of `signal` at `at`: the execution so far, as a finding.
+  void ReportCrash(int signal, const void* at) {
+    if (!active_ || ended_.exchange(true)) return;
+    sim::ExecutionResult so_far = simulator_->SoFar();
+    ExecReport report = DescribeExecution(*simulator_, *host_, so_far);
+    Dl_info info{};
+    std::string where = "unknown code";
+    if (dladdr(at, &info) != 0 && info.dli_fname != nullptr) {
+      const char* object = std::strrchr(info.dli_fname, '/');
+      object = object != nullptr ? object + 1 : info.dli_fname;
+      where = info.dli_sname != nullptr ? absl::StrCat(info.dli_sname, " (", object, ")")
+                                        : std::string(object);
+    }
+    const std::string thread = TwinName();
+    report.verdict = "violation";
+    report.property = "no-crash";
+    report.message = absl::StrCat(thread.empty() ? "a thread" : thread, " died of ",
+                                  strsignal(signal), " in ", where);
+    report.fingerprint = absl::StrCat("no-crash: ", sigabbrev_np(signal), " in ", where);
+    report.exit_status = -1;
+    report.sequence = strategy_->relative();
+    report.point_widths = strategy_->widths();
+    report.point_preempts = strategy_->preempts();
+    report.preemptions = strategy_->preemptions();
+    report.calls = lines_;
+    Fill(&report);
+    Write(report);
+    std::fflush(nullptr);
+  }
 
   // Ends the execution as stuck: the report, then status 87.
   [[noreturn]] void EndStuck(std::string message) {
@@ -453,5 +484,7 @@ const FaultPlan& Faults() { return TheController().faults(); }
 int WatchdogSeconds() { return Controlled() ? TheController().watchdog_s() : 0; }
 
 void EndStuck(std::string message) { TheController().EndStuck(std::move(message)); }
+
+void ProgramCrashes(int signal, const void* at) { TheController().ReportCrash(signal, at); }
 
 }  // namespace stackcheck::libcuda

@@ -107,6 +107,12 @@ int WatchdogSeconds();
 // Ends the execution as stuck (status 87) with `message` as the report's.
 [[noreturn]] void EndStuck(std::string message);
 
+// The program's process is dying of `signal`, raised at `at` in code that is
+// not this library's: the execution so far is written as a no-crash finding
+// (its schedule replays to the same point), once; the signal then takes its
+// course.
+void ProgramCrashes(int signal, const void* at);
+
 // The faults the execution injects (exec_options.h); none when not controlled.
 struct FaultPlan;
 const FaultPlan& Faults();

@@ -11,9 +11,10 @@
 #               native run's where that one passed
 #   exec        `stackcheck exec`, fault-free, EXECUTIONS random schedules:
 #               no finding and exit 0 for a test that passes; for one that
-#               expects to fail (dg-shouldfail), a non-zero exit or GCC
-#               12.2's own destroy of the held stacks lock
-#               (mutex-discipline), which the GPU shows too
+#               expects to fail (dg-shouldfail), a non-zero exit, the
+#               program dying of a signal (no-crash), or GCC 12.2's own
+#               destroy of the held stacks lock (mutex-discipline), which
+#               the GPU shows too
 #
 #   conformance_test.sh PROGRAMS.tar STACKCHECK LIBCUDA_DIR UNSUPPORTED.tsv
 #
@@ -71,8 +72,8 @@ judge() {
       agrees=no note="simulated run exited 0 where the test expects a failure"
     elif [[ $verdict == clean && ,$exit_status, == *,0,* ]]; then
       agrees=no note="exec: clean, exit $exit_status, where the test expects a failure"
-    elif [[ $verdict != clean && ($properties != "mutex-discipline " ||
-            $(grep -c 'omp_stacks.lock' exec.json) -eq 0) ]]; then
+    elif [[ $verdict != clean && $properties != "no-crash " &&
+            ($properties != "mutex-discipline " || $(grep -c 'omp_stacks.lock' exec.json) -eq 0) ]]; then
       agrees=no note="exec: $verdict $properties"
     fi
   fi

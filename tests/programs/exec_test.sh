@@ -17,7 +17,9 @@
 # 10. a thread spinning on sched_yield;
 # 11. fault plans count the program's own allocations, and hold several: one
 #     failed allocation is retried (the plugin frees its cache), two in a row
-#     make the mapping's failure fatal.
+#     make the mapping's failure fatal;
+# 12. a crash of the program (GCC's plugin on a device another thread's exit
+#     closed) is a finding that replays to the same crash.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -168,7 +170,7 @@ explore cond_lost 1 --executions 100 -- "$programs/cond_wait" lost
 expect_in cond_lost "^VIOLATION no-deadlock: .*T[0-9] waits on condition variable" \
   "the lost wake-up is not reported as a deadlock"
 explore cond_timed_woken 1 --executions 100 -- "$programs/cond_wait" timed-woken
-expect_in cond_timed_woken "CRASH: the program died with signal 6" \
+expect_in cond_timed_woken "^VIOLATION no-crash: T[0-9] died of Aborted" \
   "no timed wait was woken by the signal"
 
 # 8. A stream callback's locks are the program's (callback_lock.c): holding
@@ -203,4 +205,17 @@ expect_in oom_once "no violation (" "one failed allocation should be retried and
 explore oom_twice 0 --executions 3 --exec_faults oom@alloc:3,oom@alloc:4 \
   -- "$programs/threads_regions" 1 2 8 4
 expect_in oom_twice "the program exited 1" "two failed allocations should make the mapping fatal"
+
+# 12. One thread's fatal mapping failure exits and closes the device; the
+# other's region goes on into GOMP_OFFLOAD_run (seed 45 of this plan).
+crash_dir=$tmp/crash
+explore plugin_crash 1 --executions 1 --seed 45 --exec_faults oom@alloc:4,oom@alloc:5 \
+  --exec_replay_dir "$crash_dir" -- "$programs/threads_regions" 2 3 8 4
+expect_in plugin_crash "^VIOLATION no-crash: T[0-9] died of Segmentation fault in GOMP_OFFLOAD_run" \
+  "the plugin's crash is not a finding"
+expect_in plugin_crash "^replayed: same trace digest" "the crash did not replay"
+crash_replay=$(ls "$crash_dir"/*.replay | sed -n 1p)
+"$stackcheck" replay "$crash_replay" --libcuda "$libcuda" >"$tmp/crash_replay.out" 2>&1 ||
+  { cat "$tmp/crash_replay.out"; fail "the crash's replay file did not replay"; }
+grep -q "^same trace digest as recorded$" "$tmp/crash_replay.out" || fail "crash replay: digest differs"
 echo PASS
