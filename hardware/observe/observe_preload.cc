@@ -12,6 +12,8 @@
 //  - jitter (STACKCHECK_OBSERVE_JITTER_US=N): a random delay of up to N µs
 //    before every wrapped call and pthread mutex operation, so that rare
 //    interleavings happen more often.
+//  - faults (STACKCHECK_OBSERVE_OOM_AT=N,M): those cuMemAlloc calls fail
+//    with CUDA_ERROR_OUT_OF_MEMORY, as `exec`'s oom@alloc plans make them.
 //  - watchdog (STACKCHECK_OBSERVE_WATCHDOG_S=S): a process still running
 //    after S seconds is reported stuck — each thread's last call and whether
 //    it is still inside it — and ends with status 87, instead of hanging.
@@ -298,7 +300,26 @@ DRIVER_CALL(int, cuLaunchKernel,
              unsigned bz, unsigned sh, void* s, void** p, void** e),
             (f, gx, gy, gz, bx, by, bz, sh, s, p, e))
 DRIVER_CALL(int, cuCtxSynchronize, (), ())
-DRIVER_CALL(int, cuMemAlloc_v2, (std::uint64_t* p, std::size_t n), (p, n))
+// Fault injection (STACKCHECK_OBSERVE_OOM_AT=N[,M...]): those cuMemAlloc
+// calls (1-based, in the order the plugin makes them) return
+// CUDA_ERROR_OUT_OF_MEMORY without reaching the driver: the simulator's
+// `oom@alloc:N` plans, on the real driver, so that a steered execution meets
+// the same failures.
+constexpr int kMaxOoms = 16;
+constexpr int kOutOfMemory = 2;  // CUDA_ERROR_OUT_OF_MEMORY
+std::uint32_t g_oom_at[kMaxOoms];
+int g_oom_count = 0;
+std::atomic<std::uint32_t> g_alloc_calls{0};
+
+int (*real_cuMemAlloc_v2)(std::uint64_t*, std::size_t) = nullptr;
+int wrap_cuMemAlloc_v2(std::uint64_t* p, std::size_t n) {
+  Timed timed_call("cuMemAlloc_v2");
+  const std::uint32_t call = ++g_alloc_calls;
+  for (int i = 0; i < g_oom_count; ++i) {
+    if (g_oom_at[i] == call) return kOutOfMemory;
+  }
+  return real_cuMemAlloc_v2(p, n);
+}
 DRIVER_CALL(int, cuMemFree_v2, (std::uint64_t p), (p))
 DRIVER_CALL(int, cuMemcpyHtoD_v2, (std::uint64_t d, const void* s, std::size_t n), (d, s, n))
 DRIVER_CALL(int, cuMemcpyDtoH_v2, (void* d, std::uint64_t s, std::size_t n), (d, s, n))
@@ -399,6 +420,15 @@ __attribute__((constructor)) void Start() {
   if (const char* t = std::getenv("STACKCHECK_OBSERVE_STEER_TIMEOUT_S")) {
     const long seconds = std::atol(t);
     if (seconds > 0) g_steer_timeout_ns = static_cast<Clock>(seconds) * 1000000000ull;
+  }
+  if (const char* oom = std::getenv("STACKCHECK_OBSERVE_OOM_AT")) {
+    for (const char* at = oom; *at != '\0' && g_oom_count < kMaxOoms;) {
+      const long n = std::atol(at);
+      if (n > 0) g_oom_at[g_oom_count++] = static_cast<std::uint32_t>(n);
+      at = std::strchr(at, ',');
+      if (at == nullptr) break;
+      ++at;
+    }
   }
   const char* steer = std::getenv("STACKCHECK_OBSERVE_STEER");
   if (steer != nullptr && *steer != '\0') LoadSteering(steer);

@@ -47,4 +47,17 @@ status=0
 observe "$tmp/bad.steer" "$tmp/bad.txt" || status=$?
 [[ $status -eq 2 ]] && grep -q "line 2: not 'T<k> <call>'" "$tmp/steer.out" ||
   { cat "$tmp/steer.out"; echo "FAIL: a bad steering file should exit 2 with a message ($status)"; exit 1; }
+
+# Faults on the real driver, as exec's plans put them: one failed allocation
+# is retried by the plugin, two in a row make the mapping fatal.
+oom() {  # oom AT: threads_regions 1 2 with those cuMemAlloc calls failing
+  LD_PRELOAD=$here/hardware/observe/libstackcheck_observe.so LD_LIBRARY_PATH=$here/sim/libcuda \
+    OMP_TARGET_OFFLOAD=MANDATORY \
+    STACKCHECK_OBSERVE_OOM_AT=$1 "$here/tests/programs/threads_regions" 1 2 8 4 >"$tmp/oom.out" 2>&1
+}
+oom 3 || { cat "$tmp/oom.out"; echo "FAIL: one failed allocation should be retried"; exit 1; }
+status=0
+oom 3,4 || status=$?
+[[ $status -eq 1 ]] && grep -q "device memory allocation fail" "$tmp/oom.out" ||
+  { cat "$tmp/oom.out"; echo "FAIL: two failed allocations should make the mapping fatal ($status)"; exit 1; }
 echo PASS
