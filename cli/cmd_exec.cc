@@ -499,6 +499,12 @@ int RunExec(const std::vector<std::string>& args) {
       dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1);
   const std::string faults_shown =
       fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag;
+  // A program that never offloaded was explored on the host alone.
+  const std::string offload_shown =
+      done > 0 && launches == 0
+          ? "; no kernel was launched in the first execution (the regions ran on the host: "
+            "OMP_TARGET_OFFLOAD=MANDATORY makes that an error)"
+          : "";
   // The program's own exit statuses, when not all 0 (a test's own failure).
   const std::string exits_shown =
       program_exits.empty() || program_exits == std::set<int>{0}
@@ -507,9 +513,9 @@ int RunExec(const std::vector<std::string>& args) {
   report.Fields(
       found.empty()
           ? absl::StrFormat("exec %s: %u executions (%s%s), %u distinct traces, no violation%s "
-                            "(%.1f s, %.1f executions/s)",
+                            "(%.1f s, %.1f executions/s)%s",
                             program.program, done, runs, faults_shown, digests.size(), exits_shown,
-                            explore_s, rate)
+                            explore_s, rate, offload_shown)
           : absl::StrFormat("exec %s: %u executions (%s%.1f s, %.1f executions/s), %u distinct "
                             "traces, %u finding%s",
                             program.program, done, dfs ? coverage + ", " : "", explore_s, rate,
@@ -521,6 +527,7 @@ int RunExec(const std::vector<std::string>& args) {
         j.Key("seconds").Double(explore_s);
         j.Key("executions_per_s").Double(rate);
         j.Key("verdict").String(found.empty() ? "clean" : "violation");
+        j.Key("kernels_launched").Uint(launches);  // in the first execution
         j.Key("program_exit_statuses").BeginArray();
         for (int status : program_exits) j.Int(status);
         j.EndArray();

@@ -75,7 +75,9 @@ model() {  # model CHECK-FLAGS...: the classes of every fingerprint met
 }
 
 real() {  # real EXEC-FLAGS... -- PROGRAM ARGS
-  "$stackcheck" exec --libcuda "$libcuda" --exec_all_findings --exec_shrink_executions 0 \
+  # MANDATORY, as the GPU runs have it: a region never falls back to the host.
+  OMP_TARGET_OFFLOAD=MANDATORY \
+    "$stackcheck" exec --libcuda "$libcuda" --exec_all_findings --exec_shrink_executions 0 \
     --exec_replay_dir "" "$@" >"$tmp/real.out" 2>&1 || true
   { grep '^fingerprint: ' "$tmp/real.out" || true; } | sed 's/^fingerprint: //' | classify
 }
