@@ -45,18 +45,6 @@ TargetExt LibgompTargetExt() {
 
 thread_local Body* t_body = nullptr;
 
-}  // namespace
-
-void EndKernelWithTrap(const char* why) {
-  t_body->outcome.trapped = true;
-  t_body->outcome.why = why;
-  siglongjmp(t_body->trap, 1);
-}
-
-namespace {
-
-[[noreturn]] void Trap(const char* why) { EndKernelWithTrap(why); }
-
 void* KernelThread(void* p) {
   t_body = static_cast<Body*>(p);
   const KernelLaunch& launch = *t_body->launch;
@@ -73,6 +61,12 @@ void* KernelThread(void* p) {
 }  // namespace
 
 bool InKernelBody() { return t_body != nullptr; }
+
+void EndKernelWithTrap(const char* why) {
+  t_body->outcome.trapped = true;
+  t_body->outcome.why = why;
+  siglongjmp(t_body->trap, 1);
+}
 
 std::vector<void*> CopyTargetArguments(void* const* arguments) {
   std::vector<void*> copy;
@@ -122,7 +116,9 @@ KernelOutcome RunKernelBody(const KernelLaunch& launch) {
 // abort() in a region's code: on the GPU, GCC's nvptx abort is a trap that
 // ends the kernel (SEM-04); elsewhere the C library's.
 extern "C" [[noreturn]] STACKCHECK_ENTRY_POINT void abort() {
-  if (stackcheck::libcuda::InKernelBody()) stackcheck::libcuda::Trap("abort() in device code");
+  if (stackcheck::libcuda::InKernelBody()) {
+    stackcheck::libcuda::EndKernelWithTrap("abort() in device code");
+  }
   using Abort = void (*)();
   static auto real = reinterpret_cast<Abort>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "abort"));
   if (real != nullptr) real();
@@ -130,38 +126,42 @@ extern "C" [[noreturn]] STACKCHECK_ENTRY_POINT void abort() {
   _exit(134);
 }
 
-// The device's answers inside a kernel; the host's elsewhere.
+// The device's answers inside a kernel; libgomp's own elsewhere. The Fortran
+// bindings (omp_lib's, trailing underscore) reach libgomp's C functions
+// inside libgomp, past the C ones, so they are answered too.
+namespace stackcheck::libcuda {
+namespace {
+
+template <const char* kName>
+int HostAnswer(int fallback) {
+  static auto real = reinterpret_cast<int (*)()>(Real().dlsym(RTLD_NEXT, kName));
+  return real != nullptr ? real() : fallback;
+}
+
+constexpr char kIsInitialDevice[] = "omp_is_initial_device";
+constexpr char kIsInitialDeviceFortran[] = "omp_is_initial_device_";
+constexpr char kDeviceNum[] = "omp_get_device_num";
+constexpr char kDeviceNumFortran[] = "omp_get_device_num_";
+// One device: the plugin writes 0 into the image's __gomp_device_num.
+constexpr int kThisDevice = 0;
+
+}  // namespace
+}  // namespace stackcheck::libcuda
+
+using stackcheck::libcuda::HostAnswer;
+using stackcheck::libcuda::InKernelBody;
+
 extern "C" STACKCHECK_ENTRY_POINT int omp_is_initial_device() {
-  if (stackcheck::libcuda::InKernelBody()) return 0;
-  using F = int (*)();
-  static auto real =
-      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_is_initial_device"));
-  return real != nullptr ? real() : 1;
+  return InKernelBody() ? 0 : HostAnswer<stackcheck::libcuda::kIsInitialDevice>(1);
 }
-
-extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num() {
-  // One device: the plugin writes 0 into the image's __gomp_device_num.
-  if (stackcheck::libcuda::InKernelBody()) return 0;
-  using F = int (*)();
-  static auto real =
-      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_get_device_num"));
-  return real != nullptr ? real() : 0;
-}
-
-// The Fortran bindings (omp_lib), which reach libgomp's C functions inside
-// libgomp, past the two above.
 extern "C" STACKCHECK_ENTRY_POINT int omp_is_initial_device_() {
-  if (stackcheck::libcuda::InKernelBody()) return 0;
-  using F = int (*)();
-  static auto real =
-      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_is_initial_device_"));
-  return real != nullptr ? real() : 1;
+  return InKernelBody() ? 0 : HostAnswer<stackcheck::libcuda::kIsInitialDeviceFortran>(1);
 }
-
+extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num() {
+  return InKernelBody() ? stackcheck::libcuda::kThisDevice
+                        : HostAnswer<stackcheck::libcuda::kDeviceNum>(0);
+}
 extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num_() {
-  if (stackcheck::libcuda::InKernelBody()) return 0;
-  using F = int (*)();
-  static auto real =
-      reinterpret_cast<F>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "omp_get_device_num_"));
-  return real != nullptr ? real() : 0;
+  return InKernelBody() ? stackcheck::libcuda::kThisDevice
+                        : HostAnswer<stackcheck::libcuda::kDeviceNumFortran>(0);
 }

@@ -6,8 +6,8 @@
 // addresses with sizes) and the target data (for nvptx, mkoffload's kernel
 // and variable names, in the same order). This library interposes that call,
 // so a kernel launched by name can run its region's host function
-// (kernel_body.h) and a device variable can live at its host variable's
-// address (libcuda.cc).
+// (kernel_body.h), which names the host symbols of its device variables
+// (libcuda.cc lends them the device's bytes while it runs).
 #ifndef STACKCHECK_SIM_LIBCUDA_OFFLOAD_IMAGES_H_
 #define STACKCHECK_SIM_LIBCUDA_OFFLOAD_IMAGES_H_
 
