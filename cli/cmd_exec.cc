@@ -10,6 +10,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -46,7 +47,9 @@ ABSL_FLAG(int, exec_bound, 1, "exec: the preemption bound of --exec_strategy=dfs
 ABSL_FLAG(std::string, exec_faults, "search",
           "exec: faults to inject: 'search' (the default: the first execution fault-free, then a "
           "random fault each), 'none', or a plan (abort@launch:N, abort@kernel:NAME:N, "
-          "oom@alloc:N, reject@launch:N, comma-separated); dfs: none unless a plan is given");
+          "oom@alloc:N, reject@launch:N, comma-separated); dfs: none unless given a plan, or "
+          "'search': every plan of one fault (and of two allocation failures in a row), each "
+          "with every schedule within the bound");
 ABSL_FLAG(int, exec_watchdog_s, 20,
           "exec: seconds a program thread may run between two scheduling points before the "
           "run is reported stuck");
@@ -158,6 +161,32 @@ FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t 
     }
   }
   return plan;
+}
+
+// Every plan a depth-first search over faults walks, after the fault-free
+// one: each launch trapping, each launch rejected, each allocation failing,
+// and each two allocations in a row failing (the retry after a failure
+// fails too), from an execution's counts.
+std::vector<FaultPlan> EveryPlan(std::uint32_t launches, std::uint32_t allocs) {
+  std::vector<FaultPlan> plans;
+  for (std::uint32_t k = 1; k <= launches; ++k) {
+    FaultPlan trap;
+    trap.abort_at_launch = k;
+    plans.push_back(trap);
+    FaultPlan reject;
+    reject.reject_at_launch = k;
+    plans.push_back(reject);
+  }
+  for (std::uint32_t k = 1; k <= allocs; ++k) {
+    FaultPlan oom;
+    oom.oom_at_allocs = {k};
+    plans.push_back(oom);
+    if (k < allocs) {
+      oom.oom_at_allocs = {k, k + 1};
+      plans.push_back(oom);
+    }
+  }
+  return plans;
 }
 
 // Makes the counterexample smaller while it shows the same finding: the
@@ -308,10 +337,6 @@ int RunExec(const std::vector<std::string>& args) {
   if (dfs && !FlagGiven("exec_faults")) faults_flag = "none";
   if (faults_flag == "none") faults_flag.clear();
   const bool fault_search = faults_flag == "search";
-  if (dfs && fault_search) {
-    return UsageError("--exec_strategy=dfs walks the schedules of one fault plan: give a plan, "
-                      "not 'search'");
-  }
   FaultPlan fixed;
   if (!fault_search) {
     absl::StatusOr<FaultPlan> plan = libcuda::ParseFaults(faults_flag);
@@ -361,6 +386,13 @@ int RunExec(const std::vector<std::string>& args) {
   const bool all_findings = absl::GetFlag(FLAGS_exec_all_findings);
   ScheduleTree tree(bound);
   bool exhausted = false;
+  // dfs with 'search': every plan of EveryPlan, each walked to its end, the
+  // fault-free one first (its counts list the others).
+  FaultPlan dfs_faults = fixed;
+  std::vector<FaultPlan> plans_left;
+  bool plans_listed = false;
+  std::size_t plans_walked = 1;
+  bool bound_cut = false;
   std::string search_stopped;  // why a dfs ended before its tree did
   for (std::uint64_t i = 0; i < executions; ++i) {
     if (stop->load() || (budget_s > 0 && elapsed() > budget_s)) break;
@@ -371,12 +403,27 @@ int RunExec(const std::vector<std::string>& args) {
                                    : fixed;
     if (dfs) {
       std::optional<std::vector<std::uint64_t>> next = tree.Next();
+      while (!next && fault_search && done > 0) {
+        if (!plans_listed) {
+          plans_left = EveryPlan(launches, allocs);
+          std::reverse(plans_left.begin(), plans_left.end());
+          plans_listed = true;
+        }
+        if (plans_left.empty()) break;
+        dfs_faults = plans_left.back();
+        plans_left.pop_back();
+        ++plans_walked;
+        bound_cut |= tree.bound_cut();
+        tree = ScheduleTree(bound);
+        next = tree.Next();
+      }
       if (!next) {
         exhausted = true;
         break;
       }
       settings.strategy = "sequence";
       settings.schedule = *std::move(next);
+      settings.faults = fault_search ? dfs_faults : fixed;
     }
     absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
     if (!o.ok()) return RunError(o.status().message());
@@ -426,17 +473,24 @@ int RunExec(const std::vector<std::string>& args) {
   }
   if (dfs && !exhausted && found.empty() && search_stopped.empty() && done < executions &&
       !stop->load() && !(budget_s > 0 && elapsed() > budget_s)) {
-    exhausted = !tree.Next().has_value();
+    exhausted = !tree.Next().has_value() && (!fault_search || (plans_listed && plans_left.empty()));
   }
+  bound_cut |= tree.bound_cut();
+  const std::string plans_shown =
+      dfs && fault_search ? absl::StrFormat(
+                                ", %u fault plans (none; each launch trapping or rejected; each "
+                                "allocation failing, alone or with the next)",
+                                plans_walked)
+                          : "";
   const double explore_s = elapsed();
   const double rate = done / std::max(explore_s, 1e-9);
   // What a dfs covered: "exhausted yes" means every schedule within the bound ran.
   const std::string coverage =
       !dfs ? std::string()
-           : absl::StrFormat("dfs, preemption bound %s: exhausted %s%s", 
-                             bound < 0 ? std::string("none") : absl::StrCat(bound),
+           : absl::StrFormat("dfs, preemption bound %s%s: exhausted %s%s",
+                             bound < 0 ? std::string("none") : absl::StrCat(bound), plans_shown,
                              exhausted ? "yes" : "no",
-                             exhausted && tree.bound_cut() ? " (the bound left schedules out)"
+                             exhausted && bound_cut   ? " (the bound left schedules out)"
                              : search_stopped.empty() ? ""
                                                       : absl::StrCat(" (", search_stopped, ")"));
 
@@ -497,8 +551,9 @@ int RunExec(const std::vector<std::string>& args) {
   ReportSink report(json, "exec");
   const std::string runs =
       dfs ? coverage : absl::StrFormat("%s, seeds %u..%u", strategy, seed, seed + done - 1);
-  const std::string faults_shown =
-      fault_search ? ", a random fault each" : fixed.empty() ? "" : ", faults " + faults_flag;
+  const std::string faults_shown = fault_search    ? (dfs ? "" : ", a random fault each")
+                                   : fixed.empty() ? ""
+                                                   : ", faults " + faults_flag;
   // A program that never offloaded was explored on the host alone.
   const std::string offload_shown =
       done > 0 && launches == 0
@@ -535,7 +590,8 @@ int RunExec(const std::vector<std::string>& args) {
         if (dfs) {
           j.Key("preemption_bound").Int(bound);
           j.Key("exhausted").Bool(exhausted);
-          j.Key("bound_cut").Bool(tree.bound_cut());
+          j.Key("bound_cut").Bool(bound_cut);
+          if (fault_search) j.Key("fault_plans").Uint(plans_walked);
         }
       });
   if (found.empty()) return report.Finish(kExitOk);

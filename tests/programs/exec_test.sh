@@ -19,7 +19,9 @@
 #     failed allocation is retried (the plugin frees its cache), two in a row
 #     make the mapping's failure fatal;
 # 12. a crash of the program (GCC's plugin on a device another thread's exit
-#     closed) is a finding that replays to the same crash.
+#     closed) is a finding that replays to the same crash;
+# 13. depth-first search over faults: every plan of one fault (and of two
+#     allocation failures in a row), each with every schedule in the bound.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -103,7 +105,6 @@ expect_usage "libgomp.so.1 is not loaded" exec --executions 1 --libcuda "$libcud
 expect_usage "no program 'no-such-program' on PATH" exec --libcuda "$libcuda" -- no-such-program
 expect_usage "unknown fault" exec --exec_faults nonsense@launch:1 --libcuda "$libcuda" -- "$program"
 expect_usage "exec_strategy is random, pct or dfs" exec --exec_strategy bfs --libcuda "$libcuda" -- "$program"
-expect_usage "dfs walks the schedules of one fault plan" exec --exec_strategy dfs --exec_faults search --libcuda "$libcuda" -- "$program"
 expect_usage "exec_bound must be in" exec --exec_strategy dfs --exec_bound -2 --libcuda "$libcuda" -- "$program"
 expect_usage "usage: exec" exec --libcuda "$libcuda"
 printf 'stackcheck exec replay v1\nprogram %s\nschedule 0,x\n' "$program" >"$tmp/bad.replay"
@@ -218,4 +219,16 @@ crash_replay=$(ls "$crash_dir"/*.replay | sed -n 1p)
 "$stackcheck" replay "$crash_replay" --libcuda "$libcuda" >"$tmp/crash_replay.out" 2>&1 ||
   { cat "$tmp/crash_replay.out"; fail "the crash's replay file did not replay"; }
 grep -q "^same trace digest as recorded$" "$tmp/crash_replay.out" || fail "crash replay: digest differs"
+
+# 13. threads_regions 1 2 launches twice and allocates three times: 10 plans
+# (none, 2 x 2 launch faults, 3 single and 2 paired allocation failures).
+status=0
+"$stackcheck" exec --exec_strategy dfs --exec_bound 0 --exec_faults search --libcuda "$libcuda" \
+  --exec_replay_dir "" -- "$programs/threads_regions" 1 2 8 4 >"$tmp/dfs_faults.out" 2>&1 || status=$?
+cat "$tmp/dfs_faults.out"
+[[ $status -eq 1 ]] || fail "dfs over faults: expected findings (exit 1), got $status"
+grep -q "10 fault plans .*: exhausted yes" "$tmp/dfs_faults.out" ||
+  fail "dfs over faults: not every plan walked to its end"
+grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stacks.lock" \
+  "$tmp/dfs_faults.out" || fail "dfs over faults: a trap's destroy of the held lock not found"
 echo PASS
