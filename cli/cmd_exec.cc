@@ -115,8 +115,7 @@ std::string Describe(const RunOutcome& o) {
     case RunOutcome::Kind::kTimedOut:
       return "STUCK: the program did not end, even after the watchdog; killed";
     case RunOutcome::Kind::kStartFailed:
-      return absl::StrCat("the program exited with status ", o.exit_status,
-                          " without a result");
+      return absl::StrCat("the program exited with status ", o.exit_status, " without a result");
     case RunOutcome::Kind::kInternalError:
       return "FAULT IN STACKCHECK'S LIBRARY, not in the program's code: an internal error of "
              "stackcheck's, or a bad pointer passed to the driver (the backtrace is above)";
@@ -261,7 +260,8 @@ std::string FormatOutcome(const RunOutcome& o, std::size_t timeline_tail) {
   }
   if (!r.fingerprint.empty()) absl::StrAppend(&out, "fingerprint: ", r.fingerprint, "\n");
   if (!r.timeline.empty()) {
-    const std::size_t from = r.timeline.size() > timeline_tail ? r.timeline.size() - timeline_tail : 0;
+    const std::size_t from =
+        r.timeline.size() > timeline_tail ? r.timeline.size() - timeline_tail : 0;
     absl::StrAppendFormat(&out, "timeline (%s%u events):\n", from > 0 ? "last " : "",
                           r.timeline.size() - from);
     for (std::size_t i = from; i < r.timeline.size(); ++i) {
@@ -272,7 +272,8 @@ std::string FormatOutcome(const RunOutcome& o, std::size_t timeline_tail) {
     const std::size_t from = r.calls.size() > 16 ? r.calls.size() - 16 : 0;
     absl::StrAppendFormat(&out, "calls (%s%u, real names):\n", from > 0 ? "last " : "",
                           r.calls.size() - from);
-    for (std::size_t i = from; i < r.calls.size(); ++i) absl::StrAppend(&out, "  ", r.calls[i], "\n");
+    for (std::size_t i = from; i < r.calls.size(); ++i)
+      absl::StrAppend(&out, "  ", r.calls[i], "\n");
   }
   if (!o.output.empty()) {
     absl::StrAppend(&out, "program output (last lines):\n");
@@ -306,9 +307,8 @@ absl::StatusOr<std::string> SaveReplay(const ExecReplay& replay) {
   if (dir.empty()) return std::string();
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const std::string path = absl::StrFormat("%s/exec-%s-%016x.replay", dir,
-                                           fs::path(replay.program).filename().string(),
-                                           replay.digest);
+  const std::string path = absl::StrFormat(
+      "%s/exec-%s-%016x.replay", dir, fs::path(replay.program).filename().string(), replay.digest);
   std::ofstream out(path);
   out << FormatExecReplay(replay);
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
@@ -399,8 +399,8 @@ int RunExec(const std::vector<std::string>& args) {
     RunSettings settings;
     settings.strategy = strategy;
     settings.seed = seed + i;
-    settings.faults = fault_search ? (i == 0 ? FaultPlan{} : RandomFault(seed + i, launches, allocs))
-                                   : fixed;
+    settings.faults =
+        fault_search ? (i == 0 ? FaultPlan{} : RandomFault(seed + i, launches, allocs)) : fixed;
     if (dfs) {
       std::optional<std::vector<std::uint64_t>> next = tree.Next();
       while (!next && fault_search && done > 0) {
@@ -466,7 +466,8 @@ int RunExec(const std::vector<std::string>& args) {
     }
     if (elapsed() >= next_progress) {
       next_progress += progress_every;
-      std::fprintf(stderr, "exec: %llu executions, %.1f/s, %zu distinct traces, %zu findings, %.0f s\n",
+      std::fprintf(stderr,
+                   "exec: %llu executions, %.1f/s, %zu distinct traces, %zu findings, %.0f s\n",
                    static_cast<unsigned long long>(done), done / elapsed(), digests.size(),
                    found.size(), elapsed());
     }
@@ -521,8 +522,8 @@ int RunExec(const std::vector<std::string>& args) {
     const Finding finding = FindingOf(shrunk);
     replay.property = finding.property;
     replay.fingerprint = finding.fingerprint;
-    replay.message = shrunk.kind == RunOutcome::Kind::kFinished ? shrunk.report.message
-                                                                : Describe(shrunk);
+    replay.message =
+        shrunk.kind == RunOutcome::Kind::kFinished ? shrunk.report.message : Describe(shrunk);
     r.replay_check = "not replayable (the run did not finish)";
     if (shrunk.kind == RunOutcome::Kind::kFinished) {
       RunSettings again;
@@ -536,8 +537,8 @@ int RunExec(const std::vector<std::string>& args) {
           !o.ok() ? std::string(o.status().message())
           : stuck && o->kind == RunOutcome::Kind::kFinished && o->report.verdict == "stuck"
               ? "replayed: stuck again"
-          : !stuck && o->kind == RunOutcome::Kind::kFinished &&
-                  o->report.digest == replay.digest && o->report.replay_status.empty()
+          : !stuck && o->kind == RunOutcome::Kind::kFinished && o->report.digest == replay.digest &&
+                  o->report.replay_status.empty()
               ? "replayed: same trace digest"
               : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
     }
@@ -600,8 +601,9 @@ int RunExec(const std::vector<std::string>& args) {
     const Found& f = *r.found;
     absl::StrAppend(&text, "\n", Describe(f.outcome), "\n");
     absl::StrAppendFormat(
-        &text, "found at execution %u (%s); shrunk in %d executions to %u scheduling choices, "
-               "%u preemptions, faults: %s\n",
+        &text,
+        "found at execution %u (%s); shrunk in %d executions to %u scheduling choices, "
+        "%u preemptions, faults: %s\n",
         f.execution, dfs ? std::string("dfs") : absl::StrCat("seed ", seed + f.execution - 1),
         r.shrink_executions, r.replay.schedule.size(), r.shrunk.report.preemptions,
         r.replay.faults.empty() ? "none" : r.replay.faults);
@@ -640,8 +642,7 @@ const bool registered = RegisterCommand(
      "exec [--executions=N] [--exec_strategy=random|pct|dfs] [--exec_bound=K] "
      "[--exec_faults=PLAN|search] "
      "[--libcuda=PATH] -- PROGRAM [ARGS]",
-     "run a real OpenMP offload program on the simulated GPU, its threads explored",
-     &RunExec});
+     "run a real OpenMP offload program on the simulated GPU, its threads explored", &RunExec});
 
 }  // namespace
 
@@ -673,13 +674,13 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
     // The order of the calls, for the observe preload on the real driver;
     // written only from a replay that reproduced its recording.
     if (!same) {
-      return RunError(absl::StrFormat("the replay did not reproduce (%s); no steering written",
-                                      Describe(*o)));
+      return RunError(
+          absl::StrFormat("the replay did not reproduce (%s); no steering written", Describe(*o)));
     }
     std::string text = absl::StrCat("# stackcheck steering: ", replay->program, " ",
-                                    absl::StrJoin(replay->args, " "), "; ", replay->property,
-                                    "\n");
-    for (const std::string& line : SteeringOrder(o->report.calls)) absl::StrAppend(&text, line, "\n");
+                                    absl::StrJoin(replay->args, " "), "; ", replay->property, "\n");
+    for (const std::string& line : SteeringOrder(o->report.calls))
+      absl::StrAppend(&text, line, "\n");
     if (out_path.empty()) {
       absl::PrintF("%s", text);
     } else {
@@ -714,7 +715,8 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
     }
   } else {
     absl::PrintF("replay of %s %s (faults: %s)\n", replay->program,
-                 absl::StrJoin(replay->args, " "), replay->faults.empty() ? "none" : replay->faults);
+                 absl::StrJoin(replay->args, " "),
+                 replay->faults.empty() ? "none" : replay->faults);
     absl::PrintF("%s\n%s", Describe(*o), FormatOutcome(*o, 1u << 30));
     absl::PrintF("%s\n", same ? "same trace digest as recorded"
                               : absl::StrFormat("DIGEST DIFFERS: recorded %016x, got %016x",

@@ -9,10 +9,10 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -173,7 +173,8 @@ class ForkServer {
 // One server per program and arguments, for the life of the command.
 ForkServer* ServerFor(const ProgramUnderTest& p) {
   static auto* servers = new std::map<std::string, std::unique_ptr<ForkServer>>;
-  const std::string key = absl::StrCat(p.libcuda, "\n", p.program, "\n", absl::StrJoin(p.args, "\n"));
+  const std::string key =
+      absl::StrCat(p.libcuda, "\n", p.program, "\n", absl::StrJoin(p.args, "\n"));
   auto it = servers->find(key);
   if (it == servers->end()) {
     auto server = std::make_unique<ForkServer>();
@@ -199,16 +200,17 @@ absl::StatusOr<std::string> FindLibcuda(const std::string& flag) {
     return fs::absolute(flag).string();
   }
   if (const char* env = std::getenv("STACKCHECK_LIBCUDA"); env != nullptr && *env != '\0') {
-    if (!Readable(env)) return absl::NotFoundError(absl::StrCat("$STACKCHECK_LIBCUDA: no file ", env));
+    if (!Readable(env))
+      return absl::NotFoundError(absl::StrCat("$STACKCHECK_LIBCUDA: no file ", env));
     return fs::absolute(env).string();
   }
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path dir = self.parent_path();
-    for (const fs::path& candidate :
-         {dir / ".." / "sim" / "libcuda" / "libcuda.so.1",
-          fs::path(self.string() + ".runfiles") / "__main__" / "sim" / "libcuda" / "libcuda.so.1"}) {
+    for (const fs::path& candidate : {dir / ".." / "sim" / "libcuda" / "libcuda.so.1",
+                                      fs::path(self.string() + ".runfiles") / "__main__" / "sim" /
+                                          "libcuda" / "libcuda.so.1"}) {
       if (Readable(candidate.string())) return fs::canonical(candidate, ec).string();
     }
   }

@@ -16,11 +16,11 @@
 namespace stackcheck::cli {
 
 struct ProgramUnderTest {
-  std::string libcuda;   // the simulated libcuda.so.1
-  std::string program;   // an executable path
+  std::string libcuda;  // the simulated libcuda.so.1
+  std::string program;  // an executable path
   std::vector<std::string> args;
   int watchdog_s = 20;
-  std::string scratch;   // a directory for the run's files
+  std::string scratch;  // a directory for the run's files
   // Start the program once and fork it before main for each execution
   // (sim/libcuda/fork_server.h); off: one exec() per execution.
   bool fork_server = true;

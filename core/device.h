@@ -82,8 +82,7 @@ struct KernelArgs {
 
 // Callbacks run on the driver's callback thread (SEM-07), never on the thread
 // that enqueued them, and must not call the driver (SEM-09).
-using StreamCallbackFn = void (*)(StreamHandle stream, CuResult status,
-                                  void* user_data);
+using StreamCallbackFn = void (*)(StreamHandle stream, CuResult status, void* user_data);
 using HostFn = void (*)(void* user_data);
 
 // A snapshot of device memory as cuMemGetInfo reports it (SEM-12).
@@ -108,15 +107,13 @@ class Device {
   virtual CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) = 0;
   virtual CuResult MemFree(DevicePtr ptr) = 0;
   virtual CuResult MemGetInfo(MemInfo* info) = 0;
-  virtual CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                                 StreamHandle stream) = 0;
+  virtual CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) = 0;
   virtual CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) = 0;
   // Synchronous copies (cuMemcpyHtoD / cuMemcpyDtoH): issued on the legacy
   // stream, so they wait for the work queued before them there (and, through
   // SEM-02, on every blocking stream), then copy. [dst, dst + bytes) (or the
   // source range) must lie inside one live allocation.
-  virtual CuResult MemcpyHtoD(DevicePtr dst, const void* src,
-                              std::uint64_t bytes) = 0;
+  virtual CuResult MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) = 0;
   virtual CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) = 0;
 
   // --- modules and kernels ---
@@ -124,22 +121,18 @@ class Device {
   // simulator knows the kernels each image holds).
   virtual CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) = 0;
   virtual CuResult ModuleUnload(ModuleHandle module) = 0;
-  virtual CuResult ModuleGetFunction(FunctionHandle* function,
-                                     ModuleHandle module,
+  virtual CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                                      absl::string_view name) = 0;
   virtual CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
-                                const KernelArgs& args,
-                                StreamHandle stream) = 0;
+                                const KernelArgs& args, StreamHandle stream) = 0;
 
   // --- streams (SEM-01, 02, 08, 14) ---
   virtual CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) = 0;
   virtual CuResult StreamDestroy(StreamHandle stream) = 0;
   virtual CuResult StreamSynchronize(StreamHandle stream) = 0;
   virtual CuResult StreamQuery(StreamHandle stream) = 0;
-  virtual CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                                     void* user_data) = 0;
-  virtual CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
-                                  void* user_data) = 0;
+  virtual CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) = 0;
+  virtual CuResult LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) = 0;
 
   // --- events (SEM-14) ---
   virtual CuResult EventCreate(EventHandle* event) = 0;

@@ -137,10 +137,10 @@ SteerEntry g_steer[kMaxSteer];
 int g_steer_count = 0;
 Clock g_steer_timeout_ns = 5000000000ull;
 std::atomic<bool> g_steer_off{false};
-std::atomic<std::uint64_t> g_steer_gates{0};     // calls that found an entry
-std::atomic<std::uint64_t> g_steer_held{0};      // of those, calls that waited
+std::atomic<std::uint64_t> g_steer_gates{0};  // calls that found an entry
+std::atomic<std::uint64_t> g_steer_held{0};   // of those, calls that waited
 std::atomic<std::uint64_t> g_steer_longest_ns{0};
-std::atomic<int> g_steer_gave_up_at{-1};         // the entry waited for in vain
+std::atomic<int> g_steer_gave_up_at{-1};  // the entry waited for in vain
 std::atomic<int> g_steer_gave_up_thread{-1};
 
 std::atomic<int> g_threads_created{0};
@@ -251,8 +251,10 @@ void Report() {
   if (n == 0) return;  // a process that made none of the calls (a helper)
   std::FILE* out = Out();
   if (g_steer_count > 0) {
-    std::fprintf(out, "stackcheck observe: pid %d steering: %d recorded calls, %llu met, %llu "
-                 "held (longest %.1f ms)", static_cast<int>(getpid()), g_steer_count,
+    std::fprintf(out,
+                 "stackcheck observe: pid %d steering: %d recorded calls, %llu met, %llu "
+                 "held (longest %.1f ms)",
+                 static_cast<int>(getpid()), g_steer_count,
                  static_cast<unsigned long long>(g_steer_gates.load()),
                  static_cast<unsigned long long>(g_steer_held.load()),
                  g_steer_longest_ns.load() / 1e6);
@@ -280,11 +282,11 @@ void Report() {
 // --- wrappers ------------------------------------------------------------------
 // The GOMP_OFFLOAD_* functions libgomp calls (libgomp-plugin.h's signatures)
 // and the driver calls of a region's path (the CUDA Driver API's).
-#define DRIVER_CALL(ret, name, params, args)        \
-  ret (*real_##name) params = nullptr;             \
-  ret wrap_##name params {                         \
-    Timed timed_call(#name);                       \
-    return real_##name args;                       \
+#define DRIVER_CALL(ret, name, params, args) \
+  ret(*real_##name) params = nullptr;        \
+  ret wrap_##name params {                   \
+    Timed timed_call(#name);                 \
+    return real_##name args;                 \
   }
 
 DRIVER_CALL(bool, GOMP_OFFLOAD_init_device, (int a), (a))
@@ -292,12 +294,14 @@ DRIVER_CALL(bool, GOMP_OFFLOAD_fini_device, (int a), (a))
 DRIVER_CALL(int, GOMP_OFFLOAD_load_image, (int a, unsigned b, const void* c, void* d), (a, b, c, d))
 DRIVER_CALL(void*, GOMP_OFFLOAD_alloc, (int a, std::size_t b), (a, b))
 DRIVER_CALL(bool, GOMP_OFFLOAD_free, (int a, void* b), (a, b))
-DRIVER_CALL(bool, GOMP_OFFLOAD_dev2host, (int a, void* b, const void* c, std::size_t d), (a, b, c, d))
-DRIVER_CALL(bool, GOMP_OFFLOAD_host2dev, (int a, void* b, const void* c, std::size_t d), (a, b, c, d))
+DRIVER_CALL(bool, GOMP_OFFLOAD_dev2host, (int a, void* b, const void* c, std::size_t d),
+            (a, b, c, d))
+DRIVER_CALL(bool, GOMP_OFFLOAD_host2dev, (int a, void* b, const void* c, std::size_t d),
+            (a, b, c, d))
 DRIVER_CALL(void, GOMP_OFFLOAD_run, (int a, void* b, void* c, void** d), (a, b, c, d))
 DRIVER_CALL(int, cuLaunchKernel,
-            (void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-             unsigned bz, unsigned sh, void* s, void** p, void** e),
+            (void* f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
+             unsigned sh, void* s, void** p, void** e),
             (f, gx, gy, gz, bx, by, bz, sh, s, p, e))
 DRIVER_CALL(int, cuCtxSynchronize, (), ())
 // Fault injection (STACKCHECK_OBSERVE_OOM_AT=N[,M...]): those cuMemAlloc
@@ -332,7 +336,7 @@ DRIVER_CALL(int, cuOccupancyMaxPotentialBlockSize,
             (int* a, int* b, void* f, void* g, std::size_t h, int i), (a, b, f, g, h, i))
 DRIVER_CALL(int, cuFuncGetAttribute, (int* v, int a, void* f), (v, a, f))
 DRIVER_CALL(int, cuDeviceGetAttribute, (int* v, int a, int d), (v, a, d))
-DRIVER_CALL(int, cuMemGetInfo_v2, (std::size_t* f, std::size_t* t), (f, t))
+DRIVER_CALL(int, cuMemGetInfo_v2, (std::size_t * f, std::size_t* t), (f, t))
 
 struct Wrapper {
   const char* name;
@@ -340,16 +344,32 @@ struct Wrapper {
   void* wrapper;
 };
 
-#define ROW(name) {#name, reinterpret_cast<void**>(&real_##name), reinterpret_cast<void*>(&wrap_##name)}
+#define ROW(name) \
+  { #name, reinterpret_cast < void**>(&real_##name), reinterpret_cast < void*>(&wrap_##name) }
 const Wrapper kWrappers[] = {
-    ROW(GOMP_OFFLOAD_init_device), ROW(GOMP_OFFLOAD_fini_device), ROW(GOMP_OFFLOAD_load_image),
-    ROW(GOMP_OFFLOAD_alloc),       ROW(GOMP_OFFLOAD_free),        ROW(GOMP_OFFLOAD_dev2host),
-    ROW(GOMP_OFFLOAD_host2dev),    ROW(GOMP_OFFLOAD_run),         ROW(cuLaunchKernel),
-    ROW(cuCtxSynchronize),         ROW(cuMemAlloc_v2),            ROW(cuMemFree_v2),
-    ROW(cuMemcpyHtoD_v2),          ROW(cuMemcpyDtoH_v2),          ROW(cuStreamSynchronize),
-    ROW(cuCtxGetDevice),           ROW(cuCtxGetCurrent),          ROW(cuCtxPushCurrent_v2),
-    ROW(cuCtxPopCurrent_v2),       ROW(cuOccupancyMaxPotentialBlockSize),
-    ROW(cuFuncGetAttribute),       ROW(cuDeviceGetAttribute),     ROW(cuMemGetInfo_v2),
+    ROW(GOMP_OFFLOAD_init_device),
+    ROW(GOMP_OFFLOAD_fini_device),
+    ROW(GOMP_OFFLOAD_load_image),
+    ROW(GOMP_OFFLOAD_alloc),
+    ROW(GOMP_OFFLOAD_free),
+    ROW(GOMP_OFFLOAD_dev2host),
+    ROW(GOMP_OFFLOAD_host2dev),
+    ROW(GOMP_OFFLOAD_run),
+    ROW(cuLaunchKernel),
+    ROW(cuCtxSynchronize),
+    ROW(cuMemAlloc_v2),
+    ROW(cuMemFree_v2),
+    ROW(cuMemcpyHtoD_v2),
+    ROW(cuMemcpyDtoH_v2),
+    ROW(cuStreamSynchronize),
+    ROW(cuCtxGetDevice),
+    ROW(cuCtxGetCurrent),
+    ROW(cuCtxPushCurrent_v2),
+    ROW(cuCtxPopCurrent_v2),
+    ROW(cuOccupancyMaxPotentialBlockSize),
+    ROW(cuFuncGetAttribute),
+    ROW(cuDeviceGetAttribute),
+    ROW(cuMemGetInfo_v2),
 };
 
 // --- the watchdog ----------------------------------------------------------------
@@ -357,8 +377,10 @@ void* Watchdog(void* arg) {
   const long seconds = reinterpret_cast<long>(arg);
   sleep(static_cast<unsigned>(seconds));
   std::FILE* out = Out();
-  std::fprintf(out, "stackcheck observe: pid %d STUCK: still running after %ld s; each "
-               "thread's last timed call:\n", static_cast<int>(getpid()), seconds);
+  std::fprintf(out,
+               "stackcheck observe: pid %d STUCK: still running after %ld s; each "
+               "thread's last timed call:\n",
+               static_cast<int>(getpid()), seconds);
   const Clock now = Now();
   const int n = std::min(g_thread_count.load(), kMaxThreads);
   for (int i = 0; i < n; ++i) {
@@ -396,9 +418,9 @@ void LoadSteering(const char* path) {
       _exit(2);
     }
     bool wrapped = false;
-    for (const char* own : {"pthread_mutex_lock", "GOMP_target_ext", "GOMP_target_data_ext",
-                            "GOMP_target_update_ext", "GOMP_target_enter_exit_data",
-                            "omp_target_alloc", "omp_target_free"}) {
+    for (const char* own :
+         {"pthread_mutex_lock", "GOMP_target_ext", "GOMP_target_data_ext", "GOMP_target_update_ext",
+          "GOMP_target_enter_exit_data", "omp_target_alloc", "omp_target_free"}) {
       wrapped |= std::strcmp(name, own) == 0;
     }
     for (const Wrapper& w : kWrappers) wrapped |= std::strcmp(w.name, name) == 0;
@@ -438,7 +460,8 @@ __attribute__((constructor)) void Start() {
       using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
       auto create = reinterpret_cast<Create>(RealDlsym(RTLD_NEXT, "pthread_create"));
       pthread_t t;
-      if (create != nullptr && create(&t, nullptr, &Watchdog, reinterpret_cast<void*>(seconds)) == 0) {
+      if (create != nullptr &&
+          create(&t, nullptr, &Watchdog, reinterpret_cast<void*>(seconds)) == 0) {
         pthread_detach(t);
       }
     }
@@ -510,12 +533,12 @@ int pthread_mutex_unlock(pthread_mutex_t* m) {
 // The program's calls into libgomp's offloading entry points (libgomp_g.h
 // and omp.h of GCC 12), timed, and where steering holds a thread: before
 // libgomp takes its device lock.
-#define OPENMP_CALL(ret, name, params, args)                              \
-  ret name params {                                                       \
-    using F = ret(*) params;                                              \
-    static F next = reinterpret_cast<F>(RealDlsym(RTLD_NEXT, #name));     \
-    Timed timed_call(#name);                                              \
-    return next args;                                                     \
+#define OPENMP_CALL(ret, name, params, args)                          \
+  ret name params {                                                   \
+    using F = ret(*) params;                                          \
+    static F next = reinterpret_cast<F>(RealDlsym(RTLD_NEXT, #name)); \
+    Timed timed_call(#name);                                          \
+    return next args;                                                 \
   }
 OPENMP_CALL(void, GOMP_target_ext,
             (int d, void (*fn)(void*), size_t n, void** a, size_t* s, unsigned short* k,

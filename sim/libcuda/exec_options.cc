@@ -53,8 +53,10 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
     if (kind_at[0] == "abort" && call_n[0] == "launch") slot = &plan.abort_at_launch;
     if (kind_at[0] == "reject" && call_n[0] == "launch") slot = &plan.reject_at_launch;
     if (slot == nullptr) {
-      return Bad("unknown fault (known: abort@launch:N, abort@kernel:NAME:N, oom@alloc:N, "
-                 "reject@launch:N)", item);
+      return Bad(
+          "unknown fault (known: abort@launch:N, abort@kernel:NAME:N, oom@alloc:N, "
+          "reject@launch:N)",
+          item);
     }
     if (*slot != 0) return Bad("the same fault twice", item);
     *slot = n;
@@ -65,20 +67,21 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
 std::string FormatFaults(const FaultPlan& plan) {
   std::vector<std::string> items;
   if (plan.abort_at_launch != 0) {
-    items.push_back(plan.abort_kernel.empty()
-                        ? absl::StrCat("abort@launch:", plan.abort_at_launch)
-                        : absl::StrCat("abort@kernel:", plan.abort_kernel, ":", plan.abort_at_launch));
+    items.push_back(plan.abort_kernel.empty() ? absl::StrCat("abort@launch:", plan.abort_at_launch)
+                                              : absl::StrCat("abort@kernel:", plan.abort_kernel,
+                                                             ":", plan.abort_at_launch));
   }
   for (std::uint32_t n : plan.oom_at_allocs) items.push_back(absl::StrCat("oom@alloc:", n));
-  if (plan.reject_at_launch != 0) items.push_back(absl::StrCat("reject@launch:", plan.reject_at_launch));
+  if (plan.reject_at_launch != 0)
+    items.push_back(absl::StrCat("reject@launch:", plan.reject_at_launch));
   return absl::StrJoin(items, ",");
 }
 
 absl::StatusOr<ExecOptions> ExecOptionsFromEnvironment() {
   ExecOptions options;
   if (const char* s = Env("STACKCHECK_EXEC_STRATEGY")) options.strategy = s;
-  if (options.strategy != "random" && options.strategy != "pct" &&
-      options.strategy != "replay" && options.strategy != "sequence") {
+  if (options.strategy != "random" && options.strategy != "pct" && options.strategy != "replay" &&
+      options.strategy != "sequence") {
     return Bad("STACKCHECK_EXEC_STRATEGY is random, pct, sequence or replay", options.strategy);
   }
   if (const char* s = Env("STACKCHECK_EXEC_SEED")) {

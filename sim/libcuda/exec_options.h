@@ -16,7 +16,7 @@ namespace stackcheck::libcuda {
 // Faults injected into the execution; 0 = none. Counts are 1-based over the
 // whole process, in the order the calls reach the simulated driver.
 struct FaultPlan {
-  std::uint32_t abort_at_launch = 0;   // that kernel traps (SEM-04)
+  std::uint32_t abort_at_launch = 0;  // that kernel traps (SEM-04)
   // If set, abort_at_launch counts only launches of kernels whose name
   // contains it: the kernel whose device code calls abort(), as the program
   // has it ("abort@kernel:thread_a:1"), whichever thread launches first.

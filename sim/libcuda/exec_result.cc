@@ -1,9 +1,8 @@
 #include "sim/libcuda/exec_result.h"
 
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -20,8 +19,8 @@ using nlohmann::json;
 
 // An event with every name the run knows: actors, mutexes, wait queues and
 // the program's call names.
-std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host,
-                     const sim::Event& e, const std::vector<std::string>& actors) {
+std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host, const sim::Event& e,
+                     const std::vector<std::string>& actors) {
   switch (e.kind) {
     case sim::EventKind::kProgramCall:
       return absl::StrCat("call ", simulator.view().MessageText(e.d), " -> ",
@@ -68,9 +67,9 @@ ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost
   std::vector<std::string> actors;
   for (sim::ActorId a = 0; a < 64; ++a) actors.emplace_back(simulator.ActorName(a));
   for (const sim::Event& e : result.trace) {
-    report.timeline.push_back(TimelineEvent{
-        e.time_ns, e.actor < actors.size() ? actors[e.actor] : std::string("-"),
-        Describe(simulator, host, e, actors)});
+    report.timeline.push_back(
+        TimelineEvent{e.time_ns, e.actor < actors.size() ? actors[e.actor] : std::string("-"),
+                      Describe(simulator, host, e, actors)});
   }
   return report;
 }
@@ -84,8 +83,8 @@ std::string OneLine(const ExecReport& r) {
   if (r.verdict == "clean") {
     line = absl::StrFormat("no violation, %u steps, digest %016x", r.steps, r.digest);
   } else {
-    line = absl::StrCat(r.verdict == "stuck" ? "STUCK " : "VIOLATION ", r.property, ": ",
-                        r.message);
+    line =
+        absl::StrCat(r.verdict == "stuck" ? "STUCK " : "VIOLATION ", r.property, ": ", r.message);
     // A violation the execution went past (a destroy of a held mutex).
     if (r.exit_status >= 0)
       absl::StrAppend(&line, "; the program went on and exited ", r.exit_status);
@@ -97,16 +96,25 @@ std::string OneLine(const ExecReport& r) {
 absl::Status WriteReport(const ExecReport& r, const std::string& path) {
   json timeline = json::array();
   for (const TimelineEvent& e : r.timeline) timeline.push_back({e.ns, e.actor, e.text});
-  json j = {{"verdict", r.verdict},         {"property", r.property},
-            {"message", r.message},         {"fingerprint", r.fingerprint},
-            {"waits", r.waits},             {"waits_form_cycle", r.waits_form_cycle},
-            {"replay_status", r.replay_status}, {"exit_status", r.exit_status},
-            {"strategy", r.strategy},       {"seed", r.seed},
-            {"faults", r.faults},           {"choices", r.choices},
-            {"sequence", r.sequence},       {"preemptions", r.preemptions},
-            {"point_widths", r.point_widths}, {"point_preempts", r.point_preempts},
+  json j = {{"verdict", r.verdict},
+            {"property", r.property},
+            {"message", r.message},
+            {"fingerprint", r.fingerprint},
+            {"waits", r.waits},
+            {"waits_form_cycle", r.waits_form_cycle},
+            {"replay_status", r.replay_status},
+            {"exit_status", r.exit_status},
+            {"strategy", r.strategy},
+            {"seed", r.seed},
+            {"faults", r.faults},
+            {"choices", r.choices},
+            {"sequence", r.sequence},
+            {"preemptions", r.preemptions},
+            {"point_widths", r.point_widths},
+            {"point_preempts", r.point_preempts},
             {"digest", absl::StrFormat("%016x", r.digest)},
-            {"steps", r.steps},             {"timeline", timeline},
+            {"steps", r.steps},
+            {"timeline", timeline},
             {"calls", r.calls}};
   std::ofstream out(path);
   out << j.dump(1) << "\n";
@@ -144,8 +152,8 @@ absl::StatusOr<ExecReport> ReadReport(const std::string& path) {
     r.digest = std::stoull(j.at("digest").get<std::string>(), nullptr, 16);
     r.steps = j.at("steps").get<std::uint64_t>();
     for (const json& e : j.at("timeline")) {
-      r.timeline.push_back(TimelineEvent{e.at(0).get<std::uint64_t>(),
-                                         e.at(1).get<std::string>(), e.at(2).get<std::string>()});
+      r.timeline.push_back(TimelineEvent{e.at(0).get<std::uint64_t>(), e.at(1).get<std::string>(),
+                                         e.at(2).get<std::string>()});
     }
     r.calls = j.at("calls").get<std::vector<std::string>>();
   } catch (const std::exception& e) {
