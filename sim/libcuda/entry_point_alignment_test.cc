@@ -13,6 +13,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/libcuda/open_library_for_test.h"
 
 // CallMisaligned(fn, a0, a1, a2, a3, a4): fn(a0, ..., a4), entered with the
 // stack pointer 0 mod 16 instead of the ABI's 8.
@@ -55,9 +56,7 @@ std::uint64_t Call(const char* name, Args... args) {
 class EntryPointAlignment : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string path = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                             std::getenv("TEST_WORKSPACE") + "/sim/libcuda/libcuda.so.1";
-    g_lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    g_lib = stackcheck::libcuda::OpenLibcudaForTest();
     ASSERT_NE(g_lib, nullptr) << dlerror();
   }
 };

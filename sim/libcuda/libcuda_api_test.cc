@@ -11,6 +11,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "sim/libcuda/open_library_for_test.h"
 
 namespace {
 
@@ -54,9 +55,7 @@ void Record(void* /*stream*/, CUresult status, void* /*user_data*/) {
 class LibcudaApi : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    const std::string path = std::string(std::getenv("TEST_SRCDIR")) + "/" +
-                             std::getenv("TEST_WORKSPACE") + "/sim/libcuda/libcuda.so.1";
-    g_lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    g_lib = stackcheck::libcuda::OpenLibcudaForTest();
     ASSERT_NE(g_lib, nullptr) << dlerror();
   }
 };

@@ -116,12 +116,7 @@ class Controller {
     report.message = absl::StrCat(thread.empty() ? "a thread" : thread, " died of ",
                                   strsignal(signal), " in ", where);
     report.fingerprint = absl::StrCat("no-crash: ", sigabbrev_np(signal), " in ", where);
-    report.exit_status = -1;
-    report.sequence = strategy_->relative();
-    report.point_widths = strategy_->widths();
-    report.point_preempts = strategy_->preempts();
-    report.preemptions = strategy_->preemptions();
-    report.calls = lines_;
+    FillSchedule(&report);
     Fill(&report);
     Write(report);
     std::fflush(nullptr);
@@ -367,13 +362,19 @@ class Controller {
       }
     }
     report.exit_status = result.process_exited ? exit_status_ : -1;
-    report.sequence = strategy_->relative();
-    report.point_widths = strategy_->widths();
-    report.point_preempts = strategy_->preempts();
-    report.preemptions = strategy_->preemptions();
-    report.calls = lines_;
+    FillSchedule(&report);
     Fill(&report);
     return report;
+  }
+
+  // The schedule the strategy gave, in the forms exec walks and shrinks, and
+  // the call log.
+  void FillSchedule(ExecReport* report) const {
+    report->sequence = strategy_->relative();
+    report->point_widths = strategy_->widths();
+    report->point_preempts = strategy_->preempts();
+    report->preemptions = strategy_->preemptions();
+    report->calls = lines_;
   }
 
   void Fill(ExecReport* report) const {
