@@ -84,9 +84,14 @@ int RunReplay(const std::vector<std::string>& args) {
   // never some other interleaving.
   spec.strategy = "replay";
   spec.keep_trace = true;
-  // A NEW bug's file was shrunk with the known bugs passed; replay it so.
-  spec.pass_known =
-      !record->fingerprint.empty() && !properties::IsKnownBug(record->policy, record->fingerprint);
+  // A NEW bug's file was shrunk with the known bugs passed; replay it so. A
+  // known bug's or an accepted deviation's was not: passing known violations
+  // would pass the very one the file records.
+  sim::Violation recorded;
+  recorded.property = record->property;
+  recorded.fingerprint = record->fingerprint;
+  spec.pass_known = !record->fingerprint.empty() &&
+                    !properties::IsKnownViolation(record->policy, recorded);
   properties::ExploreReport e = properties::Explore(spec);
   if (absl::IsInvalidArgument(e.status)) return UsageError(e.status.message());
   if (!e.status.ok()) return RunError(absl::StrCat("replay failed: ", e.status.ToString()));
