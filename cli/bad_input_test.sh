@@ -27,6 +27,22 @@ check replay_schedule_too_long 2 "$bin" replay "$tmp/long.replay"
 contains replay_schedule_too_long "the execution ended after"
 check replay_corpus_file 0 "$bin" replay "$corpus"
 
+# A scenario file's step bound too small for its own operations is bad input
+# naming the bound, not a NEW livelock: below the first schedule's length, and
+# (checked after the search) below a schedule the search reported stuck.
+printf 'modes step_bound=3\nthread\nrun warps=1\nthread\nrun aborts=1 mapped_vars=1\n' \
+  >"$tmp/tiny_bound.scenario"
+check scenario_step_bound_tiny 2 "$bin" check --policy event-fence \
+  --scenario_file "$tmp/tiny_bound.scenario"
+contains scenario_step_bound_tiny "modes step_bound=3 is below the"
+sed -i 's/step_bound=3/step_bound=56/' "$tmp/tiny_bound.scenario"
+check scenario_step_bound_short 2 "$bin" check --policy event-fence \
+  --scenario_file "$tmp/tiny_bound.scenario"
+contains scenario_step_bound_short "modes step_bound=56 is too small"
+sed -i 's/step_bound=56/step_bound=200/' "$tmp/tiny_bound.scenario"
+check scenario_step_bound_enough 0 "$bin" check --policy event-fence \
+  --scenario_file "$tmp/tiny_bound.scenario"
+
 # Unbounded or odd inputs: devices, directories, huge files.
 check replay_dev_zero 2 "$bin" replay /dev/zero
 contains replay_dev_zero "not a regular file"

@@ -7,6 +7,7 @@
 #include "absl/strings/str_format.h"
 #include "cli/flag_parser.h"
 #include "core/scenario.h"
+#include "properties/explore.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "properties/scenarios.h"
@@ -148,10 +149,10 @@ absl::Status ApplyFaultFlags(Scenario& s) {
 // Whether the case is one the known-bug table can key: only the flags the
 // key names shaped it.
 bool Keyed() {
-  for (const char* flag : {"scenario_file", "warps", "user_alloc", "is_device_ptr",
-                           "enter_data", "oom_at",
-                           "reject_launch_at", "device_constructors", "device_destructors",
-                           "soft_limit", "capacity", "free_no_wait", "concurrent_callbacks"}) {
+  for (const char* flag :
+       {"scenario_file", "warps", "user_alloc", "is_device_ptr", "enter_data", "oom_at",
+        "reject_launch_at", "device_constructors", "device_destructors", "soft_limit", "capacity",
+        "free_no_wait", "concurrent_callbacks"}) {
     if (FlagGiven(flag)) return false;
   }
   return true;
@@ -243,6 +244,45 @@ absl::StatusOr<CheckCase> CheckCaseFromFlags() {
                                            absl::GetFlag(FLAGS_abort), mapped);
   }
   return out;
+}
+
+absl::Status CheckStepBoundLetsItEnd(const CheckCase& c, const PolicyInfo& policy) {
+  const std::uint64_t bound = c.test_case.modes.step_bound;
+  const std::uint64_t standard = properties::CaseModes().step_bound;
+  if (bound >= standard) return absl::OkStatus();
+  properties::Case probe = c.test_case;
+  probe.modes.step_bound = standard;
+  probe.schedule.clear();  // the first schedule: every choice its first option
+  absl::StatusOr<properties::Execution> e = properties::Execute(probe, policy, {});
+  if (!e.ok()) return e.status();
+  if (e->steps <= bound || e->steps >= standard) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrFormat(
+      "%s: modes step_bound=%d is below the %d scheduling steps the scenario takes on its "
+      "first schedule under %s; every execution would stop as a livelock of the scenario's "
+      "own length. Give step_bound=%d or more (the default is %d)",
+      c.name, bound, e->steps, policy.name, e->steps, standard));
+}
+
+absl::Status CheckLivelocksAreReal(const CheckCase& c, const PolicyInfo& policy,
+                                   const properties::ExploreReport& report) {
+  const std::uint64_t bound = c.test_case.modes.step_bound;
+  const std::uint64_t standard = properties::CaseModes().step_bound;
+  if (bound >= standard) return absl::OkStatus();
+  for (const properties::Finding& f : report.findings) {
+    if (f.violation.property != "progress") continue;
+    properties::Case probe = c.test_case;
+    probe.modes.step_bound = standard;
+    probe.schedule = f.schedule;
+    absl::StatusOr<properties::Execution> e = properties::Execute(probe, policy, {});
+    if (!e.ok()) return e.status();
+    if (e->steps >= standard) continue;  // a livelock at the default bound too
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "%s: modes step_bound=%d is too small: the schedule of execution %d, reported as a "
+        "livelock, ends after %d scheduling steps. Give step_bound=%d or more (the default "
+        "is %d)",
+        c.name, bound, f.at_execution, e->steps, e->steps, standard));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace stackcheck::cli

@@ -18,7 +18,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "core/policies/registry.h"
 #include "properties/case.h"
+#include "properties/explore.h"
 
 namespace stackcheck::cli {
 
@@ -31,6 +33,19 @@ struct CheckCase {
 };
 
 absl::StatusOr<CheckCase> CheckCaseFromFlags();
+
+// A scenario file's step bound must let the scenario end: below the steps its
+// first schedule (no preemption, no fault beyond its own) takes under
+// `policy`, every execution would end in a "livelock" of the scenario's own
+// length, which is bad input, not a finding. Bounds at or above a case's
+// default (properties::CaseModes) are taken as given: a livelock there is one.
+absl::Status CheckStepBoundLetsItEnd(const CheckCase& c, const PolicyInfo& policy);
+
+// After the search: a livelock found under a step bound below the default
+// whose schedule ends within the default is the bound's, not the scenario's:
+// bad input naming the bound, as above.
+absl::Status CheckLivelocksAreReal(const CheckCase& c, const PolicyInfo& policy,
+                                   const properties::ExploreReport& report);
 
 // Whether the scenario is the regions shape: neither --scenario NAME nor
 // --scenario_file.

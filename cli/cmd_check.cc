@@ -135,8 +135,8 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
       {"resume", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"seed", !dfs, "--strategy random or pct"},
   };
-  for (const char* flag : {"threads", "regions", "warps", "user_alloc", "is_device_ptr",
-                           "enter_data"}) {
+  for (const char* flag :
+       {"threads", "regions", "warps", "user_alloc", "is_device_ptr", "enter_data"}) {
     rules.push_back({flag, regions, "--scenario regions"});
   }
   for (const char* flag : SingleScenarioFlags()) {
@@ -157,8 +157,7 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
 }
 
 // What one run found: its counts, its metrics and its first violation.
-void WriteOutcome(const properties::ExploreReport& r, const PolicyInfo& policy,
-                  ReportSink& out) {
+void WriteOutcome(const properties::ExploreReport& r, const PolicyInfo& policy, ReportSink& out) {
   const sim::StrategyMetrics& m = r.metrics;
   out.Custom("metrics", absl::StrCat("metrics ", m.Summary()), [&m](properties::JsonWriter& j) {
     j.BeginObject();
@@ -175,8 +174,8 @@ void WriteOutcome(const properties::ExploreReport& r, const PolicyInfo& policy,
     out.Custom("violation", "violation none", [](properties::JsonWriter& j) { j.Null(); });
     return;
   }
-  const std::string expected = std::string(properties::ExpectationName(
-      properties::ExpectedVerdict(policy.name, f->violation.property)));
+  const std::string expected = std::string(
+      properties::ExpectationName(properties::ExpectedVerdict(policy.name, f->violation.property)));
   out.Custom("violation",
              absl::StrFormat("violation %s at execution %d: %s", f->violation.property,
                              f->at_execution, f->violation.message),
@@ -296,6 +295,9 @@ int RunCheck(const std::vector<std::string>& args) {
   if (!EnumerateRequested()) {
     check_case = CheckCaseFromFlags();
     if (!check_case.ok()) return UsageError(check_case.status().message());
+    if (absl::Status s = CheckStepBoundLetsItEnd(*check_case, *policy); !s.ok()) {
+      return UsageError(s.message());
+    }
   }
 
   properties::ExploreSpec spec;
@@ -464,6 +466,11 @@ int RunCheck(const std::vector<std::string>& args) {
     out.Field("rounds", r.rounds).Field("last_bound", r.last_bound);
   }
   out.Seconds("seconds", r.seconds);
+  if (check_case.ok()) {
+    if (absl::Status s = CheckLivelocksAreReal(*check_case, *policy, r); !s.ok()) {
+      return UsageError(s.message());
+    }
+  }
   WriteOutcome(r, *policy, out);
   bool fixed = false;
   if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *policy, check_case->key, out);
@@ -480,6 +487,9 @@ int RunCheck(const std::vector<std::string>& args) {
     plain_spec.on_progress = nullptr;
     plain_spec.jobs = 0;
     const properties::ExploreReport p = properties::Explore(plain_spec);
+    if (absl::Status s = CheckLivelocksAreReal(*check_case, *policy, p); !s.ok()) {
+      return UsageError(s.message());
+    }
     const bool plain_exhausted = p.exhausted;
     out.Group("plain_dfs");
     out.Field("executions", p.executions);

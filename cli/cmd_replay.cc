@@ -90,8 +90,8 @@ int RunReplay(const std::vector<std::string>& args) {
   sim::Violation recorded;
   recorded.property = record->property;
   recorded.fingerprint = record->fingerprint;
-  spec.pass_known = !record->fingerprint.empty() &&
-                    !properties::IsKnownViolation(record->policy, recorded);
+  spec.pass_known =
+      !record->fingerprint.empty() && !properties::IsKnownViolation(record->policy, recorded);
   properties::ExploreReport e = properties::Explore(spec);
   if (absl::IsInvalidArgument(e.status)) return UsageError(e.status.message());
   if (!e.status.ok()) return RunError(absl::StrCat("replay failed: ", e.status.ToString()));
