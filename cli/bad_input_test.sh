@@ -43,6 +43,13 @@ sed -i 's/step_bound=56/step_bound=200/' "$tmp/tiny_bound.scenario"
 check scenario_step_bound_enough 0 "$bin" check --policy event-fence \
   --scenario_file "$tmp/tiny_bound.scenario"
 
+# Memory follows the input: a checkpoint of a few bytes is read in a few
+# bytes, even under a 600 MB address-space limit (the cap is 1 GiB).
+printf 'stackcheck checkpoint 1\n' >"$tmp/tiny.checkpoint"
+check resume_tiny_checkpoint 2 bash -c "ulimit -v 600000; exec $bin check --policy event-fence \
+  --jobs 2 --resume $tmp/tiny.checkpoint"
+contains resume_tiny_checkpoint "the checkpoint is cut short"
+
 # Unbounded or odd inputs: devices, directories, huge files.
 check replay_dev_zero 2 "$bin" replay /dev/zero
 contains replay_dev_zero "not a regular file"

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -78,11 +79,16 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path, std::size_t m
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  // Reads one byte past the cap, so a file that grew since stat() is caught.
-  std::string text(max_bytes + 1, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  // In chunks, so that memory follows the file's size, not the cap; up to one
+  // byte past the cap, so a file that grew since stat() is caught.
+  std::string text;
+  char chunk[1 << 16];
+  while (text.size() <= max_bytes && in) {
+    const std::size_t want = std::min(sizeof chunk, max_bytes + 1 - text.size());
+    in.read(chunk, static_cast<std::streamsize>(want));
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
-  text.resize(static_cast<size_t>(in.gcount()));
   if (text.size() > max_bytes) {
     return absl::InvalidArgumentError(
         absl::StrFormat("%s: larger than %d bytes; a %s is far smaller", path, max_bytes, what));

@@ -22,8 +22,7 @@ bool SameFootprint(const Footprint& a, const Footprint& b) {
   return true;
 }
 
-bool SameCandidates(absl::Span<const Candidate> a,
-                    absl::Span<const Candidate> b) {
+bool SameCandidates(absl::Span<const Candidate> a, absl::Span<const Candidate> b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].actor != b[i].actor || !SameFootprint(a[i].next, b[i].next)) {
@@ -61,8 +60,7 @@ bool DfsStrategy::NewExecution() {
     if (!TakeWork()) return false;
   } else if (started_) {
     if (!CloseExecution()) return false;
-    if (options_.max_executions != 0 &&
-        stats_.executions >= options_.max_executions) {
+    if (options_.max_executions != 0 && stats_.executions >= options_.max_executions) {
       return false;
     }
     const bool advanced = Backtrack();
@@ -70,8 +68,8 @@ bool DfsStrategy::NewExecution() {
       if (root_cut_) split_tree_->NoteCut();
       if (!TakeWork()) return false;
     } else if (!advanced) {
-      const bool another_round = options_.iterative_bounding && root_cut_ &&
-                                 bound_ < options_.preemption_bound;
+      const bool another_round =
+          options_.iterative_bounding && root_cut_ && bound_ < options_.preemption_bound;
       if (!another_round) {
         exhausted_ = true;
         return false;
@@ -93,10 +91,9 @@ bool DfsStrategy::NewExecution() {
   ended_at_rest_ = false;
   // The steps taken at nodes before the latest branching point are the
   // previous execution's: their happens-before record is kept, not redone.
-  kept_steps_ = static_cast<std::size_t>(
-      std::lower_bound(step_node_.begin(), step_node_.end(),
-                       static_cast<std::uint32_t>(fresh_from_)) -
-      step_node_.begin());
+  kept_steps_ = static_cast<std::size_t>(std::lower_bound(step_node_.begin(), step_node_.end(),
+                                                          static_cast<std::uint32_t>(fresh_from_)) -
+                                         step_node_.begin());
   happens_before_.Truncate(kept_steps_);
   step_node_.resize(kept_steps_);
   steps_taken_ = 0;
@@ -152,6 +149,7 @@ bool DfsStrategy::CloseExecution() {
     last.dirty = true;
   }
   if (split_tree_) PublishTop();
+  restored_unproven_ = false;
   return true;
 }
 
@@ -236,6 +234,7 @@ bool DfsStrategy::TakeWork() {
         status_ = s;
         return false;
       }
+      restored_unproven_ = true;
       return true;
     case SplitTree::Work::kWait:
       idle_ = true;
@@ -365,8 +364,7 @@ double DfsStrategy::EstimatedFraction() const {
   return fraction;
 }
 
-std::uint32_t DfsStrategy::OptionAt(const Node& node,
-                                    std::uint32_t rank) const {
+std::uint32_t DfsStrategy::OptionAt(const Node& node, std::uint32_t rank) const {
   if (!node.is_actor || node.current < 0) return rank;
   const auto current = static_cast<std::uint32_t>(node.current);
   if (rank == 0) return current;
@@ -388,8 +386,7 @@ bool DfsStrategy::Advance(Node& node) {
     if (flags & kTried) continue;
     if (node.is_actor) {
       if (dpor_ && !(flags & kBacktrack)) continue;
-      const bool preempts = node.current >= 0 &&
-                            option != static_cast<std::uint32_t>(node.current);
+      const bool preempts = node.current >= 0 && option != static_cast<std::uint32_t>(node.current);
       if (bound_ >= 0 && preempts &&
           node.preemptions_before + 1 > static_cast<std::uint32_t>(bound_)) {
         flags |= kTried;
@@ -410,8 +407,8 @@ bool DfsStrategy::Advance(Node& node) {
   return false;
 }
 
-void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
-                               const Footprint& next, std::size_t end) {
+void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor, const Footprint& next,
+                               std::size_t end) {
   Node& node = stack_[step_node_[step]];
   // Every option already scheduled: nothing to add, whatever the initials.
   bool all_scheduled = true;
@@ -429,8 +426,8 @@ void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor,
     const int k = index_of(q);
     if (k < 0) continue;
     if (node.flags[k] & kBacktrack) return;  // the reversal is scheduled
-    if (runnable_initial < 0 || (Asleep(node, runnable_initial) &&
-                                 !Asleep(node, static_cast<std::uint32_t>(k)))) {
+    if (runnable_initial < 0 ||
+        (Asleep(node, runnable_initial) && !Asleep(node, static_cast<std::uint32_t>(k)))) {
       runnable_initial = k;
     }
   }
@@ -462,13 +459,11 @@ void DfsStrategy::CheckLastStep() {
   if (n == 0) return;
   const std::size_t last = n - 1;
   const ActorId last_actor = happens_before_.actor_of(last);
-  happens_before_.ForEachRaceOfLastAsGlobal([&](std::size_t i) {
-    AddBacktrack(i, last_actor, GlobalFootprint(), last);
-  });
+  happens_before_.ForEachRaceOfLastAsGlobal(
+      [&](std::size_t i) { AddBacktrack(i, last_actor, GlobalFootprint(), last); });
   // The actors it left runnable (those offered beside it that never ran).
   for (const Candidate& c : stack_[step_node_[last]].runnable) {
-    if (c.actor != last_actor && c.actor < pending_.size() &&
-        pending_[c.actor].valid) {
+    if (c.actor != last_actor && c.actor < pending_.size() && pending_[c.actor].valid) {
       AddBacktrack(last, c.actor, c.next);
     }
   }
@@ -493,8 +488,7 @@ void DfsStrategy::RecordStep(const Candidate& taken, std::size_t node_index) {
   if (taken.actor < pending_.size()) pending_[taken.actor].valid = false;
 }
 
-DfsStrategy::Candidates DfsStrategy::SleepFor(
-    const Candidates& runnable) const {
+DfsStrategy::Candidates DfsStrategy::SleepFor(const Candidates& runnable) const {
   Candidates sleep;
   if (!options_.sleep_sets || !have_actor_node_) return sleep;
   const Node& parent = stack_[last_actor_node_];
@@ -534,8 +528,13 @@ const char* DfsStrategy::reduction() const {
 
 void DfsStrategy::Diverged(const std::string& what) {
   if (!status_.ok()) return;
-  status_ = absl::InternalError(absl::StrFormat(
-      "execution %d is not deterministic: %s", stats_.executions, what));
+  status_ = restored_unproven_
+                ? absl::InvalidArgumentError(absl::StrFormat(
+                      "a suspended stack of the checkpoint does not replay (%s): the file is "
+                      "damaged, or was written by another build",
+                      what))
+                : absl::InternalError(absl::StrFormat("execution %d is not deterministic: %s",
+                                                      stats_.executions, what));
   off_tree_ = true;
 }
 
@@ -549,10 +548,10 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     Node& node = stack_[position_];
     if (!node.is_actor || !SameCandidates(node.runnable, point.runnable) ||
         node.current != point.current) {
-      Diverged(absl::StrFormat(
-          "branching point %d differs from the previous run of the same "
-          "choices",
-          position_));
+      Diverged(
+          absl::StrFormat("branching point %d differs from the previous run of the same "
+                          "choices",
+                          position_));
     } else {
       answer = node.chosen;
       if (dpor_) NoteRunnable(point);
@@ -614,10 +613,10 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
   } else if (position_ < stack_.size()) {
     const Node& node = stack_[position_];
     if (node.is_actor || node.options != n) {
-      Diverged(absl::StrFormat(
-          "branching point %d differs from the previous run of the same "
-          "choices",
-          position_));
+      Diverged(
+          absl::StrFormat("branching point %d differs from the previous run of the same "
+                          "choices",
+                          position_));
     } else {
       answer = node.chosen;
       ++position_;

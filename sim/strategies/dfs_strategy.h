@@ -78,10 +78,10 @@ namespace stackcheck::sim {
 class DfsStrategy : public Strategy {
  public:
   struct Options {
-    int preemption_bound = -1;  // < 0: unbounded
+    int preemption_bound = -1;        // < 0: unbounded
     bool iterative_bounding = false;  // needs preemption_bound >= 0
     bool sleep_sets = true;           // false: plain DFS, for comparison
-    bool dpor = true;  // with sleep_sets and no preemption bound
+    bool dpor = true;                 // with sleep_sets and no preemption bound
     // Count each execution's last step as global (see above): in DPOR's
     // races, and for sleep sets (such a step never sleeps). The engine needs
     // it (an exit or a violation stops every actor); a system whose
@@ -239,14 +239,18 @@ class DfsStrategy : public Strategy {
   int bound_;
   Stats stats_;
   std::vector<Node> stack_;
-  std::size_t position_ = 0;        // next stack entry this execution
+  std::size_t position_ = 0;         // next stack entry this execution
   std::size_t last_actor_node_ = 0;  // stack index, valid if have_actor_node_
   bool have_actor_node_ = false;
   // The latest step seen ends the process at rest (kEndsAtRest): if it is
   // the execution's last, that end cut nothing short.
   bool ended_at_rest_ = false;
-  std::uint32_t preemptions_ = 0;   // so far in this execution
-  bool off_tree_ = false;  // answering defaults for the rest of the execution
+  std::uint32_t preemptions_ = 0;  // so far in this execution
+  bool off_tree_ = false;          // answering defaults for the rest of the execution
+  // The stack came from a checkpoint and has not replayed one execution yet:
+  // a divergence now is the file's (damaged, or of another build), not the
+  // program's.
+  bool restored_unproven_ = false;
   bool started_ = false;
   bool exhausted_ = false;
   bool root_cut_ = false;
@@ -257,9 +261,9 @@ class DfsStrategy : public Strategy {
   bool dpor_ = false;
   HappensBefore happens_before_;
   std::vector<std::uint32_t> step_node_;  // step index -> stack index
-  std::size_t kept_steps_ = 0;   // recorded before this execution started
-  std::size_t steps_taken_ = 0;  // in this execution
-  std::size_t fresh_from_ = 0;  // stack index of the latest branching
+  std::size_t kept_steps_ = 0;            // recorded before this execution started
+  std::size_t steps_taken_ = 0;           // in this execution
+  std::size_t fresh_from_ = 0;            // stack index of the latest branching
   struct Pending {
     bool valid = false;
     Footprint next;

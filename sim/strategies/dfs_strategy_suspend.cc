@@ -89,6 +89,11 @@ absl::Status DfsStrategy::RestoreStack(absl::string_view text) {
     in.ReadBool(&is_top);
     in.ReadBool(&node.claim_owned);
     node.current = current_plus_one - 1;
+    // Its flags take `options` fields, its three candidate lists one each.
+    if (in.ok() && in.Remaining() < std::size_t{node.options} + 3) {
+      in.Fail(absl::StrFormat("node %d has %d options but only %d fields for them", i, node.options,
+                              in.Remaining()));
+    }
     node.flags.resize(in.ok() ? node.options : 0);
     for (std::uint8_t& f : node.flags) in.ReadAs(255, &f);
     in.ReadCandidates(node.options, &node.runnable);

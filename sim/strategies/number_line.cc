@@ -38,9 +38,13 @@ bool NumberLine::Read(std::uint64_t max, std::uint64_t* value) {
   if (!error_.ok()) return false;
   if (next_ >= fields_.size()) return Fail("ends early");
   const absl::string_view field = fields_[next_++];
-  if (!absl::SimpleAtoi(field, value) || *value > max) {
+  // Parsed aside: a value out of range never reaches the caller, who may
+  // size a vector by it.
+  std::uint64_t parsed = 0;
+  if (!absl::SimpleAtoi(field, &parsed) || parsed > max) {
     return Fail(absl::StrFormat("has '%s' where a number up to %d belongs", field, max));
   }
+  *value = parsed;
   return true;
 }
 
@@ -62,6 +66,12 @@ bool NumberLine::ReadCandidate(Candidate* c) {
 bool NumberLine::ReadCandidates(std::uint64_t max, CandidateList* cs) {
   std::uint64_t n = 0;
   if (!Read(max, &n)) return false;
+  // Each candidate takes at least kCandidateFields fields: a count the line
+  // cannot hold is refused before anything is sized by it.
+  if (n > Remaining() / kCandidateFields) {
+    return Fail(absl::StrFormat("lists %d candidates but holds fields for %d", n,
+                                Remaining() / kCandidateFields));
+  }
   cs->resize(n);
   for (Candidate& c : *cs) {
     if (!ReadCandidate(&c)) return false;

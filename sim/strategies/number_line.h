@@ -45,6 +45,11 @@ class NumberLine {
     return true;
   }
   bool ReadBool(bool* value) { return ReadAs(1, value); }
+  // The fields not read yet: a count read from the line is checked against
+  // it before anything is sized by the count.
+  std::size_t Remaining() const { return fields_.size() - next_; }
+  // The fields one candidate takes at least (PutCandidate).
+  static constexpr std::size_t kCandidateFields = 7;
   bool ReadCandidate(Candidate* c);
   // At most `max` candidates.
   bool ReadCandidates(std::uint64_t max, CandidateList* cs);

@@ -130,6 +130,12 @@ absl::Status SplitTree::Load(absl::string_view text) {
     in.Read(kMaxOptions, &parent_option);
     in.Read(1, &is_actor);
     if (in.Read(kMaxOptions, &n) && n == 0) in.Fail("has a node without options");
+    // Its order, flags and done lists take 3n fields, its runnable list one
+    // more: a count the line cannot hold sizes nothing.
+    if (in.ok() && in.Remaining() < 3 * n + 1) {
+      in.Fail(absl::StrFormat("has %d options but only %d fields for them", n, in.Remaining()));
+    }
+    if (!in.ok()) return in.Done();
     if (in.ok() && by_index.empty() != (parent_plus_one == 0)) {
       in.Fail(by_index.empty() ? "(the root) names a parent" : "has a second root");
     }

@@ -21,8 +21,8 @@ void Require(bool ok, const char* what) {
 }
 
 bool Same(const ReplayRecord& a, const ReplayRecord& b) {
-  return a.tool_version == b.tool_version && a.policy == b.policy &&
-         a.property == b.property && a.test_case == b.test_case && a.digest == b.digest;
+  return a.tool_version == b.tool_version && a.policy == b.policy && a.property == b.property &&
+         a.test_case == b.test_case && a.digest == b.digest;
 }
 
 // An accepted record survives both of its encodings.
