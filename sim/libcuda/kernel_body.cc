@@ -103,10 +103,12 @@ KernelOutcome RunKernelBody(const KernelLaunch& launch) {
   clock_gettime(CLOCK_REALTIME, &deadline);
   deadline.tv_sec += watchdog;
   if (pthread_timedjoin_np(thread, nullptr, &deadline) == ETIMEDOUT) {
-    EndStuck(absl::StrFormat(
-        "the kernel %s ran %d s without ending: its code (the region's host version) loops "
-        "or waits for something only the device would do",
-        launch.kernel, watchdog));
+    EndStuck(
+        absl::StrFormat(
+            "the kernel %s ran %d s without ending: its code (the region's host version) loops "
+            "or waits for something only the device would do",
+            launch.kernel, watchdog),
+        absl::StrCat("progress: the kernel ", launch.kernel, " never ends"));
   }
   return body.outcome;
 }

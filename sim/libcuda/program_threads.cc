@@ -122,13 +122,21 @@ class Controller {
     std::fflush(nullptr);
   }
 
-  // Ends the execution as stuck: the report, then status 87.
-  [[noreturn]] void EndStuck(std::string message) {
+  // Ends the execution as stuck: the report, then status 87. The execution
+  // so far is in it - its choices, its trace's digest - so that a replay
+  // follows the same schedule to the same stuck state and can be compared.
+  [[noreturn]] void EndStuck(std::string message, std::string fingerprint) {
     ended_.store(true, std::memory_order_release);
     ExecReport report;
+    if (active_) {
+      report = DescribeExecution(*simulator_, *host_, simulator_->SoFar());
+      FillSchedule(&report);
+    }
     report.verdict = "stuck";
     report.property = "progress";
     report.message = std::move(message);
+    report.fingerprint = std::move(fingerprint);
+    report.waits.clear();
     report.calls = lines_;
     Fill(&report);
     Write(report);
@@ -345,11 +353,14 @@ class Controller {
   }
 
   [[noreturn]] void Stuck(NewThread* thread) {
-    EndStuck(absl::StrFormat(
-        "%s ran %d s without reaching a scheduling point: it waits or spins "
-        "somewhere stackcheck does not control (its last driver or plugin call: %s)",
-        NameOf(thread->twin), options_.watchdog_s,
-        thread->last_call.empty() ? std::string("none") : thread->last_call));
+    const std::string last = thread->last_call.empty() ? std::string("none") : thread->last_call;
+    // The fingerprint names the place, not the thread's number in this run.
+    EndStuck(absl::StrFormat("%s ran %d s without reaching a scheduling point: it waits or spins "
+                             "somewhere stackcheck does not control (its last driver or plugin "
+                             "call: %s)",
+                             NameOf(thread->twin), options_.watchdog_s, last),
+             absl::StrCat("progress: stuck outside every scheduling point after ",
+                          last.substr(0, last.find('('))));
   }
 
   ExecReport MakeReport(const sim::ExecutionResult& result) {
@@ -484,7 +495,9 @@ const FaultPlan& Faults() { return TheController().faults(); }
 
 int WatchdogSeconds() { return Controlled() ? TheController().watchdog_s() : 0; }
 
-void EndStuck(std::string message) { TheController().EndStuck(std::move(message)); }
+void EndStuck(std::string message, std::string fingerprint) {
+  TheController().EndStuck(std::move(message), std::move(fingerprint));
+}
 
 void ProgramCrashes(int signal, const void* at) { TheController().ReportCrash(signal, at); }
 

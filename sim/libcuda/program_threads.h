@@ -104,8 +104,9 @@ void ExitBegins(int status);
 // Seconds a program thread may run between two points (0: no watchdog, the
 // process is not controlled).
 int WatchdogSeconds();
-// Ends the execution as stuck (status 87) with `message` as the report's.
-[[noreturn]] void EndStuck(std::string message);
+// Ends the execution as stuck (status 87): the report holds the execution so
+// far (choices, digest), `message` and `fingerprint` ("progress: ...").
+[[noreturn]] void EndStuck(std::string message, std::string fingerprint);
 
 // The program's process is dying of `signal`, raised at `at` in code that is
 // not this library's: the execution so far is written as a no-crash finding
