@@ -18,6 +18,7 @@
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/exec_runner.h"
+#include "cli/interrupt.h"
 #include "cli/report_sink.h"
 #include "properties/json_writer.h"
 
@@ -52,6 +53,7 @@ absl::StatusOr<Rate> Measure(ProgramUnderTest program, bool fork_server, std::ui
     s.seed = 1 + i;
     absl::StatusOr<RunOutcome> o = RunOnce(program, s);
     if (!o.ok()) return o.status();
+    if (o->kind == RunOutcome::Kind::kStopped) break;
     if (o->kind == RunOutcome::Kind::kStartFailed) {
       return absl::FailedPreconditionError(absl::StrCat("the program did not start: ", o->output));
     }
@@ -69,14 +71,23 @@ int RunBenchExec(const std::vector<std::string>& args) {
   if (!lib.ok()) return UsageError(lib.status().message());
   std::uint64_t n = absl::GetFlag(FLAGS_executions);
   if (n == 0) n = 200;
-  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
+  absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
   if (!scratch.ok()) return RunError(scratch.status().message());
   ProgramUnderTest program{*lib, fs::absolute(args[0]).string(),
-                           std::vector<std::string>(args.begin() + 1, args.end()), 20, *scratch};
+                           std::vector<std::string>(args.begin() + 1, args.end()), 20,
+                           scratch->path()};
+  // A signal stops the execution in progress and the benchmark with it: a
+  // partial rate would be a wrong figure, so none is printed.
+  program.stop = StopOnSignals();
   absl::StatusOr<Rate> plain = Measure(program, false, n);
   if (!plain.ok()) return RunError(plain.status().message());
   absl::StatusOr<Rate> served = Measure(program, true, n);
   if (!served.ok()) return RunError(served.status().message());
+  if (CaughtSignal() != 0) {
+    absl::FPrintF(stderr, "stackcheck: bench exec interrupted by signal %d; no figure\n",
+                  CaughtSignal());
+    return 128 + CaughtSignal();
+  }
   const double plain_rate = plain->executions / plain->seconds;
   const double served_rate = served->executions / served->seconds;
   const std::uint64_t violations = plain->violations + served->violations;

@@ -51,8 +51,8 @@ ABSL_FLAG(std::string, exec_faults, "search",
           "'search': every plan of one fault (and of two allocation failures in a row), each "
           "with every schedule within the bound");
 ABSL_FLAG(int, exec_watchdog_s, 20,
-          "exec: seconds a program thread may run between two scheduling points before the "
-          "run is reported stuck");
+          "exec, replay: seconds a program thread may run between two scheduling points before "
+          "the run is reported stuck (a stuck finding's replay waits as long again)");
 ABSL_FLAG(std::string, libcuda, "",
           "exec, replay, bench exec: the simulated libcuda.so.1 to preload");
 ABSL_FLAG(int, exec_shrink_executions, 200, "exec: executions the shrinking may take");
@@ -102,6 +102,8 @@ Finding FindingOf(const RunOutcome& o) {
       return {"start", absl::StrCat("exit ", o.exit_status)};
     case RunOutcome::Kind::kInternalError:
       return {"internal-error", "a fault in stackcheck's library"};
+    case RunOutcome::Kind::kStopped:
+      return {"stopped", ""};
     case RunOutcome::Kind::kFinished:
       break;
   }
@@ -119,6 +121,8 @@ std::string Describe(const RunOutcome& o) {
     case RunOutcome::Kind::kInternalError:
       return "FAULT IN STACKCHECK'S LIBRARY, not in the program's code: an internal error of "
              "stackcheck's, or a bad pointer passed to the driver (the backtrace is above)";
+    case RunOutcome::Kind::kStopped:
+      return "stopped by a signal or the time budget before it ended";
     case RunOutcome::Kind::kFinished:
       break;
   }
@@ -236,6 +240,10 @@ class Shrinker {
     s.schedule = sequence;
     s.faults = faults;
     absl::StatusOr<RunOutcome> o = RunOnce(program_, s);
+    if (o.ok() && o->kind == RunOutcome::Kind::kStopped) {
+      budget_ = 0;  // a signal or the budget: keep what is shrunk so far
+      return false;
+    }
     if (!o.ok() || !Violated(*o) || !(FindingOf(*o) == target_)) return false;
     if (o->report.preemptions > best_.report.preemptions) return false;
     best_ = *std::move(o);
@@ -357,16 +365,23 @@ int RunExec(const std::vector<std::string>& args) {
       return UsageError("--time_budget_s must be positive (and under a week)");
     }
   }
-  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
+  absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
   if (!scratch.ok()) return RunError(scratch.status().message());
 
   ProgramUnderTest program{*lib, *program_path,
                            std::vector<std::string>(args.begin() + 1, args.end()), watchdog,
-                           *scratch};
+                           scratch->path()};
   const std::uint64_t seed = absl::GetFlag(FLAGS_seed);
   const bool json = absl::GetFlag(FLAGS_json);
+  // The first SIGINT/SIGTERM, or the budget, stops the execution in progress
+  // within a moment; what was covered is reported (findings unshrunk).
   const std::atomic<bool>* stop = StopOnSignals();
   const auto start = std::chrono::steady_clock::now();
+  program.stop = stop;
+  if (budget_s > 0) {
+    program.deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                   std::chrono::duration<double>(budget_s));
+  }
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
@@ -427,6 +442,7 @@ int RunExec(const std::vector<std::string>& args) {
     }
     absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
     if (!o.ok()) return RunError(o.status().message());
+    if (o->kind == RunOutcome::Kind::kStopped) break;  // not an execution: cut short
     ++done;
     if (dfs) {
       if (o->kind == RunOutcome::Kind::kFinished) {
@@ -525,22 +541,23 @@ int RunExec(const std::vector<std::string>& args) {
     replay.message =
         shrunk.kind == RunOutcome::Kind::kFinished ? shrunk.report.message : Describe(shrunk);
     r.replay_check = "not replayable (the run did not finish)";
-    if (shrunk.kind == RunOutcome::Kind::kFinished) {
+    if (Stopping(program)) {
+      r.replay_check = "not replayed: stopped by a signal or the time budget";
+    } else if (shrunk.kind == RunOutcome::Kind::kFinished) {
       RunSettings again;
       again.strategy = "replay";
       again.schedule = replay.schedule;
       again.faults = kept;
       absl::StatusOr<RunOutcome> o = RunOnce(program, again);
-      // A stuck run has no trace to compare: it must get stuck again.
+      // A stuck run must get stuck again, with the trace it had so far.
       const bool stuck = shrunk.report.verdict == "stuck";
-      r.replay_check =
-          !o.ok() ? std::string(o.status().message())
-          : stuck && o->kind == RunOutcome::Kind::kFinished && o->report.verdict == "stuck"
-              ? "replayed: stuck again"
-          : !stuck && o->kind == RunOutcome::Kind::kFinished && o->report.digest == replay.digest &&
-                  o->report.replay_status.empty()
-              ? "replayed: same trace digest"
-              : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
+      const bool same = o.ok() && o->kind == RunOutcome::Kind::kFinished &&
+                        o->report.digest == replay.digest && o->report.replay_status.empty() &&
+                        (o->report.verdict == "stuck") == stuck;
+      r.replay_check = !o.ok()         ? std::string(o.status().message())
+                       : same && stuck ? "replayed: stuck again, same trace digest"
+                       : same          ? "replayed: same trace digest"
+                              : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
     }
     absl::StatusOr<std::string> saved = SaveReplay(replay);
     if (!saved.ok()) return RunError(saved.status().message());
@@ -595,7 +612,23 @@ int RunExec(const std::vector<std::string>& args) {
           if (fault_search) j.Key("fault_plans").Uint(plans_walked);
         }
       });
-  if (found.empty()) return report.Finish(kExitOk);
+  // Stopped early: say so; a signal exits 128 + its number, as check does.
+  const int signal = CaughtSignal();
+  const bool out_of_time = signal == 0 && budget_s > 0 && elapsed() > budget_s;
+  if (signal != 0 || out_of_time) {
+    report.Fields(signal != 0 ? absl::StrFormat("INTERRUPTED by signal %d after %u executions; "
+                                                "findings are shown as found, not shrunk",
+                                                signal, done)
+                              : absl::StrFormat("the time budget (%g s) ended the run after %u "
+                                                "executions",
+                                                budget_s, done),
+                  [&](properties::JsonWriter& j) {
+                    j.Key("interrupted").Bool(signal != 0);
+                    j.Key("out_of_time").Bool(out_of_time);
+                  });
+  }
+  const int stopped_rc = signal != 0 ? 128 + signal : -1;
+  if (found.empty()) return report.Finish(stopped_rc >= 0 ? stopped_rc : kExitOk);
   std::string text;
   for (const Reported& r : reported) {
     const Found& f = *r.found;
@@ -634,7 +667,7 @@ int RunExec(const std::vector<std::string>& args) {
     }
     j.EndArray();
   });
-  return report.Finish(kExitMismatch);
+  return report.Finish(stopped_rc >= 0 ? stopped_rc : kExitMismatch);
 }
 
 const bool registered = RegisterCommand(
@@ -657,16 +690,22 @@ int ReplayExec(const std::string& path_or_token, const std::string& format,
   }
   absl::StatusOr<libcuda::FaultPlan> faults = libcuda::ParseFaults(replay->faults);
   if (!faults.ok()) return UsageError(faults.status().message());
-  absl::StatusOr<std::string> scratch = MakeScratchDirectory();
+  const int watchdog = absl::GetFlag(FLAGS_exec_watchdog_s);
+  if (watchdog < 1 || watchdog > 3600) return UsageError("--exec_watchdog_s must be in [1, 3600]");
+  absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
   if (!scratch.ok()) return RunError(scratch.status().message());
-  ProgramUnderTest program{*lib, replay->program, replay->args,
-                           absl::GetFlag(FLAGS_exec_watchdog_s), *scratch};
+  ProgramUnderTest program{*lib, replay->program, replay->args, watchdog, scratch->path()};
+  program.stop = StopOnSignals();
   RunSettings settings;
   settings.strategy = "replay";
   settings.schedule = replay->schedule;
   settings.faults = *faults;
   absl::StatusOr<RunOutcome> o = RunOnce(program, settings);
   if (!o.ok()) return RunError(o.status().message());
+  if (o->kind == RunOutcome::Kind::kStopped) {
+    absl::FPrintF(stderr, "stackcheck: replay stopped by signal %d\n", CaughtSignal());
+    return 128 + CaughtSignal();
+  }
   const bool same = o->kind == RunOutcome::Kind::kFinished && o->report.digest == replay->digest &&
                     o->report.replay_status.empty();
   const bool again = Violated(*o) && FindingOf(*o).property == replay->property;

@@ -7,8 +7,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -19,6 +22,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "cli/interrupt.h"
 
 namespace stackcheck::cli {
 namespace {
@@ -105,12 +109,18 @@ class ForkServer {
     pid_ = fork();
     if (pid_ < 0) return false;
     if (pid_ == 0) {
+      // Its own process group: a terminal's Ctrl-C reaches stackcheck, which
+      // stops the execution in progress itself, not the program directly.
+      setpgid(0, 0);
       const int null = open("/dev/null", O_RDWR);
       dup2(null, 0), dup2(null, 1), dup2(null, 2);
       // Moved out of the way first: a pipe may already be 3 or 4.
-      const int in = fcntl(request[0], F_DUPFD, 10);
-      const int out = fcntl(answer[1], F_DUPFD, 10);
+      const int in = fcntl(request[0], F_DUPFD_CLOEXEC, 10);
+      const int out = fcntl(answer[1], F_DUPFD_CLOEXEC, 10);
       dup2(in, 3), dup2(out, 4);  // dup2 clears close-on-exec
+      // The server holds 0-4 and nothing else of ours: an execution it forks
+      // closes 3 and 4, so the program cannot write a "status" line of its own.
+      close_range(5, ~0U, 0);
       execve(p.program.c_str(), argv.data(), envp.data());
       _exit(127);
     }
@@ -131,9 +141,9 @@ class ForkServer {
     std::string answer;
     if (!Read(&answer, 10) || answer.rfind("pid ", 0) != 0) return false;
     const pid_t child = std::atoi(answer.c_str() + 4);
-    if (!Read(&answer, p.watchdog_s + 30)) {
+    if (!Read(&answer, p.watchdog_s + 30, &p)) {
       kill(child, SIGKILL);
-      outcome->kind = RunOutcome::Kind::kTimedOut;
+      outcome->kind = Stopping(p) ? RunOutcome::Kind::kStopped : RunOutcome::Kind::kTimedOut;
       if (!Read(&answer, 10)) return false;
     }
     if (answer.rfind("status ", 0) != 0) return false;
@@ -142,7 +152,9 @@ class ForkServer {
   }
 
  private:
-  bool Read(std::string* line, int seconds) {
+  // A line within `seconds`; false at the deadline, or as soon as `stop_for`
+  // (when given) is stopping.
+  bool Read(std::string* line, int seconds, const ProgramUnderTest* stop_for = nullptr) {
     line->clear();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
     for (;;) {
@@ -152,11 +164,14 @@ class ForkServer {
         buffer_.erase(0, nl + 1);
         return true;
       }
+      if (stop_for != nullptr && Stopping(*stop_for)) return false;
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
           deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) return false;
       pollfd pfd{from_, POLLIN, 0};
-      if (poll(&pfd, 1, static_cast<int>(left.count())) <= 0) continue;
+      // In slices, so that a stop is seen within a moment.
+      const int slice = stop_for != nullptr ? std::min<int>(left.count(), 50) : left.count();
+      if (poll(&pfd, 1, slice) <= 0) continue;
       char chunk[256];
       const ssize_t n = read(from_, chunk, sizeof chunk);
       if (n <= 0) return false;
@@ -186,12 +201,35 @@ ForkServer* ServerFor(const ProgramUnderTest& p) {
 
 }  // namespace
 
-absl::StatusOr<std::string> MakeScratchDirectory() {
-  std::string pattern = (fs::temp_directory_path() / "stackcheck-exec-XXXXXX").string();
+bool Stopping(const ProgramUnderTest& p) {
+  return (p.stop != nullptr && p.stop->load(std::memory_order_relaxed)) ||
+         std::chrono::steady_clock::now() >= p.deadline;
+}
+
+absl::StatusOr<ScratchDirectory> ScratchDirectory::Make() {
+  std::error_code ec;
+  const fs::path tmp = fs::temp_directory_path(ec);
+  if (ec) return absl::UnavailableError(absl::StrCat("no temporary directory: ", ec.message()));
+  std::string pattern = (tmp / "stackcheck-exec-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::UnavailableError("cannot create a scratch directory");
+    return absl::UnavailableError(absl::StrCat("cannot create a scratch directory in ",
+                                               tmp.string(), ": ", std::strerror(errno)));
   }
-  return pattern;
+  const int slot = RemoveOnAbort(pattern);
+  return ScratchDirectory(std::move(pattern), slot);
+}
+
+ScratchDirectory::ScratchDirectory(ScratchDirectory&& other) noexcept
+    : path_(std::move(other.path_)), abort_slot_(other.abort_slot_) {
+  other.path_.clear();
+  other.abort_slot_ = -1;
+}
+
+ScratchDirectory::~ScratchDirectory() {
+  if (path_.empty()) return;
+  KeepOnAbort(abort_slot_);
+  std::error_code ec;
+  fs::remove_all(path_, ec);  // best effort: a leftover costs only disk
 }
 
 absl::StatusOr<std::string> FindLibcuda(const std::string& flag) {
@@ -232,6 +270,10 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& p, const RunSettings&
   const std::vector<std::string> vars = RunVariables(p, s, result);
   const auto start = std::chrono::steady_clock::now();
   RunOutcome outcome;
+  if (Stopping(p)) {
+    outcome.kind = RunOutcome::Kind::kStopped;
+    return outcome;
+  }
   int status = 0;
   ForkServer* server = p.fork_server ? ServerFor(p) : nullptr;
   if (server != nullptr && server->Run(p, vars, output, &outcome, &status)) {
@@ -246,10 +288,12 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& p, const RunSettings&
   const pid_t pid = fork();
   if (pid < 0) return absl::ResourceExhaustedError("fork failed");
   if (pid == 0) {
+    setpgid(0, 0);  // as the fork server: signals from the terminal are ours
     const int out = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int in = open("/dev/null", O_RDONLY);
     if (out >= 0) dup2(out, 1), dup2(out, 2);
     if (in >= 0) dup2(in, 0);
+    close_range(3, ~0U, 0);  // the program gets 0-2 and nothing else of ours
     execve(p.program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
@@ -259,6 +303,12 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& p, const RunSettings&
   for (;;) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
+    if (Stopping(p)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      outcome.kind = RunOutcome::Kind::kStopped;
+      return outcome;
+    }
     if (std::chrono::steady_clock::now() > deadline) {
       kill(pid, SIGKILL);
       waitpid(pid, &status, 0);
@@ -276,7 +326,9 @@ absl::StatusOr<RunOutcome> Collect(const ProgramUnderTest& p, const std::string&
                                    RunOutcome outcome) {
   outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   outcome.output = Tail(output, 8192);
-  if (outcome.kind == RunOutcome::Kind::kTimedOut) return outcome;
+  if (outcome.kind == RunOutcome::Kind::kTimedOut || outcome.kind == RunOutcome::Kind::kStopped) {
+    return outcome;
+  }
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
   if (Readable(result)) {
     absl::StatusOr<libcuda::ExecReport> report = libcuda::ReadReport(result);

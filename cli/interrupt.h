@@ -1,10 +1,12 @@
 // Stopping a long command cleanly: the first SIGINT or SIGTERM sets a flag
 // the command polls, so it can stop and report what it has; a second one
-// ends the process as usual.
+// ends the process as usual, once the scratch directories registered with
+// RemoveOnAbort are gone.
 #ifndef STACKCHECK_CLI_INTERRUPT_H_
 #define STACKCHECK_CLI_INTERRUPT_H_
 
 #include <atomic>
+#include <string>
 
 namespace stackcheck::cli {
 
@@ -13,6 +15,12 @@ const std::atomic<bool>* StopOnSignals();
 
 // The signal that set the flag, 0 when none.
 int CaughtSignal();
+
+// A directory of files (no subdirectories) that a second signal, which ends
+// the process at once, removes first. Returns a slot for KeepOnAbort, or -1
+// when none is free (then it is left). Not thread-safe against itself.
+int RemoveOnAbort(const std::string& dir);
+void KeepOnAbort(int slot);
 
 }  // namespace stackcheck::cli
 

@@ -7,7 +7,8 @@
 # 2. the deadlock's replay file and token replay it with the same trace
 #    digest, every time, and as a Chrome trace;
 # 3. a thread stuck outside every scheduling point is reported, not hung;
-# 4. a process the program starts runs uncontrolled;
+# 4. a process the program starts runs uncontrolled, and no descriptor of
+#    stackcheck's is open in the program;
 # 5. bad input: exit 2 with a message, never a crash;
 # 6. depth-first search: every schedule within a preemption bound, the
 #    exit-time deadlock among them, and a correct program exhausted clean;
@@ -21,7 +22,9 @@
 # 12. a crash of the program (GCC's plugin on a device another thread's exit
 #     closed) is a finding that replays to the same crash;
 # 13. depth-first search over faults: every plan of one fault (and of two
-#     allocation failures in a row), each with every schedule in the bound.
+#     allocation failures in a row), each with every schedule in the bound;
+# 14. a time budget and a signal stop exec within a moment, with what it
+#     covered, and no command leaves a scratch directory behind.
 set -euo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stackcheck=$here/cli/stackcheck
@@ -30,6 +33,9 @@ program=$here/tests/programs/abort_while_mapping
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 replays=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/replays
 fail() { echo "FAIL: $*"; exit 1; }
+# Every command's scratch directories land here; section 14 checks it is empty.
+export TMPDIR=$tmp/exec_tmpdir
+mkdir -p "$TMPDIR"
 
 # 1. Exploration: at most 300 executions (the deadlock shows in about one in
 # three; the seeds are fixed, so this is the same run every time).
@@ -75,13 +81,23 @@ events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
 
 # 3. A thread stuck where exec cannot see (a semaphore): reported, not hung.
 status=0
-"$stackcheck" exec --executions 1 --exec_watchdog_s 2 --libcuda "$libcuda" --exec_replay_dir "" \
-  -- "$here/tests/programs/stuck_outside" >"$tmp/stuck.out" 2>&1 || status=$?
+"$stackcheck" exec --executions 1 --exec_watchdog_s 2 --libcuda "$libcuda" \
+  --exec_replay_dir "$tmp/stuck_replays" -- "$here/tests/programs/stuck_outside" \
+  >"$tmp/stuck.out" 2>&1 || status=$?
 cat "$tmp/stuck.out"
 [[ $status -eq 1 ]] || fail "a stuck program should be a finding (exit 1), got $status"
 grep -q "^STUCK progress: T[0-9] ran 2 s without reaching a scheduling point" "$tmp/stuck.out" ||
   fail "no stuck report"
-grep -q "^replayed: stuck again$" "$tmp/stuck.out" || fail "the stuck run's replay"
+grep -q "^replayed: stuck again, same trace digest$" "$tmp/stuck.out" || fail "the stuck run's replay"
+# Its file holds the schedule to the stuck state, the digest so far and a
+# fingerprint; `replay` follows it there again.
+stuck_file=$(ls "$tmp"/stuck_replays/*.replay)
+grep -q "^fingerprint progress: stuck outside every scheduling point" "$stuck_file" ||
+  fail "the stuck finding's file has no fingerprint"
+! grep -q "^digest 0000000000000000$" "$stuck_file" || fail "the stuck finding's file has no digest"
+"$stackcheck" replay --exec_watchdog_s 2 --libcuda "$libcuda" "$stuck_file" >"$tmp/stuck_replay.out" 2>&1 ||
+  { cat "$tmp/stuck_replay.out"; fail "the stuck finding's file did not replay"; }
+grep -q "^same trace digest as recorded$" "$tmp/stuck_replay.out" || fail "the stuck replay's digest"
 
 # 4. A process the program starts is not controlled: it runs, exits 0, and
 # leaves the execution's result alone.
@@ -92,6 +108,15 @@ cat "$tmp/spawn.out"
 [[ $status -eq 0 ]] || fail "spawn_child exited $status"
 grep -q "^spawn_child: child status 0 " "$tmp/spawn.out" || fail "the child did not run as itself"
 grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result is not the parent's"
+
+# 4b. The program finds only its own descriptors open (0-2): neither the
+# fork server's pipes nor anything else of stackcheck's, with the fork server
+# and without it (the replay runs the program directly).
+"$stackcheck" exec --executions 3 --exec_faults none --json --libcuda "$libcuda" \
+  --exec_replay_dir "" -- "$here/tests/programs/open_descriptors" >"$tmp/fds.json" 2>"$tmp/fds.err" ||
+  { cat "$tmp/fds.json" "$tmp/fds.err"; fail "open_descriptors under exec"; }
+grep -q '"program_exit_statuses":\[0\]' "$tmp/fds.json" ||
+  { cat "$tmp/fds.json"; fail "the program inherited descriptors of stackcheck's"; }
 
 # 5. Bad input.
 expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
@@ -231,4 +256,41 @@ grep -q "10 fault plans .*: exhausted yes" "$tmp/dfs_faults.out" ||
   fail "dfs over faults: not every plan walked to its end"
 grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stacks.lock" \
   "$tmp/dfs_faults.out" || fail "dfs over faults: a trap's destroy of the held lock not found"
+
+# 14. Bounds. A budget of 1 s ends a run whose first execution would take the
+# watchdog's 20 s; the first SIGINT stops the execution in progress and
+# reports what was covered (exit 130); two in a row end the process at once.
+ms() { echo $(($(date +%s%N) / 1000000)); }
+t0=$(ms)
+status=0
+"$stackcheck" exec --executions 5 --time_budget_s 1 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/stuck_outside" >"$tmp/budget.out" 2>&1 || status=$?
+took=$(($(ms) - t0))
+cat "$tmp/budget.out"
+[[ $status -eq 0 ]] || fail "a budget that ends the run: exit $status"
+((took < 10000)) || fail "a 1 s budget took $took ms (the execution in progress was not stopped)"
+grep -q "the time budget (1 s) ended the run" "$tmp/budget.out" || fail "the budget's end unsaid"
+"$stackcheck" exec --executions 100000 --exec_faults none --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$programs/threads_regions" 1 1 8 4 >"$tmp/sigint.out" 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+t0=$(ms)
+status=0
+wait "$pid" || status=$?
+took=$(($(ms) - t0))
+cat "$tmp/sigint.out"
+[[ $status -eq 130 ]] || fail "SIGINT: exit $status, want 130"
+((took < 5000)) || fail "SIGINT took $took ms to stop exec"
+grep -q "INTERRUPTED by signal 2 after [1-9][0-9]* executions" "$tmp/sigint.out" ||
+  fail "SIGINT: what was covered is not reported"
+"$stackcheck" exec --executions 5 --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$here/tests/programs/stuck_outside" >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT "$pid"; kill -INT "$pid"
+wait "$pid" || true
+sleep 0.5
+leftover=$(ls -A "$TMPDIR")
+[[ -z "$leftover" ]] || fail "scratch directories left in TMPDIR: $leftover"
 echo PASS
