@@ -31,6 +31,7 @@
 #include "absl/strings/str_split.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/exec_fault_plans.h"
 #include "cli/exec_replay_file.h"
 #include "cli/exec_runner.h"
 #include "cli/exec_schedule_tree.h"
@@ -48,8 +49,12 @@ ABSL_FLAG(std::string, exec_faults, "search",
           "exec: faults to inject: 'search' (the default: the first execution fault-free, then a "
           "random fault each), 'none', or a plan (abort@launch:N, abort@kernel:NAME:N, "
           "oom@alloc:N, reject@launch:N, comma-separated); dfs: none unless given a plan, or "
-          "'search': every plan of one fault (and of two allocation failures in a row), each "
-          "with every schedule within the bound");
+          "'search': every plan of up to --exec_max_faults faults, each with every schedule "
+          "within the bound");
+ABSL_FLAG(int, exec_max_faults, 1,
+          "exec: with --exec_faults=search, the faults one plan may hold (1-4): a launch that "
+          "traps, a launch rejected, an allocation failing, or an allocation and its retry "
+          "failing (the plugin retries once) each count one");
 ABSL_FLAG(int, exec_watchdog_s, 20,
           "exec, replay: seconds a program thread may run between two scheduling points before "
           "the run is reported stuck (a stuck finding's replay waits as long again)");
@@ -137,59 +142,6 @@ void CountCalls(const ExecReport& r, std::uint32_t* launches, std::uint32_t* all
     if (absl::StrContains(line, " cuLaunchKernel(")) ++*launches;
     if (absl::StrContains(line, " cuMemAlloc_v2(")) ++*allocs;
   }
-}
-
-FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs) {
-  std::mt19937_64 rng(seed * 0x9e3779b97f4a7c15ull + 1);
-  FaultPlan plan;
-  switch (rng() % 5) {
-    case 0:
-      break;
-    case 1:
-      if (launches > 0) plan.abort_at_launch = 1 + rng() % launches;
-      break;
-    case 2:
-      if (allocs > 0) plan.oom_at_allocs = {static_cast<std::uint32_t>(1 + rng() % allocs)};
-      break;
-    case 3:
-      if (launches > 0) plan.reject_at_launch = 1 + rng() % launches;
-      break;
-    case 4: {
-      // Two in a row: the retry after a failed allocation fails too, which
-      // makes a mapping's allocation failure fatal (gomp_map_vars).
-      if (allocs == 0) break;
-      const auto first = static_cast<std::uint32_t>(1 + rng() % allocs);
-      plan.oom_at_allocs = {first, first + 1};
-      break;
-    }
-  }
-  return plan;
-}
-
-// Every plan a depth-first search over faults walks, after the fault-free
-// one: each launch trapping, each launch rejected, each allocation failing,
-// and each two allocations in a row failing (the retry after a failure
-// fails too), from an execution's counts.
-std::vector<FaultPlan> EveryPlan(std::uint32_t launches, std::uint32_t allocs) {
-  std::vector<FaultPlan> plans;
-  for (std::uint32_t k = 1; k <= launches; ++k) {
-    FaultPlan trap;
-    trap.abort_at_launch = k;
-    plans.push_back(trap);
-    FaultPlan reject;
-    reject.reject_at_launch = k;
-    plans.push_back(reject);
-  }
-  for (std::uint32_t k = 1; k <= allocs; ++k) {
-    FaultPlan oom;
-    oom.oom_at_allocs = {k};
-    plans.push_back(oom);
-    if (k < allocs) {
-      oom.oom_at_allocs = {k, k + 1};
-      plans.push_back(oom);
-    }
-  }
-  return plans;
 }
 
 // Makes the counterexample smaller while it shows the same finding: the
@@ -345,6 +297,11 @@ int RunExec(const std::vector<std::string>& args) {
   if (dfs && !FlagGiven("exec_faults")) faults_flag = "none";
   if (faults_flag == "none") faults_flag.clear();
   const bool fault_search = faults_flag == "search";
+  const int max_faults = absl::GetFlag(FLAGS_exec_max_faults);
+  if (max_faults < 1 || max_faults > 4) return UsageError("--exec_max_faults must be in [1, 4]");
+  if (FlagGiven("exec_max_faults") && !fault_search) {
+    return UsageError("--exec_max_faults has no effect without --exec_faults=search");
+  }
   FaultPlan fixed;
   if (!fault_search) {
     absl::StatusOr<FaultPlan> plan = libcuda::ParseFaults(faults_flag);
@@ -415,12 +372,15 @@ int RunExec(const std::vector<std::string>& args) {
     settings.strategy = strategy;
     settings.seed = seed + i;
     settings.faults =
-        fault_search ? (i == 0 ? FaultPlan{} : RandomFault(seed + i, launches, allocs)) : fixed;
+        fault_search ? (i == 0 ? FaultPlan{} : RandomPlan(seed + i, launches, allocs, max_faults))
+                     : fixed;
     if (dfs) {
       std::optional<std::vector<std::uint64_t>> next = tree.Next();
       while (!next && fault_search && done > 0) {
         if (!plans_listed) {
-          plans_left = EveryPlan(launches, allocs);
+          absl::StatusOr<std::vector<FaultPlan>> every = EveryPlan(launches, allocs, max_faults);
+          if (!every.ok()) return UsageError(every.status().message());
+          plans_left = *std::move(every);
           std::reverse(plans_left.begin(), plans_left.end());
           plans_listed = true;
         }
@@ -494,11 +454,12 @@ int RunExec(const std::vector<std::string>& args) {
   }
   bound_cut |= tree.bound_cut();
   const std::string plans_shown =
-      dfs && fault_search ? absl::StrFormat(
-                                ", %u fault plans (none; each launch trapping or rejected; each "
-                                "allocation failing, alone or with the next)",
-                                plans_walked)
-                          : "";
+      dfs && fault_search
+          ? absl::StrFormat(
+                ", %u fault plans (none, and every plan of up to %d fault%s: a launch "
+                "trapping or rejected, an allocation failing alone or with the next)",
+                plans_walked, max_faults, max_faults == 1 ? "" : "s")
+          : "";
   const double explore_s = elapsed();
   const double rate = done / std::max(explore_s, 1e-9);
   // What a dfs covered: "exhausted yes" means every schedule within the bound ran.
