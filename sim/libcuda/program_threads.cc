@@ -324,8 +324,41 @@ class Controller {
       Twin twin{*host_, *device_};
       // A step of this thread: the threads that yielded may go on.
       if (yielders_ > 0) host_->WakeQueue(yield_queue_, yielders_);
+      const std::uint64_t steps_before = steps_done_;
       (*thread->work)(twin);
+      ++steps_done_;
+      // Another thread's step is done: the one giving way may take one.
+      if (giving_way_ != nullptr && giving_way_ != thread) host_->WakeQueue(fair_queue_, 1);
+      GiveWayIfUnfair(thread, twin, /*waited=*/steps_done_ != steps_before + 1);
     }
+  }
+
+  // Fairness. A thread that has taken kFairSteps steps in a row, no other
+  // thread stepping in between, gives way: after each of its next steps it
+  // waits until another thread completes one (or nothing else can move).
+  // A schedule that never preempts it - dfs's default - would otherwise
+  // starve the others for ever when it loops until they act: a spin, not a
+  // bug of the program (CHESS's fair scheduling assumes the same). Giving way
+  // after every step, a lock's release among them, lets a thread blocked on a
+  // lock the spinner takes again and again get it in between. It ends when
+  // the thread waits in a step of its own (`waited`: others stepped
+  // meanwhile) or after kFairSteps steps so taken.
+  void GiveWayIfUnfair(NewThread* thread, Twin& twin, bool waited) {
+    if (giving_way_ == thread && waited) giving_way_ = nullptr;
+    streak_ = last_stepper_ == thread && !waited ? streak_ + 1 : 1;
+    last_stepper_ = thread;
+    if (giving_way_ == nullptr && streak_ > kFairSteps) {
+      giving_way_ = thread;
+      given_ = 0;
+    }
+    if (giving_way_ != thread) return;
+    if (++given_ > kFairSteps) {
+      giving_way_ = nullptr;
+      streak_ = 0;
+      return;
+    }
+    if (fair_queue_ == kNoQueue) fair_queue_ = twin.host.NewWaitQueue("fair scheduling");
+    twin.host.WaitOnQueueOrTimeOut(fair_queue_);
   }
 
   static void OnProgramExit(int status, void* self) {
@@ -418,6 +451,15 @@ class Controller {
   static constexpr std::uint32_t kNoQueue = 0xffffffffu;
   std::uint32_t yield_queue_ = kNoQueue;
   std::uint32_t yielders_ = 0;
+  // Fair scheduling (GiveWayIfUnfair): the thread that took the latest
+  // point and how many in a row, and the thread giving way, if any.
+  static constexpr std::uint64_t kFairSteps = 1000;
+  const NewThread* last_stepper_ = nullptr;
+  std::uint64_t streak_ = 0;
+  const NewThread* giving_way_ = nullptr;
+  std::uint64_t given_ = 0;       // steps the thread giving way took so
+  std::uint64_t steps_done_ = 0;  // steps of every program thread, completed
+  std::uint32_t fair_queue_ = kNoQueue;
   int exit_status_ = -1;
   std::vector<std::string> lines_;
 };

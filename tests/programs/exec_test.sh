@@ -15,14 +15,16 @@
 # 7. condition variables, plain and timed;
 # 8. locks taken in a stream callback;
 # 9. recursive, error-checking and normal mutexes;
-# 10. a thread spinning on sched_yield;
+# 10. a thread spinning on sched_yield, and one spinning without (fair
+#     scheduling);
 # 11. fault plans count the program's own allocations, and hold several: one
 #     failed allocation is retried (the plugin frees its cache), two in a row
 #     make the mapping's failure fatal;
 # 12. a crash of the program (GCC's plugin on a device another thread's exit
 #     closed) is a finding that replays to the same crash;
 # 13. depth-first search over faults: every plan of one fault (and of two
-#     allocation failures in a row), each with every schedule in the bound;
+#     allocation failures in a row), and of up to two faults, each with every
+#     schedule in the bound;
 # 14. a time budget and a signal stop exec within a moment, with what it
 #     covered, and no command leaves a scratch directory behind.
 set -euo pipefail
@@ -223,6 +225,14 @@ expect_in kinds_normal "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mut
 explore yield_random 0 --executions 30 -- "$programs/yield_spin"
 exhausted_clean yield_dfs_0 0 "$programs/yield_spin"
 exhausted_clean yield_dfs_2 2 "$programs/yield_spin"
+# A thread that spins with device calls, no yield, until another sets a flag
+# (busy_spin.c): fair scheduling lets the other run, so depth-first search
+# ends clean within bounds 0 and 1 instead of starving it (STUCK).
+exhausted_clean busy_dfs_0 0 "$programs/busy_spin"
+explore busy_dfs_1 0 --exec_strategy dfs --exec_bound 1 --executions 60 --exec_watchdog_s 20 \
+  -- "$programs/busy_spin"
+expect_in busy_dfs_1 "^exec .*: 60 executions (dfs, preemption bound 1: exhausted no), .*no violation" \
+  "a fair schedule of the spinning program did not end clean"
 
 # 11. threads_regions 1 2 allocates three times itself (a mapping, the
 # stacks, a mapping); the module's variables are the driver's own.
@@ -256,6 +266,15 @@ grep -q "10 fault plans .*: exhausted yes" "$tmp/dfs_faults.out" ||
   fail "dfs over faults: not every plan walked to its end"
 grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stacks.lock" \
   "$tmp/dfs_faults.out" || fail "dfs over faults: a trap's destroy of the held lock not found"
+# Up to two faults a plan: 33 plans and the fault-free one (counted by hand
+# in cli/exec_fault_plans_test.cc), each walked to its end.
+status=0
+"$stackcheck" exec --exec_strategy dfs --exec_bound 0 --exec_faults search --exec_max_faults 2 \
+  --libcuda "$libcuda" --exec_replay_dir "" -- "$programs/threads_regions" 1 2 8 4 \
+  >"$tmp/dfs_faults2.out" 2>&1 || status=$?
+[[ $status -eq 1 ]] || { cat "$tmp/dfs_faults2.out"; fail "dfs over two faults: exit $status"; }
+grep -q "34 fault plans (none, and every plan of up to 2 faults.*: exhausted yes" \
+  "$tmp/dfs_faults2.out" || { cat "$tmp/dfs_faults2.out"; fail "dfs over two faults: not exhausted"; }
 
 # 14. Bounds. A budget of 1 s ends a run whose first execution would take the
 # watchdog's 20 s; the first SIGINT stops the execution in progress and
