@@ -353,6 +353,7 @@ int RunExec(const std::vector<std::string>& args) {
     RunOutcome outcome;
     FaultPlan faults;
     std::uint64_t execution = 0;
+    double found_after_s = 0;  // since the run began
   };
   std::vector<Found> found;
   const bool all_findings = absl::GetFlag(FLAGS_exec_all_findings);
@@ -437,7 +438,7 @@ int RunExec(const std::vector<std::string>& args) {
       const Finding f = FindingOf(*o);
       bool known = false;
       for (const Found& k : found) known |= FindingOf(k.outcome) == f;
-      if (!known) found.push_back(Found{*std::move(o), settings.faults, done});
+      if (!known) found.push_back(Found{*std::move(o), settings.faults, done, elapsed()});
       if (!all_findings || !search_stopped.empty()) break;
     }
     if (elapsed() >= next_progress) {
@@ -479,6 +480,7 @@ int RunExec(const std::vector<std::string>& args) {
     RunOutcome shrunk;
     ExecReplay replay;
     int shrink_executions = 0;
+    double shrink_s = 0;
     std::string replay_check;
     std::string saved;
     std::string token;
@@ -487,8 +489,11 @@ int RunExec(const std::vector<std::string>& args) {
   for (const Found& f : found) {
     Shrinker shrinker(program, shrink_budget);
     FaultPlan kept;
-    Reported r{&f, shrinker.Shrink(f.outcome, f.faults, &kept), {}, 0, {}, {}, {}};
+    const auto shrink_start = std::chrono::steady_clock::now();
+    Reported r{&f, shrinker.Shrink(f.outcome, f.faults, &kept), {}, 0, 0, {}, {}, {}};
     r.shrink_executions = shrinker.executions();
+    r.shrink_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - shrink_start).count();
     const RunOutcome& shrunk = r.shrunk;
     ExecReplay& replay = r.replay;
     replay.program = program.program;
@@ -596,11 +601,11 @@ int RunExec(const std::vector<std::string>& args) {
     absl::StrAppend(&text, "\n", Describe(f.outcome), "\n");
     absl::StrAppendFormat(
         &text,
-        "found at execution %u (%s); shrunk in %d executions to %u scheduling choices, "
-        "%u preemptions, faults: %s\n",
+        "found at execution %u (%s, after %.1f s); shrunk in %d executions (%.1f s) to %u "
+        "scheduling choices, %u preemptions, faults: %s\n",
         f.execution, dfs ? std::string("dfs") : absl::StrCat("seed ", seed + f.execution - 1),
-        r.shrink_executions, r.replay.schedule.size(), r.shrunk.report.preemptions,
-        r.replay.faults.empty() ? "none" : r.replay.faults);
+        f.found_after_s, r.shrink_executions, r.shrink_s, r.replay.schedule.size(),
+        r.shrunk.report.preemptions, r.replay.faults.empty() ? "none" : r.replay.faults);
     absl::StrAppend(&text, "shrunk: ", Describe(r.shrunk), "\n", FormatOutcome(r.shrunk, 40),
                     r.replay_check, "\n");
     if (!r.saved.empty()) absl::StrAppend(&text, "replay: stackcheck replay ", r.saved, "\n");
@@ -621,6 +626,8 @@ int RunExec(const std::vector<std::string>& args) {
       j.Key("schedule_length").Uint(r.replay.schedule.size());
       j.Key("preemptions").Uint(r.shrunk.report.preemptions);
       j.Key("shrink_executions").Int(r.shrink_executions);
+      j.Key("found_after_s").Double(r.found->found_after_s);
+      j.Key("shrink_s").Double(r.shrink_s);
       j.Key("replay").String(r.replay_check);
       j.Key("replay_file").String(r.saved);
       j.Key("token").String(r.token);

@@ -50,6 +50,11 @@ CONFORMANCE = ["tests/gcc_testsuite/conformance_test.sh",
                "bazel-bin/tests/gcc_testsuite/programs.tar", "bazel-bin/cli/stackcheck",
                "bazel-bin/sim/libcuda", "tests/gcc_testsuite/unsupported.tsv"]
 CONFORMANCE_TITLE = "## GCC's libgomp testsuite under `exec`"
+# Finding against shrinking: exec with its defaults (faults searched, every
+# finding) on the exit-time hang's program, each mode.
+SHRINK_TITLE = "## `exec`: time to find against time to shrink"
+SHRINK_MODES = ["map", "alloc", "update", "regions"]
+SHRINK_PROGRAM = "bazel-bin/tests/programs/abort_while_mapping"
 # `bench exec`'s program: 2 threads x 4 regions of GCC 12.2's real plugin.
 EXEC_PROGRAM = ["bazel-bin/tests/programs/threads_regions", "2", "4", "8", "4"]
 BENCH_EXEC_EXECUTIONS = 200
@@ -706,6 +711,61 @@ def render_steering(vdir, sections, fname):
             table(["mode", "steered: hangs", "free: hangs"], rows), ""]
 
 
+def run_exec_shrink(run):
+    """exec with its defaults on abort_while_mapping MODE 1 0 50, each mode."""
+    bin_ = os.path.join(ROOT, STACKCHECK)
+    out = []
+    for mode in SHRINK_MODES:
+        argv = [bin_, "exec", "--exec_replay_dir=", "--json", "--",
+                os.path.join(ROOT, SHRINK_PROGRAM), mode, "1", "0", "50"]
+        out.append((mode, run.json(argv, "stackcheck exec -- abort_while_mapping %s 1 0 50"
+                                   % mode)))
+    return out
+
+
+def exec_shrink_section(results):
+    lines = [SHRINK_TITLE, "",
+             "`stackcheck exec` with its defaults (100 executions, faults searched, every "
+             "distinct finding shrunk and replayed) on `tests/programs/abort_while_mapping MODE "
+             "1 0 50` (thread A's region traps on the device while thread B works under "
+             "libgomp's device lock). Exploring is the run up to the end of its executions; "
+             "shrinking is every finding's shrink, together. Target: shrinking at most 10x "
+             "exploring.", ""]
+    rows = []
+    for mode, run in results:
+        d = run.doc if run is not None and run.ok else None
+        if d is None:
+            rows.append([mode, "failed", "", "", "", "", ""])
+            continue
+        findings = d.get("findings", [])
+        shrink = sum(f.get("shrink_s", 0) for f in findings)
+        worst = max((f.get("shrink_s", 0) for f in findings), default=0)
+        rows.append([mode, num(d["executions"]), seconds(d["seconds"]), num(len(findings)),
+                     seconds(shrink), seconds(worst),
+                     "%sx" % num(shrink / d["seconds"] if d["seconds"] else 0)])
+    lines.append(table(["mode", "executions", "exploring", "findings", "shrinking (all)",
+                        "longest shrink", "shrinking / exploring"], rows))
+    stamps = [stamp_cell(r) for _, r in results if r is not None]
+    if stamps:
+        lines += ["", "Run: %s." % stamps[0]]
+    return lines + [""]
+
+
+def replace_section(path, title, section):
+    """Replaces the section titled `title` in the document at `path` (or adds
+    it before the exhaustive or hardware sections)."""
+    with open(path) as f:
+        old = f.read()
+    pattern = re.compile(r"^%s\n.*?(?=^## )" % re.escape(title), re.S | re.M)
+    if pattern.search(old):
+        new = pattern.sub(lambda _: section + "\n", old)
+    else:
+        new = re.sub(r"^(## (?:Exhaustive|Hardware))", lambda m: section + "\n" + m.group(1),
+                     old, count=1, flags=re.M)
+    with open(path, "w") as f:
+        f.write(new)
+
+
 def run_conformance(stamp):
     """Runs the conformance suite; returns (rows, unsupported reasons, stamp, wall)."""
     tmp = tempfile.mkdtemp(prefix="stackcheck-conformance-")
@@ -905,6 +965,8 @@ def main():
     ap.add_argument("--long", action="store_true", help="also the runs that take minutes")
     ap.add_argument("--conformance-only", action="store_true",
                     help="run only GCC's testsuite under exec and replace its section")
+    ap.add_argument("--exec-shrink-only", action="store_true",
+                    help="run only exec's find-against-shrink runs and replace their section")
     ap.add_argument("--out", default=os.path.join(ROOT, "docs", "figures.md"))
     args = ap.parse_args()
 
@@ -915,6 +977,16 @@ def main():
         return "%s · %s · %s" % (now_utc(), commit, machine)
 
     body = []
+    if args.exec_shrink_only:
+        if not args.no_build:
+            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt",
+                                "//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
+                                "//tests/programs:abort_while_mapping"], cwd=ROOT)
+            if r.returncode != 0:
+                sys.exit("make_figures: the build failed")
+        section = "\n".join(exec_shrink_section(run_exec_shrink(Runner(stamp))))
+        replace_section(args.out, SHRINK_TITLE, section)
+        return
     if args.conformance_only:
         if not args.no_build:
             r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt",
@@ -922,17 +994,8 @@ def main():
                                 "//tests/gcc_testsuite:programs"], cwd=ROOT)
             if r.returncode != 0:
                 sys.exit("make_figures: the build failed")
-        with open(args.out) as f:
-            old = f.read()
         section = "\n".join(conformance_section(run_conformance(stamp)))
-        pattern = re.compile(r"^%s\n.*?(?=^## )" % re.escape(CONFORMANCE_TITLE), re.S | re.M)
-        if pattern.search(old):
-            new = pattern.sub(lambda _: section + "\n", old)
-        else:
-            new = re.sub(r"^(## (?:Exhaustive|Hardware))", lambda m: section + "\n" + m.group(1),
-                         old, count=1, flags=re.M)
-        with open(args.out, "w") as f:
-            f.write(new)
+        replace_section(args.out, CONFORMANCE_TITLE, section)
         return
     if not args.hardware_only:
         if not args.no_build:
@@ -1005,11 +1068,13 @@ def main():
         body += render_bench_bugs(bugs)
         body += render_bench_exec(exec_, clean)
         conformance = run_conformance(stamp)
+        shrink = run_exec_shrink(run)
         body += render_bench_dfs(dfs)
         body += render_checks(checks)
         body += render_campaign(camp)
         body += render_benchmarks(mon, strat)
         body += conformance_section(conformance)
+        body += exec_shrink_section(shrink)
         total = time.monotonic() - started
         timing = ["### What this run cost", "",
                   table(["command", "wall time", "exit status"],
