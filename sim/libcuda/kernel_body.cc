@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -61,6 +62,8 @@ void* KernelThread(void* p) {
 }  // namespace
 
 bool InKernelBody() { return t_body != nullptr; }
+
+const KernelLaunch& KernelGeometry() { return *t_body->launch; }
 
 void EndKernelWithTrap(const char* why) {
   t_body->outcome.trapped = true;
@@ -166,4 +169,45 @@ extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num() {
 extern "C" STACKCHECK_ENTRY_POINT int omp_get_device_num_() {
   return InKernelBody() ? stackcheck::libcuda::kThisDevice
                         : HostAnswer<stackcheck::libcuda::kDeviceNumFortran>(0);
+}
+
+// The launch's geometry inside a kernel. The region's host version asks
+// libgomp's host GOMP_teams4 for its teams; on the GPU, GCC's nvptx
+// GOMP_teams4 gives as many as the grid has blocks (num_teams' upper bound
+// and lower bound applied the nvptx way). The host one, told that number as
+// both bounds, runs those teams one after another, with the team numbers and
+// omp_get_num_teams() of the device.
+extern "C" STACKCHECK_ENTRY_POINT bool GOMP_teams4(unsigned lower, unsigned upper,
+                                                   unsigned thread_limit, bool first) {
+  using Teams4 = bool (*)(unsigned, unsigned, unsigned, bool);
+  static auto real =
+      reinterpret_cast<Teams4>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "GOMP_teams4"));
+  if (first && InKernelBody()) {
+    const unsigned blocks = stackcheck::libcuda::KernelGeometry().teams;
+    const unsigned teams = upper == 0       ? blocks
+                           : blocks < lower ? lower
+                           : blocks < upper ? blocks
+                                            : upper;
+    lower = upper = teams;
+  }
+  return real != nullptr ? real(lower, upper, thread_limit, first) : first;
+}
+
+// A parallel region inside a kernel: on the GPU its threads are the block's
+// warps (nvptx libgomp's nthreads-var and thread-limit-var start at ntid.y),
+// so an unnumbered one gets that many, and a numbered one at most that many.
+extern "C" STACKCHECK_ENTRY_POINT void GOMP_parallel(void (*fn)(void*), void* data,
+                                                     unsigned num_threads, unsigned flags) {
+  using Parallel = void (*)(void (*)(void*), void*, unsigned, unsigned);
+  static auto real =
+      reinterpret_cast<Parallel>(stackcheck::libcuda::Real().dlsym(RTLD_NEXT, "GOMP_parallel"));
+  if (InKernelBody()) {
+    const unsigned warps = stackcheck::libcuda::KernelGeometry().warps;
+    num_threads = num_threads == 0 ? warps : std::min(num_threads, warps);
+  }
+  if (real == nullptr) {
+    fn(data);  // no libgomp: one thread
+    return;
+  }
+  real(fn, data, num_threads, flags);
 }

@@ -16,9 +16,11 @@
 // thread is stopped at one meanwhile): its calls (libgomp's futexes, pthread)
 // are the real ones, not scheduling points. Inside it, the device queries
 // answer as on the device (omp_is_initial_device() is 0, omp_get_device_num()
-// the device's); team and thread queries answer as the host fallback's
-// teams and threads do. A device-side abort() (GCC's nvptx abort is a trap),
-// an assertion, a trap instruction or a memory fault ends the kernel there:
+// the device's), and the launch's geometry rules as on the device: a
+// `teams` construct gets the teams its blocks give (GCC's nvptx GOMP_teams4,
+// the blocks run one after another), a `parallel` construct as many threads
+// as a block has warps (at most), as GCC's nvptx libgomp sets them. A device-side abort() (GCC's
+// nvptx abort is a trap), an assertion, a trap instruction or a memory fault ends the kernel there:
 // it traps (SEM-04).
 #ifndef STACKCHECK_SIM_LIBCUDA_KERNEL_BODY_H_
 #define STACKCHECK_SIM_LIBCUDA_KERNEL_BODY_H_
@@ -42,6 +44,10 @@ struct KernelLaunch {
   std::size_t table_entries = 0;  // the table's length, where known (else 0)
   // GOMP_OFFLOAD_run's target arguments, copied at the launch (ends with NULL).
   std::vector<void*> target_arguments;
+  // The launch's geometry as GCC's nvptx libgomp reads it: the blocks of the
+  // grid are the teams (nctaid.x), the warps of a block the threads (ntid.y).
+  unsigned teams = 1;
+  unsigned warps = 1;
 };
 
 // Copies a NULL-terminated target-argument array as libgomp lays it out (an
@@ -54,6 +60,8 @@ KernelOutcome RunKernelBody(const KernelLaunch& launch);
 
 // Whether the calling thread runs a kernel's code.
 bool InKernelBody();
+// The launch the calling thread runs the code of. Only where InKernelBody().
+const KernelLaunch& KernelGeometry();
 
 // Ends the calling kernel's code there: the kernel traps. Only where
 // InKernelBody().

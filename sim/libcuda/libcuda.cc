@@ -990,10 +990,11 @@ stackcheck::KernelAction RunBody(std::uint64_t token) {
   return stackcheck::KernelAction::kTrap;
 }
 
-// The token of the code a launch of `f` with the table `vars` runs (0: none,
-// with the reason in *note). Called on the launching thread, inside the
-// plugin's GOMP_OFFLOAD_run.
-std::uint64_t PrepareBody(const Function& f, DevicePtr vars, std::string* note) {
+// The token of the code a launch of `f` with the table `vars` and `teams`
+// blocks of `warps` warps runs (0: none, with the reason in *note). Called on the launching thread,
+// inside the plugin's GOMP_OFFLOAD_run.
+std::uint64_t PrepareBody(const Function& f, DevicePtr vars, unsigned teams, unsigned warps,
+                          std::string* note) {
   if (f.host == nullptr) {
     *note = " [no host code: the kernel does not execute]";
     return 0;
@@ -1009,6 +1010,8 @@ std::uint64_t PrepareBody(const Function& f, DevicePtr vars, std::string* note) 
   if (vars != 0) launch.table_entries = stackcheck::libcuda::CurrentRegionMapCount();
   launch.target_arguments =
       stackcheck::libcuda::CopyTargetArguments(stackcheck::libcuda::RunTargetArguments());
+  launch.teams = std::max(1u, teams);
+  launch.warps = std::max(1u, warps);
   std::lock_guard<std::mutex> lock(g_mu);
   g_bodies[++g_next_body] = std::move(launch);
   return g_next_body;
@@ -1079,7 +1082,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
   if (traps) args.action = stackcheck::KernelAction::kTrap;
   // Otherwise its region's code runs when it starts.
   std::string body_note;
-  if (!traps) args.body = PrepareBody(*f, words.empty() ? 0 : words[0], &body_note);
+  if (!traps) args.body = PrepareBody(*f, words.empty() ? 0 : words[0], gx, by, &body_note);
   const CuResult r = RunOnDevice([&](Device& d) {
     if (args.body != 0) {
       if (auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d)) {

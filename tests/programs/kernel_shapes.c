@@ -2,7 +2,8 @@
 // computed: a region that maps nothing (its variable table is NULL), one
 // array mapped tofrom, firstprivate scalars only, a device pointer
 // (is_device_ptr), a deferred region (nowait), a `declare target` variable
-// moved by `target update`, and a combined construct with a reduction. On a
+// moved by `target update`, a combined construct with a reduction, and the
+// teams and threads the launch's geometry gives. On a
 // GPU and under stackcheck exec alike it prints one line and exits 0; a
 // kernel that did not run (or ran on the wrong bytes) makes it exit 1.
 #include <omp.h>
@@ -76,6 +77,38 @@ int main(void) {
   #pragma omp target teams distribute parallel for reduction(+ : total) map(tofrom : total)
   for (int i = 0; i < 10000; ++i) total += i;
   Check("teams reduction", total, 10000L * 9999 / 2);
+
+  // The launch's geometry: num_teams(4) gives four teams, numbered 0-3; an
+  // unnumbered teams construct as many as the grid has blocks, each seen
+  // once; an unnumbered parallel region one thread per warp of a block.
+  // (Native runs fall back to the host: one team, the host's threads.)
+  int teams4 = 0, seen4[4] = {0, 0, 0, 0};
+  #pragma omp target teams num_teams(4) map(tofrom : teams4, seen4)
+  {
+    if (omp_get_team_num() == 0) teams4 = omp_get_num_teams();
+    if (omp_get_team_num() < 4) seen4[omp_get_team_num()] += 1;
+  }
+  Check("num_teams(4)", teams4, 4);
+  Check("num_teams(4) team numbers", seen4[0] + seen4[1] + seen4[2] + seen4[3], 4);
+  enum { kMaxTeams = 4096 };
+  static int seen[kMaxTeams];
+  int teams = 0, on_device = 0, threads = 0;
+  #pragma omp target map(from : on_device)
+  on_device = !omp_is_initial_device();
+  #pragma omp target teams map(tofrom : teams, seen)
+  {
+    if (omp_get_team_num() == 0) teams = omp_get_num_teams();
+    if (omp_get_team_num() < kMaxTeams) seen[omp_get_team_num()] += 1;
+  }
+  int distinct = 0;
+  for (int t = 0; t < kMaxTeams; ++t) distinct += seen[t] == 1;
+  Check("teams: each team once", distinct, teams < kMaxTeams ? teams : kMaxTeams);
+  if (on_device) Check("teams: more than one on a device", teams > 1, 1);
+  #pragma omp target parallel map(tofrom : threads)
+  {
+    if (omp_get_thread_num() == 0) threads = omp_get_num_threads();
+  }
+  if (on_device) Check("parallel: one thread per warp (8 by default)", threads, 8);
 
   printf("kernel_shapes: %d failures\n", failures);
   return failures == 0 ? 0 : 1;
