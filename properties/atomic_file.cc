@@ -1,6 +1,9 @@
 #include "properties/atomic_file.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -30,9 +33,47 @@ absl::Status Errno(absl::string_view what, const std::string& path, int error) {
   return absl::UnavailableError(absl::StrCat(what, " ", path, ": ", std::strerror(error)));
 }
 
+// Writes `contents` into an existing file that is no regular file (a
+// character device, a FIFO, a terminal): renaming a regular file over it
+// would replace the device node (`--out /dev/null` as root), so it is
+// opened and written as it is.
+absl::Status WriteInPlace(const std::string& path, absl::string_view contents) {
+  const int fd = open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) return Errno("cannot open", path, errno);
+  for (size_t done = 0; done < contents.size();) {
+    const ssize_t n = write(fd, contents.data() + done, contents.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : EIO;
+      close(fd);
+      return Errno("error writing", path, error);
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (close(fd) != 0) return Errno("error writing", path, errno);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      // Through the link: the link stays, what it points at is written.
+      char resolved[PATH_MAX];
+      if (realpath(path.c_str(), resolved) == nullptr) {
+        return absl::FailedPreconditionError(
+            absl::StrCat(path, " is a symbolic link to nothing that exists (", std::strerror(errno),
+                         "): not written"));
+      }
+      return WriteFileAtomically(resolved, contents);
+    }
+    if (S_ISDIR(st.st_mode)) {
+      return absl::FailedPreconditionError(absl::StrCat(path, " is a directory: not written"));
+    }
+    if (!S_ISREG(st.st_mode)) return WriteInPlace(path, contents);
+  }
   std::string temp = absl::StrCat(path, ".tmp.XXXXXX");
   const int fd = mkstemp(temp.data());
   if (fd < 0) return Errno("cannot create a temporary file for", path, errno);

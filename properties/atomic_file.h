@@ -14,7 +14,10 @@
 namespace stackcheck::properties {
 
 // Replaces `path` with `contents`. On any error the target is untouched and
-// the temporary file removed.
+// the temporary file removed. Only a regular file (or none) is replaced so:
+// a symbolic link is written through (the link stays; a dangling one is
+// refused), and a device, FIFO or terminal is written in place, never
+// replaced by a regular file; a directory is refused.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
 
 // Reads a regular file of at most `max_bytes` (not a directory, a device or a
