@@ -38,6 +38,19 @@ check second_run_same_dir 2 "$bin" campaign --policy=v1b-callback-lock --executi
 contains second_run_same_dir "already holds replay files"
 [[ $(cat "$tmp/replays"/*.replay | md5sum) == "$before" ]] || { echo "FAIL second_run_same_dir: files changed"; fail=1; }
 
+# The default directory is shared (exec writes there too): each campaign run
+# gets a subdirectory of its own, and a second run in the same place works.
+bin_abs=$(readlink -f "$bin")
+mkdir -p "$tmp/default_dir/stackcheck-replays"
+touch "$tmp/default_dir/stackcheck-replays/exec-some_program-0123456789abcdef.replay"
+for run in 1 2; do
+  out=$(cd "$tmp/default_dir" && timeout 120 "$bin_abs" campaign --policy=v2-gcc11 \
+    --executions=200 --jobs=1 2>&1); rc=$?
+  [[ $rc -ne 2 ]] || { echo "FAIL default_dir run $run: exit 2: ${out:0:500}"; fail=1; }
+done
+[[ $(ls -d "$tmp"/default_dir/stackcheck-replays/campaign-* | wc -l) -eq 2 ]] ||
+  { echo "FAIL default_dir: not one subdirectory per run"; ls -R "$tmp/default_dir"; fail=1; }
+
 # SIGINT: a clean stop with the partial table, exit 128 + 2.
 "$bin" campaign --policy=v0-nocache,v2-gcc11 --time_budget_s=120 --jobs=1 \
   --replay_dir="$tmp/interrupted" >"$tmp/int.out" 2>"$tmp/int.err" &

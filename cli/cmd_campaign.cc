@@ -19,9 +19,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
+#include "cli/flag_parser.h"
 #include "cli/interrupt.h"
 #include "cli/report_sink.h"
 #include "core/policies/registry.h"
@@ -31,7 +33,8 @@
 #include "properties/verdict_table.h"
 
 ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
-          "campaign: directory for the replay files of violations ('' = none)");
+          "campaign: directory for the replay files of violations, one run's only ('' = none; by "
+          "default a new subdirectory of stackcheck-replays/ for each run)");
 ABSL_FLAG(int, shrink_executions, 3000, "campaign: executions each violation's shrinking may take");
 ABSL_FLAG(int, shard_index, 0, "campaign: this shard's index (see --shard_count)");
 ABSL_FLAG(int, shard_count, 1,
@@ -321,6 +324,17 @@ int RunCampaignCommand(const std::vector<std::string>& args) {
   o.shrink.max_executions = absl::GetFlag(FLAGS_shrink_executions);
   if (o.shrink.max_executions < 0) return UsageError("--shrink_executions must be >= 0");
   o.replay_dir = absl::GetFlag(FLAGS_replay_dir);
+  if (!FlagGiven("replay_dir")) {
+    // The default directory is shared with exec and with earlier campaigns:
+    // each run gets a subdirectory of its own, named by when it began.
+    const std::string base =
+        absl::StrCat(o.replay_dir, "/campaign-",
+                     absl::FormatTime("%Y%m%d-%H%M%S", absl::Now(), absl::UTCTimeZone()));
+    o.replay_dir = base;
+    for (int n = 2; std::filesystem::exists(o.replay_dir); ++n) {
+      o.replay_dir = absl::StrCat(base, "-", n);
+    }
+  }
   if (!o.replay_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.replay_dir, ec);
