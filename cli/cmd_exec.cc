@@ -39,6 +39,7 @@
 #include "cli/flag_parser.h"
 #include "cli/interrupt.h"
 #include "cli/report_sink.h"
+#include "properties/atomic_file.h"
 #include "properties/json_writer.h"
 
 ABSL_FLAG(std::string, exec_strategy, "random",
@@ -246,17 +247,26 @@ std::string FormatOutcome(const RunOutcome& o, std::size_t timeline_tail) {
   return out;
 }
 
+// An executable regular file: a directory is "executable" to access(2).
+bool IsProgram(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && access(path.c_str(), X_OK) == 0;
+}
+
 absl::StatusOr<std::string> ResolveProgram(const std::string& name) {
+  if (name.empty()) return absl::InvalidArgumentError("the program's name is empty");
   if (name.find('/') != std::string::npos) {
-    if (access(name.c_str(), X_OK) != 0) {
-      return absl::NotFoundError(absl::StrCat("cannot execute ", name));
+    std::error_code ec;
+    if (fs::is_directory(name, ec)) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " is a directory, not a program"));
     }
+    if (!IsProgram(name)) return absl::NotFoundError(absl::StrCat("cannot execute ", name));
     return fs::absolute(name).string();
   }
   const char* path = std::getenv("PATH");
   for (absl::string_view dir : absl::StrSplit(path ? path : "", ':', absl::SkipEmpty())) {
     const std::string candidate = absl::StrCat(dir, "/", name);
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    if (IsProgram(candidate)) return candidate;
   }
   return absl::NotFoundError(absl::StrCat("no program '", name, "' on PATH"));
 }
@@ -269,9 +279,9 @@ absl::StatusOr<std::string> SaveReplay(const ExecReplay& replay) {
   fs::create_directories(dir, ec);
   const std::string path = absl::StrFormat(
       "%s/exec-%s-%016x.replay", dir, fs::path(replay.program).filename().string(), replay.digest);
-  std::ofstream out(path);
-  out << FormatExecReplay(replay);
-  if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
+  if (absl::Status s = properties::WriteFileAtomically(path, FormatExecReplay(replay)); !s.ok()) {
+    return s;
+  }
   return path;
 }
 
@@ -525,9 +535,16 @@ int RunExec(const std::vector<std::string>& args) {
                        : same          ? "replayed: same trace digest"
                               : absl::StrCat("REPLAY DIVERGED (nondeterminism): ", Describe(*o));
     }
+    // A file that cannot be written loses nothing: the token says it all.
     absl::StatusOr<std::string> saved = SaveReplay(replay);
-    if (!saved.ok()) return RunError(saved.status().message());
-    r.saved = *saved;
+    if (saved.ok()) {
+      r.saved = *saved;
+    } else {
+      std::fprintf(stderr,
+                   "stackcheck exec: the replay file was not written (%s); the token "
+                   "below replays the finding\n",
+                   std::string(saved.status().message()).c_str());
+    }
     r.token = ExecReplayToken(replay);
     reported.push_back(std::move(r));
   }

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -33,6 +34,14 @@ absl::StatusOr<FaultPlan> ParseFaults(absl::string_view text) {
     std::vector<absl::string_view> call_n = absl::StrSplit(kind_at[1], ':');
     if (kind_at[0] == "abort" && call_n.size() == 3 && call_n[0] == "kernel") {
       if (call_n[1].empty()) return Bad("abort@kernel:NAME:N needs a kernel name", item);
+      // A kernel's name as GCC makes it (main$_omp_fn$0): it travels in
+      // tab-separated requests and JSON, so nothing else is taken.
+      for (const char c : call_n[1]) {
+        if (!absl::ascii_isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '$' &&
+            c != '.') {
+          return Bad("a kernel name holds letters, digits, '_', '$' and '.' only", item);
+        }
+      }
       if (!plan.abort_kernel.empty() || plan.abort_at_launch != 0) {
         return Bad("the same fault twice", item);
       }

@@ -134,6 +134,18 @@ expect_usage "unknown fault" exec --exec_faults nonsense@launch:1 --libcuda "$li
 expect_usage "exec_strategy is random, pct or dfs" exec --exec_strategy bfs --libcuda "$libcuda" -- "$program"
 expect_usage "exec_bound must be in" exec --exec_strategy dfs --exec_bound -2 --libcuda "$libcuda" -- "$program"
 expect_usage "usage: exec" exec --libcuda "$libcuda"
+expect_usage "the program's name is empty" exec --libcuda "$libcuda" -- ""
+expect_usage "is a directory, not a program" exec --libcuda "$libcuda" -- "$tmp"
+expect_usage "a kernel name holds letters" exec --exec_faults "abort@kernel:a$(printf '\t')b:1" \
+  --libcuda "$libcuda" -- "$program"
+# A replay directory that cannot be written loses nothing: the token stays.
+status=0
+"$stackcheck" exec --executions 3 --exec_faults abort@launch:1 --exec_replay_dir /proc/no-such-dir \
+  --libcuda "$libcuda" -- "$here/tests/programs/threads_regions" 1 1 8 4 >"$tmp/nodir.out" 2>&1 ||
+  status=$?
+[[ $status -eq 1 ]] || { cat "$tmp/nodir.out"; fail "unwritable replay dir: exit $status, want 1"; }
+grep -q "the replay file was not written" "$tmp/nodir.out" || fail "unwritable replay dir unsaid"
+grep -q "^token: exec1:" "$tmp/nodir.out" || fail "unwritable replay dir: the token was lost"
 printf 'stackcheck exec replay v1\nprogram %s\nschedule 0,x\n' "$program" >"$tmp/bad.replay"
 expect_usage "line 3: not a number in the schedule" replay "$tmp/bad.replay" --libcuda "$libcuda"
 expect_usage "not base64" replay 'exec1:###' --libcuda "$libcuda"
