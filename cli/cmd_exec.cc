@@ -335,6 +335,10 @@ int RunExec(const std::vector<std::string>& args) {
   absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
   if (!scratch.ok()) return RunError(scratch.status().message());
 
+  // Recorded in each replay, which then runs only this build of it.
+  absl::StatusOr<std::string> identity = ProgramIdentity(*program_path);
+  if (!identity.ok()) return UsageError(identity.status().message());
+  const std::string program_id = *identity;
   ProgramUnderTest program{*lib, *program_path,
                            std::vector<std::string>(args.begin() + 1, args.end()), watchdog,
                            scratch->path()};
@@ -507,6 +511,7 @@ int RunExec(const std::vector<std::string>& args) {
     const RunOutcome& shrunk = r.shrunk;
     ExecReplay& replay = r.replay;
     replay.program = program.program;
+    replay.program_id = program_id;
     replay.args = program.args;
     replay.faults = libcuda::FormatFaults(kept);
     replay.schedule = shrunk.report.choices;
@@ -625,7 +630,9 @@ int RunExec(const std::vector<std::string>& args) {
         r.shrunk.report.preemptions, r.replay.faults.empty() ? "none" : r.replay.faults);
     absl::StrAppend(&text, "shrunk: ", Describe(r.shrunk), "\n", FormatOutcome(r.shrunk, 40),
                     r.replay_check, "\n");
-    if (!r.saved.empty()) absl::StrAppend(&text, "replay: stackcheck replay ", r.saved, "\n");
+    if (!r.saved.empty()) {
+      absl::StrAppend(&text, "replay: stackcheck replay ", r.saved, " -- ", program.program, "\n");
+    }
     absl::StrAppend(&text, "token: ", r.token, "\n");
   }
   report.Fields(text, [&](properties::JsonWriter& j) {
@@ -664,15 +671,37 @@ const bool registered = RegisterCommand(
 
 }  // namespace
 
-int ReplayExec(const std::string& path_or_token, const std::string& format,
-               const std::string& out_path) {
+int ReplayExec(const std::string& path_or_token, const std::string& program_name,
+               const std::string& format, const std::string& out_path) {
   absl::StatusOr<ExecReplay> replay = LoadExecReplay(path_or_token);
   if (!replay.ok()) return UsageError(replay.status().message());
   absl::StatusOr<std::string> lib = FindLibcuda(absl::GetFlag(FLAGS_libcuda));
   if (!lib.ok()) return UsageError(lib.status().message());
-  if (access(replay->program.c_str(), X_OK) != 0) {
-    return UsageError(absl::StrCat("the replay's program ", replay->program, " is not there"));
+  // A token is pasted from someone else's report: it runs only the program
+  // its user names, and only if that is the recorded build.
+  if (program_name.empty()) {
+    return UsageError(
+        absl::StrCat("an exec replay runs only the program you name: replay FILE|TOKEN -- PROGRAM "
+                     "(this one recorded ",
+                     replay->program, ")"));
   }
+  absl::StatusOr<std::string> named = ResolveProgram(program_name);
+  if (!named.ok()) return UsageError(named.status().message());
+  if (!replay->program_id.empty()) {
+    absl::StatusOr<std::string> id = ProgramIdentity(*named);
+    if (!id.ok()) return UsageError(id.status().message());
+    if (*id != replay->program_id) {
+      return UsageError(
+          absl::StrFormat("%s is not the program the replay recorded (%s, %s): its identity is %s",
+                          *named, replay->program, replay->program_id, *id));
+    }
+  } else {
+    absl::FPrintF(stderr,
+                  "stackcheck: the replay records no program identity (an older file); "
+                  "running %s as named\n",
+                  *named);
+  }
+  replay->program = *named;
   absl::StatusOr<libcuda::FaultPlan> faults = libcuda::ParseFaults(replay->faults);
   if (!faults.ok()) return UsageError(faults.status().message());
   const int watchdog = absl::GetFlag(FLAGS_exec_watchdog_s);

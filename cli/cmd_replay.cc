@@ -41,9 +41,11 @@ namespace {
 using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
-  if (args.size() != 1)
+  if (args.empty() || args.size() > 2 || (args.size() == 2 && !IsExecReplay(args[0]))) {
     return UsageError(
-        "usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]");
+        "usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]; "
+        "a real program's (exec): replay FILE|TOKEN -- PROGRAM");
+  }
   const std::string format = absl::GetFlag(FLAGS_format);
   if (format != "text" && format != "chrome" && format != "steer") {
     return UsageError(absl::StrFormat("--format must be text, chrome or steer, not '%s'",
@@ -64,7 +66,9 @@ int RunReplay(const std::vector<std::string>& args) {
     return UsageError("--save is for a model's replay, not a real program's (exec)");
   }
   // A real program's counterexample (`exec`) replays by running it again.
-  if (IsExecReplay(args[0])) return ReplayExec(args[0], format, out_path);
+  if (IsExecReplay(args[0])) {
+    return ReplayExec(args[0], args.size() == 2 ? args[1] : "", format, out_path);
+  }
   if (format == "steer") {
     return UsageError("--format steer is for a real program's replay (exec), not a model's");
   }
@@ -174,7 +178,9 @@ int RunReplay(const std::vector<std::string>& args) {
 }
 
 const bool registered = RegisterCommand(
-    {"replay", "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]",
+    {"replay",
+     "replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH] "
+     "[-- PROGRAM, for a real program's]",
      "re-execute a recorded failure: timeline (or Perfetto trace) and the violation", &RunReplay});
 
 }  // namespace

@@ -25,9 +25,10 @@ absl::Status LineError(int line, absl::string_view what) {
 
 std::string FormatExecReplay(const ExecReplay& r) {
   std::string text = absl::StrCat(kExecReplayHeader, "\nprogram ", r.program, "\n");
+  if (!r.program_id.empty()) absl::StrAppend(&text, "program_id ", r.program_id, "\n");
   for (const std::string& a : r.args) absl::StrAppend(&text, "arg ", a, "\n");
-  absl::StrAppend(&text, "faults ", r.faults, "\nschedule ", absl::StrJoin(r.schedule, ","),
-                  "\n", absl::StrFormat("digest %016x\n", r.digest), "property ", r.property,
+  absl::StrAppend(&text, "faults ", r.faults, "\nschedule ", absl::StrJoin(r.schedule, ","), "\n",
+                  absl::StrFormat("digest %016x\n", r.digest), "property ", r.property,
                   "\nfingerprint ", r.fingerprint, "\nmessage ", r.message, "\n");
   return text;
 }
@@ -57,6 +58,15 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
       if (value.empty()) return LineError(number, "empty program");
       r.program = std::string(value);
       program = true;
+    } else if (key == "program_id") {
+      if (!absl::StartsWith(value, "fnv1a64:") || value.size() != 8 + 16) {
+        return LineError(number, "program_id is fnv1a64: and 16 hex digits");
+      }
+      std::uint64_t ignored = 0;
+      if (!absl::SimpleHexAtoi(value.substr(8), &ignored)) {
+        return LineError(number, "program_id is fnv1a64: and 16 hex digits");
+      }
+      r.program_id = std::string(value);
     } else if (key == "arg") {
       r.args.emplace_back(value);
     } else if (key == "faults") {
@@ -91,6 +101,21 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
     return absl::InvalidArgumentError("exec replay: program, schedule and digest are required");
   }
   return r;
+}
+
+absl::StatusOr<std::string> ProgramIdentity(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  char chunk[1 << 16];
+  while (in) {
+    in.read(chunk, sizeof chunk);
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      hash = (hash ^ static_cast<unsigned char>(chunk[i])) * 0x100000001b3ull;
+    }
+  }
+  if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
+  return absl::StrFormat("fnv1a64:%016x", hash);
 }
 
 bool IsExecReplay(const std::string& path_or_token) {

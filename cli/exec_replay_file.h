@@ -4,6 +4,7 @@
 //
 //   stackcheck exec replay v1
 //   program /abs/path/abort_while_mapping
+//   program_id fnv1a64:0123456789abcdef
 //   arg map
 //   arg 2
 //   faults abort@launch:1
@@ -29,6 +30,10 @@ namespace stackcheck::cli {
 
 struct ExecReplay {
   std::string program;
+  // The program file's identity (ProgramIdentity): a replay runs only the
+  // program its user names, and only if it is this one. Empty in files
+  // written before it was recorded.
+  std::string program_id;
   std::vector<std::string> args;
   std::string faults;  // exec_options.h's text form
   std::vector<std::uint64_t> schedule;
@@ -43,6 +48,10 @@ inline constexpr absl::string_view kExecTokenPrefix = "exec1:";
 
 std::string FormatExecReplay(const ExecReplay& replay);
 std::string ExecReplayToken(const ExecReplay& replay);
+// A program file's identity: "fnv1a64:" and the 64-bit FNV-1a hash of its
+// bytes (a check against replaying another build, not a signature).
+absl::StatusOr<std::string> ProgramIdentity(const std::string& path);
+
 // Parses a file's text; errors name the line.
 absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text);
 // Whether `path_or_token` is an exec token or a file starting with the header.

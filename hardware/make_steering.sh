@@ -17,12 +17,13 @@ for mode in map alloc update regions; do
     --exec_faults=abort@kernel:thread_a:1 --exec_replay_dir="$tmp/$mode" \
     -- "$program" "$mode" 2 0 4 >"$tmp/$mode.out" 2>&1 || true
   replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/$mode.out" | grep -m1 "^replay: " |
-           sed 's/^replay: stackcheck replay //' || true)
+           sed 's/^replay: stackcheck replay \(.*\) -- .*/\1/' || true)
   if [[ -z $replay ]]; then
     echo "$mode: no deadlock found without preemptions; no steering written"
     rm -f "hardware/steering/awm_$mode.steer"
     continue
   fi
-  "$stackcheck" replay "$replay" --format steer --out "hardware/steering/awm_$mode.steer"
+  "$stackcheck" replay "$replay" --format steer --out "hardware/steering/awm_$mode.steer" \
+    -- "$program"
   echo "$mode: hardware/steering/awm_$mode.steer ($(grep -vc '^#' "hardware/steering/awm_$mode.steer") calls)"
 done

@@ -62,21 +62,22 @@ found=$(grep -A1 "^VIOLATION no-deadlock" "$tmp/exec.out" |
 # 2. Replay: the deadlock's file, then its token, a hundred times each (every
 # one the same trace digest and the deadlock), and a Chrome trace.
 replay=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" |
-  sed -n 's/^replay: stackcheck replay //p' | sed -n 1p)
+  sed -n 's/^replay: stackcheck replay \(.*\) -- .*/\1/p' | sed -n 1p)
 token=$(grep -A200 "^VIOLATION no-deadlock" "$tmp/exec.out" | sed -n 's/^token: //p' | sed -n 1p)
 [[ -f $replay ]] || fail "no replay file ($replay)"
 for i in $(seq 100); do
-  "$stackcheck" replay "$replay" --libcuda "$libcuda" >"$tmp/replay.out" 2>&1 ||
+  "$stackcheck" replay "$replay" --libcuda "$libcuda" -- "$program" >"$tmp/replay.out" 2>&1 ||
     { cat "$tmp/replay.out"; fail "replay $i did not reproduce"; }
   grep -q "^same trace digest as recorded$" "$tmp/replay.out" || fail "replay $i: digest differs"
 done
 for i in $(seq 100); do
-  "$stackcheck" replay "$token" --libcuda "$libcuda" >"$tmp/token.out" 2>&1 ||
+  "$stackcheck" replay "$token" --libcuda "$libcuda" -- "$program" >"$tmp/token.out" 2>&1 ||
     { cat "$tmp/token.out"; fail "token replay $i did not reproduce"; }
   grep -q "^same trace digest as recorded$" "$tmp/token.out" || fail "token replay $i: digest differs"
   grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay $i: not the deadlock"
 done
-"$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json"
+"$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json" \
+  -- "$program"
 grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does not start as one"
 events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
 [[ $events -gt 10 ]] || fail "the Chrome trace has $events events"
@@ -97,7 +98,8 @@ stuck_file=$(ls "$tmp"/stuck_replays/*.replay)
 grep -q "^fingerprint progress: stuck outside every scheduling point" "$stuck_file" ||
   fail "the stuck finding's file has no fingerprint"
 ! grep -q "^digest 0000000000000000$" "$stuck_file" || fail "the stuck finding's file has no digest"
-"$stackcheck" replay --exec_watchdog_s 2 --libcuda "$libcuda" "$stuck_file" >"$tmp/stuck_replay.out" 2>&1 ||
+"$stackcheck" replay --exec_watchdog_s 2 --libcuda "$libcuda" "$stuck_file" \
+  -- "$here/tests/programs/stuck_outside" >"$tmp/stuck_replay.out" 2>&1 ||
   { cat "$tmp/stuck_replay.out"; fail "the stuck finding's file did not replay"; }
 grep -q "^same trace digest as recorded$" "$tmp/stuck_replay.out" || fail "the stuck replay's digest"
 
@@ -149,6 +151,14 @@ grep -q "^token: exec1:" "$tmp/nodir.out" || fail "unwritable replay dir: the to
 printf 'stackcheck exec replay v1\nprogram %s\nschedule 0,x\n' "$program" >"$tmp/bad.replay"
 expect_usage "line 3: not a number in the schedule" replay "$tmp/bad.replay" --libcuda "$libcuda"
 expect_usage "not base64" replay 'exec1:###' --libcuda "$libcuda"
+# A token runs only the program its user names, and only the recorded build:
+# a forged one that names the dynamic loader runs nothing.
+expect_usage "runs only the program you name" replay "$replay" --libcuda "$libcuda"
+expect_usage "is not the program the replay recorded" replay "$replay" --libcuda "$libcuda" \
+  -- "$here/tests/programs/threads_regions"
+forged="exec1:$(printf 'stackcheck exec replay v1\nprogram /lib64/ld-linux-x86-64.so.2\narg --preload\narg libgomp.so.1\narg /bin/sh\narg -c\narg touch %s/pwned\nschedule 0\ndigest 0\n' "$tmp" | base64 -w0 | tr '+/' '-_' | tr -d '=')"
+expect_usage "runs only the program you name" replay "$forged" --libcuda "$libcuda"
+[[ ! -e $tmp/pwned ]] || fail "a forged token ran a command"
 
 # 6. Depth-first search. Without preemptions the map program's schedules are
 # few (threads choose only where the running one blocks or ends), and the
@@ -263,7 +273,8 @@ expect_in plugin_crash "^VIOLATION no-crash: T[0-9] died of Segmentation fault i
   "the plugin's crash is not a finding"
 expect_in plugin_crash "^replayed: same trace digest" "the crash did not replay"
 crash_replay=$(ls "$crash_dir"/*.replay | sed -n 1p)
-"$stackcheck" replay "$crash_replay" --libcuda "$libcuda" >"$tmp/crash_replay.out" 2>&1 ||
+"$stackcheck" replay "$crash_replay" --libcuda "$libcuda" -- "$programs/threads_regions" \
+  >"$tmp/crash_replay.out" 2>&1 ||
   { cat "$tmp/crash_replay.out"; fail "the crash's replay file did not replay"; }
 grep -q "^same trace digest as recorded$" "$tmp/crash_replay.out" || fail "crash replay: digest differs"
 
