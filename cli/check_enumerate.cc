@@ -31,7 +31,8 @@ ABSL_FLAG(int, max_fault_call, 2,
           "check --enumerate: out of memory / rejected launch at the k-th call, k = 1..this");
 ABSL_FLAG(std::string, vocabulary, "",
           "check --enumerate: comma-separated words to use (default all): run, run-wide, "
-          "run-mapped, run-ptr, alloc, free, enter, update, exit; faults abort, oom, reject, ctors, dtors");
+          "run-mapped, run-ptr, alloc, free, enter, update, exit; faults abort, oom, reject, "
+          "ctors, dtors");
 ABSL_FLAG(std::uint64_t, scenario_executions, 100000,
           "check --enumerate: execution budget of each scenario's search");
 
@@ -124,8 +125,13 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
                    absl::Duration time_budget, ReportSink& out) {
   absl::StatusOr<properties::ScopeBound> bound = BoundFromFlags();
   if (!bound.ok()) return UsageError(bound.status().message());
-  absl::StatusOr<std::vector<properties::ScopeScenario>> space = properties::EnumerateScope(*bound);
-  if (!space.ok()) return UsageError(space.status().message());
+  // The bound is checked before any work; the scenarios are made as they
+  // are explored (the space can be far larger than memory).
+  if (absl::Status s =
+          properties::VisitScope(*bound, [](const properties::ScopeScenario&) { return false; });
+      !s.ok()) {
+    return UsageError(s.message());
+  }
   const std::uint64_t per_scenario = absl::GetFlag(FLAGS_scenario_executions);
   if (per_scenario == 0) return UsageError("--scenario_executions must be at least 1");
 
@@ -166,64 +172,70 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
     const double now = SecondsSince(start);
     if (now - last_progress < interval_s) return;
     const std::uint64_t executions = total + in_scenario;
-    absl::FPrintF(stderr, "check: scenario %d of %d, %d executions in %.0f s (%.0f executions/s)\n",
-                  index + 1, space->size(), executions, now,
+    absl::FPrintF(stderr, "check: scenario %d, %d executions in %.0f s (%.0f executions/s)\n",
+                  index + 1, executions, now,
                   static_cast<double>(executions - last_total) / (now - last_progress));
     last_progress = now;
     last_total = executions;
   };
 
-  for (std::size_t i = 0; i < space->size(); ++i) {
-    if (total >= budget) break;
-    if (Clock::now() >= deadline) {
-      out_of_time = true;
-      break;
-    }
-    if (base.interrupt != nullptr && base.interrupt->load()) {
-      interrupted = true;
-      break;
-    }
-    const properties::ScopeScenario& scenario = (*space)[i];
-    properties::ExploreSpec spec = base;
-    spec.test_case = scenario.test_case;
-    spec.max_executions = std::min(per_scenario, budget - total);
-    if (deadline != Clock::time_point::max()) {
-      spec.time_budget = absl::FromChrono(deadline - Clock::now());
-    }
-    spec.on_progress = [&progress, i](const properties::ExploreProgress& p) {
-      progress(i, p.executions);
-    };
-    ScenarioOutcome o;
-    o.label = scenario.label;
-    const properties::ExploreReport r = properties::Explore(spec);
-    if (i == 0) not_monitored = r.not_monitored;
-    o.executions = r.executions;
-    o.exhausted = r.exhausted;
-    o.seconds = r.seconds;
-    if (r.first() != nullptr) o.violation = *r.first();
-    out_of_time = out_of_time || r.out_of_time;
-    interrupted = interrupted || r.interrupted;
-    total += r.executions;
-    exhausted += r.exhausted;
-    if (!r.status.ok()) {
-      absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", i + 1, o.label, r.status.message());
-      failed = true;
-    }
-    violating += !r.findings.empty();
-    auto record = [&](const std::vector<properties::Finding>& fs,
-                      std::map<std::string, FirstMet>& into) {
-      for (const properties::Finding& f : fs) {
-        into.emplace(f.violation.fingerprint,
-                     FirstMet{f.violation.property, f.known, i + 1, o.label, f.token});
-      }
-    };
-    record(r.findings, findings);
-    record(r.known_met, known_met);
-    out.Note(absl::StrFormat("scenario %d %s: executions %d exhausted %s violation %s", i + 1,
-                             o.label, o.executions, o.exhausted ? "yes" : "no",
-                             ViolationText(o.violation)));
-    outcomes.push_back(std::move(o));
-  }
+  std::size_t i = 0;
+  bool every_scenario = true;  // the enumeration ran to its end
+  const absl::Status visited =
+      properties::VisitScope(*bound, [&](const properties::ScopeScenario& scenario) {
+        if (total >= budget) return every_scenario = false;
+        if (Clock::now() >= deadline) {
+          out_of_time = true;
+          return every_scenario = false;
+        }
+        if (base.interrupt != nullptr && base.interrupt->load()) {
+          interrupted = true;
+          return every_scenario = false;
+        }
+        properties::ExploreSpec spec = base;
+        spec.test_case = scenario.test_case;
+        spec.max_executions = std::min(per_scenario, budget - total);
+        if (deadline != Clock::time_point::max()) {
+          spec.time_budget = absl::FromChrono(deadline - Clock::now());
+        }
+        spec.on_progress = [&progress, i](const properties::ExploreProgress& p) {
+          progress(i, p.executions);
+        };
+        ScenarioOutcome o;
+        o.label = scenario.label;
+        const properties::ExploreReport r = properties::Explore(spec);
+        if (i == 0) not_monitored = r.not_monitored;
+        o.executions = r.executions;
+        o.exhausted = r.exhausted;
+        o.seconds = r.seconds;
+        if (r.first() != nullptr) o.violation = *r.first();
+        out_of_time = out_of_time || r.out_of_time;
+        interrupted = interrupted || r.interrupted;
+        total += r.executions;
+        exhausted += r.exhausted;
+        if (!r.status.ok()) {
+          absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", i + 1, o.label,
+                        r.status.message());
+          failed = true;
+        }
+        violating += !r.findings.empty();
+        auto record = [&](const std::vector<properties::Finding>& fs,
+                          std::map<std::string, FirstMet>& into) {
+          for (const properties::Finding& f : fs) {
+            into.emplace(f.violation.fingerprint,
+                         FirstMet{f.violation.property, f.known, i + 1, o.label, f.token});
+          }
+        };
+        record(r.findings, findings);
+        record(r.known_met, known_met);
+        out.Note(absl::StrFormat("scenario %d %s: executions %d exhausted %s violation %s", i + 1,
+                                 o.label, o.executions, o.exhausted ? "yes" : "no",
+                                 ViolationText(o.violation)));
+        outcomes.push_back(std::move(o));
+        ++i;
+        return true;
+      });
+  if (!visited.ok()) return UsageError(visited.message());
 
   if (out.json()) {
     out.Custom("scenario_results", "", [&outcomes](properties::JsonWriter& j) {
@@ -252,11 +264,12 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
   std::size_t new_count = 0;
   for (const auto& [fp, m] : findings) new_count += !m.known;
   out.List("not_monitored", not_monitored);
-  out.Field("scenarios", static_cast<std::uint64_t>(space->size()));
+  // How many scenarios the bound holds is known only when all were run.
+  if (every_scenario) out.Field("scenarios", static_cast<std::uint64_t>(outcomes.size()));
   out.Field("scenarios_run", static_cast<std::uint64_t>(outcomes.size()));
   out.Field("scenarios_exhausted", static_cast<std::uint64_t>(exhausted));
   out.Field("executions", total);
-  out.Field("exhausted", outcomes.size() == space->size() && exhausted == outcomes.size());
+  out.Field("exhausted", every_scenario && exhausted == outcomes.size());
   if (out_of_time) out.Field("out_of_time", true);
   if (interrupted) out.Field("stopped_by", "signal");
   out.Seconds("seconds", SecondsSince(start));

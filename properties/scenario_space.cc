@@ -62,15 +62,21 @@ bool Uses(const std::vector<std::string>& words, absl::string_view word) {
 }
 
 // Every program of 1..max_ops words that follows the slot rules, by length
-// then in word order.
-std::vector<Program> Programs(const std::vector<int>& op_words, bool abort, int max_ops,
-                              int max_faults) {
+// then in word order, numbered from 0, handed to `visit` from number `from`
+// on until it returns false (then false). Made as they come, never kept: the
+// programs of eight words are tens of millions. Starting again from a later
+// number repeats the walk up to it, which costs time, not memory.
+bool ForEachProgram(const std::vector<int>& op_words, bool abort, int max_ops, int max_faults,
+                    std::size_t from,
+                    absl::FunctionRef<bool(std::size_t index, const Program&)> visit) {
   const std::vector<OpWord>& words = OpWords();
-  std::vector<Program> out;
-  for (int length = 1; length <= max_ops; ++length) {
+  std::size_t index = 0;
+  bool go_on = true;
+  for (int length = 1; length <= max_ops && go_on; ++length) {
     Program p;
     bool full[2] = {false, false};
     std::function<void()> extend = [&] {
+      if (!go_on) return;
       if (static_cast<int>(p.ops.size()) == length) {
         // Emptying the lowest full slot last is what the thread's end does
         // anyway. `full` is the state after the last op, which left the
@@ -78,7 +84,10 @@ std::vector<Program> Programs(const std::vector<int>& op_words, bool abort, int 
         const OpWord& last = words[static_cast<size_t>(p.ops.back().first)];
         bool redundant = last.empties >= 0;
         for (int s = 0; redundant && s < last.empties; ++s) redundant = !full[s];
-        if (!redundant) out.push_back(p);
+        if (!redundant) {
+          if (index >= from) go_on = visit(index, p);
+          ++index;
+        }
         return;
       }
       for (int w : op_words) {
@@ -97,12 +106,13 @@ std::vector<Program> Programs(const std::vector<int>& op_words, bool abort, int 
           p.ops.pop_back();
           if (word.fills >= 0) full[word.fills] = false;
           if (word.empties >= 0) full[word.empties] = true;
+          if (!go_on) return;
         }
       }
     };
     extend();
   }
-  return out;
+  return go_on;
 }
 
 std::string ProgramLabel(const Program& p) {
@@ -186,7 +196,7 @@ const std::vector<std::string>& VocabularyWords() {
   return *words;
 }
 
-absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
+absl::Status VisitScope(const ScopeBound& b, absl::FunctionRef<bool(const ScopeScenario&)> visit) {
   if (b.max_threads < 1 || b.max_threads > 4) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--max_threads must be 1..4, not %d", b.max_threads));
@@ -219,13 +229,14 @@ absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
   if (b.free_waits_for_streams.empty() || b.serial_callback_thread.empty()) {
     return absl::InvalidArgumentError("every mode needs at least one value");
   }
-  const std::vector<Program> programs =
-      Programs(op_words, Uses(b.words, "abort"), b.max_ops, b.max_faults);
+  const bool abort = Uses(b.words, "abort");
   const std::vector<Plan> plans = Plans(b);
 
-  std::vector<ScopeScenario> out;
-  std::vector<size_t> chosen;  // indices into `programs`, non-decreasing
+  bool stopped = false;  // the visitor said so
+  // The threads' programs, their numbers non-decreasing (a multiset).
+  std::vector<Program> chosen;
   std::function<void(size_t, int, int)> choose = [&](size_t from, int threads, int faults) {
+    if (stopped) return;
     if (static_cast<int>(chosen.size()) == threads) {
       for (const Plan& plan : plans) {
         if (faults + plan.count > b.max_faults) continue;
@@ -234,9 +245,9 @@ absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
             ScopeScenario s;
             s.test_case = b.base;
             std::vector<std::string> label;
-            for (size_t p : chosen) {
-              s.test_case.scenario.threads.push_back(ToThread(programs[p]));
-              label.push_back(ProgramLabel(programs[p]));
+            for (const Program& p : chosen) {
+              s.test_case.scenario.threads.push_back(ToThread(p));
+              label.push_back(ProgramLabel(p));
             }
             NumberRegions(s.test_case.scenario);
             s.test_case.scenario.faults = plan.faults;
@@ -246,20 +257,35 @@ absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& b) {
             if (!waits) label.emplace_back("free-no-wait");
             if (!serial) label.emplace_back("concurrent-callbacks");
             s.label = absl::StrJoin(label, " ");
-            out.push_back(std::move(s));
+            if (!visit(s)) {
+              stopped = true;
+              return;
+            }
           }
         }
       }
       return;
     }
-    for (size_t p = from; p < programs.size(); ++p) {
-      if (faults + programs[p].faults > b.max_faults) continue;
-      chosen.push_back(p);
-      choose(p, threads, faults + programs[p].faults);
-      chosen.pop_back();
-    }
+    ForEachProgram(op_words, abort, b.max_ops, b.max_faults, from,
+                   [&](std::size_t index, const Program& p) {
+                     if (faults + p.faults > b.max_faults) return true;
+                     chosen.push_back(p);
+                     choose(index, threads, faults + p.faults);
+                     chosen.pop_back();
+                     return !stopped;
+                   });
   };
-  for (int threads = 1; threads <= b.max_threads; ++threads) choose(0, threads, 0);
+  for (int threads = 1; threads <= b.max_threads && !stopped; ++threads) choose(0, threads, 0);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& bound) {
+  std::vector<ScopeScenario> out;
+  absl::Status s = VisitScope(bound, [&out](const ScopeScenario& scenario) {
+    out.push_back(scenario);
+    return true;
+  });
+  if (!s.ok()) return s;
   return out;
 }
 

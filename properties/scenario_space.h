@@ -28,6 +28,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "properties/case.h"
 
@@ -63,8 +65,14 @@ struct ScopeScenario {
 const std::vector<std::string>& VocabularyWords();
 
 // Every scenario within `bound`, smallest first (threads, then programs in
-// order of length and words, then faults, then modes). Errors: a bound out
-// of range, an unknown word, no operation word.
+// order of length and words, then faults, then modes), handed to `visit` one
+// at a time, made as they come (the space can be far larger than memory),
+// until it returns false. Errors: a bound out of range, an unknown word, no
+// operation word.
+absl::Status VisitScope(const ScopeBound& bound,
+                        absl::FunctionRef<bool(const ScopeScenario&)> visit);
+
+// VisitScope's scenarios as a list, for small bounds.
 absl::StatusOr<std::vector<ScopeScenario>> EnumerateScope(const ScopeBound& bound);
 
 }  // namespace stackcheck::properties
