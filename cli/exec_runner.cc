@@ -31,12 +31,35 @@ namespace fs = std::filesystem;
 
 bool Readable(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
 
+// SIGCHLD as this process found it. exec waits for its children, which it
+// cannot with SIGCHLD ignored (inherited from a parent); the program is given
+// the disposition back in its process (RestoreProgramSigchld).
+const struct sigaction& InheritedSigchld() {
+  static const struct sigaction inherited = [] {
+    struct sigaction old {};
+    sigaction(SIGCHLD, nullptr, &old);
+    signal(SIGCHLD, SIG_DFL);
+    return old;
+  }();
+  return inherited;
+}
+
+// In a forked child, before execve.
+void RestoreProgramSigchld() { sigaction(SIGCHLD, &InheritedSigchld(), nullptr); }
+
+// The last `bytes` of a file, read from there: a program's output can be
+// gigabytes.
 std::string Tail(const std::string& path, std::size_t bytes) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  std::string s = text.str();
-  return s.size() > bytes ? s.substr(s.size() - bytes) : s;
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamoff size = in.tellg();
+  const std::streamoff from =
+      size > static_cast<std::streamoff>(bytes) ? size - static_cast<std::streamoff>(bytes) : 0;
+  in.seekg(from);
+  std::string s(static_cast<std::size_t>(size - from), '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<std::size_t>(in.gcount()));
+  return s;
 }
 
 // One execution's settings, as environment variables.
@@ -106,9 +129,11 @@ class ForkServer {
     std::vector<std::string> args{p.program};
     args.insert(args.end(), p.args.begin(), p.args.end());
     const std::vector<char*> argv = Pointers(args);
+    InheritedSigchld();
     pid_ = fork();
     if (pid_ < 0) return false;
     if (pid_ == 0) {
+      RestoreProgramSigchld();
       // Its own process group: a terminal's Ctrl-C reaches stackcheck, which
       // stops the execution in progress itself, not the program directly.
       setpgid(0, 0);
@@ -285,9 +310,11 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& p, const RunSettings&
   std::vector<std::string> args{p.program};
   args.insert(args.end(), p.args.begin(), p.args.end());
   const std::vector<char*> argv = Pointers(args);
+  InheritedSigchld();
   const pid_t pid = fork();
   if (pid < 0) return absl::ResourceExhaustedError("fork failed");
   if (pid == 0) {
+    RestoreProgramSigchld();
     setpgid(0, 0);  // as the fork server: signals from the terminal are ours
     const int out = open(output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int in = open("/dev/null", O_RDONLY);

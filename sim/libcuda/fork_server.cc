@@ -3,9 +3,11 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -71,6 +73,13 @@ void ServeForksIfAsked() {
   if (dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD) != nullptr) {
     dlopen("libgomp-plugin-nvptx.so.1", RTLD_NOW | RTLD_LOCAL);
   }
+  // The server waits for each execution, which it cannot with SIGCHLD
+  // ignored (inherited from a parent: children are reaped at once and
+  // waitpid fails). The program's own disposition is restored in each
+  // execution.
+  struct sigaction program_sigchld {};
+  sigaction(SIGCHLD, nullptr, &program_sigchld);
+  signal(SIGCHLD, SIG_DFL);
   std::string request;
   while (ReadLine(in, &request)) {
     const std::vector<std::string> fields = absl::StrSplit(request, '\t');
@@ -82,6 +91,7 @@ void ServeForksIfAsked() {
     if (child == 0) {
       close(in);
       close(out);
+      sigaction(SIGCHLD, &program_sigchld, nullptr);
       PinToThisCpu();
       for (std::size_t i = 1; i < fields.size(); ++i) {
         const std::size_t eq = fields[i].find('=');
@@ -95,6 +105,10 @@ void ServeForksIfAsked() {
     WriteLine(out, absl::StrCat("pid ", child));
     int status = 0;
     while (waitpid(child, &status, 0) < 0) {
+      if (errno != EINTR) {
+        status = -1;  // not ours to wait for: said, never spun on
+        break;
+      }
     }
     WriteLine(out, absl::StrCat("status ", status));
   }

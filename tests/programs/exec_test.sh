@@ -35,6 +35,7 @@ program=$here/tests/programs/abort_while_mapping
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 replays=${TEST_UNDECLARED_OUTPUTS_DIR:-$tmp}/replays
 fail() { echo "FAIL: $*"; exit 1; }
+programs_dir=$here/tests/programs
 # Every command's scratch directories land here; section 14 checks it is empty.
 export TMPDIR=$tmp/exec_tmpdir
 mkdir -p "$TMPDIR"
@@ -121,6 +122,15 @@ grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result i
   { cat "$tmp/fds.json" "$tmp/fds.err"; fail "open_descriptors under exec"; }
 grep -q '"program_exit_statuses":\[0\]' "$tmp/fds.json" ||
   { cat "$tmp/fds.json"; fail "the program inherited descriptors of stackcheck's"; }
+
+# Started with SIGCHLD ignored (inherited from a parent), a correct program
+# explores clean, and no fork server is left behind.
+bash -c "trap '' CHLD; exec \"$stackcheck\" exec --executions 3 --exec_faults none \
+  --libcuda \"$libcuda\" --exec_replay_dir '' -- \"$programs_dir/threads_regions\" 1 1 8 4" \
+  >"$tmp/sigchld.out" 2>&1 || { cat "$tmp/sigchld.out"; fail "SIGCHLD ignored: not clean"; }
+grep -q "no violation" "$tmp/sigchld.out" || { cat "$tmp/sigchld.out"; fail "SIGCHLD ignored"; }
+sleep 0.5
+! pgrep -f "$programs_dir/threads_regions 1 1 8 4" >/dev/null || fail "a fork server was left running"
 
 # 5. Bad input.
 expect_usage() {  # expect_usage MESSAGE-ERE ARGS...
