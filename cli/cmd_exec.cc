@@ -615,7 +615,15 @@ int RunExec(const std::vector<std::string>& args) {
                     j.Key("out_of_time").Bool(out_of_time);
                   });
   }
-  const int stopped_rc = signal != 0 ? 128 + signal : -1;
+  // A count given is a count (as campaign's): a budget that cuts it short
+  // fails the run, with what it covered.
+  const bool incomplete =
+      signal == 0 && out_of_time && !dfs && FlagGiven("executions") && done < executions;
+  if (incomplete) {
+    report.Fields(absl::StrFormat("INCOMPLETE: %u of %u executions explored", done, executions),
+                  [](properties::JsonWriter& j) { j.Key("complete").Bool(false); });
+  }
+  const int stopped_rc = signal != 0 ? 128 + signal : incomplete ? kExitMismatch : -1;
   if (found.empty()) return report.Finish(stopped_rc >= 0 ? stopped_rc : kExitOk);
   std::string text;
   for (const Reported& r : reported) {
@@ -766,6 +774,24 @@ int ReplayExec(const std::string& path_or_token, const std::string& program_name
       out << j.str() << "\n";
       if (!out) return RunError(absl::StrCat("cannot write ", out_path));
     }
+  } else if (absl::GetFlag(FLAGS_json)) {
+    // One JSON object, as every command's --json gives.
+    ReportSink report(/*json=*/true, "replay");
+    report.Fields("", [&](properties::JsonWriter& j) {
+      j.Key("program").String(replay->program);
+      j.Key("args").BeginArray();
+      for (const std::string& a : replay->args) j.String(a);
+      j.EndArray();
+      j.Key("faults").String(replay->faults);
+      j.Key("property").String(replay->property);
+      j.Key("recurred").Bool(again);
+      j.Key("outcome").String(Describe(*o));
+      j.Key("fingerprint").String(FindingOf(*o).fingerprint);
+      j.Key("digest_matches").Bool(same);
+      j.Key("digest").String(absl::StrFormat("%016x", o->report.digest));
+      j.Key("recorded_digest").String(absl::StrFormat("%016x", replay->digest));
+    });
+    return report.Finish(same && again ? kExitOk : kExitMismatch);
   } else {
     absl::PrintF("replay of %s %s (faults: %s)\n", replay->program,
                  absl::StrJoin(replay->args, " "),

@@ -77,6 +77,10 @@ for i in $(seq 100); do
   grep -q "^same trace digest as recorded$" "$tmp/token.out" || fail "token replay $i: digest differs"
   grep -q "^VIOLATION no-deadlock" "$tmp/token.out" || fail "token replay $i: not the deadlock"
 done
+"$stackcheck" replay "$replay" --libcuda "$libcuda" --json -- "$program" >"$tmp/replay.json" ||
+  { cat "$tmp/replay.json"; fail "replay --json did not reproduce"; }
+grep -q '^{"command":"replay",.*"recurred":true,.*"digest_matches":true' "$tmp/replay.json" ||
+  { cat "$tmp/replay.json"; fail "replay --json: not one object saying it recurred"; }
 "$stackcheck" replay "$replay" --libcuda "$libcuda" --format chrome --out "$tmp/trace.json" \
   -- "$program"
 grep -q '^{"traceEvents":\[' "$tmp/trace.json" || fail "the Chrome trace does not start as one"
@@ -315,13 +319,20 @@ grep -q "34 fault plans (none, and every plan of up to 2 faults.*: exhausted yes
 ms() { echo $(($(date +%s%N) / 1000000)); }
 t0=$(ms)
 status=0
-"$stackcheck" exec --executions 5 --time_budget_s 1 --libcuda "$libcuda" --exec_replay_dir "" \
+"$stackcheck" exec --time_budget_s 1 --libcuda "$libcuda" --exec_replay_dir "" \
   -- "$here/tests/programs/stuck_outside" >"$tmp/budget.out" 2>&1 || status=$?
 took=$(($(ms) - t0))
 cat "$tmp/budget.out"
 [[ $status -eq 0 ]] || fail "a budget that ends the run: exit $status"
 ((took < 10000)) || fail "a 1 s budget took $took ms (the execution in progress was not stopped)"
 grep -q "the time budget (1 s) ended the run" "$tmp/budget.out" || fail "the budget's end unsaid"
+# A count given is a count: cut short by the budget, the run says so and fails.
+status=0
+"$stackcheck" exec --executions 100000 --time_budget_s 1 --exec_faults none --libcuda "$libcuda" \
+  --exec_replay_dir "" -- "$programs/threads_regions" 1 1 8 4 >"$tmp/count.out" 2>&1 || status=$?
+[[ $status -eq 1 ]] || { cat "$tmp/count.out"; fail "a count cut short: exit $status, want 1"; }
+grep -q "INCOMPLETE: [0-9]* of 100000 executions explored" "$tmp/count.out" ||
+  fail "a count cut short is not said"
 "$stackcheck" exec --executions 100000 --exec_faults none --libcuda "$libcuda" --exec_replay_dir "" \
   -- "$programs/threads_regions" 1 1 8 4 >"$tmp/sigint.out" 2>&1 &
 pid=$!
