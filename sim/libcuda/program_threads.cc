@@ -1,6 +1,7 @@
 #include "sim/libcuda/program_threads.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -89,6 +90,30 @@ constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
 constexpr int kViolationStatus = 86;
 constexpr int kStuckStatus = 87;
 
+// The file the program's standard error was when the execution began.
+// stackcheck's own lines go there only while descriptor 2 is still that file:
+// a program that closes it and opens a file of its own there must not find
+// our report in it (the result file carries the report anyway). No
+// descriptor of ours is added to the program's.
+struct FileId {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool known = false;
+};
+FileId g_stderr_file;
+
+FileId StderrFile() {
+  struct stat st {};
+  if (fstat(STDERR_FILENO, &st) != 0) return {};
+  return {st.st_dev, st.st_ino, true};
+}
+
+bool StderrIsTheExecutions() {
+  const FileId now = StderrFile();
+  return g_stderr_file.known && now.known && now.dev == g_stderr_file.dev &&
+         now.ino == g_stderr_file.ino;
+}
+
 thread_local NewThread* t_self = nullptr;
 thread_local bool t_on_simulator = false;
 
@@ -148,6 +173,7 @@ class Controller {
 
   // Before main: start the simulated execution, with the main thread's twin.
   void Start() {
+    g_stderr_file = StderrFile();
     absl::StatusOr<ExecOptions> options = ExecOptionsFromEnvironment();
     if (!options.ok()) Fail(options.status().message());
     options_ = *std::move(options);
@@ -287,8 +313,10 @@ class Controller {
 
  private:
   [[noreturn]] static void Fail(absl::string_view why) {
-    std::fprintf(stderr, "stackcheck exec: %.*s\n", static_cast<int>(why.size()), why.data());
-    std::fflush(stderr);
+    if (StderrIsTheExecutions()) {
+      std::fprintf(stderr, "stackcheck exec: %.*s\n", static_cast<int>(why.size()), why.data());
+      std::fflush(stderr);
+    }
     _exit(2);
   }
 
@@ -428,9 +456,10 @@ class Controller {
   }
 
   void Write(const ExecReport& report) const {
-    std::fprintf(stderr, "stackcheck exec: %s\n", OneLine(report).c_str());
+    const bool say = StderrIsTheExecutions();
+    if (say) std::fprintf(stderr, "stackcheck exec: %s\n", OneLine(report).c_str());
     if (options_.result_path.empty()) return;
-    if (absl::Status s = WriteReport(report, options_.result_path); !s.ok()) {
+    if (absl::Status s = WriteReport(report, options_.result_path); !s.ok() && say) {
       std::fprintf(stderr, "stackcheck exec: %s\n", std::string(s.message()).c_str());
     }
   }

@@ -127,6 +127,17 @@ grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result i
 grep -q '"program_exit_statuses":\[0\]' "$tmp/fds.json" ||
   { cat "$tmp/fds.json"; fail "the program inherited descriptors of stackcheck's"; }
 
+# A program that closes its standard error and opens a file there gets
+# libgomp's lines in it, as on a GPU, and none of stackcheck's.
+status=0
+"$stackcheck" exec --executions 2 --exec_faults none --libcuda "$libcuda" --exec_replay_dir "" \
+  -- "$programs_dir/closed_stderr" "$tmp/program_stderr.txt" >"$tmp/closed.out" 2>&1 || status=$?
+[[ $status -eq 1 ]] || { cat "$tmp/closed.out"; fail "closed_stderr: exit $status, want 1"; }
+grep -q "^libgomp: cuCtxSynchronize error" "$tmp/program_stderr.txt" ||
+  { cat "$tmp/program_stderr.txt"; fail "closed_stderr: libgomp's line is not in the program's file"; }
+! grep -q "stackcheck" "$tmp/program_stderr.txt" ||
+  { cat "$tmp/program_stderr.txt"; fail "stackcheck's report landed in the program's file"; }
+
 # Started with SIGCHLD ignored (inherited from a parent), a correct program
 # explores clean, and no fork server is left behind.
 bash -c "trap '' CHLD; exec \"$stackcheck\" exec --executions 3 --exec_faults none \
