@@ -39,9 +39,7 @@ std::uint32_t StreamIndex(StreamHandle s) { return static_cast<std::uint32_t>(s)
 std::uint32_t MemoryObject() { return ObjectId(ObjectKind::kMemory, 0); }
 // An event's two halves: which record it stands for (host records move it)
 // and whether records completed (the GPU completes them).
-std::uint32_t EventPointerObject(std::uint32_t e) {
-  return ObjectId(ObjectKind::kEventPointer, e);
-}
+std::uint32_t EventPointerObject(std::uint32_t e) { return ObjectId(ObjectKind::kEventPointer, e); }
 std::uint32_t EventDoneObject(std::uint32_t e) { return ObjectId(ObjectKind::kEvent, e); }
 
 // A block's footprint object: its base address hashed to the 24 bits an
@@ -66,8 +64,8 @@ class SimDevice::Call {
     }
   }
   CuResult Return(CuResult result) const {
-    device_->scheduler_->Log(EventKind::kDriverCall, static_cast<std::uint32_t>(api_),
-                             flags_, 0, 0, static_cast<std::uint64_t>(result));
+    device_->scheduler_->Log(EventKind::kDriverCall, static_cast<std::uint32_t>(api_), flags_, 0, 0,
+                             static_cast<std::uint64_t>(result));
     return result;
   }
   DriverCall api() const { return api_; }
@@ -195,9 +193,7 @@ Footprint SimDevice::IdleFootprint() const {
   return Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false);
 }
 
-Footprint SimDevice::WaitIdleFootprint() const {
-  return Blocking(IdleFootprint(), kWaitsForIdle);
-}
+Footprint SimDevice::WaitIdleFootprint() const { return Blocking(IdleFootprint(), kWaitsForIdle); }
 
 std::uint32_t SimDevice::HoldingBlockObject(DevicePtr address) const {
   for (const auto& [base, block] : blocks_) {
@@ -219,8 +215,7 @@ Footprint SimDevice::LaunchFootprint(std::uint32_t stream, DevicePtr stacks,
                                      std::uint32_t launch) const {
   const std::uint32_t block = HoldingBlockObject(stacks);
   return OnStream(stream, Touches(StreamEnqueuedObject(0), true,
-                                  block != 0 ? block : MemoryObject(), false,
-                                  launch, true));
+                                  block != 0 ? block : MemoryObject(), false, launch, true));
 }
 
 std::uint32_t SimDevice::NextLaunchObject() {
@@ -292,8 +287,7 @@ bool SimDevice::AllIdle() const {
   return true;
 }
 
-void SimDevice::WaitUntil(const Call& call, const WaitReason& reason,
-                          Footprint step) {
+void SimDevice::WaitUntil(const Call& call, const WaitReason& reason, Footprint step) {
   if (WaitSatisfied(reason)) return;
   scheduler_->Log(EventKind::kDriverCallBlock, static_cast<std::uint32_t>(call.api()),
                   call.flags());
@@ -470,10 +464,9 @@ CuResult SimDevice::Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t byt
   // A copy that a trap wakes ends differently (999) from one that starts
   // after it (719): kWokenByTrapDiffers keeps that race with the trapping
   // step, which other waits for the stream need not explore.
-  const Footprint step =
-      Blocking(Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0), false,
-                       MemoryObject(), false),
-               kWaitsForIdle | kWokenByTrapDiffers);
+  const Footprint step = Blocking(Touches(StreamEnqueuedObject(0), false, StreamProgressObject(0),
+                                          false, MemoryObject(), false),
+                                  kWaitsForIdle | kWokenByTrapDiffers);
   Call call(this, api, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -508,8 +501,7 @@ CuResult SimDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
   return Copy(DriverCall::kMemcpyDtoH, src, bytes);
 }
 
-CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                                  StreamHandle stream) {
+CuResult SimDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) {
   // Stream-ordered allocation touches a stream, the allocator and (at the
   // free's completion) a block: more than a footprint holds, so global.
   Call call(this, DriverCall::kMemAllocAsync, GlobalFootprint());
@@ -571,8 +563,7 @@ CuResult SimDevice::ModuleUnload(ModuleHandle module) {
   return call.Return(CuResult::kSuccess);
 }
 
-CuResult SimDevice::ModuleGetFunction(FunctionHandle* function,
-                                      ModuleHandle module,
+CuResult SimDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                                       absl::string_view name) {
   Call call(this, DriverCall::kModuleGetFunction,
             Touches(ObjectId(ObjectKind::kContext, 0), false));
@@ -601,7 +592,8 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   const std::uint32_t s = StreamIndex(stream);
   const std::uint32_t launch = NextLaunchObject();
   Footprint step = LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch);
-  if (args.action != KernelAction::kTrap && PreciseStream(s)) step.blocking |= kEnqueuesHarmlessWork;
+  if (args.action != KernelAction::kTrap && PreciseStream(s))
+    step.blocking |= kEnqueuesHarmlessWork;
   Call call(this, DriverCall::kLaunchKernel, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -615,8 +607,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   }
   if (!ValidStream(stream)) return call.Return(CuResult::kInvalidHandle);
   // SEM-03: configuration errors fail the call at once and are not sticky.
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
-      block.y == 0 || block.z == 0 ||
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
       std::uint64_t{block.x} * block.y * block.z > 1024) {
     return call.Return(CuResult::kInvalidValue);
   }
@@ -639,8 +630,8 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   // take the global footprint (imprecise, sound).
   if (args.data != 0) op.block = 0;
   op.launch = launch;
-  scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots,
-                  args.stacks, args.stack_size_per_warp);
+  scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots, args.stacks,
+                  args.stack_size_per_warp);
   if (args.vars != 0 || args.data != 0) {
     scheduler_->Log(EventKind::kKernelVars, op.id, 0, 0, 0, args.vars, args.data);
   }
@@ -656,8 +647,7 @@ CuResult SimDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
     return call.Return(r);
   }
   if (stream == nullptr) return call.Return(CuResult::kInvalidValue);
-  *stream = static_cast<StreamHandle>(
-      NewStream(/*legacy=*/false, flags == StreamFlags::kBlocking));
+  *stream = static_cast<StreamHandle>(NewStream(/*legacy=*/false, flags == StreamFlags::kBlocking));
   return call.Return(CuResult::kSuccess);
 }
 
@@ -697,8 +687,7 @@ CuResult SimDevice::StreamQuery(StreamHandle stream) {
   return call.Return(streams_[s].empty() ? CuResult::kSuccess : CuResult::kNotReady);
 }
 
-CuResult SimDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                                      void* user_data) {
+CuResult SimDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) {
   const std::uint32_t s = StreamIndex(stream);
   Call call(this, DriverCall::kStreamAddCallback, EnqueueFootprint(s));
   // SEM-06: refused with the sticky error once poisoned (Admit).
@@ -714,8 +703,7 @@ CuResult SimDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
   return call.Return(CuResult::kSuccess);
 }
 
-CuResult SimDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
-                                   void* user_data) {
+CuResult SimDevice::LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) {
   const std::uint32_t s = StreamIndex(stream);
   Call call(this, DriverCall::kLaunchHostFunc, EnqueueFootprint(s));
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
@@ -807,8 +795,7 @@ CuResult SimDevice::EventSynchronize(EventHandle event) {
     return call.Return(r);
   }
   if (!ValidEvent(event)) return call.Return(CuResult::kInvalidHandle);
-  WaitUntil(call, WaitReason{WaitKind::kEvent, events_[e - 1].record, call.api()},
-            resume);
+  WaitUntil(call, WaitReason{WaitKind::kEvent, events_[e - 1].record, call.api()}, resume);
   return call.Return(sticky_);
 }
 
@@ -885,8 +872,8 @@ std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
   // word), and on any other stream every step is global. So a read of the
   // legacy stream's progress orders the load against every possible writer.
   const auto w = static_cast<std::uint32_t>(word);
-  scheduler_->Point(Touches(StreamProgressObject(0), false,
-                            ObjectId(ObjectKind::kHostWord, w), false));
+  scheduler_->Point(
+      Touches(StreamProgressObject(0), false, ObjectId(ObjectKind::kHostWord, w), false));
   if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
   return host_words_[w - 1].value;
 }

@@ -69,26 +69,22 @@ class SimDevice final : public Device, public GpuModel {
   CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
   CuResult MemFree(DevicePtr ptr) override;
   CuResult MemGetInfo(MemInfo* info) override;
-  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                         StreamHandle stream) override;
+  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
-  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
-                      std::uint64_t bytes) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) override;
   CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                              absl::string_view name) override;
-  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
-                        const KernelArgs& args, StreamHandle stream) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block, const KernelArgs& args,
+                        StreamHandle stream) override;
   CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
   CuResult StreamDestroy(StreamHandle stream) override;
   CuResult StreamSynchronize(StreamHandle stream) override;
   CuResult StreamQuery(StreamHandle stream) override;
-  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                             void* user_data) override;
-  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
-                          void* user_data) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) override;
   CuResult EventCreate(EventHandle* event) override;
   CuResult EventDestroy(EventHandle event) override;
   CuResult EventRecord(EventHandle event, StreamHandle stream) override;
@@ -117,32 +113,37 @@ class SimDevice final : public Device, public GpuModel {
 
  private:
   enum class OpKind : std::uint8_t {
-    kKernel, kCallback, kHostFn, kEventRecord, kWaitEvent, kAsyncFree,
+    kKernel,
+    kCallback,
+    kHostFn,
+    kEventRecord,
+    kWaitEvent,
+    kAsyncFree,
     kWriteValue,
   };
   enum class Phase : std::uint8_t {
     kQueued,
-    kStarted,     // a kernel running; a callback handed to its thread
-    kRunning,     // a callback or host function executing on its thread
+    kStarted,  // a kernel running; a callback handed to its thread
+    kRunning,  // a callback or host function executing on its thread
   };
   struct Op {
     OpKind kind = OpKind::kKernel;
     Phase phase = Phase::kQueued;
-    std::uint64_t seq = 0;   // global enqueue order (legacy barrier)
-    std::uint32_t id = 0;    // kernel / callback / host-fn id; record id
-    std::uint32_t event = 0; // kEventRecord, kWaitEvent: the event's index;
-                             // kWriteValue: the word's
-    std::uint32_t slots = 0; // kernel: warp slots
+    std::uint64_t seq = 0;    // global enqueue order (legacy barrier)
+    std::uint32_t id = 0;     // kernel / callback / host-fn id; record id
+    std::uint32_t event = 0;  // kEventRecord, kWaitEvent: the event's index;
+                              // kWriteValue: the word's
+    std::uint32_t slots = 0;  // kernel: warp slots
     std::uint64_t start_ns = 0;
     KernelArgs args;
     StreamCallbackFn callback = nullptr;
     HostFn host_fn = nullptr;
     void* user_data = nullptr;
-    DevicePtr ptr = 0;       // kAsyncFree; kWriteValue: the value
-    std::uint32_t block = 0; // kernel: footprint object of its stacks' block (0: none)
+    DevicePtr ptr = 0;             // kAsyncFree; kWriteValue: the value
+    std::uint32_t block = 0;       // kernel: footprint object of its stacks' block (0: none)
     std::uint32_t vars_block = 0;  // kernel: its variable table's block (0: none)
-    std::uint32_t launch = 0;  // kernel: footprint object of its launch call
-    ActorId runner = kNoActor;  // the callback's actor once handed over
+    std::uint32_t launch = 0;      // kernel: footprint object of its launch call
+    ActorId runner = kNoActor;     // the callback's actor once handed over
   };
   struct Stream {
     bool live = false;
@@ -200,9 +201,7 @@ class SimDevice final : public Device, public GpuModel {
   // steps on other streams, and legacy steps while the legacy barrier orders
   // other blocking streams, are global, so that "every stream idle" can be
   // read through the legacy stream's two objects alone.
-  bool PreciseStream(std::uint32_t stream) const {
-    return stream == 0 && !extra_blocking_streams_;
-  }
+  bool PreciseStream(std::uint32_t stream) const { return stream == 0 && !extra_blocking_streams_; }
   Footprint OnStream(std::uint32_t stream, const Footprint& precise) const {
     return PreciseStream(stream) ? precise : GlobalFootprint();
   }
@@ -214,8 +213,7 @@ class SimDevice final : public Device, public GpuModel {
   // The same, for a call that waits until the stream is idle.
   Footprint WaitIdleFootprint() const;
   Footprint CallbackStepFootprint(std::uint32_t stream) const;
-  Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks,
-                            std::uint32_t launch) const;
+  Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks, std::uint32_t launch) const;
   // A footprint object for the launch call the current actor is making:
   // (actor, how many launches it made before), known before the call runs.
   std::uint32_t NextLaunchObject();

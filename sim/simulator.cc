@@ -8,8 +8,7 @@
 
 namespace stackcheck::sim {
 
-Simulator::Simulator(SimConfig config,
-                     std::vector<std::unique_ptr<Monitor>> monitors)
+Simulator::Simulator(SimConfig config, std::vector<std::unique_ptr<Monitor>> monitors)
     : config_(config),
       scheduler_(std::make_unique<Scheduler>()),
       device_(std::make_unique<SimDevice>(scheduler_.get())),
@@ -70,9 +69,7 @@ ExecutionResult Simulator::SoFar() const {
   return so_far;
 }
 
-absl::string_view Simulator::ActorName(ActorId actor) const {
-  return scheduler_->ActorName(actor);
-}
+absl::string_view Simulator::ActorName(ActorId actor) const { return scheduler_->ActorName(actor); }
 
 void Simulator::set_violation_pass(std::function<bool(const Violation&)> pass) {
   scheduler_->set_violation_pass(std::move(pass));

@@ -48,9 +48,7 @@ void Callback(void* /*stream*/, CUresult status, void* user_data) {
   g_call_from_callback = sync();
 }
 
-void Record(void* /*stream*/, CUresult status, void* /*user_data*/) {
-  g_callback_status = status;
-}
+void Record(void* /*stream*/, CUresult status, void* /*user_data*/) { g_callback_status = status; }
 
 class LibcudaApi : public ::testing::Test {
  protected:
@@ -114,15 +112,14 @@ TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
   ASSERT_EQ(alloc(&stacks, 4 * 2 * 1024), 0);
   std::uint64_t size = 1024;
   void* params[] = {&vars, &stacks, &size};
-  auto launch = Sym<CUresult (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned,
-                                 unsigned, unsigned, void*, void**, void**)>("cuLaunchKernel");
+  auto launch = Sym<CUresult (*)(void*, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, void*, void**, void**)>("cuLaunchKernel");
   EXPECT_EQ(launch(function, 4, 1, 1, 32, 2, 1, 0, nullptr, params, nullptr), 0);
   // SEM-03: a configuration error fails at once.
   EXPECT_EQ(launch(function, 0, 1, 1, 32, 2, 1, 0, nullptr, params, nullptr), 1);
   // A callback behind the kernel runs once the stream reaches it (SEM-08).
-  auto add_callback =
-      Sym<CUresult (*)(void*, void (*)(void*, CUresult, void*), void*, unsigned)>(
-          "cuStreamAddCallback");
+  auto add_callback = Sym<CUresult (*)(void*, void (*)(void*, CUresult, void*), void*, unsigned)>(
+      "cuStreamAddCallback");
   ASSERT_EQ(add_callback(nullptr, Record, nullptr, 0), 0);
   ASSERT_EQ(Sym<CUresult (*)(void*)>("cuStreamSynchronize")(nullptr), 0);
   EXPECT_EQ(g_callback_status, 0);
@@ -133,9 +130,9 @@ TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
 
   // Unimplemented: an error and one line on stderr naming the call.
   testing::internal::CaptureStderr();
-  EXPECT_EQ(Sym<CUresult (*)(float*, void*, void*)>("cuEventElapsedTime")(nullptr, nullptr,
-                                                                         nullptr),
-            801);
+  EXPECT_EQ(
+      Sym<CUresult (*)(float*, void*, void*)>("cuEventElapsedTime")(nullptr, nullptr, nullptr),
+      801);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cuEventElapsedTime is not implemented"), std::string::npos) << err;
 
