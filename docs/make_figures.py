@@ -766,6 +766,13 @@ def replace_section(path, title, section):
         f.write(new)
 
 
+def build(targets):
+    """The release build (`-c opt`) of `targets`; exits on failure."""
+    r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt", *targets], cwd=ROOT)
+    if r.returncode != 0:
+        sys.exit("make_figures: the build failed")
+
+
 def run_conformance(stamp):
     """Runs the conformance suite; returns (rows, unsupported reasons, stamp, wall)."""
     tmp = tempfile.mkdtemp(prefix="stackcheck-conformance-")
@@ -979,30 +986,21 @@ def main():
     body = []
     if args.exec_shrink_only:
         if not args.no_build:
-            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt",
-                                "//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
-                                "//tests/programs:abort_while_mapping"], cwd=ROOT)
-            if r.returncode != 0:
-                sys.exit("make_figures: the build failed")
+            build(["//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
+                   "//tests/programs:abort_while_mapping"])
         section = "\n".join(exec_shrink_section(run_exec_shrink(Runner(stamp))))
         replace_section(args.out, SHRINK_TITLE, section)
         return
     if args.conformance_only:
         if not args.no_build:
-            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt",
-                                "//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
-                                "//tests/gcc_testsuite:programs"], cwd=ROOT)
-            if r.returncode != 0:
-                sys.exit("make_figures: the build failed")
+            build(["//cli:stackcheck", "//sim/libcuda:libcuda.so.1",
+                   "//tests/gcc_testsuite:programs"])
         section = "\n".join(conformance_section(run_conformance(stamp)))
         replace_section(args.out, CONFORMANCE_TITLE, section)
         return
     if not args.hardware_only:
         if not args.no_build:
-            r = subprocess.run([os.path.join(ROOT, "bazelw"), "build", "-c", "opt", *BUILD_TARGETS],
-                               cwd=ROOT)
-            if r.returncode != 0:
-                sys.exit("make_figures: the build failed")
+            build(BUILD_TARGETS)
         bin_ = os.path.join(ROOT, STACKCHECK)
         if not os.path.exists(bin_):
             sys.exit("make_figures: %s is missing; build it or drop --no-build" % STACKCHECK)
