@@ -66,10 +66,8 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   rec.warps_checked = k.warps_checked;
   rec.warps_checked_known = k.warps_checked_known;
   rec.context_destroyed = l.destroys > baseline_destroys;
-  rec.leaked_blocks =
-      rec.context_destroyed ? l.leaked_blocks_at_destroy : l.live_blocks;
-  rec.leaked_bytes =
-      rec.context_destroyed ? l.leaked_bytes_at_destroy : l.live_bytes;
+  rec.leaked_blocks = rec.context_destroyed ? l.leaked_blocks_at_destroy : l.live_blocks;
+  rec.leaked_bytes = rec.context_destroyed ? l.leaked_bytes_at_destroy : l.live_bytes;
   rec.free_at_close_known = rec.context_destroyed && l.free_at_destroy_known;
   rec.free_at_close = l.free_at_destroy;
   rec.calls_from_callback = l.calls_from_callback;
@@ -86,8 +84,7 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   _exit(kSetupExit);
 }
 
-[[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario,
-                            const PolicyInfo& policy,
+[[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario, const PolicyInfo& policy,
                             const HardwareRunOptions& options) {
   real::OsHost os;
   real::ActivityLog log(&rec.activity);
@@ -118,10 +115,9 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   real::ShakenHost host(os, jitter, log);
   host.set_spawn_delays(options.spawn_delays);
   RunObserver observer(rec, cuda, scenario.soft_limit);
-  device.set_launch_hook(
-      [&observer](const KernelArgs& args, StreamHandle stream, CuResult r) {
-        observer.KernelLaunched(args, stream, r);
-      });
+  device.set_launch_hook([&observer](const KernelArgs& args, StreamHandle stream, CuResult r) {
+    observer.KernelLaunched(args, stream, r);
+  });
   std::atomic<std::uint32_t> allocs{0};
   device.set_alloc_gate([&](std::uint64_t bytes) {
     const std::uint32_t n = ++allocs;
@@ -129,8 +125,7 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
       ++rec.injected_alloc_failures;
       return true;
     }
-    return options.emulate_capacity &&
-           cuda.Ledger().live_bytes + bytes > scenario.device_capacity;
+    return options.emulate_capacity && cuda.Ledger().live_bytes + bytes > scenario.device_capacity;
   });
   std::atomic<std::uint32_t> launches{0};
   device.set_launch_gate([&] {
@@ -140,11 +135,9 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   os.anomalies().SetHook([&rec, &os](const real::MutexAnomaly& a) {
     if (rec.mutex_anomalies.fetch_add(1) != 0) return;
     CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),
-             absl::StrFormat("%s of '%s' by %s (owner: %s)",
-                             real::MutexAnomalyName(a.kind), a.mutex,
-                             os.ThreadName(a.thread),
-                             a.owner == kNoThread ? std::string("none")
-                                                  : os.ThreadName(a.owner)));
+             absl::StrFormat("%s of '%s' by %s (owner: %s)", real::MutexAnomalyName(a.kind),
+                             a.mutex, os.ThreadName(a.thread),
+                             a.owner == kNoThread ? std::string("none") : os.ThreadName(a.owner)));
   });
 
   absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
@@ -183,8 +176,8 @@ bool Hung(const HardwareRunResult& r) {
          r.ending == HardwareRunResult::Ending::kKilled;
 }
 
-PropertyResult Judge(absl::string_view property, const RunRecord& rec,
-                     const Scenario& scenario, const HardwareRunResult& run) {
+PropertyResult Judge(absl::string_view property, const RunRecord& rec, const Scenario& scenario,
+                     const HardwareRunResult& run) {
   PropertyResult p{std::string(property), HwVerdict::kHolds, ""};
   auto violated = [&p](std::string why) {
     p.verdict = HwVerdict::kViolated;
@@ -196,15 +189,14 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
     p.evidence = std::move(why);
     return p;
   };
-  const bool sticky = IsStickyError(static_cast<CuResult>(rec.fatal_code)) ||
-                      rec.callbacks_run_with_error > 0;
+  const bool sticky =
+      IsStickyError(static_cast<CuResult>(rec.fatal_code)) || rec.callbacks_run_with_error > 0;
 
   if (property == "no-deadlock" || property == "progress") {
     if (Hung(run)) {
-      return violated(absl::StrCat(
-          "watchdog: ",
-          run.hang_report.empty() ? "no thread activity recorded"
-                                  : absl::StrJoin(run.hang_report, "; ")));
+      return violated(absl::StrCat("watchdog: ", run.hang_report.empty()
+                                                     ? "no thread activity recorded"
+                                                     : absl::StrJoin(run.hang_report, "; ")));
     }
     return p;
   }
@@ -212,15 +204,13 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
     if (!rec.device_snapshot) return unobserved("no device snapshot");
     if (rec.corruptions > 0) {
       return violated(absl::StrFormat(
-          "%d warp(s) found their slot overwritten (%s found %s's stamp)",
-          rec.corruptions, Stamp(rec.corrupt_expected),
-          Stamp(rec.corrupt_observed)));
+          "%d warp(s) found their slot overwritten (%s found %s's stamp)", rec.corruptions,
+          Stamp(rec.corrupt_expected), Stamp(rec.corrupt_observed)));
     }
     return p;
   }
   if (property == "no-use-after-free") {
-    return unobserved(
-        "cuMemFree waits for the device (SEM-11); reuse shows as overlap");
+    return unobserved("cuMemFree waits for the device (SEM-11); reuse shows as overlap");
   }
   if (property == "no-leak") {
     if (!rec.device_snapshot || Hung(run)) return unobserved("run did not end");
@@ -230,20 +220,18 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
       if (rec.baseline_known && rec.free_at_close_known) {
         driver_view = absl::StrFormat(
             "; cuMemGetInfo: %.1f MiB less free than on a fresh context",
-            (static_cast<double>(rec.free_at_start) -
-             static_cast<double>(rec.free_at_close)) / kMiB);
+            (static_cast<double>(rec.free_at_start) - static_cast<double>(rec.free_at_close)) /
+                kMiB);
       }
-      return violated(absl::StrFormat(
-          "%d block(s), %.1f MiB still allocated at context destroy%s",
-          rec.leaked_blocks, static_cast<double>(rec.leaked_bytes) / kMiB,
-          driver_view));
+      return violated(absl::StrFormat("%d block(s), %.1f MiB still allocated at context destroy%s",
+                                      rec.leaked_blocks,
+                                      static_cast<double>(rec.leaked_bytes) / kMiB, driver_view));
     }
     return p;
   }
   if (property == "mutex-discipline") {
     if (rec.mutex_anomalies > 0) {
-      return violated(absl::StrFormat("%d anomal%s, first: %s",
-                                      rec.mutex_anomalies.load(),
+      return violated(absl::StrFormat("%d anomal%s, first: %s", rec.mutex_anomalies.load(),
                                       rec.mutex_anomalies > 1 ? "ies" : "y",
                                       rec.first_mutex_anomaly));
     }
@@ -262,30 +250,25 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
     const auto code = static_cast<CuResult>(rec.fatal_code);
     if (aborting.empty()) {
       if (reported && code == CuResult::kLaunchFailed) {
-        return violated(absl::StrFormat(
-            "an abort reported against region %d, but no region aborts",
-            rec.fatal_region));
+        return violated(absl::StrFormat("an abort reported against region %d, but no region aborts",
+                                        rec.fatal_region));
       }
       return p;
     }
     if (!reported) {
       if (Hung(run)) return unobserved("hung before any fatal report");
       return violated(absl::StrFormat(
-          "abort lost: the process ended (status %d) without a fatal report",
-          run.exit_status));
+          "abort lost: the process ended (status %d) without a fatal report", run.exit_status));
     }
     if (code != CuResult::kLaunchFailed) {
-      return unobserved(absl::StrFormat("first fatal was %s, not the abort",
-                                        CuResultName(code)));
+      return unobserved(absl::StrFormat("first fatal was %s, not the abort", CuResultName(code)));
     }
-    if (std::find(aborting.begin(), aborting.end(), rec.fatal_region) ==
-        aborting.end()) {
-      return violated(absl::StrFormat(
-          "abort reported against %s; aborting: region %s",
-          rec.fatal_region == kNoRegion
-              ? std::string("no region")
-              : absl::StrCat("region ", rec.fatal_region),
-          absl::StrJoin(aborting, ", ")));
+    if (std::find(aborting.begin(), aborting.end(), rec.fatal_region) == aborting.end()) {
+      return violated(absl::StrFormat("abort reported against %s; aborting: region %s",
+                                      rec.fatal_region == kNoRegion
+                                          ? std::string("no region")
+                                          : absl::StrCat("region ", rec.fatal_region),
+                                      absl::StrJoin(aborting, ", ")));
     }
     return p;
   }
@@ -294,16 +277,14 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
       return violated(absl::StrFormat(
           "cache held %.1f MiB after device_alloc, bound %.1f MiB (%d time(s))",
           static_cast<double>(rec.cache_worst_held) / kMiB,
-          static_cast<double>(rec.cache_worst_bound) / kMiB,
-          rec.cache_over_bound.load()));
+          static_cast<double>(rec.cache_worst_bound) / kMiB, rec.cache_over_bound.load()));
     }
     return p;
   }
   if (property == "sync-completion") {
     if (rec.returned_before_kernel_done > 0) {
-      return violated(absl::StrFormat(
-          "%d region(s) returned while their kernel was still running",
-          rec.returned_before_kernel_done.load()));
+      return violated(absl::StrFormat("%d region(s) returned while their kernel was still running",
+                                      rec.returned_before_kernel_done.load()));
     }
     return p;
   }
@@ -311,8 +292,7 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
     if (!rec.device_snapshot) return unobserved("no device snapshot");
     if (rec.calls_from_callback > 0) {
       return violated(absl::StrFormat("%d driver call(s) from a callback, first %s",
-                                      rec.calls_from_callback,
-                                      rec.first_call_from_callback));
+                                      rec.calls_from_callback, rec.first_call_from_callback));
     }
     return p;
   }
@@ -321,38 +301,32 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec,
 
 std::vector<std::string> Facts(const RunRecord& rec) {
   std::vector<std::string> f;
-  f.push_back(absl::StrFormat("regions begun %d, ended %d",
-                              rec.regions_begun.load(),
+  f.push_back(absl::StrFormat("regions begun %d, ended %d", rec.regions_begun.load(),
                               rec.regions_ended.load()));
   if (rec.fatals > 0) {
     f.push_back(absl::StrFormat(
-        "fatal x%d, first: region %d, %s, \"%s\"", rec.fatals.load(),
-        rec.fatal_region, CuResultName(static_cast<CuResult>(rec.fatal_code)),
-        rec.fatal_message));
+        "fatal x%d, first: region %d, %s, \"%s\"", rec.fatals.load(), rec.fatal_region,
+        CuResultName(static_cast<CuResult>(rec.fatal_code)), rec.fatal_message));
   }
   if (rec.device_snapshot) {
     f.push_back(absl::StrFormat(
-        "kernels: %d corruption(s), %s warps checked; peak %.1f MiB allocated",
-        rec.corruptions,
+        "kernels: %d corruption(s), %s warps checked; peak %.1f MiB allocated", rec.corruptions,
         rec.warps_checked_known ? absl::StrCat(rec.warps_checked) : "?",
         static_cast<double>(rec.peak_bytes) / kMiB));
-    f.push_back(absl::StrFormat(
-        "close: context %s, %d block(s) / %.1f MiB left",
-        rec.context_destroyed ? "destroyed" : "not destroyed",
-        rec.leaked_blocks, static_cast<double>(rec.leaked_bytes) / kMiB));
+    f.push_back(absl::StrFormat("close: context %s, %d block(s) / %.1f MiB left",
+                                rec.context_destroyed ? "destroyed" : "not destroyed",
+                                rec.leaked_blocks, static_cast<double>(rec.leaked_bytes) / kMiB));
     if (rec.baseline_known && rec.free_at_close_known) {
-      f.push_back(absl::StrFormat(
-          "cuMemGetInfo free: %.1f MiB at start, %.1f MiB before destroy",
-          static_cast<double>(rec.free_at_start) / kMiB,
-          static_cast<double>(rec.free_at_close) / kMiB));
+      f.push_back(absl::StrFormat("cuMemGetInfo free: %.1f MiB at start, %.1f MiB before destroy",
+                                  static_cast<double>(rec.free_at_start) / kMiB,
+                                  static_cast<double>(rec.free_at_close) / kMiB));
     }
-    f.push_back(absl::StrFormat("callbacks run %d (with error status %d)",
-                                rec.callbacks_run,
+    f.push_back(absl::StrFormat("callbacks run %d (with error status %d)", rec.callbacks_run,
                                 rec.callbacks_run_with_error));
   }
   if (rec.injected_alloc_failures > 0) {
-    f.push_back(absl::StrFormat("injected cuMemAlloc failures: %d",
-                                rec.injected_alloc_failures.load()));
+    f.push_back(
+        absl::StrFormat("injected cuMemAlloc failures: %d", rec.injected_alloc_failures.load()));
   }
   f.push_back(absl::StrFormat("jitter delays: %d", rec.jitter_delays));
   return f;
@@ -395,9 +369,8 @@ std::string HardwareRunResult::EndingText() const {
   return "?";
 }
 
-absl::StatusOr<HardwareRunResult> RunOnHardware(
-    const Scenario& original, const PolicyInfo& policy,
-    const HardwareRunOptions& options) {
+absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& original, const PolicyInfo& policy,
+                                                const HardwareRunOptions& options) {
   Scenario scenario = original;
   const std::uint64_t min_ns =
       static_cast<std::uint64_t>(absl::ToInt64Nanoseconds(options.min_kernel_duration));
@@ -406,8 +379,8 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
       op.region.duration_ns = std::max(op.region.duration_ns, min_ns);
     }
   }
-  void* mem = mmap(nullptr, sizeof(RunRecord), PROT_READ | PROT_WRITE,
-                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  void* mem =
+      mmap(nullptr, sizeof(RunRecord), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
     return absl::InternalError(absl::StrCat("mmap: ", std::strerror(errno)));
   }
@@ -438,8 +411,8 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
   HardwareRunResult result;
   absl::Duration steering = absl::ZeroDuration();
   for (absl::Duration d : options.spawn_delays) steering += d;
-  const absl::Time hard_deadline = start + options.watchdog + steering +
-                                   TotalKernelTime(scenario) + kKillGrace;
+  const absl::Time hard_deadline =
+      start + options.watchdog + steering + TotalKernelTime(scenario) + kKillGrace;
   int status = 0;
   bool killed = false;
   for (;;) {
@@ -473,8 +446,7 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(
     result.exit_status = WEXITSTATUS(status);
   }
   if (Hung(result)) {
-    const std::int64_t at =
-        rec->watchdog_fired ? rec->watchdog_at_ns : real::MonotonicNowNs();
+    const std::int64_t at = rec->watchdog_fired ? rec->watchdog_at_ns : real::MonotonicNowNs();
     result.hang_report = real::DescribeActivity(rec->activity, at);
   }
   for (const properties::PropertyInfo& info : properties::AllProperties()) {

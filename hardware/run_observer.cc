@@ -28,13 +28,11 @@ void RunObserver::RegionEnd(RegionId region) {
   }
 }
 
-void RunObserver::FatalReported(RegionId attributed, CuResult code,
-                                absl::string_view message) {
+void RunObserver::FatalReported(RegionId attributed, CuResult code, absl::string_view message) {
   if (record_.fatals.fetch_add(1) != 0) return;  // keep the first
   record_.fatal_region = attributed;
   record_.fatal_code = static_cast<int>(code);
-  const std::size_t n =
-      std::min(sizeof(record_.fatal_message) - 1, message.size());
+  const std::size_t n = std::min(sizeof(record_.fatal_message) - 1, message.size());
   std::memcpy(record_.fatal_message, message.data(), n);
   record_.fatal_message[n] = '\0';
 }
@@ -46,15 +44,13 @@ void RunObserver::CacheHeld(std::uint64_t held_bytes) {
   for (const auto& [region, need] : running_needs_) bound = std::max(bound, need);
   if (held_bytes <= bound) return;
   ++record_.cache_over_bound;
-  if (held_bytes - bound >
-      record_.cache_worst_held - record_.cache_worst_bound) {
+  if (held_bytes - bound > record_.cache_worst_held - record_.cache_worst_bound) {
     record_.cache_worst_held = held_bytes;
     record_.cache_worst_bound = bound;
   }
 }
 
-void RunObserver::KernelLaunched(const KernelArgs& args, StreamHandle stream,
-                                 CuResult result) {
+void RunObserver::KernelLaunched(const KernelArgs& args, StreamHandle stream, CuResult result) {
   if (result != CuResult::kSuccess || args.region_tag == kNoRegion) return;
   EventHandle fence{};
   bool have = false;

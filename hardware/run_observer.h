@@ -23,14 +23,12 @@ class RunObserver final : public RuntimeObserver {
 
   void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override;
   void RegionEnd(RegionId region) override;
-  void FatalReported(RegionId attributed, CuResult code,
-                     absl::string_view message) override;
+  void FatalReported(RegionId attributed, CuResult code, absl::string_view message) override;
   // Against the largest need of the regions running at that moment.
   void CacheHeld(std::uint64_t held_bytes) override;
 
   // For ShakenDevice's launch hook: called on the launching thread.
-  void KernelLaunched(const KernelArgs& args, StreamHandle stream,
-                      CuResult result);
+  void KernelLaunched(const KernelArgs& args, StreamHandle stream, CuResult result);
 
  private:
   RunRecord& record_;

@@ -148,8 +148,8 @@ MonitorSelection MonitorSelection::RecordedProperty(absl::string_view property) 
   return Named({std::string(property)});
 }
 
-absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
-    const MonitorSelection& selection, const PolicyInfo& policy) {
+absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(const MonitorSelection& selection,
+                                                                const PolicyInfo& policy) {
   std::vector<const PropertyInfo*> out;
   switch (selection.kind) {
     case MonitorSelection::kNone:
@@ -236,8 +236,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   report.monitored = *monitored;
   for (const PropertyInfo& p : AllProperties()) {
     if (HasSimMonitor(p) &&
-        std::find(report.monitored.begin(), report.monitored.end(), &p) ==
-            report.monitored.end()) {
+        std::find(report.monitored.begin(), report.monitored.end(), &p) == report.monitored.end()) {
       report.not_monitored.emplace_back(p.name);
     }
   }
@@ -283,10 +282,8 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   ScheduleRecorder recorder(determinism ? static_cast<sim::Strategy&>(*determinism)
                                         : static_cast<sim::Strategy&>(metrics));
 
-  const std::uint64_t budget =
-      spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
-  const auto start =
-      workers != nullptr ? workers->start : std::chrono::steady_clock::now();
+  const std::uint64_t budget = spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
+  const auto start = workers != nullptr ? workers->start : std::chrono::steady_clock::now();
   const auto deadline = spec.time_budget == absl::InfiniteDuration()
                             ? std::chrono::steady_clock::time_point::max()
                             : start + absl::ToChronoNanoseconds(spec.time_budget);
@@ -295,9 +292,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
   while (true) {
-    const std::uint64_t done =
-        workers != nullptr ? workers->executions.load(std::memory_order_relaxed)
-                           : report.executions;
+    const std::uint64_t done = workers != nullptr
+                                   ? workers->executions.load(std::memory_order_relaxed)
+                                   : report.executions;
     if (done >= budget || (workers != nullptr && workers->stop.load())) {
       stopped = true;
       break;
@@ -329,16 +326,15 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
     report.process_exited = r.process_exited;
     report.exit_status = r.exit_status;
     if (spec.coverage != nullptr) {
-      spec.coverage->Observe(r.trace, [&simulator](std::uint32_t id) {
-        return simulator.probes().Name(id);
-      });
+      spec.coverage->Observe(
+          r.trace, [&simulator](std::uint32_t id) { return simulator.probes().Name(id); });
     }
     if (spec.on_execution) spec.on_execution(r);
     // DPOR is sound only if the engine asked at every point but the last
     // (the one that finds nobody runnable).
     if (dfs != nullptr && dfs->ObservesEveryStep() && r.steps > dfs->points_seen() + 1) {
-      report.status = absl::FailedPreconditionError(
-          "the engine skipped scheduling points that DPOR must see");
+      report.status =
+          absl::FailedPreconditionError("the engine skipped scheduling points that DPOR must see");
       break;
     }
     if (strict != nullptr && !strict->status().ok()) {
@@ -422,8 +418,8 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
     report.last_bound = dfs->current_bound();
     report.bound_cut = dfs->bound_cut();
   }
-  report.exhausted = (*row)->exhaustive && !stopped && report.status.ok() &&
-                     (dfs == nullptr || dfs->exhausted());
+  report.exhausted =
+      (*row)->exhaustive && !stopped && report.status.ok() && (dfs == nullptr || dfs->exhausted());
   if (dfs != nullptr && !report.exhausted) report.explored_fraction = dfs->EstimatedFraction();
   if (dfs != nullptr) report.units = dfs->units();
   // Stopped unfinished, a worker leaves its stack to the tree for the
@@ -498,8 +494,8 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
     return report;
   }
   if (spec.strategy_params.preemption_bound >= 0) {
-    report.status = absl::InvalidArgumentError(
-        "parallel exploration works without a preemption bound only");
+    report.status =
+        absl::InvalidArgumentError("parallel exploration works without a preemption bound only");
     return report;
   }
   if (spec.jobs > 1 && (spec.coverage != nullptr || spec.on_execution)) {
@@ -573,8 +569,7 @@ ExploreReport Explore(const ExploreSpec& spec) {
     }
   }
   auto run = [&resumed](const ExploreSpec& s) {
-    return s.jobs > 0 ? ExploreParallel(s, resumed ? &*resumed : nullptr)
-                      : ExploreOne(s, nullptr);
+    return s.jobs > 0 ? ExploreParallel(s, resumed ? &*resumed : nullptr) : ExploreOne(s, nullptr);
   };
   ExploreReport report = run(spec);
   if (!report.capacity_premise_broken || spec.exact_memory_ledger) return report;
@@ -619,9 +614,8 @@ absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
   out.process_exited = r.process_exited;
   out.exit_status = r.exit_status;
   if (options.coverage != nullptr) {
-    options.coverage->Observe(r.trace, [&simulator](std::uint32_t id) {
-      return simulator.probes().Name(id);
-    });
+    options.coverage->Observe(
+        r.trace, [&simulator](std::uint32_t id) { return simulator.probes().Name(id); });
   }
   if (options.keep_trace) {
     out.trace = r.trace;

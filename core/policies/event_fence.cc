@@ -58,6 +58,8 @@
 //
 // The completion ledger fences each kernel, as an event per launch would,
 // without an event: hence the name.
+#include "core/policies/event_fence.h"
+
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -66,7 +68,6 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
-#include "core/policies/event_fence.h"
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
 #include "core/probes.h"
@@ -82,9 +83,7 @@ constexpr std::size_t kSettleAt = 16;
 
 // Sequence numbers wrap; `a` is later than `b` if it is less than half the
 // range ahead.
-bool After(std::uint32_t a, std::uint32_t b) {
-  return static_cast<std::int32_t>(a - b) > 0;
-}
+bool After(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(a - b) > 0; }
 
 class EventFencePolicy : public Policy {
  public:
@@ -192,9 +191,7 @@ class EventFencePolicy : public Policy {
     return r == CuResult::kSuccess || ReportFailure(DriverCall::kMemcpyDtoH, r);
   }
 
-  bool OnImageLoad() override {
-    return !ctx_.has_constructors || RunCtorDtor();
-  }
+  bool OnImageLoad() override { return !ctx_.has_constructors || RunCtorDtor(); }
 
   bool Close() override {
     bool ok = !ctx_.has_destructors || RunCtorDtor();
@@ -396,7 +393,7 @@ class EventFencePolicy : public Policy {
     HostWordHandle ledger{};
     std::uint32_t launched_seq = 0;  // the last launch's sequence number
     std::deque<Launch> in_flight;    // launches not known complete, oldest first
-    bool poisoned = false;  // a sticky error was seen; never cleared
+    bool poisoned = false;           // a sticky error was seen; never cleared
     RegionId poisoned_region = kNoRegion;
     CuResult poisoned_code = CuResult::kSuccess;
     // A fatal error was raised or Close ran: the process is exiting, and a
@@ -414,8 +411,7 @@ class EventFencePolicy : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx,
-                                             bool wait_for_completion) {
+std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx, bool wait_for_completion) {
   return std::make_unique<EventFencePolicy>(ctx, wait_for_completion);
 }
 

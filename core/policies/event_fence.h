@@ -11,8 +11,7 @@
 
 namespace stackcheck {
 
-std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx,
-                                             bool wait_for_completion);
+std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx, bool wait_for_completion);
 
 }  // namespace stackcheck
 

@@ -14,8 +14,7 @@ std::unique_ptr<Policy> MakeEventFenceSync(RuntimeContext& ctx);
 namespace {
 
 constexpr PolicyInfo kPolicies[] = {
-    {"v0-nocache",
-     "before caching (to 2020): alloc, launch, ctx sync, free on every region",
+    {"v0-nocache", "before caching (to 2020): alloc, launch, ctx sync, free on every region",
      &MakeV0NoCache},
     {"v1a-callback-unlock",
      "seed patch, reading A: run keeps the lock while the kernel runs, a stream "

@@ -7,8 +7,8 @@
 
 #include <memory>
 
-#include "absl/types/span.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/policies/policy.h"
 
 namespace stackcheck {

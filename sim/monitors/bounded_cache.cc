@@ -14,8 +14,8 @@ void BoundedCacheMonitor::Reset() {
   seen_ = 0;
 }
 
-std::optional<Violation> BoundedCacheMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> BoundedCacheMonitor::OnEvent(absl::Span<const Event> events,
+                                                      const SimView& view) {
   const Event& e = events.back();
   if (e.kind != EventKind::kCacheHeld) return std::nullopt;
   // On a poisoned context no block can be freed (SEM-05): the cache keeps
@@ -74,8 +74,7 @@ std::optional<Violation> BoundedCacheMonitor::AboveLimit(absl::Span<const Event>
       absl::StrCat("when device_alloc on ", Who(view, e.actor),
                    " has applied the soft limit, the stacks cache holds ", FormatBytes(held),
                    ", above both the soft limit ", FormatBytes(soft_limit_),
-                   " and the largest block a running region needs (",
-                   FormatBytes(needed), ")"));
+                   " and the largest block a running region needs (", FormatBytes(needed), ")"));
 }
 
 }  // namespace stackcheck::sim

@@ -35,19 +35,15 @@ class BoundedCacheMonitor final : public Monitor {
  public:
   static constexpr absl::string_view kName = "bounded-cache";
 
-  explicit BoundedCacheMonitor(std::uint64_t soft_limit)
-      : soft_limit_(soft_limit) {}
+  explicit BoundedCacheMonitor(std::uint64_t soft_limit) : soft_limit_(soft_limit) {}
 
   absl::string_view property() const override { return kName; }
 
   // A report within the soft limit needs nothing else; one above it reads
   // the trace up to it (regions and synchronisation) then.
-  EventKindMask reads() const override {
-    return Kinds({EventKind::kCacheHeld});
-  }
+  EventKindMask reads() const override { return Kinds({EventKind::kCacheHeld}); }
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   struct Region {

@@ -58,21 +58,19 @@ absl::Span<const absl::string_view> MonitorNames() {
   return *names;
 }
 
-absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitor(
-    absl::string_view property, const MonitorParams& params) {
+absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitor(absl::string_view property,
+                                                     const MonitorParams& params) {
   for (const MonitorRow& row : kMonitors) {
     if (row.name != property) continue;
     std::unique_ptr<Monitor> m = row.make(params);
     m->Reset();
     return m;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("no monitor for property \"", property,
-                   "\"; known: ", absl::StrJoin(MonitorNames(), ", ")));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "no monitor for property \"", property, "\"; known: ", absl::StrJoin(MonitorNames(), ", ")));
 }
 
-std::vector<std::unique_ptr<Monitor>> MakeAllMonitors(
-    const MonitorParams& params) {
+std::vector<std::unique_ptr<Monitor>> MakeAllMonitors(const MonitorParams& params) {
   std::vector<std::unique_ptr<Monitor>> all;
   for (const MonitorRow& row : kMonitors) all.push_back(*MakeMonitor(row.name, params));
   return all;

@@ -34,12 +34,11 @@ absl::Span<const absl::string_view> MonitorNames();
 
 // A fresh monitor for `property`; InvalidArgument naming the known properties
 // when there is none of that name.
-absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitor(
-    absl::string_view property, const MonitorParams& params);
+absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitor(absl::string_view property,
+                                                     const MonitorParams& params);
 
 // One monitor of each name in MonitorNames().
-std::vector<std::unique_ptr<Monitor>> MakeAllMonitors(
-    const MonitorParams& params);
+std::vector<std::unique_ptr<Monitor>> MakeAllMonitors(const MonitorParams& params);
 
 }  // namespace stackcheck::sim
 

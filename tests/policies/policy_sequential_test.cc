@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "core/probes.h"
+#include "gtest/gtest.h"
 #include "tests/policies/policy_test_util.h"
 
 namespace stackcheck::testing {
@@ -14,10 +14,10 @@ namespace {
 // What each version does sequentially, from docs/libgomp-model.md.
 struct Expected {
   const char* policy;
-  bool caches;           // the block survives the region
-  bool soft_limit;       // device_alloc frees a block above the soft limit
-  bool oom_retry;        // device_alloc frees the cache and retries on OOM
-  bool synchronous;      // run returns after its kernel completed
+  bool caches;       // the block survives the region
+  bool soft_limit;   // device_alloc frees a block above the soft limit
+  bool oom_retry;    // device_alloc frees the cache and retries on OOM
+  bool synchronous;  // run returns after its kernel completed
   // Growing the block while a callback is pending deadlocks (v1b's hazard);
   // these tests let the GPU settle before a growth, the hazard tests don't.
   bool grows_only_when_idle = false;
@@ -208,7 +208,7 @@ TEST_P(PolicySequentialTest, SafeWhenMemFreeDoesNotWait) {
   options.free_waits = false;
   Harness h(e.policy, options);
   h.runtime->Run(Region(1, 2, 8));
-  h.runtime->Run(Region(2, 140, 8));  // grow past the soft limit
+  h.runtime->Run(Region(2, 140, 8));           // grow past the soft limit
   DevicePtr p = h.runtime->DeviceAlloc(kMiB);  // soft limit frees it
   h.runtime->Run(Region(3, 4, 8));
   // 4 MiB cached + 1 MiB: only the retry (where there is one) makes room.
@@ -222,15 +222,14 @@ TEST_P(PolicySequentialTest, SafeWhenMemFreeDoesNotWait) {
   EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllPolicies, PolicySequentialTest, ::testing::ValuesIn(kExpected),
-    [](const ::testing::TestParamInfo<Expected>& info) {
-      std::string name = info.param.policy;
-      for (char& c : name) {
-        if (c == '-') c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PolicySequentialTest, ::testing::ValuesIn(kExpected),
+                         [](const ::testing::TestParamInfo<Expected>& info) {
+                           std::string name = info.param.policy;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace stackcheck::testing
