@@ -114,7 +114,7 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   real::ShakenDevice device(cuda, jitter, log);
   real::ShakenHost host(os, jitter, log);
   host.set_spawn_delays(options.spawn_delays);
-  RunObserver observer(rec, cuda, scenario.soft_limit);
+  RunObserver observer(rec, cuda, scenario.soft_limit, policy.cache_bound);
   device.set_launch_hook([&observer](const KernelArgs& args, StreamHandle stream, CuResult r) {
     observer.KernelLaunched(args, stream, r);
   });

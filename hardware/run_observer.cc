@@ -9,6 +9,7 @@ void RunObserver::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
   ++record_.regions_begun;
   absl::MutexLock lock(&mu_);
   running_needs_[region] = stacks_bytes;
+  largest_need_ = std::max(largest_need_, stacks_bytes);
 }
 
 void RunObserver::RegionEnd(RegionId region) {
@@ -41,6 +42,7 @@ void RunObserver::CacheHeld(std::uint64_t held_bytes) {
   if (held_bytes <= soft_limit_) return;
   absl::MutexLock lock(&mu_);
   std::uint64_t bound = soft_limit_;
+  if (bound_ == CacheBound::kLargestRegion) bound = std::max(bound, largest_need_);
   for (const auto& [region, need] : running_needs_) bound = std::max(bound, need);
   if (held_bytes <= bound) return;
   ++record_.cache_over_bound;

@@ -38,11 +38,11 @@ bool HasSimMonitor(const PropertyInfo& p) {
 }
 
 // Building a Simulator maps fiber stacks; one per monitor set and thread is
-// reused across runs. Monitors take the soft limit at construction, so it is
-// part of the key. Every monitor sits in one MonitorSet, which calls each only
-// for the event kinds it reads.
+// reused across runs. Monitors take the soft limit and the policy's cache
+// bound at construction, so they are part of the key. Every monitor sits in one MonitorSet, which
+// calls each only for the event kinds it reads.
 absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* const> monitored,
-                                             std::uint64_t soft_limit) {
+                                             std::uint64_t soft_limit, CacheBound cache_bound) {
   thread_local absl::flat_hash_map<std::string, std::unique_ptr<sim::Simulator>> cache;
 #ifdef STACKCHECK_ASAN
   // glibc keeps static TLS in a thread's stack block and hands the block to
@@ -50,7 +50,7 @@ absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* cons
   // and reported reads of this map (the address lay just below fs_base).
   __asan_unpoison_memory_region(&cache, sizeof cache);
 #endif
-  std::string key = absl::StrCat(soft_limit);
+  std::string key = absl::StrCat(soft_limit, "/", static_cast<int>(cache_bound));
   std::vector<absl::string_view> names;
   for (const PropertyInfo* p : monitored) {
     if (p->checker != Checker::kMonitor) continue;
@@ -63,6 +63,7 @@ absl::StatusOr<sim::Simulator*> SimulatorFor(absl::Span<const PropertyInfo* cons
   if (!names.empty()) {
     sim::MonitorParams params;
     params.soft_limit = soft_limit;
+    params.cache_bound = cache_bound;
     absl::StatusOr<std::unique_ptr<sim::Monitor>> set = sim::MakeMonitorSet(names, params);
     if (!set.ok()) return set.status();
     monitors.push_back(*std::move(set));
@@ -241,7 +242,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
     }
   }
   absl::StatusOr<sim::Simulator*> sim =
-      SimulatorFor(report.monitored, spec.test_case.scenario.soft_limit);
+      SimulatorFor(report.monitored, spec.test_case.scenario.soft_limit, policy.cache_bound);
   if (!sim.ok()) {
     report.status = sim.status();
     return report;
@@ -588,7 +589,8 @@ ExploreReport Explore(const ExploreSpec& spec) {
 absl::StatusOr<Execution> Execute(const Case& c, const PolicyInfo& policy,
                                   absl::Span<const PropertyInfo* const> monitored,
                                   sim::Strategy* strategy, const ExecuteOptions& options) {
-  absl::StatusOr<sim::Simulator*> sim = SimulatorFor(monitored, c.scenario.soft_limit);
+  absl::StatusOr<sim::Simulator*> sim =
+      SimulatorFor(monitored, c.scenario.soft_limit, policy.cache_bound);
   if (!sim.ok()) return sim.status();
   sim::Simulator& simulator = **sim;
   simulator.set_config(SimConfigFor(c));

@@ -42,8 +42,9 @@
 //   libgomp's device lock, so they never raise a fatal error: they report
 //   (naming the region that aborted, when one did) and return failure, and
 //   the runtime raises the fatal error after releasing the device lock.
-// - device_alloc applies the soft limit before the allocation and, after any
-//   failed allocation, frees the cache once it is idle and retries.
+// - device_alloc applies the soft limit before the allocation (not in
+//   event-fence-keep, event_fence_keep.cc) and, after any failed allocation,
+//   frees the cache once it is idle and retries.
 //
 // Accepted deviation ("sync-completion"): run returns before its kernel
 // completes. Copies back are still ordered after it: libgomp copies with
@@ -87,9 +88,9 @@ bool After(std::uint32_t a, std::uint32_t b) { return static_cast<std::int32_t>(
 
 class EventFencePolicy : public Policy {
  public:
-  EventFencePolicy(RuntimeContext& ctx, bool wait_for_completion)
+  EventFencePolicy(RuntimeContext& ctx, const EventFenceOptions& options)
       : Policy(ctx),
-        wait_for_completion_(wait_for_completion),
+        options_(options),
         lock_(ctx.host.NewMutex("stacks lock")),
         block_(ctx.host, lock_.get()),
         books_(ctx.host, "fence books", lock_.get()) {}
@@ -126,7 +127,7 @@ class EventFencePolicy : public Policy {
     // Enqueued: from here on this region is one the ledger may not confirm.
     b.launched_seq = seq;
     b.in_flight.push_back({seq, region.id});
-    if (wait_for_completion_) {
+    if (options_.wait_for_completion) {
       // event-fence-sync: the region completes before run returns.
       r = WaitIdleLocked();
       if (r != CuResult::kSuccess) FailLocked(region.id, DriverCall::kStreamSynchronize, r);
@@ -145,7 +146,7 @@ class EventFencePolicy : public Policy {
       return 0;  // the process is exiting: as for a finalized device
     }
     CuResult r = CuResult::kSuccess;
-    if (block_.size() > ctx_.options.soft_limit) {
+    if (!options_.keep_across_allocations && block_.size() > ctx_.options.soft_limit) {
       ctx_.Probe(kProbeSoftLimitFree);
       r = FreeBlockLocked();
     }
@@ -402,7 +403,7 @@ class EventFencePolicy : public Policy {
     bool closed = false;  // Close ran: the context is being destroyed
   };
 
-  const bool wait_for_completion_;
+  const EventFenceOptions options_;
   std::unique_ptr<Mutex> lock_;
   // Both guarded by *lock_.
   StackBlock block_;
@@ -411,12 +412,13 @@ class EventFencePolicy : public Policy {
 
 }  // namespace
 
-std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx, bool wait_for_completion) {
-  return std::make_unique<EventFencePolicy>(ctx, wait_for_completion);
+std::unique_ptr<Policy> MakeEventFencePolicy(RuntimeContext& ctx,
+                                             const EventFenceOptions& options) {
+  return std::make_unique<EventFencePolicy>(ctx, options);
 }
 
 std::unique_ptr<Policy> MakeEventFence(RuntimeContext& ctx) {
-  return MakeEventFencePolicy(ctx, /*wait_for_completion=*/false);
+  return MakeEventFencePolicy(ctx, EventFenceOptions{});
 }
 
 }  // namespace stackcheck

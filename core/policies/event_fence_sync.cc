@@ -22,7 +22,9 @@
 namespace stackcheck {
 
 std::unique_ptr<Policy> MakeEventFenceSync(RuntimeContext& ctx) {
-  return MakeEventFencePolicy(ctx, /*wait_for_completion=*/true);
+  EventFenceOptions options;
+  options.wait_for_completion = true;
+  return MakeEventFencePolicy(ctx, options);
 }
 
 }  // namespace stackcheck

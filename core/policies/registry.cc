@@ -10,6 +10,7 @@ std::unique_ptr<Policy> MakeV2Gcc11(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeV3Trunk(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeEventFence(RuntimeContext& ctx);
 std::unique_ptr<Policy> MakeEventFenceSync(RuntimeContext& ctx);
+std::unique_ptr<Policy> MakeEventFenceKeep(RuntimeContext& ctx);
 
 namespace {
 
@@ -40,6 +41,10 @@ constexpr PolicyInfo kPolicies[] = {
      "ours, synchronous: event-fence that also waits for its kernel before run "
      "returns (the region has completed)",
      &MakeEventFenceSync},
+    {"event-fence-keep",
+     "ours, for regions that map data: event-fence whose block survives the program's "
+     "allocations; freed only when one fails, to grow, or at close",
+     &MakeEventFenceKeep, /*accepts_async_completion=*/true, CacheBound::kLargestRegion},
 };
 
 }  // namespace

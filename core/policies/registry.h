@@ -9,6 +9,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/cache_bound.h"
 #include "core/policies/policy.h"
 
 namespace stackcheck {
@@ -20,6 +21,8 @@ struct PolicyInfo {
   // Run returns before the region's kernel has completed, by design; the
   // "sync-completion" property is then an accepted deviation for it.
   bool accepts_async_completion = false;
+  // The memory bound its cache keeps, which bounded-cache checks.
+  CacheBound cache_bound = CacheBound::kSoftLimit;
 };
 
 // Every policy, in the order `stackcheck policies` lists them.

@@ -25,7 +25,7 @@ std::optional<Violation> BoundedCacheMonitor::OnEvent(absl::Span<const Event> ev
   if (held <= soft_limit_) return std::nullopt;
   if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return std::nullopt;
   CatchUp(events);
-  const std::uint64_t needed = LargestRunningNeed(e.actor);
+  const std::uint64_t needed = LargestNeed(e.actor);
   if (held <= needed) return std::nullopt;
   return AboveLimit(events, view, needed);
 }
@@ -53,12 +53,13 @@ void BoundedCacheMonitor::CatchUp(absl::Span<const Event> events) {
   }
 }
 
-std::uint64_t BoundedCacheMonitor::LargestRunningNeed(ActorId actor) {
+std::uint64_t BoundedCacheMonitor::LargestNeed(ActorId actor) {
   const vector_clock::Entry* now = clocks_.Clock(actor);
   std::uint64_t largest = 0;
   for (const Region& r : regions_) {
     const bool began_before = r.began <= now[r.actor];
-    const bool ended_before = r.ended != 0 && r.ended <= now[r.actor];
+    const bool ended_before =
+        bound_ == CacheBound::kSoftLimit && r.ended != 0 && r.ended <= now[r.actor];
     if (began_before && !ended_before) largest = std::max(largest, r.need);
   }
   return largest;
@@ -69,6 +70,14 @@ std::optional<Violation> BoundedCacheMonitor::AboveLimit(absl::Span<const Event>
                                                          std::uint64_t needed) const {
   const Event& e = events.back();
   const std::uint64_t held = e.x;
+  if (bound_ == CacheBound::kLargestRegion) {
+    return ViolationAtLast(kName, events,
+                           absl::StrCat("when device_alloc on ", Who(view, e.actor),
+                                        " starts, the stacks cache holds ", FormatBytes(held),
+                                        ", above both the soft limit ", FormatBytes(soft_limit_),
+                                        " and the largest block any region so far has needed (",
+                                        FormatBytes(needed), ")"));
+  }
   return ViolationAtLast(
       kName, events,
       absl::StrCat("when device_alloc on ", Who(view, e.actor),

@@ -17,6 +17,13 @@
 // with nothing ordering that before the report may, for all device_alloc
 // can know, still use the block. The verdict is then the same in every
 // execution the search counts as equivalent to this one.
+//
+// A policy that gives its block up only when an allocation fails promises
+// another bound (CacheBound::kLargestRegion, core/cache_bound.h): at most
+// max(soft limit, the largest block any region that began before the report
+// needed), whether or not that region still runs - one block, never more than
+// a region asked for. Its other half, that the block never starves an
+// allocation, is no-avoidable-oom's.
 #ifndef STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 #define STACKCHECK_SIM_MONITORS_BOUNDED_CACHE_H_
 
@@ -26,6 +33,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "core/cache_bound.h"
 #include "sim/monitor.h"
 #include "sim/monitors/sync_clocks.h"
 
@@ -35,7 +43,8 @@ class BoundedCacheMonitor final : public Monitor {
  public:
   static constexpr absl::string_view kName = "bounded-cache";
 
-  explicit BoundedCacheMonitor(std::uint64_t soft_limit) : soft_limit_(soft_limit) {}
+  explicit BoundedCacheMonitor(std::uint64_t soft_limit, CacheBound bound = CacheBound::kSoftLimit)
+      : soft_limit_(soft_limit), bound_(bound) {}
 
   absl::string_view property() const override { return kName; }
 
@@ -54,14 +63,16 @@ class BoundedCacheMonitor final : public Monitor {
   };
   // Takes in the events from seen_ to the end of `events`.
   void CatchUp(absl::Span<const Event> events);
-  // The largest need of a region running when `actor` reports (its clock now).
-  std::uint64_t LargestRunningNeed(ActorId actor);
+  // The largest need of a region that began before `actor` reports (its
+  // clock now) and, under kSoftLimit, had not ended by then.
+  std::uint64_t LargestNeed(ActorId actor);
   // The message (out of line: rare) for the newest event, a kCacheHeld above
   // the bound.
   ABSL_ATTRIBUTE_NOINLINE ABSL_ATTRIBUTE_COLD std::optional<Violation> AboveLimit(
       absl::Span<const Event> events, const SimView& view, std::uint64_t needed) const;
 
   const std::uint64_t soft_limit_;
+  const CacheBound bound_;
   SyncClocks clocks_;
   std::vector<Region> regions_;
   std::size_t seen_ = 0;  // events taken in so far

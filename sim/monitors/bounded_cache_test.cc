@@ -67,6 +67,29 @@ TEST(BoundedCacheTest, ARegionHasEndedOnlyWhenItsEndIsOrderedBeforeTheReport) {
   EXPECT_TRUE(Feed(m, Held(ordered_end, 528 * kMiB), FakeSimView{}).has_value());
 }
 
+// event-fence-keep's contract: a region that has ended still bounds the
+// block, but nothing that did not happen before the report does, and a block
+// larger than any region asked for is still too large.
+TEST(BoundedCacheTest, LargestRegionBoundCountsEndedRegionsOnly) {
+  BoundedCacheMonitor m(128 * kMiB, CacheBound::kLargestRegion);
+  Trace ended;
+  ended.RegionBegin(kT1, 1, 528 * kMiB).RegionEnd(kT1, 1);
+  Handover(ended);
+  EXPECT_EQ(Feed(m, Held(ended, 528 * kMiB), FakeSimView{}), std::nullopt);
+  m.Reset();
+  Trace unordered;
+  unordered.RegionBegin(kT1, 1, 528 * kMiB);
+  EXPECT_TRUE(Feed(m, Held(unordered, 528 * kMiB), FakeSimView{}).has_value());
+  m.Reset();
+  Trace larger;
+  larger.RegionBegin(kT2, 1, 264 * kMiB).RegionEnd(kT2, 1);
+  auto v = Feed(m, Held(larger, 528 * kMiB), FakeSimView{});
+  ASSERT_TRUE(v.has_value());
+  EXPECT_EQ(v->message,
+            "when device_alloc on T2 starts, the stacks cache holds 528 MiB, above both the soft "
+            "limit 128 MiB and the largest block any region so far has needed (264 MiB)");
+}
+
 TEST(BoundedCacheTest, TheLimitIsAParameter) {
   BoundedCacheMonitor strict(1 * kMiB);
   Trace t;

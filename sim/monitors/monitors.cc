@@ -22,7 +22,7 @@ std::unique_ptr<Monitor> Make(const MonitorParams&) {
   return std::make_unique<M>();
 }
 std::unique_ptr<Monitor> MakeBoundedCache(const MonitorParams& params) {
-  return std::make_unique<BoundedCacheMonitor>(params.soft_limit);
+  return std::make_unique<BoundedCacheMonitor>(params.soft_limit, params.cache_bound);
 }
 
 // The registry: one row per monitor, in catalogue order. A new monitor is its

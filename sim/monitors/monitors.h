@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "core/cache_bound.h"
 #include "core/scenario.h"
 #include "sim/monitor.h"
 
@@ -26,7 +27,8 @@ namespace stackcheck::sim {
 
 // What a monitor may need from the scenario.
 struct MonitorParams {
-  std::uint64_t soft_limit = kDefaultSoftLimit;  // bounded-cache
+  std::uint64_t soft_limit = kDefaultSoftLimit;     // bounded-cache
+  CacheBound cache_bound = CacheBound::kSoftLimit;  // the policy's, bounded-cache
 };
 
 // Every name MakeMonitor accepts, in catalogue order.

@@ -31,6 +31,7 @@ constexpr Expected kExpected[] = {
     {"v3-trunk", true, true, true, true},
     {"event-fence", true, true, true, false},
     {"event-fence-sync", true, true, true, true},
+    {"event-fence-keep", true, false, true, false},
 };
 
 class PolicySequentialTest : public ::testing::TestWithParam<Expected> {};
@@ -92,6 +93,42 @@ TEST_P(PolicySequentialTest, SoftLimitFreesALargeBlockAtTheNextDeviceAlloc) {
   EXPECT_EQ(h.observer.Probed(kProbeSoftLimitFree), e.soft_limit);
   ASSERT_EQ(h.observer.cache_held.size(), 1u);
   EXPECT_EQ(h.observer.cache_held[0], held);
+  h.runtime->DeviceFree(p);
+  h.ExitNormally();
+}
+
+// libgomp maps a region's variables (gomp_map_vars -> GOMP_OFFLOAD_alloc)
+// before it runs it: with a block above the soft limit, a soft limit frees the
+// block in every region and the next run allocates it again.
+TEST_P(PolicySequentialTest, RegionsThatMapDataKeepTheBlockUnlessTheSoftLimitFreesIt) {
+  const Expected& e = GetParam();
+  Harness h(e.policy);
+  constexpr int kRegions = 3;
+  for (int i = 1; i <= kRegions; ++i) {
+    DevicePtr var = h.runtime->DeviceAlloc(kMiB);
+    ASSERT_NE(var, 0u);
+    h.runtime->Run(Region(i, 132, 8));  // 132 MiB > 128 MiB
+    h.runtime->DeviceFree(var);
+  }
+  const unsigned stacks_allocations = e.caches && !e.soft_limit ? 1 : kRegions;
+  EXPECT_EQ(h.device.calls(DriverCall::kMemAlloc), kRegions + stacks_allocations);
+  EXPECT_EQ(h.runtime->CachedBytes(), e.caches ? 132 * 8 * kWarpStack : 0);
+  h.ExitNormally();
+  EXPECT_EQ(h.device.completed_regions(), (std::vector<std::uint32_t>{1, 2, 3}));
+}
+
+// The cache gives way to an allocation that fits only without it, whatever
+// its size: by the soft limit before trying, or by the retry after failing.
+TEST_P(PolicySequentialTest, ALargeBlockGivesWayToAnAllocationThatNeedsItsRoom) {
+  const Expected& e = GetParam();
+  if (!e.oom_retry) GTEST_SKIP() << "no retry: OutOfMemoryFreesTheCacheAndRetries covers it";
+  Harness h(e.policy);
+  h.runtime->Run(Region(1, 132, 8));
+  DevicePtr p = h.runtime->DeviceAlloc(1000 * kMiB);
+  EXPECT_NE(p, 0u);
+  EXPECT_EQ(h.runtime->CachedBytes(), 0u);
+  EXPECT_EQ(h.observer.Probed(kProbeOomRetry), !e.soft_limit);
+  EXPECT_TRUE(h.observer.errors.empty());
   h.runtime->DeviceFree(p);
   h.ExitNormally();
 }
