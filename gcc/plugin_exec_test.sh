@@ -6,13 +6,16 @@
 # - Debian's plugin and our unmodified rebuild: the deadlock, the same
 #   findings (fingerprints) for both;
 # - the patched plugin: the search exhausted, neither the deadlock nor the
-#   exiting thread's destroy of the stacks lock it holds.
+#   exiting thread's destroy of the stacks lock it holds;
+# and, on threads_regions at the default geometry, the stacks block kept
+# across regions that map data by the patched plugin (0002).
 set -uo pipefail
 here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
 stock=$(dirname "$here/$1") patched=$(dirname "$here/$2")
 stackcheck=$here/cli/stackcheck
 libcuda=$here/sim/libcuda/libcuda.so.1
 program=$here/tests/programs/abort_while_mapping
+regions_program=$here/tests/programs/threads_regions
 tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail=0
 search() {  # search NAME PLUGIN_DIR MODE: the JSON in $tmp/NAME.json
@@ -42,4 +45,21 @@ for mode in map regions; do
   echo "$mode: stock: $(fingerprints "stock_$mode" | tr '\n' ' ')"
   echo "$mode: patched: $(fingerprints "patched_$mode" | tr '\n' ' ')"
 done
+# The stacks block across regions that map data, at 528 teams x 8 warps (a
+# 528 MiB block, above the 128 MiB soft limit), on the simulated driver with
+# its call log: the stock plugin's GOMP_OFFLOAD_alloc frees the block in every
+# region (nvptx_stacks_free) and GOMP_OFFLOAD_run allocates it again; the
+# patched plugin (0002) allocates it once.
+stacks_allocations() {  # stacks_allocations NAME PLUGIN_DIR: cuMemAlloc calls of 528 MiB
+  local log=$tmp/keep_$1.log
+  STACKCHECK_LIBCUDA_LOG=$log LD_PRELOAD=$libcuda LD_LIBRARY_PATH=$2:$(dirname "$libcuda") \
+    "$regions_program" 1 5 528 256 >"$tmp/keep_$1.out" 2>&1 ||
+    { echo "FAIL keep: threads_regions failed with the $1 plugin" >&2; cat "$tmp/keep_$1.out" >&2; }
+  grep -c "^cuMemAlloc_v2(553648128 bytes)" "$log"
+}
+stock_allocs=$(stacks_allocations stock "$stock")
+patched_allocs=$(stacks_allocations patched "$patched")
+echo "stacks block allocations over 5 mapping regions: stock $stock_allocs, patched $patched_allocs"
+[[ "$stock_allocs" == 5 ]] || { echo "FAIL keep: the stock plugin allocated the block $stock_allocs times, not 5"; fail=1; }
+[[ "$patched_allocs" == 1 ]] || { echo "FAIL keep: the patched plugin allocated the block $patched_allocs times, not once"; fail=1; }
 exit $fail
