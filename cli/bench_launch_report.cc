@@ -27,8 +27,9 @@ std::vector<std::string> TableLines(const LaunchTable& t) {
     for (const hardware::BenchFigure& f : t.rows[r].cells) {
       absl::StrAppendFormat(&line, "%14.1f", f.us_per_launch);
     }
-    if (r + 1 == t.rows.size() && t.end == LaunchTable::End::kHung) {
-      absl::StrAppendFormat(&line, "%14s", "hung");
+    if (t.rows[r].end != LaunchRow::End::kComplete) {
+      absl::StrAppendFormat(&line, "%14s",
+                            t.rows[r].end == LaunchRow::End::kHung ? "hung" : "failed");
     }
     lines.push_back(line);
   }
@@ -141,19 +142,19 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
     j.EndArray();
   });
 
-  if (t.end == LaunchTable::End::kComplete) return;
-  const LaunchRow& last = t.rows.back();
-  const std::string column = t.columns[last.cells.size()].label;
+  const std::vector<const LaunchRow*> unfinished = t.Unfinished();
+  if (unfinished.empty()) return;
   out.Fields("", [&](properties::JsonWriter& j) {
-    if (t.end == LaunchTable::End::kHung) {
-      j.Key("hung").BeginObject();
-      j.Key("row").String(last.what);
-      j.Key("column").String(column);
+    j.Key("unfinished").BeginArray();
+    for (const LaunchRow* row : unfinished) {
+      j.BeginObject();
+      j.Key("row").String(row->what);
+      j.Key("column").String(t.columns[row->cells.size()].label);
+      j.Key("end").String(row->end == LaunchRow::End::kHung ? "hung" : "failed");
+      if (row->end == LaunchRow::End::kFailed) j.Key("error").String(row->failure);
       j.EndObject();
-      j.Key("not_measured").String(absl::StrJoin(t.not_measured, " "));
-    } else {
-      j.Key("error").String(absl::StrCat(last.what, " at ", column, ": ", t.failure));
     }
+    j.EndArray();
   });
 }
 

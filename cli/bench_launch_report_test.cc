@@ -1,6 +1,7 @@
 // `bench launch`'s measurement and report with a stand-in GPU: the table's
-// order of calls, pairing, watchdog and early ends, and both renderings,
-// checked against golden files (cli/testdata/bench_launch_*).
+// order of calls, pairing, a row's own process and watchdog (a hang or a
+// failure costs its row), and both renderings, checked against golden files
+// (cli/testdata/bench_launch_*).
 #include "cli/bench_launch_report.h"
 
 #include <chrono>
@@ -99,13 +100,13 @@ std::pair<std::string, std::string> Render(const hardware::LaunchTable& table, i
   return {text, json};
 }
 
-// Each FakeBench lives to the end of the process, since after a hang a
-// thread still uses it; kept reachable from a static, so LeakSanitizer does
-// not report it.
+// Each row's process opens a FakeBench of its own, as each opens the GPU.
 hardware::LaunchTable Measure(Mode mode, const hardware::LaunchTableSpec& spec) {
-  static auto* const benches = new std::vector<std::unique_ptr<FakeBench>>();
-  benches->push_back(std::make_unique<FakeBench>(mode));
-  return hardware::MeasureLaunchTableWith(*benches->back(), FakeDevice(), 1056, spec);
+  hardware::OpenMeasurer open =
+      [mode]() -> absl::StatusOr<std::unique_ptr<hardware::LaunchMeasurer>> {
+    return std::make_unique<FakeBench>(mode);
+  };
+  return hardware::MeasureLaunchTableWith(open, FakeDevice(), 1056, spec);
 }
 
 TEST(BenchLaunchReportTest, TwoPoliciesRenderTheGoldenTextAndJson) {
@@ -115,35 +116,47 @@ TEST(BenchLaunchReportTest, TwoPoliciesRenderTheGoldenTextAndJson) {
   spec.options.launches = 7;
   spec.long_kernel_us = 20;
   const hardware::LaunchTable t = Measure(Mode::kComplete, spec);
-  EXPECT_EQ(t.end, hardware::LaunchTable::End::kComplete);
+  EXPECT_TRUE(t.Unfinished().empty());
   ASSERT_EQ(t.rows.size(), 9u);  // seven floors, two policies
   const auto [text, json] = Render(t, 0);
   EXPECT_EQ(text, Golden("bench_launch_two_policies.txt", text));
   EXPECT_EQ(json, Golden("bench_launch_two_policies.json", json));
 }
 
-TEST(BenchLaunchReportTest, AHangStopsTheTableAndNamesWhatWasNotMeasured) {
+TEST(BenchLaunchReportTest, AHangCostsItsRowAndTheOtherPoliciesAreMeasured) {
   hardware::LaunchTableSpec spec;  // every policy, those that may deadlock last
-  spec.watchdog = absl::Milliseconds(200);
+  spec.watchdog = absl::Milliseconds(300);
+  spec.options.repetitions = 3;
   std::vector<std::string> progress;
   spec.progress = [&progress](const std::string& line) { progress.push_back(line); };
   const hardware::LaunchTable t = Measure(Mode::kHangV1bAtDefaultGeometry, spec);
-  EXPECT_EQ(t.end, hardware::LaunchTable::End::kHung);
-  EXPECT_EQ(t.rows.back().what, "policy v1b-callback-lock");
-  EXPECT_EQ(t.rows.back().cells.size(), 2u);
-  EXPECT_EQ(t.not_measured, (std::vector<std::string>{"v2-gcc11", "v3-trunk"}));
-  ASSERT_EQ(progress.size(), t.rows.size() - 1);  // every row but the hung one
+  ASSERT_EQ(t.Unfinished().size(), 1u);
+  const hardware::LaunchRow& hung = *t.Unfinished()[0];
+  EXPECT_EQ(hung.what, "policy v1b-callback-lock");
+  EXPECT_EQ(hung.end, hardware::LaunchRow::End::kHung);
+  EXPECT_EQ(hung.cells.size(), 2u);
+  // The policies after it are measured in every column.
+  ASSERT_EQ(t.rows.size(), 7 + AllPolicies().size());
+  EXPECT_EQ(t.rows.back().what, "policy v3-trunk");
+  EXPECT_EQ(t.rows.back().cells.size(), t.columns.size());
+  ASSERT_EQ(progress.size(), t.rows.size());
   EXPECT_EQ(progress[0].rfind("measured launch only: ", 0), 0u) << progress[0];
   const auto [text, json] = Render(t, 1);
   EXPECT_EQ(text, Golden("bench_launch_hung.txt", text));
   EXPECT_EQ(json, Golden("bench_launch_hung.json", json));
 }
 
-TEST(BenchLaunchReportTest, AFailedCellEndsTheTableWithItsError) {
-  const hardware::LaunchTable t = Measure(Mode::kFailCallbackAtDefaultGeometry, {});
-  EXPECT_EQ(t.end, hardware::LaunchTable::End::kFailed);
-  EXPECT_EQ(t.rows.back().what, "launch + cuStreamAddCallback");
-  EXPECT_EQ(t.failure, "cuStreamAddCallback: CUDA_ERROR_LAUNCH_FAILED");
+TEST(BenchLaunchReportTest, AFailedCellCostsItsRowWithItsError) {
+  hardware::LaunchTableSpec spec;
+  spec.options.repetitions = 3;
+  spec.policies = {FindPolicy("event-fence")};
+  const hardware::LaunchTable t = Measure(Mode::kFailCallbackAtDefaultGeometry, spec);
+  ASSERT_EQ(t.Unfinished().size(), 1u);
+  const hardware::LaunchRow& failed = *t.Unfinished()[0];
+  EXPECT_EQ(failed.what, "launch + cuStreamAddCallback");
+  EXPECT_EQ(failed.end, hardware::LaunchRow::End::kFailed);
+  EXPECT_EQ(failed.failure, "cuStreamAddCallback: CUDA_ERROR_LAUNCH_FAILED");
+  EXPECT_EQ(t.rows.back().cells.size(), t.columns.size());
   const auto [text, json] = Render(t, 1);
   EXPECT_EQ(text, Golden("bench_launch_failed.txt", text));
   EXPECT_EQ(json, Golden("bench_launch_failed.json", json));

@@ -1,7 +1,9 @@
 // `stackcheck bench launch --backend=cuda`: microseconds per OpenMP-shaped
 // kernel launch on the GPU, for every stack-cache policy and for the raw
 // floors the driver allows (hardware/launch_table.h), rendered as text or
-// --json (cli/bench_launch_report.h). Exit 1 when a cell fails or hangs.
+// --json (cli/bench_launch_report.h). Each row is measured in a process of
+// its own: a hang or a failure costs its row, and the exit status is 1, with
+// a line on stderr naming each row that did not finish.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -84,28 +86,23 @@ int RunBenchLaunch(const std::vector<std::string>& args) {
 
   ReportSink out(absl::GetFlag(FLAGS_json), "bench launch");
   DescribeLaunchTable(*table, out);
-  if (table->end == hardware::LaunchTable::End::kComplete) return out.Finish(kExitOk);
-  const std::string row = table->rows.back().what;
-  const std::string column = table->columns[table->rows.back().cells.size()].label;
-  std::fflush(stdout);  // before the message on stderr
-  if (table->end == hardware::LaunchTable::End::kFailed) {
-    absl::FPrintF(stderr, "stackcheck: %s at %s: %s\n", row, column, table->failure);
-    return out.Finish(kExitMismatch);
+  const std::vector<const hardware::LaunchRow*> unfinished = table->Unfinished();
+  if (unfinished.empty()) return out.Finish(kExitOk);
+  std::fflush(stdout);  // before the messages on stderr
+  for (const hardware::LaunchRow* row : unfinished) {
+    const std::string& column = table->columns[row->cells.size()].label;
+    if (row->end == hardware::LaunchRow::End::kHung) {
+      absl::FPrintF(stderr,
+                    "stackcheck: bench launch: %s at %s did not finish in %d s "
+                    "(--bench_watchdog_s): a hang; its process was killed, the other rows "
+                    "were measured\n",
+                    row->what, column, absl::GetFlag(FLAGS_bench_watchdog_s));
+    } else {
+      absl::FPrintF(stderr, "stackcheck: bench launch: %s at %s: %s\n", row->what, column,
+                    row->failure);
+    }
   }
-  absl::FPrintF(stderr,
-                "stackcheck: bench launch: %s at %s did not finish in %d s "
-                "(--bench_watchdog_s): a hang; the context is unusable, so the "
-                "benchmark stops here\n",
-                row, column, absl::GetFlag(FLAGS_bench_watchdog_s));
-  if (!table->not_measured.empty()) {
-    absl::FPrintF(stderr,
-                  "stackcheck: not measured: %s (measure each alone with --bench_policies)\n",
-                  absl::StrJoin(table->not_measured, " "));
-  }
-  out.Finish(kExitMismatch);
-  std::fflush(stdout);
-  // A thread is blocked in the driver for good: destructors would wait on it.
-  std::_Exit(kExitMismatch);
+  return out.Finish(kExitMismatch);
 }
 
 const bool registered = RegisterCommand(

@@ -3,13 +3,15 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
-#include <optional>
-#include <thread>
 #include <utility>
 
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/notification.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "hardware/child_process.h"
 #include "properties/expected_verdicts.h"
 
 namespace stackcheck::hardware {
@@ -21,24 +23,8 @@ struct Cell {
   double ratio = 0;           // median of policy / launch only
   double launch_only_us = 0;  // median launch only
 };
-using Measure = std::function<absl::StatusOr<Cell>()>;
-
-// Runs `measure` on its own thread; nullopt when it does not end within
-// `watchdog`, the thread left blocked (detached: it owns what it uses).
-std::optional<absl::StatusOr<Cell>> Guarded(Measure measure, absl::Duration watchdog) {
-  auto done = std::make_shared<absl::Notification>();
-  auto result = std::make_shared<absl::StatusOr<Cell>>(absl::UnknownError("not run"));
-  std::thread worker([done, result, measure = std::move(measure)] {
-    *result = measure();
-    done->Notify();
-  });
-  if (!done->WaitForNotificationWithTimeout(watchdog)) {
-    worker.detach();
-    return std::nullopt;
-  }
-  worker.join();
-  return *result;
-}
+// Measures one cell of a row with the child's measurer.
+using MeasureCell = std::function<absl::StatusOr<Cell>(LaunchMeasurer&, const LaunchColumn&)>;
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -81,19 +67,69 @@ absl::StatusOr<Cell> PairedPolicyCell(LaunchMeasurer& m, const PolicyInfo& p, co
   return cell;
 }
 
-}  // namespace
+// The child's lines: "cell US US_MIN LAUNCHES RATIO LAUNCH_ONLY_US" per
+// measured cell, "failed MESSAGE" where a cell (or opening) failed.
+std::string CellLine(const Cell& c) {
+  return absl::StrFormat("cell %.17g %.17g %d %.17g %.17g", c.figure.us_per_launch, c.figure.us_min,
+                         c.figure.launches, c.ratio, c.launch_only_us);
+}
 
-LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer, const real::DeviceProperties& device,
-                                   std::uint32_t occupancy_teams, const LaunchTableSpec& spec) {
-  LaunchTable t;
-  t.device = device;
-  t.occupancy_teams = occupancy_teams;
-  t.options = spec.options;
+bool ParseCellLine(absl::string_view line, Cell* c) {
+  std::vector<absl::string_view> f = absl::StrSplit(line, ' ');
+  return f.size() == 6 && f[0] == "cell" && absl::SimpleAtod(f[1], &c->figure.us_per_launch) &&
+         absl::SimpleAtod(f[2], &c->figure.us_min) && absl::SimpleAtoi(f[3], &c->figure.launches) &&
+         absl::SimpleAtod(f[4], &c->ratio) && absl::SimpleAtod(f[5], &c->launch_only_us);
+}
+
+// Measures `row` in every column, in a child of its own that opens its own
+// measurer; the watchdog bounds each cell.
+void MeasureRow(LaunchRow& row, const std::vector<LaunchColumn>& columns, const OpenMeasurer& open,
+                const MeasureCell& measure, absl::Duration watchdog) {
+  absl::StatusOr<ChildOutput> child = RunInChild(
+      [&](const EmitLine& emit) {
+        absl::StatusOr<std::unique_ptr<LaunchMeasurer>> m = open();
+        if (!m.ok()) return emit(absl::StrCat("failed ", m.status().message()));
+        for (const LaunchColumn& c : columns) {
+          absl::StatusOr<Cell> cell = measure(**m, c);
+          if (!cell.ok()) return emit(absl::StrCat("failed ", cell.status().message()));
+          emit(CellLine(*cell));
+        }
+      },
+      watchdog);
+  if (!child.ok()) {
+    row.end = LaunchRow::End::kFailed;
+    row.failure = std::string(child.status().message());
+    return;
+  }
+  for (const std::string& line : child->lines) {
+    Cell cell;
+    if (ParseCellLine(line, &cell)) {
+      row.cells.push_back(cell.figure);
+      if (!row.policy.empty()) {
+        row.ratio.push_back(cell.ratio);
+        row.launch_only_us.push_back(cell.launch_only_us);
+      }
+      continue;
+    }
+    row.end = LaunchRow::End::kFailed;
+    row.failure = std::string(absl::StripPrefix(line, "failed "));
+    return;
+  }
+  if (child->hung) {
+    row.end = LaunchRow::End::kHung;
+  } else if (row.cells.size() != columns.size()) {
+    row.end = LaunchRow::End::kFailed;
+    row.failure = absl::StrCat("the measuring process ended early: ", child->abnormal_end);
+  }
+}
+
+std::vector<LaunchColumn> Columns(const real::DeviceProperties& device, int long_kernel_us) {
   // libgomp's default on an H200 is 132 SMs x 4 = 528 teams (the reference
   // figures' geometry); the occupancy API alone would allow more.
   const std::uint32_t teams = static_cast<std::uint32_t>(device.sm_count * 4);
-  const std::string long_kernel = absl::StrCat(spec.long_kernel_us, "us");
-  const std::uint64_t long_ns = static_cast<std::uint64_t>(spec.long_kernel_us) * 1000;
+  const std::string long_kernel = absl::StrCat(long_kernel_us, "us");
+  const std::uint64_t long_ns = static_cast<std::uint64_t>(long_kernel_us) * 1000;
+  std::vector<LaunchColumn> columns;
   for (std::uint32_t g : {8u, teams}) {
     for (bool is_long : {false, true}) {
       LaunchColumn c;
@@ -101,82 +137,104 @@ LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer, const real::DeviceP
       c.kernel_ns = is_long ? long_ns : 0;
       c.kernel = is_long ? long_kernel : "tiny";
       c.label = absl::StrCat(c.geometry.Label(), " ", c.kernel);
-      t.columns.push_back(std::move(c));
+      columns.push_back(std::move(c));
     }
   }
-  // One row; false when the measurement stops there.
-  auto row = [&](LaunchRow r, const std::function<Measure(const LaunchColumn&)>& measure) {
-    t.rows.push_back(std::move(r));
-    LaunchRow& current = t.rows.back();
-    for (const LaunchColumn& c : t.columns) {
-      std::optional<absl::StatusOr<Cell>> cell = Guarded(measure(c), spec.watchdog);
-      if (!cell.has_value()) {
-        t.end = LaunchTable::End::kHung;
-        return false;
-      }
-      if (!cell->ok()) {
-        t.end = LaunchTable::End::kFailed;
-        t.failure = std::string(cell->status().message());
-        return false;
-      }
-      current.cells.push_back((*cell)->figure);
-      if (!current.policy.empty()) {
-        current.ratio.push_back((*cell)->ratio);
-        current.launch_only_us.push_back((*cell)->launch_only_us);
-      }
-    }
-    if (spec.progress) {
-      std::string line = absl::StrCat("measured ", current.what, ":");
-      for (const BenchFigure& f : current.cells) {
-        absl::StrAppendFormat(&line, " %.2f", f.us_per_launch);
-      }
-      spec.progress(absl::StrCat(line, " us"));
-    }
-    return true;
-  };
-  LaunchMeasurer* m = &measurer;
+  return columns;
+}
+
+std::string ProgressLine(const LaunchRow& row, const std::vector<LaunchColumn>& columns) {
+  std::string line = absl::StrCat("measured ", row.what, ":");
+  for (const BenchFigure& f : row.cells) absl::StrAppendFormat(&line, " %.2f", f.us_per_launch);
+  line += " us";
+  if (row.end == LaunchRow::End::kHung) {
+    absl::StrAppend(&line, "; hung at ", columns[row.cells.size()].label,
+                    " (its process was killed)");
+  } else if (row.end == LaunchRow::End::kFailed) {
+    absl::StrAppend(&line, "; failed: ", row.failure);
+  }
+  return line;
+}
+
+}  // namespace
+
+std::vector<const LaunchRow*> LaunchTable::Unfinished() const {
+  std::vector<const LaunchRow*> unfinished;
+  for (const LaunchRow& row : rows) {
+    if (row.end != LaunchRow::End::kComplete) unfinished.push_back(&row);
+  }
+  return unfinished;
+}
+
+LaunchTable MeasureLaunchTableWith(const OpenMeasurer& open, const real::DeviceProperties& device,
+                                   std::uint32_t occupancy_teams, const LaunchTableSpec& spec) {
+  LaunchTable t;
+  t.device = device;
+  t.occupancy_teams = occupancy_teams;
+  t.options = spec.options;
+  t.columns = Columns(device, spec.long_kernel_us);
   const BenchOptions options = spec.options;
+  auto row = [&](LaunchRow r, const MeasureCell& measure) {
+    MeasureRow(r, t.columns, open, measure, spec.watchdog);
+    if (spec.progress) spec.progress(ProgressLine(r, t.columns));
+    t.rows.push_back(std::move(r));
+  };
   for (Floor floor : kAllFloors) {
-    const bool go_on =
-        row({std::string(FloorName(floor)), "", {}, {}, {}}, [=](const LaunchColumn& c) -> Measure {
-          return [=]() -> absl::StatusOr<Cell> {
-            absl::StatusOr<BenchFigure> f =
-                m->MeasureFloor(floor, c.geometry, c.kernel_ns, options);
-            if (!f.ok()) return f.status();
-            return Cell{*f, 0, 0};
-          };
+    row({std::string(FloorName(floor)), "", {}, {}, {}, LaunchRow::End::kComplete, ""},
+        [=](LaunchMeasurer& m, const LaunchColumn& c) -> absl::StatusOr<Cell> {
+          absl::StatusOr<BenchFigure> f = m.MeasureFloor(floor, c.geometry, c.kernel_ns, options);
+          if (!f.ok()) return f.status();
+          return Cell{*f, 0, 0};
         });
-    if (!go_on) return t;
   }
-  const std::vector<const PolicyInfo*> policies =
-      spec.policies.empty() ? DefaultOrder() : spec.policies;
-  for (size_t k = 0; k < policies.size(); ++k) {
-    const PolicyInfo* p = policies[k];
-    const bool go_on = row({absl::StrCat("policy ", p->name), p->name, {}, {}, {}},
-                           [=](const LaunchColumn& c) -> Measure {
-                             return [=] { return PairedPolicyCell(*m, *p, c, options); };
-                           });
-    if (!go_on) {
-      if (t.end == LaunchTable::End::kHung) {
-        for (size_t later = k + 1; later < policies.size(); ++later) {
-          t.not_measured.push_back(policies[later]->name);
-        }
-      }
-      return t;
-    }
+  for (const PolicyInfo* p : spec.policies.empty() ? DefaultOrder() : spec.policies) {
+    row({absl::StrCat("policy ", p->name), p->name, {}, {}, {}, LaunchRow::End::kComplete, ""},
+        [=](LaunchMeasurer& m, const LaunchColumn& c) {
+          return PairedPolicyCell(m, *p, c, options);
+        });
   }
   return t;
 }
 
 absl::StatusOr<LaunchTable> MeasureLaunchTable(const LaunchTableSpec& spec) {
-  absl::StatusOr<std::unique_ptr<LaunchBench>> bench = LaunchBench::Open();
-  if (!bench.ok()) return bench.status();
-  absl::StatusOr<std::uint32_t> occupancy = (*bench)->DefaultTeams(8);
-  if (!occupancy.ok()) return occupancy.status();
-  LaunchTable t = MeasureLaunchTableWith(**bench, (*bench)->properties(), *occupancy, spec);
-  // A thread blocked in the driver still uses the bench: never destroyed.
-  if (t.end == LaunchTable::End::kHung) bench->release();
-  return t;
+  // The device's properties, told by a child too: the driver must not be
+  // initialised in a process that forks children which use it.
+  absl::StatusOr<ChildOutput> probe = RunInChild(
+      [](const EmitLine& emit) {
+        absl::StatusOr<std::unique_ptr<LaunchBench>> bench = LaunchBench::Open();
+        if (!bench.ok()) return emit(absl::StrCat("failed ", bench.status().message()));
+        absl::StatusOr<std::uint32_t> occupancy = (*bench)->DefaultTeams(8);
+        if (!occupancy.ok()) return emit(absl::StrCat("failed ", occupancy.status().message()));
+        const real::DeviceProperties& d = (*bench)->properties();
+        emit(absl::StrFormat("device %d %d %d %d %d %u", d.ordinal, d.sm_count, d.cc_major,
+                             d.cc_minor, d.driver_version, *occupancy));
+        emit(d.name);
+      },
+      spec.watchdog);
+  if (!probe.ok()) return probe.status();
+  if (probe->hung) return absl::UnavailableError("opening the GPU did not finish in time");
+  const std::vector<std::string>& lines = probe->lines;
+  real::DeviceProperties d;
+  std::uint32_t occupancy = 0;
+  std::vector<absl::string_view> f;
+  if (!lines.empty()) f = absl::StrSplit(lines[0], ' ');
+  if (lines.size() != 2 || f.size() != 7 || f[0] != "device" ||
+      !absl::SimpleAtoi(f[1], &d.ordinal) || !absl::SimpleAtoi(f[2], &d.sm_count) ||
+      !absl::SimpleAtoi(f[3], &d.cc_major) || !absl::SimpleAtoi(f[4], &d.cc_minor) ||
+      !absl::SimpleAtoi(f[5], &d.driver_version) || !absl::SimpleAtoi(f[6], &occupancy)) {
+    if (!lines.empty() && absl::StartsWith(lines[0], "failed ")) {
+      return absl::UnavailableError(absl::StripPrefix(lines[0], "failed "));
+    }
+    return absl::InternalError(absl::StrCat(
+        "the process that opened the GPU ended without its properties: ", probe->abnormal_end));
+  }
+  d.name = lines[1];
+  OpenMeasurer open = []() -> absl::StatusOr<std::unique_ptr<LaunchMeasurer>> {
+    absl::StatusOr<std::unique_ptr<LaunchBench>> bench = LaunchBench::Open();
+    if (!bench.ok()) return bench.status();
+    return std::unique_ptr<LaunchMeasurer>(std::move(*bench));
+  };
+  return MeasureLaunchTableWith(open, d, occupancy, spec);
 }
 
 }  // namespace stackcheck::hardware

@@ -3,11 +3,16 @@
 // kernel), each cell under a watchdog. A policy's cost is paired: every
 // repetition of it runs right after one repetition of launch only, and the
 // cost is the median of those ratios (launch only drifts within minutes).
+//
+// Each row is measured in a child process of its own, on a context of its
+// own (child_process.h): a policy that hangs - v1b's deadlock - or fails
+// costs its own row, the child is killed, and the other rows are measured.
 #ifndef STACKCHECK_HARDWARE_LAUNCH_TABLE_H_
 #define STACKCHECK_HARDWARE_LAUNCH_TABLE_H_
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,13 +25,12 @@
 namespace stackcheck::hardware {
 
 struct LaunchTableSpec {
-  // Empty: every policy, those whose expected verdict is a deadlock last (a
-  // hang ends the measurement, so the others are measured by then).
+  // Empty: every policy, those whose expected verdict is a deadlock last.
   std::vector<const PolicyInfo*> policies;
   BenchOptions options;
   int long_kernel_us = 50;
   absl::Duration watchdog = absl::Seconds(60);  // per cell
-  // Called with one line per measured row.
+  // Called with one line per row, measured or not.
   std::function<void(const std::string&)> progress;
 };
 
@@ -44,6 +48,9 @@ struct LaunchRow {
   // Policy rows measured in every column: per column, the median of the
   // paired ratios policy / launch only, and the median launch only (us).
   std::vector<double> ratio, launch_only_us;
+  // A row that did not finish stopped at column cells.size().
+  enum class End { kComplete, kFailed, kHung } end = End::kComplete;
+  std::string failure;  // kFailed: the cell's error
 };
 
 struct LaunchTable {
@@ -52,21 +59,22 @@ struct LaunchTable {
   BenchOptions options;
   std::vector<LaunchColumn> columns;
   std::vector<LaunchRow> rows;  // the floors, then the policies
-  // The measurement stops at a failed or hung cell; it is in rows.back()'s
-  // column rows.back().cells.size().
-  enum class End { kComplete, kFailed, kHung } end = End::kComplete;
-  std::string failure;                    // kFailed: the cell's error
-  std::vector<std::string> not_measured;  // kHung: the policies left
+  // The rows that did not finish, hung or failed.
+  std::vector<const LaunchRow*> Unfinished() const;
 };
 
-// Opens the GPU and measures. After a hang the GPU is left open, one thread
-// blocked in the driver for good: the caller reports and ends the process
-// with std::_Exit (destructors would wait on that thread).
+// Measures on the GPU: each row (and, first, the look at the device's
+// properties) in a child that opens the GPU for itself; this process never
+// initialises the driver. An error only when no child can tell the device's
+// properties (no driver, no GPU: the loader's message).
 absl::StatusOr<LaunchTable> MeasureLaunchTable(const LaunchTableSpec& spec);
 
-// The same with `measurer` on a device of `device`'s properties; after a
-// hang `measurer` must outlive the process.
-LaunchTable MeasureLaunchTableWith(LaunchMeasurer& measurer, const real::DeviceProperties& device,
+// Opens what takes the measurements, in each row's child.
+using OpenMeasurer = std::function<absl::StatusOr<std::unique_ptr<LaunchMeasurer>>()>;
+
+// The same with the measurers `open` makes, on a device of `device`'s
+// properties.
+LaunchTable MeasureLaunchTableWith(const OpenMeasurer& open, const real::DeviceProperties& device,
                                    std::uint32_t occupancy_teams, const LaunchTableSpec& spec);
 
 }  // namespace stackcheck::hardware
