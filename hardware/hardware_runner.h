@@ -72,10 +72,10 @@ struct PropertyResult {
 
 struct HardwareRunResult {
   enum class Ending {
-    kExited,     // the process ended by itself (exit_status)
-    kWatchdog,   // the watchdog ended a hang
-    kKilled,     // did not even end after the watchdog: killed
-    kCrashed,    // a signal
+    kExited,    // the process ended by itself (exit_status)
+    kWatchdog,  // the watchdog ended a hang
+    kKilled,    // did not even end after the watchdog: killed
+    kCrashed,   // a signal
     kSetupFailed,
   };
   Ending ending = Ending::kSetupFailed;
@@ -95,9 +95,8 @@ struct HardwareRunResult {
 // mmap failing); a missing driver or a failing cuInit is kSetupFailed with the
 // reason in setup_error. The calling process must not have initialised CUDA
 // (fork after cuInit is not supported by the driver); loading it is fine.
-absl::StatusOr<HardwareRunResult> RunOnHardware(
-    const Scenario& scenario, const PolicyInfo& policy,
-    const HardwareRunOptions& options);
+absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& scenario, const PolicyInfo& policy,
+                                                const HardwareRunOptions& options);
 
 }  // namespace stackcheck::hardware
 

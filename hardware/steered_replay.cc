@@ -15,8 +15,8 @@
 #include "absl/strings/str_join.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
-#include "properties/catalogue.h"
 #include "properties/case.h"
+#include "properties/catalogue.h"
 #include "properties/explore.h"
 #include "sim/event.h"
 #include "sim/strategies/sequence_strategy.h"
@@ -37,8 +37,7 @@ class PreemptionWatcher : public sim::Strategy {
     sim::ActorId chosen;
     bool chosen_had_acted;  // the chosen actor took a step before
   };
-  explicit PreemptionWatcher(const std::vector<std::uint64_t>& schedule)
-      : inner_(schedule) {}
+  explicit PreemptionWatcher(const std::vector<std::uint64_t>& schedule) : inner_(schedule) {}
   bool NewExecution() override { return inner_.NewExecution(); }
   bool ObservesEveryStep() const override { return true; }
   std::size_t NextActor(const sim::SchedulingPoint& point) override {
@@ -48,8 +47,8 @@ class PreemptionWatcher : public sim::Strategy {
     if (point.current >= 0) {
       acted_.insert(point.runnable[point.current].actor);
       if (!continues) {
-        preemptions_.push_back({point.runnable[point.current].actor, actor,
-                                acted_.count(actor) > 0});
+        preemptions_.push_back(
+            {point.runnable[point.current].actor, actor, acted_.count(actor) > 0});
       }
     }
     // An actor that acted, disappeared from the runnable set (it blocked) and
@@ -249,8 +248,7 @@ std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
 }  // namespace
 
 bool HardwareObserves(absl::string_view property) {
-  return properties::FindProperty(property) != nullptr &&
-         property != "no-use-after-free";
+  return properties::FindProperty(property) != nullptr && property != "no-use-after-free";
 }
 
 std::string Steering::Describe() const {
@@ -272,12 +270,10 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   Steering steering;
   const properties::PropertyInfo* info = properties::FindProperty(record.property);
   if (info == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat("unknown property '", record.property, "'"));
+    return absl::NotFoundError(absl::StrCat("unknown property '", record.property, "'"));
   }
   if (!HardwareObserves(record.property)) {
-    steering.not_steerable =
-        absl::StrCat("the GPU cannot observe ", record.property);
+    steering.not_steerable = absl::StrCat("the GPU cannot observe ", record.property);
     return steering;
   }
   const PolicyInfo* policy = FindPolicy(record.policy);
@@ -294,8 +290,8 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
       properties::Execute(record.test_case, *policy, checked, &watcher, keep);
   if (!e.ok()) return e.status();
   if (!e->violation.has_value() || e->violation->property != record.property) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the schedule does not replay to a violation of ", record.property));
+    return absl::FailedPreconditionError(
+        absl::StrCat("the schedule does not replay to a violation of ", record.property));
   }
   const std::vector<std::string>& names = e->actor_names;
 
@@ -372,13 +368,18 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
   bool pending_matters = false;
   for (const sim::Event& ev : e->trace) {
     switch (ev.kind) {
-      case sim::EventKind::kKernelEnqueue: pending.insert(ev.a); break;
+      case sim::EventKind::kKernelEnqueue:
+        pending.insert(ev.a);
+        break;
       case sim::EventKind::kKernelEnd:
-      case sim::EventKind::kKernelDropped: pending.erase(ev.a); break;
+      case sim::EventKind::kKernelDropped:
+        pending.erase(ev.a);
+        break;
       case sim::EventKind::kRegionBegin:
         pending_matters |= !pending.empty();
         break;
-      default: break;
+      default:
+        break;
     }
   }
   pending_matters |= !pending.empty();
@@ -423,26 +424,23 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
     const std::uint64_t end_ns = e->trace.empty() ? start_ns : e->trace.back().time_ns;
     for (int index = 0; index < threads; ++index) {
       if (ran.count(index) > 0) continue;
-      steering.spawn_delays[index] = previous +
-                                     absl::Nanoseconds(end_ns - std::min(end_ns, previous_ns)) +
-                                     kNeverRanGap;
+      steering.spawn_delays[index] =
+          previous + absl::Nanoseconds(end_ns - std::min(end_ns, previous_ns)) + kNeverRanGap;
     }
   }
   steering.steerable = true;
   return steering;
 }
 
-absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
-    absl::string_view replay, const SteeredReplayOptions& options) {
-  absl::StatusOr<properties::ReplayRecord> record =
-      properties::LoadReplay(replay);
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(absl::string_view replay,
+                                                     const SteeredReplayOptions& options) {
+  absl::StatusOr<properties::ReplayRecord> record = properties::LoadReplay(replay);
   if (!record.ok()) return record.status();
   return ReplayOnHardware(*record, options);
 }
 
-absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
-    const properties::ReplayRecord& record,
-    const SteeredReplayOptions& options) {
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(const properties::ReplayRecord& record,
+                                                     const SteeredReplayOptions& options) {
   const PolicyInfo* policy = FindPolicy(record.policy);
   if (policy == nullptr) {
     return absl::NotFoundError(
@@ -461,8 +459,7 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
     if (!run.ok()) return run.status();
     const PropertyResult* p = run->Find(record.property);
     if (p != nullptr && p->verdict == HwVerdict::kViolated) ++result.reproduced;
-    const bool setup_failed =
-        run->ending == HardwareRunResult::Ending::kSetupFailed;
+    const bool setup_failed = run->ending == HardwareRunResult::Ending::kSetupFailed;
     result.runs.push_back(*std::move(run));
     if (setup_failed) break;
   }
@@ -486,41 +483,35 @@ absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
   return result;
 }
 
-std::string FormatSteeredReplay(const SteeredReplayResult& r,
-                                const SteeredReplayOptions& options) {
-  std::string out = absl::StrFormat(
-      "counterexample: %s / %s\n%s\n", r.record.policy, r.record.property,
-      r.scenario_text);
-  absl::StrAppendFormat(&out, "simulator (recorded schedule): %s\n",
-                        r.sim_message);
+std::string FormatSteeredReplay(const SteeredReplayResult& r, const SteeredReplayOptions& options) {
+  std::string out = absl::StrFormat("counterexample: %s / %s\n%s\n", r.record.policy,
+                                    r.record.property, r.scenario_text);
+  absl::StrAppendFormat(&out, "simulator (recorded schedule): %s\n", r.sim_message);
   std::vector<std::string> delays;
   for (absl::Duration d : options.run.spawn_delays) {
     delays.push_back(absl::FormatDuration(d));
   }
-  absl::StrAppendFormat(
-      &out, "steering: thread start delays [%s], kernels at least %s\n",
-      absl::StrJoin(delays, ", "),
-      absl::FormatDuration(options.run.min_kernel_duration));
+  absl::StrAppendFormat(&out, "steering: thread start delays [%s], kernels at least %s\n",
+                        absl::StrJoin(delays, ", "),
+                        absl::FormatDuration(options.run.min_kernel_duration));
   for (size_t i = 0; i < r.runs.size(); ++i) {
     const HardwareRunResult& run = r.runs[i];
     const PropertyResult* p = run.Find(r.record.property);
-    absl::StrAppendFormat(&out, "gpu run %d: %s in %.2f s; %s %s%s\n", i,
-                          run.EndingText(), run.seconds, r.record.property,
+    absl::StrAppendFormat(&out, "gpu run %d: %s in %.2f s; %s %s%s\n", i, run.EndingText(),
+                          run.seconds, r.record.property,
                           p ? HwVerdictName(p->verdict) : "not judged",
                           p && !p->evidence.empty() ? ": " + p->evidence : "");
     for (const PropertyResult& other : run.properties) {
-      if (other.property != r.record.property &&
-          other.verdict == HwVerdict::kViolated) {
-        absl::StrAppendFormat(&out, "    also %s: %s\n", other.property,
-                              other.evidence);
+      if (other.property != r.record.property && other.verdict == HwVerdict::kViolated) {
+        absl::StrAppendFormat(&out, "    also %s: %s\n", other.property, other.evidence);
       }
     }
     for (const std::string& f : run.facts) {
       absl::StrAppendFormat(&out, "    %s\n", f);
     }
   }
-  absl::StrAppendFormat(&out, "reproduced on hardware: %d of %d run(s)\n",
-                        r.reproduced, r.runs.size());
+  absl::StrAppendFormat(&out, "reproduced on hardware: %d of %d run(s)\n", r.reproduced,
+                        r.runs.size());
   return out;
 }
 

@@ -64,7 +64,7 @@ using HardwareRunFn = std::function<absl::StatusOr<HardwareRunResult>(
 
 struct SteeredReplayOptions {
   int runs = 3;
-  HardwareRunOptions run;  // spawn_delays, min_kernel_duration, watchdog
+  HardwareRunOptions run;         // spawn_delays, min_kernel_duration, watchdog
   HardwareRunFn run_on_hardware;  // empty: RunOnHardware
 };
 
@@ -112,10 +112,10 @@ struct SteeredReplayResult {
 };
 
 // `replay` is a file path or a token (properties::LoadReplay).
-absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
-    absl::string_view replay, const SteeredReplayOptions& options);
-absl::StatusOr<SteeredReplayResult> ReplayOnHardware(
-    const properties::ReplayRecord& record, const SteeredReplayOptions& options);
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(absl::string_view replay,
+                                                     const SteeredReplayOptions& options);
+absl::StatusOr<SteeredReplayResult> ReplayOnHardware(const properties::ReplayRecord& record,
+                                                     const SteeredReplayOptions& options);
 
 std::string FormatSteeredReplay(const SteeredReplayResult& result,
                                 const SteeredReplayOptions& options);
