@@ -176,8 +176,10 @@ bool Hung(const HardwareRunResult& r) {
          r.ending == HardwareRunResult::Ending::kKilled;
 }
 
-PropertyResult Judge(absl::string_view property, const RunRecord& rec, const Scenario& scenario,
-                     const HardwareRunResult& run) {
+}  // namespace
+
+PropertyResult JudgeOnHardware(absl::string_view property, const RunRecord& rec,
+                               const Scenario& scenario, const HardwareRunResult& run) {
   PropertyResult p{std::string(property), HwVerdict::kHolds, ""};
   auto violated = [&p](std::string why) {
     p.verdict = HwVerdict::kViolated;
@@ -208,9 +210,6 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec, const Sce
           Stamp(rec.corrupt_expected), Stamp(rec.corrupt_observed)));
     }
     return p;
-  }
-  if (property == "no-use-after-free") {
-    return unobserved("cuMemFree waits for the device (SEM-11); reuse shows as overlap");
   }
   if (property == "no-leak") {
     if (!rec.device_snapshot || Hung(run)) return unobserved("run did not end");
@@ -296,8 +295,10 @@ PropertyResult Judge(absl::string_view property, const RunRecord& rec, const Sce
     }
     return p;
   }
-  return unobserved("not observable on hardware");
+  return unobserved(std::string(kNoHardwareRule));
 }
+
+namespace {
 
 std::vector<std::string> Facts(const RunRecord& rec) {
   std::vector<std::string> f;
@@ -450,7 +451,12 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& original, const 
     result.hang_report = real::DescribeActivity(rec->activity, at);
   }
   for (const properties::PropertyInfo& info : properties::AllProperties()) {
-    result.properties.push_back(Judge(info.name, *rec, scenario, result));
+    if (!info.ObservableOn(properties::kCudaBackend)) {
+      result.properties.push_back({std::string(info.name), HwVerdict::kNotObserved,
+                                   "not observable on hardware (the property catalogue)"});
+      continue;
+    }
+    result.properties.push_back(JudgeOnHardware(info.name, *rec, scenario, result));
   }
   result.facts = Facts(*rec);
   return result;

@@ -248,7 +248,8 @@ std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
 }  // namespace
 
 bool HardwareObserves(absl::string_view property) {
-  return properties::FindProperty(property) != nullptr && property != "no-use-after-free";
+  const properties::PropertyInfo* p = properties::FindProperty(property);
+  return p != nullptr && p->ObservableOn(properties::kCudaBackend);
 }
 
 std::string Steering::Describe() const {

@@ -68,9 +68,11 @@ struct SteeredReplayOptions {
   HardwareRunFn run_on_hardware;  // empty: RunOnHardware
 };
 
-// Whether the hardware runner judges `property` at all: every catalogue
-// property but no-use-after-free (hardware/hardware_runner.h says how each is
-// observed, and why that one is not).
+// Whether the hardware runner judges `property` at all: what the property
+// catalogue says (properties/catalogue.cc, its backends), the one home of that
+// fact; hardware_runner_judge_test holds the runner's judge to it. A
+// property the GPU cannot observe is never counted as "steered, not
+// reproduced".
 bool HardwareObserves(absl::string_view property);
 
 inline constexpr absl::Duration kSpawnGap = absl::Milliseconds(20);

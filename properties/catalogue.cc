@@ -25,7 +25,7 @@ constexpr PropertyInfo kProperties[] = {
      Checker::kMonitor, "no-leak", kBoth, false},
     {"no-driver-call-in-callback",
      "stream callbacks and host functions make no CUDA driver calls (SEM-09)", Checker::kMonitor,
-     "no-driver-call-in-callback", kSimBackend, false},
+     "no-driver-call-in-callback", kBoth, false},
     {"no-deadlock",
      "some actor can always move until every host thread has finished (wait-for cycle reported)",
      Checker::kEngine, "", kBoth, false},
