@@ -162,7 +162,13 @@ fi
 expect_rc checkpoint_other_search 2 "$bin" check --policy=event-fence --regions=3 --mapped_vars=1 \
   --abort --jobs=2 --resume="$cp"
 expect_line checkpoint_other_search "the checkpoint is of another search"
-echo "stackcheck checkpoint 1" >"$TEST_TMPDIR/cut.checkpoint"
+# A checkpoint edited by hand (a byte of the split tree) is refused by its
+# digest: resumed, it could claim a proof it never ran.
+sed '0,/^node /s/^node \([0-9]\)/node 9\1/' "$cp" >"$TEST_TMPDIR/edited.checkpoint"
+expect_rc checkpoint_edited 2 "$bin" check --policy=event-fence-sync --regions=3 \
+  --mapped_vars=1 --abort --jobs=2 --resume="$TEST_TMPDIR/edited.checkpoint"
+expect_line checkpoint_edited "does not match its digest"
+echo "stackcheck checkpoint 2" >"$TEST_TMPDIR/cut.checkpoint"
 expect_rc checkpoint_cut 2 "$bin" check --policy=event-fence --jobs=2 \
   --resume="$TEST_TMPDIR/cut.checkpoint"
 expect_rc checkpoint_missing 2 "$bin" check --policy=event-fence --jobs=2 \

@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/text_digest.h"
 #include "sim/libcuda/exec_options.h"
 
 namespace stackcheck::cli {
@@ -106,16 +107,14 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
 absl::StatusOr<std::string> ProgramIdentity(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  std::uint64_t hash = 0xcbf29ce484222325ull;
+  TextDigest digest;
   char chunk[1 << 16];
   while (in) {
     in.read(chunk, sizeof chunk);
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      hash = (hash ^ static_cast<unsigned char>(chunk[i])) * 0x100000001b3ull;
-    }
+    digest.Add(absl::string_view(chunk, static_cast<std::size_t>(in.gcount())));
   }
   if (in.bad()) return absl::UnavailableError(absl::StrCat("error reading ", path));
-  return absl::StrFormat("fnv1a64:%016x", hash);
+  return digest.Text();
 }
 
 bool IsExecReplay(const std::string& path_or_token) {

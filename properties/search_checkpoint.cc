@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "core/text_digest.h"
 #include "core/version.h"
 #include "properties/replay_file.h"
 
@@ -20,7 +21,8 @@ namespace {
 
 // The text, line by line:
 //
-//   stackcheck checkpoint 1
+//   stackcheck checkpoint 2
+//   digest fnv1a64:HEX   (core/text_digest.h, over every line after this one)
 //   key KEY
 //   exact_memory_ledger 0|1
 //   counts EXECUTIONS SECONDS SLEEP_BLOCKED
@@ -28,7 +30,8 @@ namespace {
 //   known AT_EXECUTION<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE   (C-escaped; any number)
 //   tree
 //   the tree's lines, to the end
-constexpr absl::string_view kHeader = "stackcheck checkpoint 1";
+constexpr absl::string_view kHeader = "stackcheck checkpoint 2";
+constexpr absl::string_view kOldHeader = "stackcheck checkpoint 1";
 
 const char* SelectionName(MonitorSelection::Kind kind) {
   switch (kind) {
@@ -89,7 +92,7 @@ std::string SearchKey(const ExploreSpec& spec) {
 std::string EncodeCheckpoint(const SearchCheckpoint& c) {
   const ExploreReport& t = c.totals;
   const sim::StrategyMetrics& m = t.metrics;
-  std::string out = absl::StrCat(kHeader, "\nkey ", absl::CEscape(c.key), "\nexact_memory_ledger ",
+  std::string out = absl::StrCat("key ", absl::CEscape(c.key), "\nexact_memory_ledger ",
                                  c.exact_memory_ledger ? 1 : 0, "\ncounts ", t.executions, " ",
                                  static_cast<std::uint64_t>(t.seconds * 1000), " ", t.sleep_blocked,
                                  "\nmetrics ", m.actor_choices, " ", m.number_choices, " ",
@@ -101,30 +104,49 @@ std::string EncodeCheckpoint(const SearchCheckpoint& c) {
                     "\n");
   }
   absl::StrAppend(&out, "tree\n", c.tree);
-  return out;
+  return absl::StrCat(kHeader, "\ndigest ", TextDigestOf(out), "\n", out);
 }
 
-absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view text) {
-  SearchCheckpoint c;
-  std::vector<absl::string_view> lines = absl::StrSplit(text, absl::MaxSplits('\n', 5));
-  if (lines.empty() || lines[0] != kHeader) {
+absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view whole) {
+  // The header and the digest, then the content the digest covers; the
+  // content's line numbers below count from the file's first line.
+  std::vector<absl::string_view> head = absl::StrSplit(whole, absl::MaxSplits('\n', 2));
+  if (head[0] == kOldHeader) {
+    return absl::InvalidArgumentError(
+        "the checkpoint was written by an earlier stackcheck, without an integrity digest: "
+        "its search cannot be trusted to go on; start it again");
+  }
+  if (head[0] != kHeader) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a checkpoint: the first line is not '", kHeader, "'"));
   }
-  if (lines.size() < 6) return absl::InvalidArgumentError("the checkpoint is cut short");
-  if (!absl::StartsWith(lines[1], "key ") || !absl::CUnescape(lines[1].substr(4), &c.key)) {
-    return LineError(2, "should be the search's key");
+  if (head.size() < 3) return absl::InvalidArgumentError("the checkpoint is cut short");
+  if (!absl::StartsWith(head[1], "digest ")) return LineError(2, "should be the digest");
+  const absl::string_view text = head[2];
+  const std::string computed = TextDigestOf(text);
+  if (head[1].substr(7) != computed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the checkpoint's content does not match its digest (", head[1].substr(7), " recorded, ",
+        computed, " computed): it was damaged or edited since it was written, and is not resumed"));
+  }
+  // The content from the file's line 3: key, ledger mode, counts, metrics,
+  // then the known bugs met and the tree.
+  SearchCheckpoint c;
+  std::vector<absl::string_view> lines = absl::StrSplit(text, absl::MaxSplits('\n', 4));
+  if (lines.size() < 5) return absl::InvalidArgumentError("the checkpoint is cut short");
+  if (!absl::StartsWith(lines[0], "key ") || !absl::CUnescape(lines[0].substr(4), &c.key)) {
+    return LineError(3, "should be the search's key");
   }
   std::vector<std::uint64_t> n;
-  if (absl::Status s = ReadNumbers(lines[2], 3, "exact_memory_ledger", &n, 1); !s.ok()) return s;
-  if (n[0] > 1) return LineError(3, "should say 0 or 1");
+  if (absl::Status s = ReadNumbers(lines[1], 4, "exact_memory_ledger", &n, 1); !s.ok()) return s;
+  if (n[0] > 1) return LineError(4, "should say 0 or 1");
   c.exact_memory_ledger = n[0] == 1;
-  if (absl::Status s = ReadNumbers(lines[3], 4, "counts", &n, 3); !s.ok()) return s;
+  if (absl::Status s = ReadNumbers(lines[2], 5, "counts", &n, 3); !s.ok()) return s;
   ExploreReport& t = c.totals;
   t.executions = n[0];
   t.seconds = static_cast<double>(n[1]) / 1000;
   t.sleep_blocked = n[2];
-  if (absl::Status s = ReadNumbers(lines[4], 5, "metrics", &n, 5); !s.ok()) return s;
+  if (absl::Status s = ReadNumbers(lines[3], 6, "metrics", &n, 5); !s.ok()) return s;
   t.metrics.executions = t.executions;
   t.metrics.actor_choices = n[0];
   t.metrics.number_choices = n[1];
@@ -132,8 +154,8 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view text) {
   t.metrics.max_choices = n[3];
   t.metrics.max_preemptions = n[4];
   // The known bugs met, then the tree.
-  absl::string_view rest = lines[5];
-  for (int line = 6;; ++line) {
+  absl::string_view rest = lines[4];
+  for (int line = 7;; ++line) {
     const std::size_t end = rest.find('\n');
     if (end == absl::string_view::npos) return LineError(line, "should be 'tree' or 'known ...'");
     const absl::string_view here = rest.substr(0, end);
@@ -156,6 +178,12 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view text) {
   }
   c.tree = std::string(rest);
   return c;
+}
+
+std::string RedigestCheckpointForTesting(absl::string_view text) {
+  std::vector<absl::string_view> head = absl::StrSplit(text, absl::MaxSplits('\n', 2));
+  if (head.size() < 3) return std::string(text);
+  return absl::StrCat(head[0], "\ndigest ", TextDigestOf(head[2]), "\n", head[2]);
 }
 
 }  // namespace stackcheck::properties

@@ -2,7 +2,8 @@
 // a signal), kept as text so that a later run goes on where it stood:
 // `check --jobs J --checkpoint F` writes one, `--resume F` reads it.
 //
-// It holds the search's key (everything in the spec that shapes the tree:
+// Its second line is a digest of the rest (core/text_digest.h), checked on
+// --resume. It holds the search's key (everything in the spec that shapes the tree:
 // the policy, the case, the strategy, the monitors and the split), what the
 // runs so far counted, the known bugs they met and passed (--only_kept), and
 // the shared top (sim::SplitTree::Save). The workers' own nodes below the top
@@ -35,9 +36,16 @@ struct SearchCheckpoint {
 std::string SearchKey(const ExploreSpec& spec);
 
 std::string EncodeCheckpoint(const SearchCheckpoint& checkpoint);
-// InvalidArgument naming the line that does not fit; the tree itself is
-// checked when a SplitTree loads it.
+// InvalidArgument naming the line that does not fit, or saying that the
+// content does not match the digest it was written with (a damaged or edited
+// file: a flag of the tree set to "finished" by hand would otherwise make a
+// resumed search claim a proof it never ran); the tree itself is checked when
+// a SplitTree loads it.
 absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view text);
+
+// `text` with its digest recomputed over what follows it: for tests that
+// damage a checkpoint's content on purpose to reach the checks beneath.
+std::string RedigestCheckpointForTesting(absl::string_view text);
 
 }  // namespace stackcheck::properties
 

@@ -144,21 +144,55 @@ TEST(SearchCheckpointTest, RefusesAnotherSearchOrABrokenFile) {
   EXPECT_TRUE(resume(other, first.checkpoint).ok());
 
   const std::string& good = first.checkpoint;
+  // Damage beneath the digest: each is re-digested, so that the parser and
+  // the tree's own checks are what refuse it.
   const std::vector<std::string> broken = {
       "stackcheck checkpoint 2\n",
       good.substr(0, good.size() / 2),  // cut short
       good.substr(0, good.size() - 4),  // the tree's `end` lost
-      absl::StrReplaceAll(good, {{"counts ", "counts x"}}),
-      absl::StrReplaceAll(good, {{"exact_memory_ledger 0", "exact_memory_ledger 2"}}),
-      absl::StrReplaceAll(good, {{"\ntree\n", "\nknown 3\tnot a token\t\t\t\ntree\n"}}),
-      absl::StrReplaceAll(good, {{"\nnode ", "\nnode 9"}}),
-      absl::StrReplaceAll(good, {{"\nend", " 5\nend"}}),  // a damaged suspended stack
+      RedigestCheckpointForTesting(absl::StrReplaceAll(good, {{"counts ", "counts x"}})),
+      RedigestCheckpointForTesting(
+          absl::StrReplaceAll(good, {{"exact_memory_ledger 0", "exact_memory_ledger 2"}})),
+      RedigestCheckpointForTesting(
+          absl::StrReplaceAll(good, {{"\ntree\n", "\nknown 3\tnot a token\t\t\t\ntree\n"}})),
+      RedigestCheckpointForTesting(absl::StrReplaceAll(good, {{"\nnode ", "\nnode 9"}})),
+      // a damaged suspended stack
+      RedigestCheckpointForTesting(absl::StrReplaceAll(good, {{"\nend", " 5\nend"}})),
   };
   for (std::size_t i = 0; i < broken.size(); ++i) {
     const absl::Status refused = resume(spec, broken[i]);
     EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument) << "case " << i << ":\n"
                                                                   << broken[i];
   }
+}
+
+// A checkpoint is refused when its content no longer matches its digest,
+// whatever the change: here an option of the split tree marked done by hand,
+// which, resumed, would skip a part of the search and still say "exhausted".
+TEST(SearchCheckpointTest, AnEditedCheckpointIsRefusedByItsDigest) {
+  ExploreSpec spec = TwoJobs("event-fence", /*abort=*/false);
+  spec.max_executions = 20;
+  spec.keep_checkpoint = true;
+  const ExploreReport first = Explore(spec);
+  ASSERT_TRUE(first.status.ok()) << first.status;
+  ASSERT_FALSE(first.checkpoint.empty());
+  const std::string& good = first.checkpoint;
+  const std::size_t node = good.find("\nnode ");
+  ASSERT_NE(node, std::string::npos);
+  std::string edited = good;
+  edited[good.find(' ', node + 6) - 1] ^= 1;  // the node line's first number
+  ExploreSpec again = spec;
+  again.resume = edited;
+  const absl::Status refused = Explore(again).status;
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(refused.message(), "does not match its digest")) << refused;
+  // A file of the format before digests is refused as such.
+  again.resume =
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 2", "stackcheck checkpoint 1"}});
+  EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "without an integrity digest"));
+  // The untouched file goes on.
+  again.resume = good;
+  EXPECT_TRUE(Explore(again).status.ok());
 }
 
 }  // namespace
