@@ -7,7 +7,10 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "cli/exec_replay_file.h"
 #include "properties/replay_file.h"
+#include "properties/search_checkpoint.h"
+#include "sim/libcuda/exec_options.h"
 
 namespace stackcheck::fuzz {
 namespace {
@@ -51,6 +54,16 @@ void FuzzReplayInput(const std::uint8_t* data, std::size_t size) {
   if (absl::StatusOr<ReplayRecord> r = properties::DecodeReplayToken(token); r.ok()) {
     CheckRoundTrips(*r);
   }
+  // The other inputs a user hands over: scenario files (`check
+  // --scenario_file`), checkpoints (`--resume`, digest first, then beneath
+  // it), exec replay files and tokens, and fault plans (`--exec_faults`).
+  // Each is accepted or refused with a status; none may crash or hang.
+  (void)properties::ParseScenarioText(input);
+  (void)properties::DecodeCheckpoint(input);
+  (void)properties::DecodeCheckpoint(properties::RedigestCheckpointForTesting(input));
+  (void)cli::ParseExecReplay(input);
+  (void)cli::ParseExecReplay(absl::StrCat(cli::kExecReplayHeader, "\n", input));
+  (void)libcuda::ParseFaults(input);
 }
 
 }  // namespace stackcheck::fuzz
