@@ -923,6 +923,47 @@ def proofs_section():
     return lines + [""]
 
 
+# ------------------------------------------------------------- fuzzing
+
+FUZZ_DIR = "docs/fuzzing"
+
+
+def fuzz_section():
+    """Recorded libFuzzer runs: `# key: value` header lines, then libFuzzer's
+    `Done N runs in S second(s)` and `stat::` lines."""
+    fdir = os.path.join(ROOT, FUZZ_DIR)
+    lines = ["## Fuzzing, from the recorded runs", ""]
+    files = sorted(f for f in os.listdir(fdir) if f.endswith(".txt")) \
+        if os.path.isdir(fdir) else []
+    if not files:
+        return lines + ["No recorded runs.", ""]
+    rows = []
+    for name in files:
+        head, stats = {}, {}
+        with open(os.path.join(fdir, name)) as f:
+            for line in f:
+                m = re.match(r"# (\w+): (.*)$", line.rstrip("\n"))
+                if m:
+                    head[m.group(1)] = m.group(2)
+                    continue
+                m = re.match(r"Done (\d+) runs in (\d+) second", line)
+                if m:
+                    stats["runs"], stats["seconds"] = int(m.group(1)), float(m.group(2))
+                m = re.match(r"stat::(\w+):\s+(\S+)", line)
+                if m:
+                    stats[m.group(1)] = m.group(2)
+        crashed = "runs" not in stats
+        rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
+                     num(stats.get("runs")) if not crashed else "?",
+                     seconds(stats.get("seconds")) if not crashed else "?",
+                     "none" if not crashed else "see the file",
+                     "%s MB" % stats.get("peak_rss_mb", "?"),
+                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
+                                                 head.get("machine", "?"), FUZZ_DIR, name)])
+    lines.append(table(["what", "command", "inputs", "time", "crash", "peak RSS", "run"], rows))
+    return lines + [""]
+
+
 # ------------------------------------------------------- mutation testing
 
 def mutants_section():
@@ -1084,11 +1125,13 @@ def main():
         # Keep the simulator part of the document as it is.
         with open(args.out) as f:
             old = f.read()
-        m = re.search(r"(## Simulator.*?)(?=^## (?:Exhaustive|Hardware))", old, flags=re.S | re.M)
+        m = re.search(r"(## Simulator.*?)(?=^## (?:Exhaustive|Fuzzing|Hardware))", old,
+                      flags=re.S | re.M)
         if m:
             body.append(m.group(1).rstrip() + "\n")
 
     body += proofs_section()
+    body += fuzz_section()
     body += hardware_section()
     body += mutants_section()
 
