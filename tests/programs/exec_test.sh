@@ -266,6 +266,17 @@ explore kinds_normal 1 --executions 5 -- "$programs/mutex_kinds" normal
 expect_in kinds_normal "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
   "the relock is not reported"
 
+# C11 threads (c11_threads.c): glibc's thrd_*, mtx_*, cnd_* and call_once
+# are controlled like the pthread calls they are built on: a correct
+# hand-over explores clean and is exhausted within one preemption (more than
+# one execution: the threads are scheduled), and a lost wake-up deadlocks.
+exhausted_clean c11_handover 1 "$programs/c11_threads" handover
+executions=$(grep -Eo '[0-9]+ executions \(dfs' "$tmp/c11_handover.out" | grep -Eo '^[0-9]+' || echo 0)
+((executions > 10)) || fail "c11_handover: $executions execution(s): the C11 threads were not scheduled"
+explore c11_lost 1 --executions 100 -- "$programs/c11_threads" lost
+expect_in c11_lost "^VIOLATION no-deadlock: .*waits on condition variable" \
+  "the C11 lost wake-up is not reported as a deadlock"
+
 # 10. A thread that spins on sched_yield until another sets a flag
 # (yield_spin.c): clean under random schedules, and depth-first within
 # bounds 0 and 2 (a yield lets the other threads go first).
