@@ -878,23 +878,33 @@ def hardware_section():
 
 # ---------------------------------------------------- recorded long proofs
 
-def parse_proof(path):
-    """A recorded `check` run: `# key: value` header lines (what, command,
-    started, commit, machine), then the command's text output as it printed it.
-    A search run in parts (`--checkpoint`, `--resume`) records each part's
-    output in turn; the last part's counts are the totals."""
-    head, out = {}, {}
+def read_recorded(path):
+    """A recorded run: its `# key: value` header lines (what, command, started,
+    commit, machine) as a dict, and the output lines after them."""
+    head, body = {}, []
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
             m = re.match(r"# (\w+): (.*)$", line)
             if m:
                 head[m.group(1)] = m.group(2)
-                continue
-            key, _, value = line.partition(" ")
-            if key in ("executions", "exhausted", "seconds", "violation", "sleep_blocked",
-                       "units"):
-                out[key] = value
+            else:
+                body.append(line)
+    return head, body
+
+
+def parse_proof(path):
+    """A recorded `check` run: the header (read_recorded), then the command's
+    text output as it printed it. A search run in parts (`--checkpoint`,
+    `--resume`) records each part's output in turn; the last part's counts
+    are the totals."""
+    head, body = read_recorded(path)
+    out = {}
+    for line in body:
+        key, _, value = line.partition(" ")
+        if key in ("executions", "exhausted", "seconds", "violation", "sleep_blocked",
+                   "units"):
+            out[key] = value
     return head, out
 
 
@@ -929,7 +939,7 @@ FUZZ_DIR = "docs/fuzzing"
 
 
 def fuzz_section():
-    """Recorded libFuzzer runs: `# key: value` header lines, then libFuzzer's
+    """Recorded libFuzzer runs: the header (read_recorded), then libFuzzer's
     `Done N runs in S second(s)` and `stat::` lines."""
     fdir = os.path.join(ROOT, FUZZ_DIR)
     lines = ["## Fuzzing, from the recorded runs", ""]
@@ -939,19 +949,15 @@ def fuzz_section():
         return lines + ["No recorded runs.", ""]
     rows = []
     for name in files:
-        head, stats = {}, {}
-        with open(os.path.join(fdir, name)) as f:
-            for line in f:
-                m = re.match(r"# (\w+): (.*)$", line.rstrip("\n"))
-                if m:
-                    head[m.group(1)] = m.group(2)
-                    continue
-                m = re.match(r"Done (\d+) runs in (\d+) second", line)
-                if m:
-                    stats["runs"], stats["seconds"] = int(m.group(1)), float(m.group(2))
-                m = re.match(r"stat::(\w+):\s+(\S+)", line)
-                if m:
-                    stats[m.group(1)] = m.group(2)
+        head, body = read_recorded(os.path.join(fdir, name))
+        stats = {}
+        for line in body:
+            m = re.match(r"Done (\d+) runs in (\d+) second", line)
+            if m:
+                stats["runs"], stats["seconds"] = int(m.group(1)), float(m.group(2))
+            m = re.match(r"stat::(\w+):\s+(\S+)", line)
+            if m:
+                stats[m.group(1)] = m.group(2)
         crashed = "runs" not in stats
         rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
                      num(stats.get("runs")) if not crashed else "?",
