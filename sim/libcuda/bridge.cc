@@ -1,5 +1,7 @@
 #include "sim/libcuda/bridge.h"
 
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -7,9 +9,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <boost/context/fiber.hpp>
-#include <boost/context/protected_fixedsize_stack.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -101,11 +100,10 @@ class Bridge {
     strategy_ = std::make_unique<sim::RandomStrategy>(options);
     strategy_->NewExecution();
     sim_side_ = ctx::fiber(
-        std::allocator_arg, ctx::protected_fixedsize_stack(8 << 20),
-        [this](ctx::fiber&& program) {
+        std::allocator_arg, ctx::protected_fixedsize_stack(8 << 20), [this](ctx::fiber&& program) {
           program_ = std::move(program);
-          result_run_ = &simulator_->Run(
-              *strategy_, [this](Device& device, Host&, RuntimeObserver&) {
+          result_run_ =
+              &simulator_->Run(*strategy_, [this](Device& device, Host&, RuntimeObserver&) {
                 device_ = &device;
                 for (;;) {
                   Yield();
@@ -145,8 +143,9 @@ class Bridge {
     for (const std::string& line : calls_) absl::StrAppend(&text, line, "\n");
     std::string summary = "stackcheck libcuda: simulation not started (no driver call)";
     if (partial) {
-      summary = "stackcheck libcuda: the process exited inside the simulation "
-                "(from a callback); no verdict";
+      summary =
+          "stackcheck libcuda: the process exited inside the simulation "
+          "(from a callback); no verdict";
     } else if (result_run_ != nullptr) {
       const sim::ExecutionResult& r = *result_run_;
       violation = r.violation.has_value();
@@ -156,15 +155,14 @@ class Bridge {
       }
       absl::StrAppend(&text, "== simulator event log ==\n");
       for (const sim::Event& e : r.trace) {
-        absl::StrAppend(&text,
-                        absl::StrFormat("%12u ns  %-8s %s\n", e.time_ns,
-                                        e.actor < names.size() ? names[e.actor] : "-",
-                                        sim::FormatEventNamed(e, names)));
+        absl::StrAppend(&text, absl::StrFormat("%12u ns  %-8s %s\n", e.time_ns,
+                                               e.actor < names.size() ? names[e.actor] : "-",
+                                               sim::FormatEventNamed(e, names)));
       }
       summary = absl::StrCat("stackcheck libcuda: ", calls_.size(), " driver calls, ",
                              r.trace.size(), " events, ", r.steps, " steps; verdict: ",
-                             r.violation ? absl::StrCat("VIOLATION ", r.violation->property,
-                                                        ": ", r.violation->message)
+                             r.violation ? absl::StrCat("VIOLATION ", r.violation->property, ": ",
+                                                        r.violation->message)
                                          : std::string("no violation"));
     }
     absl::StrAppend(&text, summary, "\n");
