@@ -344,6 +344,8 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& p, const RunSettings&
     }
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
+  // What the program forked and left running ends with it: its group is its own.
+  kill(-pid, SIGKILL);
   return Collect(p, result, output, start, status, std::move(outcome));
 }
 

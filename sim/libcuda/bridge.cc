@@ -227,7 +227,9 @@ void LogCall(std::string line) {
 }
 
 void FinishSimulation() {
-  if (Controlled()) return;  // the controller reports at the program's exit
+  // The controller reports at the program's exit; a forked child has nothing
+  // of its own to report.
+  if (Controlled() || InForkedChild()) return;
   TheBridge().Finish();
 }
 

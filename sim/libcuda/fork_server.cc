@@ -1,21 +1,25 @@
 #include "sim/libcuda/fork_server.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "sim/libcuda/real_functions.h"
 
 namespace stackcheck::libcuda {
 namespace {
@@ -54,6 +58,45 @@ void PinToThisCpu() {
   sched_setaffinity(0, sizeof(one), &one);  // best effort: a refusal costs speed only
 }
 
+// The processes whose parent is this one, alive or not yet reaped, from /proc.
+std::vector<pid_t> Children() {
+  std::vector<pid_t> children;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return children;
+  const std::string self = absl::StrCat(getpid());
+  while (const dirent* entry = readdir(proc)) {
+    pid_t pid = 0;
+    if (!absl::SimpleAtoi(entry->d_name, &pid)) continue;
+    std::ifstream stat(absl::StrCat("/proc/", pid, "/stat"));
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+    const std::size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    const std::vector<std::string> fields =
+        absl::StrSplit(line.substr(close + 2), ' ', absl::SkipEmpty());
+    if (fields.size() > 1 && fields[1] == self) children.push_back(pid);
+  }
+  closedir(proc);
+  return children;
+}
+
+// What an execution left running (a child the program forked and did not
+// wait for, and its children): this server is their subreaper, so they are
+// its children once the execution has ended. Each is killed and reaped; the
+// children of one killed come to this server in turn.
+void EndOrphans() {
+  for (;;) {
+    const std::vector<pid_t> orphans = Children();
+    if (orphans.empty()) return;
+    for (pid_t pid : orphans) kill(pid, SIGKILL);
+    for (pid_t pid : orphans) {
+      while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void ServeForksIfAsked() {
@@ -80,10 +123,13 @@ void ServeForksIfAsked() {
   struct sigaction program_sigchld {};
   sigaction(SIGCHLD, nullptr, &program_sigchld);
   signal(SIGCHLD, SIG_DFL);
+  // Orphans of an execution come to this server, not to init, so that none
+  // outlives it (EndOrphans). Best effort: without it they go to init alive.
+  prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   std::string request;
   while (ReadLine(in, &request)) {
     const std::vector<std::string> fields = absl::StrSplit(request, '\t');
-    const pid_t child = fork();
+    const pid_t child = Real().fork();
     if (child < 0) {
       WriteLine(out, "status -1");
       continue;
@@ -110,6 +156,7 @@ void ServeForksIfAsked() {
         break;
       }
     }
+    EndOrphans();
     WriteLine(out, absl::StrCat("status ", status));
   }
   _exit(0);

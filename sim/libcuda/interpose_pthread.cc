@@ -9,9 +9,9 @@
 // pthread functions, which no interposition of the pthread_* names sees, so
 // each is interposed here too.
 //
-// A call goes to the real C library instead when the process is not
-// controlled, after the simulated execution ended, on the simulator's own
-// thread, or when this library itself is the caller (its own std::mutex).
+// Which calls are the program's, to be modelled: interposed_call.h. Read-write
+// and spin locks: interpose_shared_locks.cc; fork and signal masks:
+// interpose_process.cc.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
@@ -29,37 +29,19 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/host.h"
-#include "sim/libcuda/callback_call.h"
 #include "sim/libcuda/entry_point.h"
+#include "sim/libcuda/interposed_call.h"
 #include "sim/libcuda/kernel_body.h"
-#include "sim/libcuda/loaded_text.h"
 #include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/real_functions.h"
 
 namespace stackcheck::libcuda {
 namespace {
 
-bool FromThisLibrary(const void* return_address) {
-  static const TextRange text = TextHolding(reinterpret_cast<const void*>(&FromThisLibrary));
-  return text.Contains(return_address);
-}
+bool Modelled(const void* caller) { return IsProgramCall(caller); }
+bool ModelledSync(const void* caller) { return IsProgramSyncCall(caller); }
 
-// Whether a call from `caller` is the program's, to be modelled.
-bool Modelled(const void* caller) {
-  return Controlled() && HasTwin() && !OnSimulatorThread() && !FromThisLibrary(caller);
-}
-
-// Whether a synchronisation call (mutexes, condition variables) from
-// `caller` is modelled: the program threads' calls, and those of a stream
-// callback the program added, which runs as the driver's callback thread, so
-// that a callback waiting for a lock a thread holds while it waits for the
-// stream is the deadlock it is.
-bool ModelledSync(const void* caller) {
-  return Modelled(caller) || (Controlled() && InStreamCallback() &&
-                              (!FromThisLibrary(caller) || IsProgramCallbackReturn(caller)));
-}
-
-#define CALLER __builtin_return_address(0)
+#define CALLER STACKCHECK_CALLER
 
 // --- names for the plugin's mutexes -----------------------------------------
 // plugin-nvptx.c's nvptx_open_device initialises each device's three locks in
@@ -76,6 +58,9 @@ bool InPlugin(const void* address) {
 struct MutexEntry {
   std::unique_ptr<Mutex> mutex;
   unsigned depth = 0;  // a recursive mutex's lock count while held
+  // Where timed lockers wait (pthread_mutex_timedlock), once one has; every
+  // unlock wakes them to try again.
+  std::uint32_t timed_queue = 0;
 };
 
 std::map<const pthread_mutex_t*, MutexEntry>& Mutexes() {
@@ -146,18 +131,31 @@ int Unlock(Twin& twin, pthread_mutex_t* m) {
     if (--e.depth > 0) return 0;
   }
   e.mutex->Unlock();
+  if (e.timed_queue != 0) twin.host.WakeQueue(e.timed_queue, UINT32_MAX);
   return 0;
 }
 
-std::map<const void*, std::uint32_t>& Queues() {
-  static auto* queues = new std::map<const void*, std::uint32_t>;
-  return *queues;
+// pthread_mutex_timedlock and pthread_mutex_clocklock: the owner's relock as
+// Lock answers it, except that a normal mutex's relock times out instead of
+// waiting for ever; otherwise the caller waits to be woken by an unlock and
+// tries again, or times out (ETIMEDOUT) when no other thread can move, as a
+// timed condition wait does (TimedWait).
+int TimedLock(Twin& twin, pthread_mutex_t* m, const char* name) {
+  MutexEntry& e = EntryOf(twin, m);
+  const int kind = KindOf(m);
+  if (ChecksOwner(kind) && OwnedByCaller(twin, *e.mutex)) return Lock(twin, m, false);
+  if (e.timed_queue == 0) e.timed_queue = WaitQueueOf(twin, m, "timed mutex waiters");
+  twin.host.ProgramCall(name, e.timed_queue);
+  while (!e.mutex->TryLock()) {
+    twin.host.BlameWaitQueue(e.timed_queue, e.mutex->Owner());
+    if (!twin.host.WaitOnQueueOrTimeOut(e.timed_queue)) return ETIMEDOUT;
+  }
+  e.depth = 1;
+  return 0;
 }
 
 std::uint32_t QueueOf(Twin& twin, const void* object, const char* kind) {
-  auto [it, fresh] = Queues().try_emplace(object, 0);
-  if (fresh) it->second = twin.host.NewWaitQueue(absl::StrCat(kind, " #", Queues().size()));
-  return it->second;
+  return WaitQueueOf(twin, object, kind);
 }
 
 struct OnceState {
@@ -390,6 +388,25 @@ STACKCHECK_ENTRY_POINT int pthread_mutex_lock(pthread_mutex_t* m) {
 
 STACKCHECK_ENTRY_POINT int pthread_mutex_trylock(pthread_mutex_t* m) {
   return LockMutex(CALLER, m, /*try_only=*/true);
+}
+
+STACKCHECK_ENTRY_POINT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* deadline) {
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_timedlock(m, deadline);
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = TimedLock(twin, m, "pthread_mutex_timedlock"); })) {
+    return Real().pthread_mutex_timedlock(m, deadline);
+  }
+  return rc;
+}
+
+STACKCHECK_ENTRY_POINT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock,
+                                                   const timespec* deadline) {
+  if (!ModelledSync(CALLER)) return Real().pthread_mutex_clocklock(m, clock, deadline);
+  int rc = 0;
+  if (!AtPoint([&](Twin& twin) { rc = TimedLock(twin, m, "pthread_mutex_clocklock"); })) {
+    return Real().pthread_mutex_clocklock(m, clock, deadline);
+  }
+  return rc;
 }
 
 STACKCHECK_ENTRY_POINT int pthread_mutex_unlock(pthread_mutex_t* m) {

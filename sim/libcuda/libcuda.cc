@@ -65,6 +65,7 @@ using stackcheck::CuResult;
 using stackcheck::Device;
 using stackcheck::DevicePtr;
 using stackcheck::DriverCall;
+using stackcheck::libcuda::InForkedChild;
 using stackcheck::libcuda::LogCall;
 using stackcheck::libcuda::RunOnDevice;
 
@@ -422,28 +423,36 @@ int DeviceAttribute(int attribute, bool* known) {
 }  // namespace
 
 #define EXPORT extern "C" __attribute__((visibility("default"))) STACKCHECK_ENTRY_POINT
+// Every entry point but cuGetErrorString first refuses a process forked from
+// a controlled one (program_threads.h, InForkedChild): the child inherits no
+// usable context, as with the real driver, whose calls fail in a child forked
+// after it was initialised.
 
 // --- initialisation, device, context ----------------------------------------
 
 EXPORT CUresult cuInit(unsigned int flags) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([](Device& d) { return d.Init(); });
   LogCall(absl::StrCat(Symbol(DriverCall::kInit), "(", flags, ") -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuDriverGetVersion(int* version) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (version == nullptr) return Code(CuResult::kInvalidValue);
   *version = 13000;
   return 0;
 }
 
 EXPORT CUresult cuDeviceGetCount(int* count) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (count == nullptr) return Code(CuResult::kInvalidValue);
   *count = 1;
   return 0;
 }
 
 EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (device == nullptr) return Code(CuResult::kInvalidValue);
   if (ordinal != 0) return Code(CuResult::kInvalidDevice);
   *device = 0;
@@ -451,6 +460,7 @@ EXPORT CUresult cuDeviceGet(CUdevice* device, int ordinal) {
 }
 
 EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (name == nullptr || len <= 0) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   std::snprintf(name, static_cast<std::size_t>(len), "stackcheck simulated GPU");
@@ -458,6 +468,7 @@ EXPORT CUresult cuDeviceGetName(char* name, int len, CUdevice device) {
 }
 
 EXPORT CUresult cuDeviceTotalMem_v2(std::size_t* bytes, CUdevice device) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (bytes == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   *bytes = stackcheck::libcuda::DeviceCapacity();
@@ -465,6 +476,7 @@ EXPORT CUresult cuDeviceTotalMem_v2(std::size_t* bytes, CUdevice device) {
 }
 
 EXPORT CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (value == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   bool known = false;
@@ -476,6 +488,7 @@ EXPORT CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device)
 }
 
 EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice device) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (context == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxCreate(); });
@@ -488,6 +501,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
 }
 
 EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxDestroy(); });
   LogCall(absl::StrCat(Symbol(DriverCall::kCtxDestroy), " -> ", Name(r)));
@@ -501,12 +515,14 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
 }
 
 EXPORT CUresult cuCtxGetCurrent(CUcontext* context) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (context == nullptr) return Code(CuResult::kInvalidValue);
   *context = CurrentContext();
   return 0;
 }
 
 EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (device == nullptr) return Code(CuResult::kInvalidValue);
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
   *device = 0;
@@ -514,6 +530,7 @@ EXPORT CUresult cuCtxGetDevice(CUdevice* device) {
 }
 
 EXPORT CUresult cuCtxPushCurrent_v2(CUcontext context) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
   if (t_ctx_stack.full()) return Code(CuResult::kOutOfMemory);
   t_ctx_stack.push_back(context);
@@ -521,6 +538,7 @@ EXPORT CUresult cuCtxPushCurrent_v2(CUcontext context) {
 }
 
 EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (t_ctx_stack.empty()) return Code(CuResult::kInvalidContext);
   if (context != nullptr) *context = t_ctx_stack.back();
   t_ctx_stack.pop_back();
@@ -528,6 +546,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
 }
 
 EXPORT CUresult cuCtxSynchronize() {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxSynchronize(); });
   LogCall(absl::StrCat(Symbol(DriverCall::kCtxSynchronize), " -> ", Name(r)));
   return Code(r);
@@ -549,6 +568,7 @@ EXPORT CUresult cuGetErrorString(CUresult error, const char** text) {
 // --- memory -------------------------------------------------------------------
 
 EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
   // The fault plan counts the program's calls (a module load's allocations
   // for its variables are the driver's own, and a GPU's fail no such way).
@@ -569,6 +589,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
 }
 
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemFree(ptr); });
   LogCall(absl::StrFormat("%s(0x%x) -> %s", Symbol(DriverCall::kMemFree), ptr, Name(r)));
   if (r == CuResult::kSuccess) DropBlock(ptr);
@@ -576,6 +597,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
 }
 
 EXPORT CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   stackcheck::MemInfo info;
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemGetInfo(&info); });
   if (r == CuResult::kSuccess) {
@@ -586,6 +608,7 @@ EXPORT CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_byte
 }
 
 EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
   std::lock_guard<std::mutex> lock(g_mu);
   DevicePtr b = 0;
@@ -597,6 +620,7 @@ EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size, CU
 }
 
 EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t bytes) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemcpyHtoD(dst, src, bytes); });
   if (r == CuResult::kSuccess) {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -611,6 +635,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t by
 }
 
 EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemcpyDtoH(dst, src, bytes); });
   if (r == CuResult::kSuccess) {
     std::lock_guard<std::mutex> lock(g_mu);
@@ -626,6 +651,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
 
 // Page-locked host memory is host memory; the simulator has no use for it.
 EXPORT CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
   *ptr = std::malloc(bytes == 0 ? 1 : bytes);
@@ -634,15 +660,18 @@ EXPORT CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
 }
 
 EXPORT CUresult cuMemFreeHost(void* ptr) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   std::free(ptr);
   LogCall("cuMemFreeHost -> 0");
   return 0;
 }
 
 EXPORT CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr*, void*, unsigned int) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return NotImplemented("cuMemHostGetDevicePointer_v2");
 }
 EXPORT CUresult cuMemcpy(CUdeviceptr, CUdeviceptr, std::size_t) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return NotImplemented("cuMemcpy");
 }
 // The asynchronous copies on the legacy stream, as GOMP_OFFLOAD_dev2dev
@@ -658,6 +687,7 @@ bool LegacyStream(CUstream stream) { return ToSim(stream) == stackcheck::kLegacy
 
 EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size_t bytes,
                                      CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (!LegacyStream(stream)) return NotImplemented("cuMemcpyDtoDAsync_v2 on a created stream");
   std::vector<unsigned char> staging(bytes);
   CUresult r = cuMemcpyDtoH_v2(staging.data(), src, bytes);
@@ -668,11 +698,13 @@ EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes,
                                      CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (!LegacyStream(stream)) return NotImplemented("cuMemcpyDtoHAsync_v2 on a created stream");
   return cuMemcpyDtoH_v2(dst, src, bytes);
 }
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void* src, std::size_t bytes,
                                      CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (!LegacyStream(stream)) return NotImplemented("cuMemcpyHtoDAsync_v2 on a created stream");
   return cuMemcpyHtoD_v2(dst, src, bytes);
 }
@@ -729,21 +761,26 @@ CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size, 
 }  // namespace
 
 EXPORT CUresult cuLinkCreate(unsigned int n, int* options, void** values, CUlinkState* s) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return LinkCreate(n, options, values, s);
 }
 EXPORT CUresult cuLinkCreate_v2(unsigned int n, int* options, void** values, CUlinkState* s) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return LinkCreate(n, options, values, s);
 }
 EXPORT CUresult cuLinkAddData(CUlinkState s, int type, void* data, std::size_t size,
                               const char* name, unsigned int, int*, void**) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return LinkAddData(s, type, data, size, name, "cuLinkAddData");
 }
 EXPORT CUresult cuLinkAddData_v2(CUlinkState s, int type, void* data, std::size_t size,
                                  const char* name, unsigned int, int*, void**) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return LinkAddData(s, type, data, size, name, "cuLinkAddData_v2");
 }
 
 EXPORT CUresult cuLinkComplete(CUlinkState state, void** image, std::size_t* size) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (state == nullptr || image == nullptr) return Code(CuResult::kInvalidValue);
   auto* link = reinterpret_cast<Link*>(state);
   link->image.assign(kImageMagic, sizeof kImageMagic);
@@ -755,11 +792,13 @@ EXPORT CUresult cuLinkComplete(CUlinkState state, void** image, std::size_t* siz
 }
 
 EXPORT CUresult cuLinkDestroy(CUlinkState state) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   delete reinterpret_cast<Link*>(state);
   return 0;
 }
 
 EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (module == nullptr || image == nullptr) return Code(CuResult::kInvalidValue);
   const char* text = static_cast<const char*>(image);
   std::size_t size = 0;
@@ -772,6 +811,7 @@ EXPORT CUresult cuModuleLoadData(CUmodule* module, const void* image) {
 }
 
 EXPORT CUresult cuModuleLoad(CUmodule* module, const char* path) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (module == nullptr || path == nullptr) return Code(CuResult::kInvalidValue);
   std::FILE* f = std::fopen(path, "rb");
   if (f == nullptr) return Code(CuResult::kNotFound);
@@ -783,6 +823,7 @@ EXPORT CUresult cuModuleLoad(CUmodule* module, const char* path) {
 }
 
 EXPORT CUresult cuModuleUnload(CUmodule handle) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (handle == nullptr) return Code(CuResult::kInvalidHandle);
   auto* m = reinterpret_cast<Module*>(handle);
   const CuResult r = RunOnDevice([&](Device& d) {
@@ -801,6 +842,7 @@ EXPORT CUresult cuModuleUnload(CUmodule handle) {
 }
 
 EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const char* name) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (function == nullptr || handle == nullptr || name == nullptr) {
     return Code(CuResult::kInvalidValue);
   }
@@ -833,6 +875,7 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
 
 EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmodule handle,
                                      const char* name) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (handle == nullptr || name == nullptr) return Code(CuResult::kInvalidValue);
   auto* m = reinterpret_cast<Module*>(handle);
   // The sticky error first (SEM-05: module calls fail with it too).
@@ -850,6 +893,7 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmod
 }
 
 EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction function) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (value == nullptr || function == nullptr) return Code(CuResult::kInvalidValue);
   // 64 registers per thread: with the device attributes above, the plugin's
   // default geometry is then 528 teams x 8 warps, what it chose on the H200
@@ -871,6 +915,7 @@ EXPORT CUresult cuFuncGetAttribute(int* value, int attribute, CUfunction functio
 EXPORT CUresult cuOccupancyMaxPotentialBlockSize(int* min_grid, int* block_size,
                                                  CUfunction function, void*, std::size_t,
                                                  int block_size_limit) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (min_grid == nullptr || block_size == nullptr || function == nullptr) {
     return Code(CuResult::kInvalidValue);
   }
@@ -1023,6 +1068,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
                                unsigned int gz, unsigned int bx, unsigned int by, unsigned int bz,
                                unsigned int shared_bytes, CUstream stream, void** params,
                                void** extra) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (function == nullptr) return Code(CuResult::kInvalidHandle);
   auto* f = reinterpret_cast<Function*>(function);
   // The argument words, copied now (SEM-03).
@@ -1106,6 +1152,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
 // --- streams and events ------------------------------------------------------
 
 EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (stream == nullptr) return Code(CuResult::kInvalidValue);
   stackcheck::StreamHandle s{};
   const CuResult r = RunOnDevice([&](Device& d) {
@@ -1118,23 +1165,27 @@ EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
 }
 
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamDestroy(ToSim(stream)); });
   LogCall(absl::StrCat(Symbol(DriverCall::kStreamDestroy), " -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamSynchronize(ToSim(stream)); });
   LogCall(absl::StrCat(Symbol(DriverCall::kStreamSynchronize), " -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuStreamQuery(CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return Code(RunOnDevice([&](Device& d) { return d.StreamQuery(ToSim(stream)); }));
 }
 
 EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* user_data,
                                     unsigned int flags) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (fn == nullptr || flags != 0) return Code(CuResult::kInvalidValue);
   auto* call = new CallbackCall{fn, user_data};
   const CuResult r = RunOnDevice(
@@ -1145,6 +1196,7 @@ EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* 
 }
 
 EXPORT CUresult cuStreamWaitEvent(CUstream stream, CUevent event, unsigned int) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const auto e =
       static_cast<stackcheck::EventHandle>(reinterpret_cast<std::uintptr_t>(event) - kHandleBase);
   return Code(RunOnDevice([&](Device& d) { return d.StreamWaitEvent(ToSim(stream), e); }));
@@ -1158,6 +1210,7 @@ stackcheck::EventHandle ToSimEvent(CUevent event) {
 }  // namespace
 
 EXPORT CUresult cuEventCreate(CUevent* event, unsigned int) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (event == nullptr) return Code(CuResult::kInvalidValue);
   stackcheck::EventHandle e{};
   const CuResult r = RunOnDevice([&](Device& d) { return d.EventCreate(&e); });
@@ -1168,23 +1221,28 @@ EXPORT CUresult cuEventCreate(CUevent* event, unsigned int) {
 }
 
 EXPORT CUresult cuEventDestroy_v2(CUevent event) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return Code(RunOnDevice([&](Device& d) { return d.EventDestroy(ToSimEvent(event)); }));
 }
 
 EXPORT CUresult cuEventRecord(CUevent event, CUstream stream) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return Code(
       RunOnDevice([&](Device& d) { return d.EventRecord(ToSimEvent(event), ToSim(stream)); }));
 }
 
 EXPORT CUresult cuEventQuery(CUevent event) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return Code(RunOnDevice([&](Device& d) { return d.EventQuery(ToSimEvent(event)); }));
 }
 
 EXPORT CUresult cuEventSynchronize(CUevent event) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return Code(RunOnDevice([&](Device& d) { return d.EventSynchronize(ToSimEvent(event)); }));
 }
 
 EXPORT CUresult cuEventElapsedTime(float*, CUevent, CUevent) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   return NotImplemented("cuEventElapsedTime");
 }
 
@@ -1209,6 +1267,7 @@ void* FindProc(const char* symbol) {
 }  // namespace
 
 EXPORT CUresult cuGetProcAddress(const char* symbol, void** fn, int, std::uint64_t) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (symbol == nullptr || fn == nullptr) return Code(CuResult::kInvalidValue);
   *fn = FindProc(symbol);
   return *fn ? 0 : Code(CuResult::kNotFound);
@@ -1216,6 +1275,7 @@ EXPORT CUresult cuGetProcAddress(const char* symbol, void** fn, int, std::uint64
 
 EXPORT CUresult cuGetProcAddress_v2(const char* symbol, void** fn, int, std::uint64_t,
                                     int* status) {
+  if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (symbol == nullptr || fn == nullptr) return Code(CuResult::kInvalidValue);
   *fn = FindProc(symbol);
   // CU_GET_PROC_ADDRESS_SUCCESS = 0, _SYMBOL_NOT_FOUND = 1.

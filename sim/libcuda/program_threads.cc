@@ -120,6 +120,12 @@ thread_local bool t_on_simulator = false;
 class Controller {
  public:
   bool active() const { return active_; }
+  // The forked child's copy of the controller lets go of everything.
+  void Detach() {
+    active_ = false;
+    ended_.store(true, std::memory_order_release);
+    t_self = nullptr;
+  }
   int watchdog_s() const { return options_.watchdog_s; }
 
   // The program dies of `signal` at `at`: the execution so far, as a finding.
@@ -509,6 +515,16 @@ __attribute__((constructor)) void StartControlIfAsked() {
 }  // namespace
 
 bool Controlled() { return TheController().active(); }
+
+namespace {
+std::atomic<bool> g_forked_child{false};
+}  // namespace
+
+void BecomeForkedChild() {
+  g_forked_child.store(true, std::memory_order_release);
+  TheController().Detach();
+}
+bool InForkedChild() { return g_forked_child.load(std::memory_order_acquire); }
 bool OnSimulatorThread() { return t_on_simulator; }
 bool HasTwin() { return t_self != nullptr; }
 bool InStreamCallback() { return TheController().InStreamCallback(); }

@@ -98,6 +98,15 @@ void ThreadEnds();
 // The twin of a thread created under control, or kNoThread.
 ThreadId TwinOf(pthread_t handle);
 
+// In a process forked from a controlled one (the program's fork()), only the
+// forking thread lives on: none of the threads it would hand control to, nor
+// the simulator's thread or the watchdog. The child runs uncontrolled, as a
+// process the program starts does (its thread calls are the C library's,
+// libgomp's futexes the kernel's, its exit its own) and the simulated driver
+// refuses its calls. Called in the child, first thing.
+void BecomeForkedChild();
+bool InForkedChild();
+
 // The program's exit() was called on this thread (status known).
 void ExitBegins(int status);
 

@@ -39,6 +39,24 @@ RealFunctions ResolveAll() {
   Resolve(&r.pthread_mutex_trylock, "pthread_mutex_trylock");
   Resolve(&r.pthread_mutex_unlock, "pthread_mutex_unlock");
   Resolve(&r.pthread_mutex_destroy, "pthread_mutex_destroy");
+  Resolve(&r.pthread_mutex_timedlock, "pthread_mutex_timedlock");
+  Resolve(&r.pthread_mutex_clocklock, "pthread_mutex_clocklock");
+  Resolve(&r.pthread_rwlock_init, "pthread_rwlock_init");
+  Resolve(&r.pthread_rwlock_destroy, "pthread_rwlock_destroy");
+  Resolve(&r.pthread_rwlock_rdlock, "pthread_rwlock_rdlock");
+  Resolve(&r.pthread_rwlock_tryrdlock, "pthread_rwlock_tryrdlock");
+  Resolve(&r.pthread_rwlock_timedrdlock, "pthread_rwlock_timedrdlock");
+  Resolve(&r.pthread_rwlock_clockrdlock, "pthread_rwlock_clockrdlock");
+  Resolve(&r.pthread_rwlock_wrlock, "pthread_rwlock_wrlock");
+  Resolve(&r.pthread_rwlock_trywrlock, "pthread_rwlock_trywrlock");
+  Resolve(&r.pthread_rwlock_timedwrlock, "pthread_rwlock_timedwrlock");
+  Resolve(&r.pthread_rwlock_clockwrlock, "pthread_rwlock_clockwrlock");
+  Resolve(&r.pthread_rwlock_unlock, "pthread_rwlock_unlock");
+  Resolve(&r.pthread_spin_init, "pthread_spin_init");
+  Resolve(&r.pthread_spin_destroy, "pthread_spin_destroy");
+  Resolve(&r.pthread_spin_lock, "pthread_spin_lock");
+  Resolve(&r.pthread_spin_trylock, "pthread_spin_trylock");
+  Resolve(&r.pthread_spin_unlock, "pthread_spin_unlock");
   Resolve(&r.pthread_cond_init, "pthread_cond_init");
   Resolve(&r.pthread_cond_wait, "pthread_cond_wait");
   Resolve(&r.pthread_cond_timedwait, "pthread_cond_timedwait");
@@ -56,6 +74,9 @@ RealFunctions ResolveAll() {
   Resolve(&r.usleep, "usleep");
   Resolve(&r.sleep, "sleep");
   Resolve(&r.exit, "exit");
+  Resolve(&r.fork, "fork");
+  Resolve(&r.sigprocmask, "sigprocmask");
+  Resolve(&r.pthread_sigmask, "pthread_sigmask");
   r.dlsym = &RealDlsym;
   return r;
 }

@@ -1,10 +1,12 @@
-// The C library's own pthread, sleep and exit functions, which this library
+// The C library's own pthread, sleep, exit, fork and signal-mask functions, which this library
 // interposes when preloaded: the interposers call these to do the real work,
 // and the library's own code calls them directly.
 #ifndef STACKCHECK_SIM_LIBCUDA_REAL_FUNCTIONS_H_
 #define STACKCHECK_SIM_LIBCUDA_REAL_FUNCTIONS_H_
 
 #include <pthread.h>
+#include <signal.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "absl/base/attributes.h"
@@ -20,6 +22,24 @@ struct RealFunctions {
   int (*pthread_mutex_trylock)(pthread_mutex_t*);
   int (*pthread_mutex_unlock)(pthread_mutex_t*);
   int (*pthread_mutex_destroy)(pthread_mutex_t*);
+  int (*pthread_mutex_timedlock)(pthread_mutex_t*, const timespec*);
+  int (*pthread_mutex_clocklock)(pthread_mutex_t*, clockid_t, const timespec*);
+  int (*pthread_rwlock_init)(pthread_rwlock_t*, const pthread_rwlockattr_t*);
+  int (*pthread_rwlock_destroy)(pthread_rwlock_t*);
+  int (*pthread_rwlock_rdlock)(pthread_rwlock_t*);
+  int (*pthread_rwlock_tryrdlock)(pthread_rwlock_t*);
+  int (*pthread_rwlock_timedrdlock)(pthread_rwlock_t*, const timespec*);
+  int (*pthread_rwlock_clockrdlock)(pthread_rwlock_t*, clockid_t, const timespec*);
+  int (*pthread_rwlock_wrlock)(pthread_rwlock_t*);
+  int (*pthread_rwlock_trywrlock)(pthread_rwlock_t*);
+  int (*pthread_rwlock_timedwrlock)(pthread_rwlock_t*, const timespec*);
+  int (*pthread_rwlock_clockwrlock)(pthread_rwlock_t*, clockid_t, const timespec*);
+  int (*pthread_rwlock_unlock)(pthread_rwlock_t*);
+  int (*pthread_spin_init)(pthread_spinlock_t*, int);
+  int (*pthread_spin_destroy)(pthread_spinlock_t*);
+  int (*pthread_spin_lock)(pthread_spinlock_t*);
+  int (*pthread_spin_trylock)(pthread_spinlock_t*);
+  int (*pthread_spin_unlock)(pthread_spinlock_t*);
   int (*pthread_cond_init)(pthread_cond_t*, const pthread_condattr_t*);
   int (*pthread_cond_wait)(pthread_cond_t*, pthread_mutex_t*);
   int (*pthread_cond_timedwait)(pthread_cond_t*, pthread_mutex_t*, const timespec*);
@@ -37,6 +57,9 @@ struct RealFunctions {
   int (*usleep)(unsigned);
   unsigned (*sleep)(unsigned);
   [[noreturn]] void (*exit)(int);
+  pid_t (*fork)();
+  int (*sigprocmask)(int, const sigset_t*, sigset_t*);
+  int (*pthread_sigmask)(int, const sigset_t*, sigset_t*);
   void* (*dlsym)(void*, const char*);
 };
 

@@ -7,14 +7,16 @@
 # 2. the deadlock's replay file and token replay it with the same trace
 #    digest, every time, and as a Chrome trace;
 # 3. a thread stuck outside every scheduling point is reported, not hung;
-# 4. a process the program starts runs uncontrolled, and no descriptor of
+# 4. a process the program starts or forks runs uncontrolled, none outlives
+#    its execution, and no descriptor of
 #    stackcheck's is open in the program;
 # 5. bad input: exit 2 with a message, never a crash;
 # 6. depth-first search: every schedule within a preemption bound, the
 #    exit-time deadlock among them, and a correct program exhausted clean;
 # 7. condition variables, plain and timed;
 # 8. locks taken in a stream callback;
-# 9. recursive, error-checking and normal mutexes;
+# 9. recursive, error-checking and normal mutexes; timed mutex locks,
+#    read-write locks, spin locks, and threads that block every signal;
 # 10. a thread spinning on sched_yield, and one spinning without (fair
 #     scheduling);
 # 11. fault plans count the program's own allocations, and hold several: one
@@ -117,6 +119,28 @@ cat "$tmp/spawn.out"
 [[ $status -eq 0 ]] || fail "spawn_child exited $status"
 grep -q "^spawn_child: child status 0 " "$tmp/spawn.out" || fail "the child did not run as itself"
 grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result is not the parent's"
+
+# A child the program forks holds none of the threads control hands over
+# to: it runs uncontrolled, its driver calls fail (as a child's of the real
+# driver do), and the parent's wait for it is the program's own. A child
+# left running ends with its execution: no process stays behind.
+fork_explore() {
+  local name=$1 mode=$2 status=0
+  "$stackcheck" exec --libcuda "$libcuda" --exec_replay_dir "" --exec_faults none --executions 5 \
+    -- "$here/tests/programs/fork_wait" "$mode" >"$tmp/$name.out" 2>&1 || status=$?
+  cat "$tmp/$name.out"
+  [[ $status -eq 0 ]] || fail "$name: exit $status"
+  grep -q "5 executions .*no violation" "$tmp/$name.out" || fail "$name: not 5 clean executions"
+}
+fork_explore fork_exit _exit
+fork_explore fork_region region
+fork_explore fork_orphan orphan
+sleep 0.5
+for f in /proc/[0-9]*/cmdline; do
+  if tr '\0' ' ' <"$f" 2>/dev/null | grep -q "fork_wait orphan"; then
+    fail "a child the program forked outlived exec: ${f%/cmdline}"
+  fi
+done
 
 # 4b. The program finds only its own descriptors open (0-2): neither the
 # fork server's pipes nor anything else of stackcheck's, with the fork server
@@ -265,6 +289,15 @@ exhausted_clean kinds_errorcheck 1 "$programs/mutex_kinds" errorcheck
 explore kinds_normal 1 --executions 5 -- "$programs/mutex_kinds" normal
 expect_in kinds_normal "^VIOLATION mutex-discipline: T0 locks mutex 'pthread mutex #1' again while holding it" \
   "the relock is not reported"
+
+# Timed mutex locks, read-write locks (two readers hold one at once), spin
+# locks, and threads that block every signal while they wait for libgomp's
+# device lock (more_locks.c): correct programs, explored clean.
+exhausted_clean locks_timedlock 1 "$programs/more_locks" timedlock
+exhausted_clean locks_rwlock 1 "$programs/more_locks" rwlock
+exhausted_clean locks_spin 1 "$programs/more_locks" spin
+explore locks_sigmask 0 --executions 20 -- "$programs/more_locks" sigmask
+expect_in locks_sigmask "20 executions .*no violation" "blocked signals: not 20 clean executions"
 
 # C11 threads (c11_threads.c): glibc's thrd_*, mtx_*, cnd_* and call_once
 # are controlled like the pthread calls they are built on: a correct
