@@ -1,6 +1,7 @@
 #include "cli/exec_runner.h"
 
 #include <fcntl.h>
+#include <link.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -73,20 +74,52 @@ std::vector<std::string> RunVariables(const ProgramUnderTest& p, const RunSettin
           absl::StrCat("STACKCHECK_EXEC_WATCHDOG_S=", p.watchdog_s)};
 }
 
+// The AddressSanitizer runtime this binary runs with, or "" (not built with
+// --config=asan). The library built beside it is instrumented too, and in a
+// program that is not, ASan's runtime must be the first object loaded: it
+// goes first in the program's preload list.
+std::string SanitizerRuntime() {
+#ifdef STACKCHECK_ASAN
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* out) {
+        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "/libasan.so") == nullptr) {
+          return 0;
+        }
+        *static_cast<std::string*>(out) = info->dlpi_name;
+        return 1;
+      },
+      &path);
+  return path;
+#else
+  return "";
+#endif
+}
+
 // The child's environment: ours, with the library preloaded and control on.
 std::vector<std::string> BaseEnvironment(const ProgramUnderTest& p) {
   std::vector<std::string> env;
-  std::string preload = p.libcuda;
+  const std::string asan = SanitizerRuntime();
+  std::string preload = asan.empty() ? p.libcuda : absl::StrCat(asan, ":", p.libcuda);
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (entry.rfind("STACKCHECK_EXEC", 0) == 0) continue;
     if (entry.rfind("LD_PRELOAD=", 0) == 0) {
-      preload = absl::StrCat(p.libcuda, ":", entry.substr(11));
+      absl::StrAppend(&preload, ":", entry.substr(11));
       continue;
     }
+    // The program's own allocations are not ours to judge: LeakSanitizer
+    // would end every execution of a program that leaks at exit.
+    if (!asan.empty() && entry.rfind("ASAN_OPTIONS=", 0) == 0) continue;
     env.push_back(entry);
   }
   env.push_back(absl::StrCat("LD_PRELOAD=", preload));
+  if (!asan.empty()) {
+    const char* options = std::getenv("ASAN_OPTIONS");
+    env.push_back(absl::StrCat("ASAN_OPTIONS=", options != nullptr ? options : "",
+                               options != nullptr && *options != '\0' ? ":" : "",
+                               "detect_leaks=0"));
+  }
   env.push_back("STACKCHECK_EXEC=1");
   // OMP_TARGET_OFFLOAD is the user's: unset, libgomp falls back to the host
   // where it cannot offload (a finalized device among others), as it does

@@ -32,15 +32,18 @@ struct SimModes {
 
   friend bool operator==(const SimModes& a, const SimModes& b) {
     return a.free_waits_for_streams == b.free_waits_for_streams &&
-           a.serial_callback_thread == b.serial_callback_thread &&
-           a.trap_code == b.trap_code && a.alloc_granularity == b.alloc_granularity &&
-           a.step_bound == b.step_bound;
+           a.serial_callback_thread == b.serial_callback_thread && a.trap_code == b.trap_code &&
+           a.alloc_granularity == b.alloc_granularity && a.step_bound == b.step_bound;
   }
 };
 
 struct SimConfig {
   SimModes modes;
   std::uint64_t device_capacity = 1024 * kMiB;
+  // The first device address (each actor allocates from a TiB range above
+  // it). sim/libcuda maps blocks at their addresses, which must then be free
+  // in the program's address space.
+  std::uint64_t first_device_address = std::uint64_t{1} << 32;
   // Fault plan: the k-th (1-based) cuMemAlloc fails with OUT_OF_MEMORY; 0 = never.
   std::uint32_t alloc_failure_at_call = 0;
   // The k-th (1-based) cuLaunchKernel that passes its checks is rejected

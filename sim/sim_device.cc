@@ -10,7 +10,6 @@ namespace {
 // Each actor allocates from its own range: an address depends on the actor
 // and its own earlier allocations only, so allocations of different actors
 // commute (see AllocFootprint).
-constexpr DevicePtr kFirstAddress = DevicePtr{1} << 32;
 constexpr int kActorRangeBits = 40;
 
 // Function handles: module handle << 4 | which kernel of the image.
@@ -388,7 +387,8 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
   }
   const ActorId actor = scheduler_->current();
   if (actor >= next_by_actor_.size()) next_by_actor_.resize(actor + 1, 0);
-  const DevicePtr p = kFirstAddress + (DevicePtr{actor} << kActorRangeBits) + next_by_actor_[actor];
+  const DevicePtr p =
+      config_.first_device_address + (DevicePtr{actor} << kActorRangeBits) + next_by_actor_[actor];
   next_by_actor_[actor] += charged;
   blocks_[p] = Block{bytes, charged, async, false};
   live_bytes_ += charged;

@@ -39,6 +39,7 @@ class Bridge {
     // A device the size of an H200's memory: the ledger counts bytes, the
     // driver library backs only the blocks a program allocates, lazily.
     config_.device_capacity = 140 * kGiB;
+    config_.first_device_address = FirstDeviceAddress();
     config_.modes.step_bound = std::uint64_t{1} << 40;
   }
 
@@ -234,5 +235,13 @@ void FinishSimulation() {
 }
 
 std::uint64_t DeviceCapacity() { return TheBridge().capacity(); }
+
+std::uint64_t FirstDeviceAddress() {
+#ifdef STACKCHECK_ASAN
+  return std::uint64_t{1} << 45;
+#else
+  return std::uint64_t{1} << 32;
+#endif
+}
 
 }  // namespace stackcheck::libcuda

@@ -201,7 +201,7 @@ constexpr std::uint64_t kPage = 4096;
 std::uint64_t PageRounded(std::uint64_t bytes) { return (bytes + kPage - 1) / kPage * kPage; }
 
 // Memory for a block at its device address. The SimDevice's addresses
-// (from 4 GiB up, a TiB per actor, 2 MiB granules) lie below where Linux
+// (from FirstDeviceAddress() up, a TiB per actor, 2 MiB granules) lie below where Linux
 // places a program, its heap and its libraries, and are never reused within
 // an execution. Fresh anonymous pages cost nothing until touched. Where the
 // address is taken anyway (or not page-aligned: a granularity under a page),

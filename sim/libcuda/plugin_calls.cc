@@ -222,10 +222,55 @@ using stackcheck::libcuda::Real;
 
 extern "C" {
 
+// dlsym(RTLD_NEXT, name) means "the next definition after the caller's
+// object", and the C library's dlsym tells the caller by its return address.
+// Called through this library it would see this library as the caller: an
+// ASan runtime preloaded first (--config=asan) would find the C library's
+// pthread_create for its interceptor instead of this library's, and the
+// program's threads would escape control. So dlsym is a stub that jumps,
+// return address untouched, into the real dlsym for RTLD_NEXT, and into
+// stackcheck_dlsym_work (below) for every other handle.
+extern "C" {
+__attribute__((used, visibility("hidden"))) void* stackcheck_real_dlsym = nullptr;
+__attribute__((visibility("hidden"))) void* stackcheck_dlsym_work(void* handle, const char* name);
+// Finds the real dlsym the first time (no libc call but dlvsym's).
+__attribute__((used, visibility("hidden")))
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS STACKCHECK_ENTRY_POINT void*
+stackcheck_resolve_real_dlsym() {
+  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  __atomic_store_n(&stackcheck_real_dlsym, f, __ATOMIC_RELEASE);
+  return f;
+}
+}  // extern "C"
+
+asm(R"(
+  .text
+  .globl dlsym
+  .type dlsym, @function
+dlsym:
+  cmpq $-1, %rdi
+  jne stackcheck_dlsym_work
+  movq stackcheck_real_dlsym(%rip), %rax
+  testq %rax, %rax
+  jz 1f
+  jmp *%rax
+1:
+  pushq %rdi
+  pushq %rsi
+  subq $8, %rsp
+  call stackcheck_resolve_real_dlsym
+  addq $8, %rsp
+  popq %rsi
+  popq %rdi
+  jmp *%rax
+  .size dlsym, .-dlsym
+)");
+
 // Not instrumented, and no libc call before the name is known to be the
 // plugin's: an ASan runtime calls this while it starts (CallRealDlsym).
-ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS STACKCHECK_ENTRY_POINT void* dlsym(void* handle,
-                                                                      const char* name) {
+__attribute__((used)) ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS STACKCHECK_ENTRY_POINT void*
+stackcheck_dlsym_work(void* handle, const char* name) {
   void* f = stackcheck::libcuda::CallRealDlsym(handle, name);
   static constexpr char kPrefix[] = "GOMP_OFFLOAD_";
   for (std::size_t i = 0; i + 1 < sizeof kPrefix; ++i) {

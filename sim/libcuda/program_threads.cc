@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/libcuda/baton.h"
+#include "sim/libcuda/bridge.h"
 #include "sim/libcuda/exec_options.h"
 #include "sim/libcuda/exec_result.h"
 #include "sim/libcuda/fault_handlers.h"
@@ -194,6 +195,7 @@ class Controller {
     // A device the size of an H200's memory (the ledger counts bytes; the
     // library backs only what a program allocates, lazily).
     config.device_capacity = 140 * kGiB;
+    config.first_device_address = FirstDeviceAddress();
     config.modes.step_bound = std::uint64_t{1} << 24;
     // The plan's allocation failures are the driver's to inject (libcuda.cc):
     // it counts the program's own cuMemAlloc calls.

@@ -27,8 +27,10 @@ grep -q '"program_exit_statuses":\[0\]' "$tmp/shapes.json" ||
 # 2. On the preloaded driver (one schedule), with its call log: the program
 # passes, the empty region's table is NULL, and every kernel ran its code.
 log=$tmp/shapes.log
-STACKCHECK_LIBCUDA_LOG=$log LD_PRELOAD=$libcuda_dir/libcuda.so.1 \
-  LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/shapes.out" 2>&1 ||
+# Built with --config=asan the library needs ASan's runtime loaded first.
+asan=$(ldd "$libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ {print $3; exit}')
+ASAN_OPTIONS=detect_leaks=0 STACKCHECK_LIBCUDA_LOG=$log \
+  LD_PRELOAD=${asan:+$asan:}$libcuda_dir/libcuda.so.1 LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/shapes.out" 2>&1 ||
   { cat "$tmp/shapes.out"; fail "kernel_shapes failed on the simulated driver"; }
 grep -q "^kernel_shapes: 0 failures$" "$tmp/shapes.out" || fail "kernel_shapes printed no result"
 grep -q '^cuLaunchKernel(.*args \[0x0, 0x[0-9a-f]* (block' "$log" ||
@@ -38,7 +40,8 @@ grep -q "verdict: no violation" "$tmp/shapes.out" || fail "a violation on a corr
 
 # 3. Without the preload the images are not seen, and the log says so
 # rather than pretending.
-STACKCHECK_LIBCUDA_LOG=$tmp/plain.log LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/plain.out" 2>&1 ||
+ASAN_OPTIONS=detect_leaks=0 LD_PRELOAD=$asan STACKCHECK_LIBCUDA_LOG=$tmp/plain.log \
+  LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/plain.out" 2>&1 ||
   true
 grep -q "no host code: the kernel does not execute" "$tmp/plain.log" ||
   fail "a kernel without its host code was not said to be skipped"
