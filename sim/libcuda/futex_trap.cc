@@ -137,32 +137,39 @@ absl::Status InstallFutexTrap() {
         "libgomp.so.1 is not loaded: the program is not an OpenMP program, or it loads libgomp "
         "later (dlopen), which stackcheck exec cannot follow");
   }
-  if ((text.begin >> 32) != ((text.end - 1) >> 32)) {
-    return absl::FailedPreconditionError("libgomp's text crosses a 4 GiB boundary");
+  if (text.end - text.begin >= (std::uint64_t{1} << 32)) {
+    return absl::FailedPreconditionError("libgomp's text is 4 GiB or more");
   }
   if (absl::Status s = ClaimSignal(SIGSYS, &OnSigsys); !s.ok()) return s;
-  const auto lo = static_cast<std::uint32_t>(text.begin);
-  const auto hi = static_cast<std::uint32_t>(text.end);
-  const auto high_word = static_cast<std::uint32_t>(text.begin >> 32);
+  // The instruction pointer is two 32-bit words to the filter. The text may
+  // cross one 4 GiB boundary (ASLR places it anywhere): [begin, end) is then
+  // the end of one high word's range and the start of the next.
+  const auto begin_high = static_cast<std::uint32_t>(text.begin >> 32);
+  const auto begin_low = static_cast<std::uint32_t>(text.begin);
+  const auto end_high = static_cast<std::uint32_t>(text.end >> 32);
+  const auto end_low = static_cast<std::uint32_t>(text.end);
   constexpr std::uint32_t kIpLow = offsetof(seccomp_data, instruction_pointer);
   constexpr std::uint32_t kIpHigh = kIpLow + 4;
   // futex from [begin, end) traps; everything else goes through.
   sock_filter filter[] = {
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpHigh),
-      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, high_word, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
-      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, lo, 1, 0),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, hi, 0, 1),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+      /* 0 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+      /* 1 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      /* 2 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* 3 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+      /* 4 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_futex, 1, 0),
+      /* 5 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      /* 6 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpHigh),
+      /* 7 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, begin_high, 0, 3),  // no: 11
+      /* 8 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
+      /* 9 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, begin_low, 0, 5),  // below begin: 15
+      // At or above begin: within one high word, check the end (12); across
+      // a boundary, the rest of this high word is text (14).
+      /* 10 */ BPF_STMT(BPF_JMP | BPF_JA, begin_high == end_high ? 1u : 3u),
+      /* 11 */ BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, end_high, 0, 3),  // no: 15
+      /* 12 */ BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow),
+      /* 13 */ BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, end_low, 1, 0),  // at or past end: 15
+      /* 14 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+      /* 15 */ BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
   };
   sock_fprog program{static_cast<unsigned short>(sizeof filter / sizeof filter[0]), filter};
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
