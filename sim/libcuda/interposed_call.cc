@@ -14,10 +14,16 @@ bool FromThisLibrary(const void* return_address) {
   return text.Contains(return_address);
 }
 
+thread_local bool t_own_call = false;
+
 }  // namespace
 
+OwnCallScope::OwnCallScope() : outer_(t_own_call) { t_own_call = true; }
+OwnCallScope::~OwnCallScope() { t_own_call = outer_; }
+
 bool IsProgramCall(const void* caller) {
-  return Controlled() && HasTwin() && !OnSimulatorThread() && !FromThisLibrary(caller);
+  return !t_own_call && Controlled() && HasTwin() && !OnSimulatorThread() &&
+         !FromThisLibrary(caller);
 }
 
 bool IsProgramSyncCall(const void* caller) {

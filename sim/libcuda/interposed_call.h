@@ -17,6 +17,20 @@
 
 namespace stackcheck::libcuda {
 
+// While one lives on a thread, none of the thread's calls is the program's:
+// a call this library makes through something that calls back into it (a
+// sanitizer's pthread_create interceptor, CreateOwnThread).
+class OwnCallScope {
+ public:
+  OwnCallScope();
+  ~OwnCallScope();
+  OwnCallScope(const OwnCallScope&) = delete;
+  OwnCallScope& operator=(const OwnCallScope&) = delete;
+
+ private:
+  bool outer_;
+};
+
 // A call by a program thread, from the program's code.
 bool IsProgramCall(const void* caller);
 

@@ -92,7 +92,7 @@ KernelOutcome RunKernelBody(const KernelLaunch& launch) {
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, kKernelStackBytes);
   pthread_t thread;
-  const int rc = Real().pthread_create(&thread, &attr, &KernelThread, &body);
+  const int rc = CreateOwnThread(&thread, &attr, &KernelThread, &body);
   pthread_attr_destroy(&attr);
   if (rc != 0) {
     return KernelOutcome{true, absl::StrCat("no thread to run the kernel on: ", std::strerror(rc))};

@@ -244,7 +244,7 @@ class Controller {
     t_self = main_thread;
     active_ = true;
     pthread_t simulator_thread;
-    if (Real().pthread_create(&simulator_thread, nullptr, &Controller::SimulatorMain, this) != 0) {
+    if (CreateOwnThread(&simulator_thread, nullptr, &Controller::SimulatorMain, this) != 0) {
       Fail("cannot start the simulator's thread");
     }
     on_exit(&Controller::OnProgramExit, this);

@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "sim/libcuda/interposed_call.h"
+
 namespace stackcheck::libcuda {
 namespace {
 
@@ -84,6 +86,14 @@ RealFunctions ResolveAll() {
 }  // namespace
 
 void* CallRealDlsym(void* handle, const char* name) { return RealDlsym(handle, name); }
+
+int CreateOwnThread(pthread_t* handle, const pthread_attr_t* attr, void* (*start)(void*),
+                    void* argument) {
+  using Create = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
+  static const auto first = reinterpret_cast<Create>(RealDlsym(RTLD_DEFAULT, "pthread_create"));
+  const OwnCallScope own;
+  return first(handle, attr, start, argument);
+}
 
 const RealFunctions& Real() {
   static const RealFunctions real = ResolveAll();

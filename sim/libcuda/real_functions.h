@@ -66,6 +66,14 @@ struct RealFunctions {
 // Resolved on first use (the next definition after this library's).
 const RealFunctions& Real();
 
+// pthread_create for this library's own threads (the simulator's, a
+// kernel's): the first definition in the process, so that a sanitizer's
+// interceptor preloaded ahead of this library (--config=asan) knows the
+// thread; its call into this library's pthread_create is not the program's
+// (OwnCallScope, interposed_call.h) and goes on to the C library.
+int CreateOwnThread(pthread_t* handle, const pthread_attr_t* attr, void* (*start)(void*),
+                    void* argument);
+
 // The C library's dlsym (Real().dlsym), callable before anything else here is
 // set up: an ASan runtime preloaded before this library (--config=asan) looks
 // its interceptors up through the interposed dlsym while it starts, before its
