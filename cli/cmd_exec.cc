@@ -73,8 +73,8 @@ namespace stackcheck::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using libcuda::ExecReport;
-using libcuda::FaultPlan;
+using program::ExecReport;
+using program::FaultPlan;
 
 // What an execution showed, comparable across executions.
 struct Finding {
@@ -132,7 +132,7 @@ std::string Describe(const RunOutcome& o) {
     case RunOutcome::Kind::kFinished:
       break;
   }
-  return libcuda::OneLine(o.report);
+  return program::OneLine(o.report);
 }
 
 // How many launches and allocations an execution made (the fault search's
@@ -226,7 +226,7 @@ std::string FormatOutcome(const RunOutcome& o, std::size_t timeline_tail) {
     absl::StrAppendFormat(&out, "timeline (%s%u events):\n", from > 0 ? "last " : "",
                           r.timeline.size() - from);
     for (std::size_t i = from; i < r.timeline.size(); ++i) {
-      absl::StrAppend(&out, "  ", libcuda::FormatTimelineEvent(r.timeline[i]), "\n");
+      absl::StrAppend(&out, "  ", program::FormatTimelineEvent(r.timeline[i]), "\n");
     }
   }
   if (!r.calls.empty()) {
@@ -314,7 +314,7 @@ int RunExec(const std::vector<std::string>& args) {
   }
   FaultPlan fixed;
   if (!fault_search) {
-    absl::StatusOr<FaultPlan> plan = libcuda::ParseFaults(faults_flag);
+    absl::StatusOr<FaultPlan> plan = program::ParseFaults(faults_flag);
     if (!plan.ok()) return UsageError(absl::StrCat("--exec_faults: ", plan.status().message()));
     fixed = *plan;
   }
@@ -513,7 +513,7 @@ int RunExec(const std::vector<std::string>& args) {
     replay.program = program.program;
     replay.program_id = program_id;
     replay.args = program.args;
-    replay.faults = libcuda::FormatFaults(kept);
+    replay.faults = program::FormatFaults(kept);
     replay.schedule = shrunk.report.choices;
     replay.digest = shrunk.report.digest;
     const Finding finding = FindingOf(shrunk);
@@ -710,7 +710,7 @@ int ReplayExec(const std::string& path_or_token, const std::string& program_name
                   *named);
   }
   replay->program = *named;
-  absl::StatusOr<libcuda::FaultPlan> faults = libcuda::ParseFaults(replay->faults);
+  absl::StatusOr<program::FaultPlan> faults = program::ParseFaults(replay->faults);
   if (!faults.ok()) return UsageError(faults.status().message());
   const int watchdog = absl::GetFlag(FLAGS_exec_watchdog_s);
   if (watchdog < 1 || watchdog > 3600) return UsageError("--exec_watchdog_s must be in [1, 3600]");
@@ -755,7 +755,7 @@ int ReplayExec(const std::string& path_or_token, const std::string& program_name
     properties::JsonWriter j;
     j.BeginObject();
     j.Key("traceEvents").BeginArray();
-    for (const libcuda::TimelineEvent& e : o->report.timeline) {
+    for (const program::TimelineEvent& e : o->report.timeline) {
       j.BeginObject();
       j.Key("name").String(e.text);
       j.Key("ph").String("i");

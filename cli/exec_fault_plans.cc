@@ -10,7 +10,7 @@
 namespace stackcheck::cli {
 namespace {
 
-using libcuda::FaultPlan;
+using program::FaultPlan;
 
 // Each plan is walked to its end by the search: beyond this, no search ends.
 constexpr std::size_t kMaxPlans = 1000000;
@@ -90,7 +90,7 @@ void Extend(const std::vector<Unit>& units, std::size_t from, int left, const Fa
   for (std::size_t i = from; i < units.size() && out->size() <= kMaxPlans; ++i) {
     FaultPlan bigger = plan;
     if (!Add(units[i], &bigger)) continue;
-    if (seen->insert(libcuda::FormatFaults(bigger)).second) out->push_back(bigger);
+    if (seen->insert(program::FormatFaults(bigger)).second) out->push_back(bigger);
     if (left > 1) Extend(units, i + 1, left - 1, bigger, seen, out);
   }
 }

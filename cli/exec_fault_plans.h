@@ -12,17 +12,17 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/libcuda/exec_options.h"
+#include "sim/program/exec_options.h"
 
 namespace stackcheck::cli {
 
 // One random plan of at most one unit (none in one draw of five).
-libcuda::FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs);
+program::FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs);
 
 // Up to `max_units` random units, merged where they can go together (a
 // draw that clashes with an earlier one is dropped); with one unit,
 // RandomFault's plan for the seed.
-libcuda::FaultPlan RandomPlan(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs,
+program::FaultPlan RandomPlan(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs,
                               int max_units);
 
 // Every distinct plan of 1 to `max_units` units, smaller plans first: the
@@ -30,7 +30,7 @@ libcuda::FaultPlan RandomPlan(std::uint64_t seed, std::uint32_t launches, std::u
 // the same launch; allocation failures merged, a plan written once however
 // its units spell it). The fault-free plan is not included. More than a
 // million plans is an error (no search would end).
-absl::StatusOr<std::vector<libcuda::FaultPlan>> EveryPlan(std::uint32_t launches,
+absl::StatusOr<std::vector<program::FaultPlan>> EveryPlan(std::uint32_t launches,
                                                           std::uint32_t allocs, int max_units);
 
 }  // namespace stackcheck::cli

@@ -6,20 +6,20 @@
 
 #include "absl/status/status.h"
 #include "gtest/gtest.h"
-#include "sim/libcuda/exec_options.h"
+#include "sim/program/exec_options.h"
 
 namespace stackcheck::cli {
 namespace {
 
-std::vector<std::string> Texts(const std::vector<libcuda::FaultPlan>& plans) {
+std::vector<std::string> Texts(const std::vector<program::FaultPlan>& plans) {
   std::vector<std::string> out;
-  for (const libcuda::FaultPlan& p : plans) out.push_back(libcuda::FormatFaults(p));
+  for (const program::FaultPlan& p : plans) out.push_back(program::FormatFaults(p));
   return out;
 }
 
 // threads_regions 1 2: two launches, three allocations.
 TEST(ExecFaultPlans, OneFaultIsEachUnitInTurn) {
-  absl::StatusOr<std::vector<libcuda::FaultPlan>> plans = EveryPlan(2, 3, 1);
+  absl::StatusOr<std::vector<program::FaultPlan>> plans = EveryPlan(2, 3, 1);
   ASSERT_TRUE(plans.ok()) << plans.status();
   EXPECT_EQ(Texts(*plans),
             (std::vector<std::string>{"abort@launch:1", "reject@launch:1", "abort@launch:2",
@@ -31,8 +31,8 @@ TEST(ExecFaultPlans, OneFaultIsEachUnitInTurn) {
 // (two); allocation parts {1},{2},{3},{1,2},{2,3} (one) and {1,3},{1,2,3}
 // (two). 6 + 7 + 4 x 5 = 33.
 TEST(ExecFaultPlans, TwoFaultsCombineWhatCanGoTogetherOnce) {
-  absl::StatusOr<std::vector<libcuda::FaultPlan>> one = EveryPlan(2, 3, 1);
-  absl::StatusOr<std::vector<libcuda::FaultPlan>> two = EveryPlan(2, 3, 2);
+  absl::StatusOr<std::vector<program::FaultPlan>> one = EveryPlan(2, 3, 1);
+  absl::StatusOr<std::vector<program::FaultPlan>> two = EveryPlan(2, 3, 2);
   ASSERT_TRUE(one.ok() && two.ok());
   const std::vector<std::string> texts = Texts(*two);
   EXPECT_EQ(texts.size(), 33u);
@@ -54,22 +54,22 @@ TEST(ExecFaultPlans, TwoFaultsCombineWhatCanGoTogetherOnce) {
 }
 
 TEST(ExecFaultPlans, NothingToFaultIsNoPlan) {
-  absl::StatusOr<std::vector<libcuda::FaultPlan>> plans = EveryPlan(0, 0, 4);
+  absl::StatusOr<std::vector<program::FaultPlan>> plans = EveryPlan(0, 0, 4);
   ASSERT_TRUE(plans.ok());
   EXPECT_TRUE(plans->empty());
 }
 
 TEST(ExecFaultPlans, TooManyPlansIsAnErrorNotAnEndlessSearch) {
-  absl::StatusOr<std::vector<libcuda::FaultPlan>> plans = EveryPlan(200, 200, 4);
+  absl::StatusOr<std::vector<program::FaultPlan>> plans = EveryPlan(200, 200, 4);
   EXPECT_EQ(plans.status().code(), absl::StatusCode::kResourceExhausted);
   EXPECT_NE(plans.status().message().find("--exec_max_faults"), std::string::npos);
 }
 
 TEST(ExecFaultPlans, ARandomPlanOfOneFaultIsRandomFaults) {
   for (std::uint64_t seed = 1; seed < 200; ++seed) {
-    EXPECT_EQ(libcuda::FormatFaults(RandomPlan(seed, 3, 4, 1)),
-              libcuda::FormatFaults(RandomFault(seed, 3, 4)));
-    const libcuda::FaultPlan p = RandomPlan(seed, 3, 4, 3);
+    EXPECT_EQ(program::FormatFaults(RandomPlan(seed, 3, 4, 1)),
+              program::FormatFaults(RandomFault(seed, 3, 4)));
+    const program::FaultPlan p = RandomPlan(seed, 3, 4, 3);
     EXPECT_FALSE(p.abort_at_launch != 0 && p.abort_at_launch == p.reject_at_launch);
     EXPECT_LE(p.abort_at_launch, 3u);
     for (std::uint32_t k : p.oom_at_allocs) EXPECT_LE(k, 5u);  // a pair may reach allocs + 1

@@ -13,7 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/text_digest.h"
-#include "sim/libcuda/exec_options.h"
+#include "sim/program/exec_options.h"
 
 namespace stackcheck::cli {
 namespace {
@@ -71,7 +71,7 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text) {
     } else if (key == "arg") {
       r.args.emplace_back(value);
     } else if (key == "faults") {
-      if (absl::StatusOr<libcuda::FaultPlan> plan = libcuda::ParseFaults(value); !plan.ok()) {
+      if (absl::StatusOr<program::FaultPlan> plan = program::ParseFaults(value); !plan.ok()) {
         return LineError(number, plan.status().message());
       }
       r.faults = std::string(value);

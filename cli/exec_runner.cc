@@ -69,7 +69,7 @@ std::vector<std::string> RunVariables(const ProgramUnderTest& p, const RunSettin
   return {absl::StrCat("STACKCHECK_EXEC_STRATEGY=", s.strategy),
           absl::StrCat("STACKCHECK_EXEC_SEED=", s.seed),
           absl::StrCat("STACKCHECK_EXEC_SCHEDULE=", absl::StrJoin(s.schedule, ",")),
-          absl::StrCat("STACKCHECK_EXEC_FAULTS=", libcuda::FormatFaults(s.faults)),
+          absl::StrCat("STACKCHECK_EXEC_FAULTS=", program::FormatFaults(s.faults)),
           absl::StrCat("STACKCHECK_EXEC_RESULT=", result),
           absl::StrCat("STACKCHECK_EXEC_WATCHDOG_S=", p.watchdog_s)};
 }
@@ -138,7 +138,7 @@ std::vector<char*> Pointers(const std::vector<std::string>& strings) {
 }
 
 // The program started once and forked per execution before its main
-// (sim/libcuda/fork_server.h).
+// (sim/program/fork_server.h).
 class ForkServer {
  public:
   ~ForkServer() {
@@ -393,13 +393,13 @@ absl::StatusOr<RunOutcome> Collect(const ProgramUnderTest& p, const std::string&
   }
   outcome.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status);
   if (Readable(result)) {
-    absl::StatusOr<libcuda::ExecReport> report = libcuda::ReadReport(result);
+    absl::StatusOr<program::ExecReport> report = program::ReadReport(result);
     if (!report.ok()) return report.status();
     outcome.report = *std::move(report);
     return outcome;
   }
   outcome.kind = WIFSIGNALED(status) ? RunOutcome::Kind::kCrashed : RunOutcome::Kind::kStartFailed;
-  if (WIFEXITED(status) && WEXITSTATUS(status) == libcuda::kInternalErrorStatus) {
+  if (WIFEXITED(status) && WEXITSTATUS(status) == program::kInternalErrorStatus) {
     outcome.kind = RunOutcome::Kind::kInternalError;
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && outcome.output.empty()) {

@@ -1,5 +1,5 @@
 // Runs a real program once under the simulated driver with its threads
-// controlled (sim/libcuda/program_threads.h): the child process gets the
+// controlled (sim/program/program_threads.h): the child process gets the
 // library preloaded and the execution's settings in its environment, and
 // leaves its result in a file this reads back.
 #ifndef STACKCHECK_CLI_EXEC_RUNNER_H_
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "sim/libcuda/exec_options.h"
-#include "sim/libcuda/exec_result.h"
+#include "sim/program/exec_options.h"
+#include "sim/program/exec_result.h"
 
 namespace stackcheck::cli {
 
@@ -42,7 +42,7 @@ struct ProgramUnderTest {
   int watchdog_s = 20;
   std::string scratch;  // a directory for the run's files (ScratchDirectory)
   // Start the program once and fork it before main for each execution
-  // (sim/libcuda/fork_server.h); off: one exec() per execution.
+  // (sim/program/fork_server.h); off: one exec() per execution.
   bool fork_server = true;
   // An execution in progress when `stop` is set or `deadline` passes is
   // killed and comes back as kStopped: a signal or a time budget bounds a
@@ -55,7 +55,7 @@ struct RunSettings {
   std::string strategy = "random";  // random | pct | sequence | replay
   std::uint64_t seed = 1;
   std::vector<std::uint64_t> schedule;
-  libcuda::FaultPlan faults;
+  program::FaultPlan faults;
 };
 
 struct RunOutcome {
@@ -68,7 +68,7 @@ struct RunOutcome {
     kStopped,        // killed for ProgramUnderTest::stop or deadline: not an outcome
   };
   Kind kind = Kind::kFinished;
-  libcuda::ExecReport report;  // kFinished
+  program::ExecReport report;  // kFinished
   int exit_status = 0;         // the process's, or the signal (kCrashed)
   std::string output;          // its stdout and stderr, the last 8 KiB
   double seconds = 0;

@@ -12,7 +12,7 @@
 
 namespace stackcheck::cli {
 
-// From an execution's call log (libcuda::ExecReport::calls): each call of
+// From an execution's call log (program::ExecReport::calls): each call of
 // the program into libgomp's offloading entry points ("T2
 // GOMP_target_enter_exit_data(device -1)") and of libgomp into the plugin
 // ("T2 GOMP_OFFLOAD_alloc(0, 287)") once, at its entry line, and each driver

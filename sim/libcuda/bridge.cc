@@ -12,14 +12,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "sim/libcuda/program_threads.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
+#include "sim/program/device_addresses.h"
+#include "sim/program/program_threads.h"
 #include "sim/simulator.h"
 #include "sim/strategies/random_strategy.h"
 #include "sim/trace/named_format.h"
 
 namespace stackcheck::libcuda {
+
+using program::AtPoint;
+using program::Controlled;
+using program::FirstDeviceAddress;
+using program::InForkedChild;
+using program::LogProgramLine;
+using program::OnSimulatorThread;
+using program::Twin;
+
 namespace {
 
 namespace ctx = boost::context;
@@ -235,13 +245,5 @@ void FinishSimulation() {
 }
 
 std::uint64_t DeviceCapacity() { return TheBridge().capacity(); }
-
-std::uint64_t FirstDeviceAddress() {
-#ifdef STACKCHECK_ASAN
-  return std::uint64_t{1} << 45;
-#else
-  return std::uint64_t{1} << 32;
-#endif
-}
 
 }  // namespace stackcheck::libcuda

@@ -52,12 +52,6 @@ void FinishSimulation();
 // The device capacity the simulator models, in bytes.
 std::uint64_t DeviceCapacity();
 
-// Where the simulator's device addresses begin (SimConfig::first_device_address):
-// 4 GiB, below where Linux places a program; in a build with AddressSanitizer
-// 32 TiB, above the shadow memory it keeps at [2 GiB, 16 TiB) on x86-64,
-// where no block could be mapped at its address for a kernel's code.
-std::uint64_t FirstDeviceAddress();
-
 }  // namespace stackcheck::libcuda
 
 #endif  // STACKCHECK_SIM_LIBCUDA_BRIDGE_H_

@@ -48,15 +48,15 @@
 #include "core/device.h"
 #include "core/driver_call.h"
 #include "sim/libcuda/bridge.h"
-#include "sim/libcuda/callback_call.h"
-#include "sim/libcuda/entry_point.h"
-#include "sim/libcuda/exec_options.h"
-#include "sim/libcuda/kernel_body.h"
-#include "sim/libcuda/offload_images.h"
-#include "sim/libcuda/openmp_calls.h"
-#include "sim/libcuda/plugin_calls.h"
-#include "sim/libcuda/program_threads.h"
 #include "sim/libcuda/ptx_symbols.h"
+#include "sim/program/callback_call.h"
+#include "sim/program/entry_point.h"
+#include "sim/program/exec_options.h"
+#include "sim/program/kernel_body.h"
+#include "sim/program/offload_images.h"
+#include "sim/program/openmp_calls.h"
+#include "sim/program/plugin_calls.h"
+#include "sim/program/program_threads.h"
 #include "sim/sim_device.h"
 
 namespace {
@@ -65,9 +65,9 @@ using stackcheck::CuResult;
 using stackcheck::Device;
 using stackcheck::DevicePtr;
 using stackcheck::DriverCall;
-using stackcheck::libcuda::InForkedChild;
 using stackcheck::libcuda::LogCall;
 using stackcheck::libcuda::RunOnDevice;
+using stackcheck::program::InForkedChild;
 
 using CUresult = int;
 using CUdevice = int;
@@ -127,7 +127,7 @@ struct Function {
   std::string name;
   std::vector<std::uint32_t> param_sizes;
   stackcheck::FunctionHandle sim{};
-  stackcheck::libcuda::HostFunction host = nullptr;  // its region's host code
+  stackcheck::program::HostFunction host = nullptr;  // its region's host code
 };
 
 struct Module {
@@ -149,7 +149,7 @@ std::mutex g_mu;  // guards the tables below (not the device: the bridge does)
 std::map<DevicePtr, Shadow> g_blocks;
 // The device variables of loaded modules paired with the program's host
 // variables, by the device block.
-std::map<DevicePtr, stackcheck::libcuda::HostVariable> g_paired;
+std::map<DevicePtr, stackcheck::program::HostVariable> g_paired;
 
 // The current context of each host thread: a stack, as the driver keeps it.
 // There is one context (the SimDevice's); its handle is this address.
@@ -338,7 +338,7 @@ CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view ap
       // A `declare target` variable of the program's: its block holds the
       // data (or, for a link variable, a pointer to the data). A constant
       // is the same on both sides, and read-only on the host's.
-      const auto host = stackcheck::libcuda::HostVariableOf(g.name);
+      const auto host = stackcheck::program::HostVariableOf(g.name);
       if (ptr != 0 && host && !g.constant &&
           (host->link ? g.bytes == sizeof(DevicePtr) : host->bytes == g.bytes)) {
         std::lock_guard<std::mutex> lock(g_mu);
@@ -573,7 +573,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
   // The fault plan counts the program's calls (a module load's allocations
   // for its variables are the driver's own, and a GPU's fail no such way).
   static std::uint32_t calls = 0;
-  const std::vector<std::uint32_t>& ooms = stackcheck::libcuda::Faults().oom_at_allocs;
+  const std::vector<std::uint32_t>& ooms = stackcheck::program::Faults().oom_at_allocs;
   const bool fails = std::binary_search(ooms.begin(), ooms.end(), ++calls);
   DevicePtr p = 0;
   const CuResult r = RunOnDevice([&](Device& d) {
@@ -867,7 +867,7 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     slot->name = name;
     slot->param_sizes = kernel->param_sizes;
     slot->sim = sim;
-    slot->host = stackcheck::libcuda::HostFunctionOf(name);
+    slot->host = stackcheck::program::HostFunctionOf(name);
   }
   *function = reinterpret_cast<CUfunction>(slot.get());
   return 0;
@@ -956,13 +956,13 @@ void ReadLaunchArguments(const std::vector<std::uint64_t>& words,
 }
 
 // Launched kernels' code, each waiting for its kernel to start.
-std::map<std::uint64_t, stackcheck::libcuda::KernelLaunch> g_bodies;  // guarded by g_mu
+std::map<std::uint64_t, stackcheck::program::KernelLaunch> g_bodies;  // guarded by g_mu
 std::uint64_t g_next_body = 0;                                        // guarded by g_mu
 
 // Where a device variable's bytes are: in its block, or for a link
 // variable behind the pointer its block holds (nullptr: not mapped yet).
 // Called with g_mu held.
-unsigned char* DeviceBytes(DevicePtr block, const stackcheck::libcuda::HostVariable& host) {
+unsigned char* DeviceBytes(DevicePtr block, const stackcheck::program::HostVariable& host) {
   const Shadow* shadow = FindBlock(block, host.link ? sizeof(DevicePtr) : host.bytes);
   if (shadow == nullptr) return nullptr;
   if (!host.link) return shadow->data;
@@ -980,8 +980,8 @@ unsigned char* DeviceBytes(DevicePtr block, const stackcheck::libcuda::HostVaria
 // separate, as on a GPU. A region that maps such a variable also reaches it
 // through its table: those entries point at the host variable meanwhile, so
 // that both ways lead to the same bytes.
-stackcheck::libcuda::KernelOutcome RunWithDeviceVariables(
-    const stackcheck::libcuda::KernelLaunch& launch) {
+stackcheck::program::KernelOutcome RunWithDeviceVariables(
+    const stackcheck::program::KernelLaunch& launch) {
   struct Swap {
     unsigned char* host;
     unsigned char* device;
@@ -1011,7 +1011,7 @@ stackcheck::libcuda::KernelOutcome RunWithDeviceVariables(
       }
     }
   }
-  stackcheck::libcuda::KernelOutcome outcome = stackcheck::libcuda::RunKernelBody(launch);
+  stackcheck::program::KernelOutcome outcome = stackcheck::program::RunKernelBody(launch);
   for (const Redirect& r : redirects) *r.entry = r.device;
   for (Swap& swap : swaps) {
     std::memcpy(swap.device, swap.host, swap.saved.size());
@@ -1021,7 +1021,7 @@ stackcheck::libcuda::KernelOutcome RunWithDeviceVariables(
 }
 
 stackcheck::KernelAction RunBody(std::uint64_t token) {
-  stackcheck::libcuda::KernelLaunch launch;
+  stackcheck::program::KernelLaunch launch;
   {
     std::lock_guard<std::mutex> lock(g_mu);
     auto it = g_bodies.find(token);
@@ -1029,7 +1029,7 @@ stackcheck::KernelAction RunBody(std::uint64_t token) {
     launch = std::move(it->second);
     g_bodies.erase(it);
   }
-  const stackcheck::libcuda::KernelOutcome outcome = RunWithDeviceVariables(launch);
+  const stackcheck::program::KernelOutcome outcome = RunWithDeviceVariables(launch);
   if (!outcome.trapped) return stackcheck::KernelAction::kRun;
   LogCall(absl::StrCat("kernel \"", launch.kernel, "\" traps: ", outcome.why));
   return stackcheck::KernelAction::kTrap;
@@ -1048,13 +1048,13 @@ std::uint64_t PrepareBody(const Function& f, DevicePtr vars, unsigned teams, uns
     *note = " [its table is not at its device address: the kernel does not execute]";
     return 0;
   }
-  stackcheck::libcuda::KernelLaunch launch;
+  stackcheck::program::KernelLaunch launch;
   launch.kernel = f.name;
   launch.function = f.host;
   launch.vars = reinterpret_cast<void*>(vars);
-  if (vars != 0) launch.table_entries = stackcheck::libcuda::CurrentRegionMapCount();
+  if (vars != 0) launch.table_entries = stackcheck::program::CurrentRegionMapCount();
   launch.target_arguments =
-      stackcheck::libcuda::CopyTargetArguments(stackcheck::libcuda::RunTargetArguments());
+      stackcheck::program::CopyTargetArguments(stackcheck::program::RunTargetArguments());
   launch.teams = std::max(1u, teams);
   launch.warps = std::max(1u, warps);
   std::lock_guard<std::mutex> lock(g_mu);
@@ -1122,7 +1122,7 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
   // abort() or __builtin_trap()), counted over every launch of the process,
   // or over the launches of the kernels the plan names.
   static std::uint32_t launches = 0;
-  const stackcheck::libcuda::FaultPlan& plan = stackcheck::libcuda::Faults();
+  const stackcheck::program::FaultPlan& plan = stackcheck::program::Faults();
   const bool counted = plan.abort_kernel.empty() || absl::StrContains(f->name, plan.abort_kernel);
   const bool traps = counted && ++launches == plan.abort_at_launch;
   if (traps) args.action = stackcheck::KernelAction::kTrap;

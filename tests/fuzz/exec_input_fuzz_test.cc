@@ -12,7 +12,7 @@
 #include "absl/strings/match.h"
 #include "cli/exec_replay_file.h"
 #include "gtest/gtest.h"
-#include "sim/libcuda/exec_options.h"
+#include "sim/program/exec_options.h"
 #include "tests/fuzz/mutations.h"
 
 namespace stackcheck::fuzz {
@@ -86,18 +86,18 @@ TEST(FaultPlanFuzz, MutationsAreRefusedOrReadBack) {
   for (const std::string& seed : seeds) {
     for (int i = 0; i < 3000; ++i) {
       const std::string text = i == 0 ? seed : Mutate(seed, seeds, rng);
-      absl::StatusOr<libcuda::FaultPlan> p = libcuda::ParseFaults(text);
+      absl::StatusOr<program::FaultPlan> p = program::ParseFaults(text);
       if (!p.ok()) {
         ASSERT_TRUE(absl::IsInvalidArgument(p.status())) << p.status() << "\n" << text;
         continue;
       }
       ++accepted;
-      const std::string formatted = libcuda::FormatFaults(*p);
+      const std::string formatted = program::FormatFaults(*p);
       // Nothing that would break a tab-separated request or a JSON string.
       for (const char c : formatted) ASSERT_TRUE(c >= 0x20 && c != '"' && c != '\\') << formatted;
-      absl::StatusOr<libcuda::FaultPlan> again = libcuda::ParseFaults(formatted);
+      absl::StatusOr<program::FaultPlan> again = program::ParseFaults(formatted);
       ASSERT_TRUE(again.ok()) << again.status() << "\n" << formatted;
-      ASSERT_EQ(libcuda::FormatFaults(*again), formatted);
+      ASSERT_EQ(program::FormatFaults(*again), formatted);
     }
   }
   EXPECT_GT(accepted, 50);

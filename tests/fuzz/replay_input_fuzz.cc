@@ -10,7 +10,7 @@
 #include "cli/exec_replay_file.h"
 #include "properties/replay_file.h"
 #include "properties/search_checkpoint.h"
-#include "sim/libcuda/exec_options.h"
+#include "sim/program/exec_options.h"
 
 namespace stackcheck::fuzz {
 namespace {
@@ -63,7 +63,7 @@ void FuzzReplayInput(const std::uint8_t* data, std::size_t size) {
   (void)properties::DecodeCheckpoint(properties::RedigestCheckpointForTesting(input));
   (void)cli::ParseExecReplay(input);
   (void)cli::ParseExecReplay(absl::StrCat(cli::kExecReplayHeader, "\n", input));
-  (void)libcuda::ParseFaults(input);
+  (void)program::ParseFaults(input);
 }
 
 }  // namespace stackcheck::fuzz

@@ -40,7 +40,7 @@ classify() {
 # Classes only one side can see, and why.
 explained() {
   case $1 in
-    "data-race:"*) echo "real code declares no shared state (sim/libcuda/README.md)" ;;
+    "data-race:"*) echo "real code declares no shared state (sim/program/README.md)" ;;
     "abort-attribution:"*) echo "judged on what the models report through RuntimeObserver; exec leaves it out" ;;
     "mutex-discipline: a thread blocks on the destroyed stacks lock")
       echo "it follows the destroy, where exec stops the execution; check passes known bugs and goes on" ;;
