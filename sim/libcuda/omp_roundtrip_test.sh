@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*"; echo "--- program output"; cat "$tmp/out" || true;
 # Built with --config=asan, the library needs the ASan runtime, which must
 # come first in a process that is not itself instrumented (the plugin
 # dlopens the library long after start-up): preload it.
-preload=$(ldd "$lib" | awk '/libasan\.so/ {print $3; exit}')
+preload=$(ldd "$lib" | awk '/libasan\.so/ && !found {print $3; found = 1}')
 
 status=0
 LD_PRELOAD=$preload LD_LIBRARY_PATH=$here OMP_TARGET_OFFLOAD=MANDATORY \

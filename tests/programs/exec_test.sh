@@ -90,6 +90,8 @@ events=$(grep -o '"ph":"i"' "$tmp/trace.json" | wc -l)
 [[ $events -gt 10 ]] || fail "the Chrome trace has $events events"
 
 # 3. A thread stuck where exec cannot see (a semaphore): reported, not hung.
+# (TEST_TMPDIR may hold an earlier run's directory: start empty.)
+rm -rf "$tmp/stuck_replays"
 status=0
 "$stackcheck" exec --executions 1 --exec_watchdog_s 2 --libcuda "$libcuda" \
   --exec_replay_dir "$tmp/stuck_replays" -- "$here/tests/programs/stuck_outside" \
@@ -114,7 +116,7 @@ grep -q "^same trace digest as recorded$" "$tmp/stuck_replay.out" || fail "the s
 # leaves the execution's result alone.
 status=0
 # Built with --config=asan the library needs ASan's runtime loaded first.
-asan=$(ldd "$libcuda" | awk '/libasan\.so/ {print $3; exit}')
+asan=$(ldd "$libcuda" | awk '/libasan\.so/ && !found {print $3; found = 1}')
 ASAN_OPTIONS=detect_leaks=0 STACKCHECK_EXEC=1 STACKCHECK_EXEC_RESULT="$tmp/spawn.json" \
   LD_PRELOAD="${asan:+$asan:}$libcuda" \
   "$here/tests/programs/spawn_child" >"$tmp/spawn.out" 2>&1 || status=$?

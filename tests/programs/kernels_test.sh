@@ -28,7 +28,7 @@ grep -q '"program_exit_statuses":\[0\]' "$tmp/shapes.json" ||
 # passes, the empty region's table is NULL, and every kernel ran its code.
 log=$tmp/shapes.log
 # Built with --config=asan the library needs ASan's runtime loaded first.
-asan=$(ldd "$libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ {print $3; exit}')
+asan=$(ldd "$libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ && !found {print $3; found = 1}')
 ASAN_OPTIONS=detect_leaks=0 STACKCHECK_LIBCUDA_LOG=$log \
   LD_PRELOAD=${asan:+$asan:}$libcuda_dir/libcuda.so.1 LD_LIBRARY_PATH=$libcuda_dir "$shapes" >"$tmp/shapes.out" 2>&1 ||
   { cat "$tmp/shapes.out"; fail "kernel_shapes failed on the simulated driver"; }

@@ -22,7 +22,7 @@ sim_out=
 # come first in a program that is not itself instrumented: preload it. The
 # program's own allocations are not ours to judge (LeakSanitizer would stop
 # at the test programs' deliberate leaks at exit).
-sim_preload=$(ldd "$sim_libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ {print $3; exit}')
+sim_preload=$(ldd "$sim_libcuda_dir/libcuda.so.1" | awk '/libasan\.so/ && !found {print $3; found = 1}')
 if [[ -n $sim_preload ]]; then export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0; fi
 
 sim_fail() {
