@@ -424,9 +424,10 @@ int DeviceAttribute(int attribute, bool* known) {
 
 #define EXPORT extern "C" __attribute__((visibility("default"))) STACKCHECK_ENTRY_POINT
 // Every entry point but cuGetErrorString first refuses a process forked from
-// a controlled one (program_threads.h, InForkedChild): the child inherits no
-// usable context, as with the real driver, whose calls fail in a child forked
-// after it was initialised.
+// a controlled one (program_threads.h, InForkedChild) with
+// CUDA_ERROR_NOT_INITIALIZED: the child inherits no usable context. That a
+// real driver's calls fail so in such a child is assumed, not yet measured
+// (tests/programs/fork_wait.c, region mode, is the GPU check).
 
 // --- initialisation, device, context ----------------------------------------
 

@@ -126,8 +126,9 @@ grep -q "^spawn_child: child status 0 " "$tmp/spawn.out" || fail "the child did 
 grep -q '"verdict": "clean"' "$tmp/spawn.json" || fail "the execution's result is not the parent's"
 
 # A child the program forks holds none of the threads control hands over
-# to: it runs uncontrolled, its driver calls fail (as a child's of the real
-# driver do), and the parent's wait for it is the program's own. A child
+# to: it runs uncontrolled, its driver calls fail (what a real driver does
+# there is not yet measured), and the parent's wait for it is the program's
+# own. A child
 # left running ends with its execution: no process stays behind.
 fork_explore() {
   local name=$1 mode=$2 status=0
