@@ -237,8 +237,7 @@ __attribute__((visibility("hidden"))) void* stackcheck_dlsym_work(void* handle, 
 __attribute__((used, visibility("hidden")))
 ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS STACKCHECK_ENTRY_POINT void*
 stackcheck_resolve_real_dlsym() {
-  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-  if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  void* f = stackcheck::program::RealDlsymFunction();
   __atomic_store_n(&stackcheck_real_dlsym, f, __ATOMIC_RELEASE);
   return f;
 }

@@ -10,15 +10,11 @@
 namespace stackcheck::program {
 namespace {
 
-// dlsym itself is interposed (plugin_calls.cc), so the real one comes from
-// dlvsym, which is not; glibc 2.34 moved it into libc under a new version.
 // Looked up on every call, without a guarded static: this runs while an ASan
 // runtime starts (CallRealDlsym), and the lookup is rare.
 ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* RealDlsym(void* handle, const char* name) {
   using Dlsym = void* (*)(void*, const char*);
-  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-  if (f == nullptr) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  return reinterpret_cast<Dlsym>(f)(handle, name);
+  return reinterpret_cast<Dlsym>(RealDlsymFunction())(handle, name);
 }
 
 template <typename F>
@@ -84,6 +80,13 @@ RealFunctions ResolveAll() {
 }
 
 }  // namespace
+
+// dlsym itself is interposed (plugin_calls.cc), so the real one comes from
+// dlvsym, which is not; glibc 2.34 moved it into libc under a new version.
+void* RealDlsymFunction() {
+  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  return f != nullptr ? f : dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+}
 
 void* CallRealDlsym(void* handle, const char* name) { return RealDlsym(handle, name); }
 

@@ -80,6 +80,8 @@ int CreateOwnThread(pthread_t* handle, const pthread_attr_t* attr, void* (*start
 // shadow memory exists, so this path is not instrumented and calls no function
 // ASan intercepts.
 ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* CallRealDlsym(void* handle, const char* name);
+// The C library's dlsym function itself (no other libc call: see above).
+ABSL_ATTRIBUTE_NO_SANITIZE_ADDRESS void* RealDlsymFunction();
 
 }  // namespace stackcheck::program
 
