@@ -17,10 +17,11 @@
 #include "absl/strings/str_format.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
-#include "cli/exec_runner.h"
 #include "cli/interrupt.h"
 #include "cli/report_sink.h"
 #include "properties/json_writer.h"
+#include "properties/program/program_run.h"
+#include "properties/program/scratch_directory.h"
 
 ABSL_DECLARE_FLAG(std::string, libcuda);
 
@@ -28,6 +29,10 @@ namespace stackcheck::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using properties::ProgramUnderTest;
+using properties::RunOnce;
+using properties::RunOutcome;
+using properties::RunSettings;
 
 double ChildrenCpuSeconds() {
   rusage u{};
@@ -67,12 +72,13 @@ absl::StatusOr<Rate> Measure(ProgramUnderTest program, bool fork_server, std::ui
 
 int RunBenchExec(const std::vector<std::string>& args) {
   if (args.empty()) return UsageError("usage: bench exec [--executions=N] -- PROGRAM [ARGS]");
-  absl::StatusOr<std::string> lib = FindLibcuda(absl::GetFlag(FLAGS_libcuda));
+  absl::StatusOr<std::string> lib = properties::FindLibcuda(absl::GetFlag(FLAGS_libcuda));
   if (!lib.ok()) return UsageError(lib.status().message());
   std::uint64_t n = absl::GetFlag(FLAGS_executions);
   if (n == 0) n = 200;
-  absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
+  absl::StatusOr<properties::ScratchDirectory> scratch = properties::ScratchDirectory::Make();
   if (!scratch.ok()) return RunError(scratch.status().message());
+  const RemovedOnAbort scratch_on_abort(scratch->path());
   ProgramUnderTest program{*lib, fs::absolute(args[0]).string(),
                            std::vector<std::string>(args.begin() + 1, args.end()), 20,
                            scratch->path()};

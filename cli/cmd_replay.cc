@@ -12,16 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
-#include "cli/cmd_exec.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
-#include "cli/exec_replay_file.h"
+#include "cli/exec_replay.h"
 #include "cli/report_sink.h"
 #include "core/policies/registry.h"
 #include "properties/atomic_file.h"
 #include "properties/explore.h"
 #include "properties/json_writer.h"
 #include "properties/known_bugs.h"
+#include "properties/program/program_replay.h"
 #include "properties/quoted_text.h"
 #include "properties/replay_file.h"
 #include "sim/trace/chrome_trace.h"
@@ -41,7 +41,7 @@ namespace {
 using properties::ReplayRecord;
 
 int RunReplay(const std::vector<std::string>& args) {
-  if (args.empty() || args.size() > 2 || (args.size() == 2 && !IsExecReplay(args[0]))) {
+  if (args.empty() || args.size() > 2 || (args.size() == 2 && !properties::IsExecReplay(args[0]))) {
     return UsageError(
         "usage: replay FILE|TOKEN [--format text|chrome|steer] [--out PATH] [--save PATH]; "
         "a real program's (exec): replay FILE|TOKEN -- PROGRAM");
@@ -62,11 +62,11 @@ int RunReplay(const std::vector<std::string>& args) {
     }
     if (out_path == save_path) return UsageError("--out and --save name the same file");
   }
-  if (IsExecReplay(args[0]) && !save_path.empty()) {
+  if (properties::IsExecReplay(args[0]) && !save_path.empty()) {
     return UsageError("--save is for a model's replay, not a real program's (exec)");
   }
   // A real program's counterexample (`exec`) replays by running it again.
-  if (IsExecReplay(args[0])) {
+  if (properties::IsExecReplay(args[0])) {
     return ReplayExec(args[0], args.size() == 2 ? args[1] : "", format, out_path);
   }
   if (format == "steer") {

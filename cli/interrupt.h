@@ -22,6 +22,18 @@ int CaughtSignal();
 int RemoveOnAbort(const std::string& dir);
 void KeepOnAbort(int slot);
 
+// RemoveOnAbort for as long as it lives.
+class RemovedOnAbort {
+ public:
+  explicit RemovedOnAbort(const std::string& dir) : slot_(RemoveOnAbort(dir)) {}
+  RemovedOnAbort(const RemovedOnAbort&) = delete;
+  RemovedOnAbort& operator=(const RemovedOnAbort&) = delete;
+  ~RemovedOnAbort() { KeepOnAbort(slot_); }
+
+ private:
+  int slot_;
+};
+
 }  // namespace stackcheck::cli
 
 #endif  // STACKCHECK_CLI_INTERRUPT_H_

@@ -31,6 +31,7 @@
 #include "core/policies/registry.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
+#include "properties/finding.h"
 #include "sim/event.h"
 #include "sim/monitor.h"
 #include "sim/monitors/coverage_probes.h"
@@ -69,8 +70,8 @@ struct MonitorSelection {
 // The monitored properties `selection` means for `policy`, in catalogue
 // order (kNamed: in the given order). Errors: a name that is not a
 // monitor-checked property.
-absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(
-    const MonitorSelection& selection, const PolicyInfo& policy);
+absl::StatusOr<std::vector<const PropertyInfo*>> SelectMonitors(const MonitorSelection& selection,
+                                                                const PolicyInfo& policy);
 
 // Under MonitorSelection::kOnlyKept a known bug never ends an execution, so
 // kFirstViolation ends the run at the first NEW one.
@@ -101,7 +102,7 @@ struct ExploreSpec {
   // execution, not the run, and is no finding - so that the search goes on
   // to the named properties' bugs.
   bool pass_unnamed = false;
-  std::string strategy = "dfs";  // a name in sim/strategies/registry.h
+  std::string strategy = "dfs";         // a name in sim/strategies/registry.h
   sim::StrategyParams strategy_params;  // its schedule defaults to the case's
   std::uint64_t max_executions = 0;     // 0: until the strategy ends
   absl::Duration time_budget = absl::InfiniteDuration();
@@ -139,15 +140,6 @@ struct ExploreSpec {
   std::function<void(const ExploreProgress&)> on_progress;
   // After every execution (not the determinism re-runs).
   std::function<void(const sim::ExecutionResult&)> on_execution;
-};
-
-// A violated property, where it was first seen, and how to replay it.
-struct Finding {
-  sim::Violation violation;  // its fingerprint says which bug
-  bool known = false;        // IsKnownViolation for the policy
-  std::uint64_t at_execution = 0;  // 1-based
-  std::vector<std::uint64_t> schedule;
-  std::string token;  // the replay token: policy, property, case and schedule
 };
 
 struct ExploreReport {

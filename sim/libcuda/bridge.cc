@@ -23,10 +23,11 @@
 namespace stackcheck::libcuda {
 
 using program::AtPoint;
+using program::CallRecord;
 using program::Controlled;
 using program::FirstDeviceAddress;
 using program::InForkedChild;
-using program::LogProgramLine;
+using program::LogProgramCall;
 using program::OnSimulatorThread;
 using program::Twin;
 
@@ -229,12 +230,24 @@ CuResult RunOnDevice(const std::function<CuResult(Device&)>& call) {
 
 bool InsideSimulation() { return Controlled() ? OnSimulatorThread() : t_inside; }
 
-void LogCall(std::string line) {
+namespace {
+
+void LogCall(CallRecord::Kind kind, absl::string_view function, std::string detail) {
   if (Controlled()) {
-    LogProgramLine(std::move(line));
+    LogProgramCall(kind, function, std::move(detail));
     return;
   }
-  TheBridge().Log(std::move(line));
+  TheBridge().Log(absl::StrCat(function, detail));
+}
+
+}  // namespace
+
+void LogDriverCall(absl::string_view function, std::string detail) {
+  LogCall(CallRecord::Kind::kDriver, function, std::move(detail));
+}
+
+void LogDriverNote(std::string text) {
+  LogCall(CallRecord::Kind::kDriverNote, "", std::move(text));
 }
 
 void FinishSimulation() {

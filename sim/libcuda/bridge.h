@@ -38,8 +38,11 @@ CuResult RunOnDevice(const std::function<CuResult(Device&)>& call);
 // Whether the calling code runs inside the simulation (a callback).
 bool InsideSimulation();
 
-// Appends one line to the bridge's call log (written with the report).
-void LogCall(std::string line);
+// Appends a driver call (`function` and what follows its name: arguments and
+// result), or a remark of the driver's, to the call log: the execution's
+// under exec, else the bridge's (written with the report).
+void LogDriverCall(absl::string_view function, std::string detail);
+void LogDriverNote(std::string text);
 
 // Ends the simulated process and writes the report: the call log, the
 // simulator's event log and the monitors' verdict, to the file named by

@@ -65,7 +65,8 @@ using stackcheck::CuResult;
 using stackcheck::Device;
 using stackcheck::DevicePtr;
 using stackcheck::DriverCall;
-using stackcheck::libcuda::LogCall;
+using stackcheck::libcuda::LogDriverCall;
+using stackcheck::libcuda::LogDriverNote;
 using stackcheck::libcuda::RunOnDevice;
 using stackcheck::program::InForkedChild;
 
@@ -106,7 +107,7 @@ CUresult NotImplemented(const char* name) {
                "stackcheck libcuda: %s is not implemented by the simulator; "
                "returning CUDA_ERROR_NOT_SUPPORTED\n",
                name);
-  LogCall(absl::StrCat(name, " -> not implemented"));
+  LogDriverCall(name, " -> not implemented");
   return Code(CuResult::kNotSupported);
 }
 
@@ -305,8 +306,8 @@ void InitializeGlobals(const Module& m) {
     std::vector<unsigned char> bytes;
     std::string error;
     if (!stackcheck::libcuda::InitialBytes(g, address_of, &bytes, &error)) {
-      LogCall(absl::StrCat("module variable ", g.name, ": initialiser element \"", error,
-                           "\" not understood; the variable starts zero-filled"));
+      LogDriverNote(absl::StrCat("module variable ", g.name, ": initialiser element \"", error,
+                                 "\" not understood; the variable starts zero-filled"));
       continue;
     }
     const DevicePtr ptr = m.globals.at(g.name).first;
@@ -348,8 +349,9 @@ CUresult LoadModule(CUmodule* out, absl::string_view image, absl::string_view ap
     return CuResult::kSuccess;
   });
   if (r == CuResult::kSuccess) InitializeGlobals(*m);
-  LogCall(absl::StrCat(api, "(", image.size(), " bytes of PTX: ", m->symbols.kernels.size(),
-                       " .entry, ", m->symbols.globals.size(), " .global) -> ", Name(r)));
+  LogDriverCall(api,
+                absl::StrCat("(", image.size(), " bytes of PTX: ", m->symbols.kernels.size(),
+                             " .entry, ", m->symbols.globals.size(), " .global) -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   *out = reinterpret_cast<CUmodule>(module.release());
   return 0;
@@ -434,7 +436,7 @@ int DeviceAttribute(int attribute, bool* known) {
 EXPORT CUresult cuInit(unsigned int flags) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([](Device& d) { return d.Init(); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kInit), "(", flags, ") -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kInit), absl::StrCat("(", flags, ") -> ", Name(r)));
   return Code(r);
 }
 
@@ -483,7 +485,7 @@ EXPORT CUresult cuDeviceGetAttribute(int* value, int attribute, CUdevice device)
   bool known = false;
   *value = DeviceAttribute(attribute, &known);
   if (!known) {
-    LogCall(absl::StrCat("cuDeviceGetAttribute(", attribute, ") -> 0 (not modelled)"));
+    LogDriverCall("cuDeviceGetAttribute", absl::StrCat("(", attribute, ") -> 0 (not modelled)"));
   }
   return 0;
 }
@@ -493,7 +495,7 @@ EXPORT CUresult cuCtxCreate_v2(CUcontext* context, unsigned int flags, CUdevice 
   if (context == nullptr) return Code(CuResult::kInvalidValue);
   if (device != 0) return Code(CuResult::kInvalidDevice);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxCreate(); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kCtxCreate), "(flags=", flags, ") -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kCtxCreate), absl::StrCat("(flags=", flags, ") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   g_context_live = true;
   *context = &g_context;
@@ -505,7 +507,7 @@ EXPORT CUresult cuCtxDestroy_v2(CUcontext context) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (context != &g_context || !g_context_live) return Code(CuResult::kInvalidContext);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxDestroy(); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kCtxDestroy), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kCtxDestroy), absl::StrCat(" -> ", Name(r)));
   if (r == CuResult::kSuccess) {
     g_context_live = false;
     DropAllBlocks();
@@ -549,7 +551,7 @@ EXPORT CUresult cuCtxPopCurrent_v2(CUcontext* context) {
 EXPORT CUresult cuCtxSynchronize() {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([](Device& d) { return d.CtxSynchronize(); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kCtxSynchronize), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kCtxSynchronize), absl::StrCat(" -> ", Name(r)));
   return Code(r);
 }
 
@@ -583,8 +585,9 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
     }
     return AllocateBlock(d, &p, bytes);
   });
-  LogCall(absl::StrFormat("%s(%u bytes) -> %s, 0x%x%s", Symbol(DriverCall::kMemAlloc), bytes,
-                          Name(r), p, fails ? " [fault plan: out of memory]" : ""));
+  LogDriverCall(Symbol(DriverCall::kMemAlloc),
+                absl::StrFormat("(%u bytes) -> %s, 0x%x%s", bytes, Name(r), p,
+                                fails ? " [fault plan: out of memory]" : ""));
   if (r == CuResult::kSuccess) *ptr = p;
   return Code(r);
 }
@@ -592,7 +595,7 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr* ptr, std::size_t bytes) {
 EXPORT CUresult cuMemFree_v2(CUdeviceptr ptr) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.MemFree(ptr); });
-  LogCall(absl::StrFormat("%s(0x%x) -> %s", Symbol(DriverCall::kMemFree), ptr, Name(r)));
+  LogDriverCall(Symbol(DriverCall::kMemFree), absl::StrFormat("(0x%x) -> %s", ptr, Name(r)));
   if (r == CuResult::kSuccess) DropBlock(ptr);
   return Code(r);
 }
@@ -630,8 +633,8 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void* src, std::size_t by
       std::memcpy(block->data + (dst - base), src, bytes);
     }
   }
-  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyHtoD), dst, bytes,
-                          Name(r)));
+  LogDriverCall(Symbol(DriverCall::kMemcpyHtoD),
+                absl::StrFormat("(0x%x, %u bytes) -> %s", dst, bytes, Name(r)));
   return Code(r);
 }
 
@@ -645,8 +648,8 @@ EXPORT CUresult cuMemcpyDtoH_v2(void* dst, CUdeviceptr src, std::size_t bytes) {
       std::memcpy(dst, block->data + (src - base), bytes);
     }
   }
-  LogCall(absl::StrFormat("%s(0x%x, %u bytes) -> %s", Symbol(DriverCall::kMemcpyDtoH), src, bytes,
-                          Name(r)));
+  LogDriverCall(Symbol(DriverCall::kMemcpyDtoH),
+                absl::StrFormat("(0x%x, %u bytes) -> %s", src, bytes, Name(r)));
   return Code(r);
 }
 
@@ -656,14 +659,14 @@ EXPORT CUresult cuMemAllocHost_v2(void** ptr, std::size_t bytes) {
   if (ptr == nullptr) return Code(CuResult::kInvalidValue);
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
   *ptr = std::malloc(bytes == 0 ? 1 : bytes);
-  LogCall(absl::StrFormat("cuMemAllocHost_v2(%u bytes) -> 0", bytes));
+  LogDriverCall("cuMemAllocHost_v2", absl::StrFormat("(%u bytes) -> 0", bytes));
   return *ptr ? 0 : Code(CuResult::kOutOfMemory);
 }
 
 EXPORT CUresult cuMemFreeHost(void* ptr) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   std::free(ptr);
-  LogCall("cuMemFreeHost -> 0");
+  LogDriverCall("cuMemFreeHost", " -> 0");
   return 0;
 }
 
@@ -693,8 +696,9 @@ EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, std::size
   std::vector<unsigned char> staging(bytes);
   CUresult r = cuMemcpyDtoH_v2(staging.data(), src, bytes);
   if (r == 0) r = cuMemcpyHtoD_v2(dst, staging.data(), bytes);
-  LogCall(absl::StrFormat("cuMemcpyDtoDAsync_v2(0x%x <- 0x%x, %u bytes, legacy stream) -> %d", dst,
-                          src, bytes, r));
+  LogDriverCall(
+      "cuMemcpyDtoDAsync_v2",
+      absl::StrFormat("(0x%x <- 0x%x, %u bytes, legacy stream) -> %d", dst, src, bytes, r));
   return r;
 }
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void* dst, CUdeviceptr src, std::size_t bytes,
@@ -753,9 +757,9 @@ CUresult LinkAddData(CUlinkState state, int type, void* data, std::size_t size, 
   while (!ptx.empty() && ptx.back() == '\0') ptx.remove_suffix(1);
   stackcheck::libcuda::ParsePtx(ptx, &link->symbols);
   ++link->inputs;
-  LogCall(absl::StrCat(api, "(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0 (",
-                       link->symbols.kernels.size(), " .entry, ", link->symbols.globals.size(),
-                       " .global so far)"));
+  LogDriverCall(api, absl::StrCat("(PTX, ", size, " bytes, \"", name ? name : "", "\") -> 0 (",
+                                  link->symbols.kernels.size(), " .entry, ",
+                                  link->symbols.globals.size(), " .global so far)"));
   return 0;
 }
 
@@ -788,7 +792,7 @@ EXPORT CUresult cuLinkComplete(CUlinkState state, void** image, std::size_t* siz
   absl::StrAppend(&link->image, stackcheck::libcuda::FormatPtxDeclarations(link->symbols));
   *image = link->image.data();
   if (size) *size = link->image.size();
-  LogCall(absl::StrCat("cuLinkComplete(", link->inputs, " PTX inputs) -> 0"));
+  LogDriverCall("cuLinkComplete", absl::StrCat("(", link->inputs, " PTX inputs) -> 0"));
   return 0;
 }
 
@@ -837,7 +841,7 @@ EXPORT CUresult cuModuleUnload(CUmodule handle) {
     }
     return r;
   });
-  LogCall(absl::StrCat(Symbol(DriverCall::kModuleUnload), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kModuleUnload), absl::StrCat(" -> ", Name(r)));
   if (r == CuResult::kSuccess) delete m;
   return Code(r);
 }
@@ -860,7 +864,8 @@ EXPORT CUresult cuModuleGetFunction(CUfunction* function, CUmodule handle, const
     return d.ModuleGetFunction(&sim, m->sim,
                                kernel ? stackcheck::kRegionKernel : absl::string_view());
   });
-  LogCall(absl::StrCat(Symbol(DriverCall::kModuleGetFunction), "(\"", name, "\") -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kModuleGetFunction),
+                absl::StrCat("(\"", name, "\") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   auto& slot = m->functions[name];
   if (!slot) {
@@ -886,7 +891,7 @@ EXPORT CUresult cuModuleGetGlobal_v2(CUdeviceptr* ptr, std::size_t* bytes, CUmod
   });
   auto it = m->globals.find(name);
   if (r == CuResult::kSuccess && it == m->globals.end()) r = CuResult::kNotFound;
-  LogCall(absl::StrCat("cuModuleGetGlobal_v2(\"", name, "\") -> ", Name(r)));
+  LogDriverCall("cuModuleGetGlobal_v2", absl::StrCat("(\"", name, "\") -> ", Name(r)));
   if (r != CuResult::kSuccess) return Code(r);
   if (ptr) *ptr = it->second.first;
   if (bytes) *bytes = it->second.second;
@@ -1032,7 +1037,7 @@ stackcheck::KernelAction RunBody(std::uint64_t token) {
   }
   const stackcheck::program::KernelOutcome outcome = RunWithDeviceVariables(launch);
   if (!outcome.trapped) return stackcheck::KernelAction::kRun;
-  LogCall(absl::StrCat("kernel \"", launch.kernel, "\" traps: ", outcome.why));
+  LogDriverNote(absl::StrCat("kernel \"", launch.kernel, "\" traps: ", outcome.why));
   return stackcheck::KernelAction::kTrap;
 }
 
@@ -1143,10 +1148,10 @@ EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx, unsigned in
     std::lock_guard<std::mutex> lock(g_mu);
     g_bodies.erase(args.body);  // never enqueued: its code never runs
   }
-  LogCall(absl::StrCat(Symbol(DriverCall::kLaunchKernel), "(\"", f->name, "\", grid ", gx, "x", gy,
-                       "x", gz, ", block ", bx, "x", by, "x", bz, ", shared ", shared_bytes,
-                       ", args [", described, "])", traps ? " [fault plan: traps]" : "", " -> ",
-                       Name(r), body_note));
+  LogDriverCall(Symbol(DriverCall::kLaunchKernel),
+                absl::StrCat("(\"", f->name, "\", grid ", gx, "x", gy, "x", gz, ", block ", bx, "x",
+                             by, "x", bz, ", shared ", shared_bytes, ", args [", described, "])",
+                             traps ? " [fault plan: traps]" : "", " -> ", Name(r), body_note));
   return Code(r);
 }
 
@@ -1160,7 +1165,8 @@ EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
     return d.StreamCreate(&s, (flags & kStreamNonBlocking) ? stackcheck::StreamFlags::kNonBlocking
                                                            : stackcheck::StreamFlags::kBlocking);
   });
-  LogCall(absl::StrCat(Symbol(DriverCall::kStreamCreate), "(flags=", flags, ") -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kStreamCreate),
+                absl::StrCat("(flags=", flags, ") -> ", Name(r)));
   if (r == CuResult::kSuccess) *stream = FromSim(s);
   return Code(r);
 }
@@ -1168,14 +1174,14 @@ EXPORT CUresult cuStreamCreate(CUstream* stream, unsigned int flags) {
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamDestroy(ToSim(stream)); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kStreamDestroy), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kStreamDestroy), absl::StrCat(" -> ", Name(r)));
   return Code(r);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream stream) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   const CuResult r = RunOnDevice([&](Device& d) { return d.StreamSynchronize(ToSim(stream)); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kStreamSynchronize), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kStreamSynchronize), absl::StrCat(" -> ", Name(r)));
   return Code(r);
 }
 
@@ -1191,7 +1197,7 @@ EXPORT CUresult cuStreamAddCallback(CUstream stream, CUstreamCallback fn, void* 
   auto* call = new CallbackCall{fn, user_data};
   const CuResult r = RunOnDevice(
       [&](Device& d) { return d.StreamAddCallback(ToSim(stream), CallbackTrampoline, call); });
-  LogCall(absl::StrCat(Symbol(DriverCall::kStreamAddCallback), " -> ", Name(r)));
+  LogDriverCall(Symbol(DriverCall::kStreamAddCallback), absl::StrCat(" -> ", Name(r)));
   if (r != CuResult::kSuccess) delete call;
   return Code(r);
 }

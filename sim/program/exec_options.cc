@@ -109,6 +109,12 @@ absl::StatusOr<ExecOptions> ExecOptionsFromEnvironment() {
     options.faults = *plan;
   }
   if (const char* s = Env("STACKCHECK_EXEC_RESULT")) options.result_path = s;
+  if (const char* s = Env("STACKCHECK_EXEC_CHROME_TRACE")) {
+    if (absl::string_view(s) != "0" && absl::string_view(s) != "1") {
+      return Bad("STACKCHECK_EXEC_CHROME_TRACE is 0 or 1", s);
+    }
+    options.chrome_trace = absl::string_view(s) == "1";
+  }
   if (const char* s = Env("STACKCHECK_EXEC_WATCHDOG_S")) {
     if (!absl::SimpleAtoi(s, &options.watchdog_s) || options.watchdog_s < 1) {
       return Bad("STACKCHECK_EXEC_WATCHDOG_S is a number of seconds >= 1", s);

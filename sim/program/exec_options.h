@@ -50,6 +50,9 @@ struct ExecOptions {
   FaultPlan faults;
   std::string result_path;
   int watchdog_s = 20;
+  // The result carries the execution as Chrome trace-event JSON
+  // (sim/trace/chrome_trace.h): a replay's, for `replay --format chrome`.
+  bool chrome_trace = false;
 };
 
 // Reads STACKCHECK_EXEC_*; a malformed value is an error naming it.

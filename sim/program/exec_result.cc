@@ -10,6 +10,7 @@
 #include "sim/event_format.h"
 #include "sim/sim_host.h"
 #include "sim/simulator.h"
+#include "sim/trace/chrome_trace.h"
 #include "sim/trace/named_format.h"
 
 namespace stackcheck::program {
@@ -45,7 +46,7 @@ std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host, 
 }  // namespace
 
 ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost& host,
-                             const sim::ExecutionResult& result) {
+                             const sim::ExecutionResult& result, bool chrome_trace) {
   ExecReport report;
   // The violation that ended the execution, or else the first one it went
   // past (a destroy of a held mutex, program_threads.cc).
@@ -71,6 +72,7 @@ ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost
         TimelineEvent{e.time_ns, e.actor < actors.size() ? actors[e.actor] : std::string("-"),
                       Describe(simulator, host, e, actors)});
   }
+  if (chrome_trace) report.chrome_trace = sim::ChromeTraceJson(result.trace, actors, shown);
   return report;
 }
 
@@ -96,6 +98,10 @@ std::string OneLine(const ExecReport& r) {
 absl::Status WriteReport(const ExecReport& r, const std::string& path) {
   json timeline = json::array();
   for (const TimelineEvent& e : r.timeline) timeline.push_back({e.ns, e.actor, e.text});
+  json calls = json::array();
+  for (const CallRecord& c : r.calls) {
+    calls.push_back({c.thread, std::string(KindName(c.kind)), c.function, c.detail});
+  }
   json j = {{"verdict", r.verdict},
             {"property", r.property},
             {"message", r.message},
@@ -115,7 +121,8 @@ absl::Status WriteReport(const ExecReport& r, const std::string& path) {
             {"digest", absl::StrFormat("%016x", r.digest)},
             {"steps", r.steps},
             {"timeline", timeline},
-            {"calls", r.calls}};
+            {"calls", calls},
+            {"chrome_trace", r.chrome_trace}};
   std::ofstream out(path);
   out << j.dump(1) << "\n";
   if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", path));
@@ -151,11 +158,17 @@ absl::StatusOr<ExecReport> ReadReport(const std::string& path) {
     r.point_preempts = j.at("point_preempts").get<std::vector<bool>>();
     r.digest = std::stoull(j.at("digest").get<std::string>(), nullptr, 16);
     r.steps = j.at("steps").get<std::uint64_t>();
+    r.chrome_trace = j.at("chrome_trace").get<std::string>();
     for (const json& e : j.at("timeline")) {
       r.timeline.push_back(TimelineEvent{e.at(0).get<std::uint64_t>(), e.at(1).get<std::string>(),
                                          e.at(2).get<std::string>()});
     }
-    r.calls = j.at("calls").get<std::vector<std::string>>();
+    for (const json& c : j.at("calls")) {
+      const std::optional<CallRecord::Kind> kind = KindNamed(c.at(1).get<std::string>());
+      if (!kind) return absl::DataLossError(absl::StrCat(path, ": a call of an unknown kind"));
+      r.calls.push_back(CallRecord{c.at(0).get<std::string>(), *kind, c.at(2).get<std::string>(),
+                                   c.at(3).get<std::string>()});
+    }
   } catch (const std::exception& e) {
     return absl::DataLossError(absl::StrCat(path, ": not a result (", e.what(), ")"));
   }

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "sim/program/call_record.h"
 
 namespace stackcheck::sim {
 class Simulator;
@@ -54,12 +55,15 @@ struct ExecReport {
   std::uint64_t digest = 0;
   std::uint64_t steps = 0;
   std::vector<TimelineEvent> timeline;  // the simulator's events
-  std::vector<std::string> calls;       // the program's calls, in order
+  std::vector<CallRecord> calls;        // the program's calls, in order
+  // ExecOptions::chrome_trace: the execution as Chrome trace-event JSON.
+  std::string chrome_trace;
 };
 
-// The verdict, schedule, digest and timeline of a finished execution.
+// The verdict, schedule, digest and timeline of a finished execution; with
+// `chrome_trace`, its trace as the model path renders one too.
 ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost& host,
-                             const sim::ExecutionResult& result);
+                             const sim::ExecutionResult& result, bool chrome_trace);
 
 // "     1.2ms  T1        driver-call cuMemAlloc -> 0 SUCCESS"
 std::string FormatTimelineEvent(const TimelineEvent& e);

@@ -78,7 +78,8 @@ long Futex(int* word, int op, int value, const void* timeout) {
   // The word's address goes to the call log only: it changes from run to
   // run, and the trace must not (the digest, the fingerprints).
   if (modelled && command == FUTEX_WAIT) {
-    LogProgramLine(
+    LogProgramCall(
+        CallRecord::Kind::kFutexWait, "",
         absl::StrFormat("futex-wait (libgomp) on the word at %p, value %d", word, value));
   }
   if (modelled && AtPoint([&](Twin& twin) {

@@ -29,7 +29,7 @@ thread_local std::size_t t_region_map_count = 0;
 
 void Note(const char* name, int device) {
   if (Controlled() && HasTwin() && !OnSimulatorThread()) {
-    LogProgramLine(absl::StrCat(name, "(device ", device, ")"));
+    LogProgramCall(CallRecord::Kind::kOpenmp, name, absl::StrCat("(device ", device, ")"));
   }
 }
 

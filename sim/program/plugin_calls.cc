@@ -32,7 +32,7 @@ std::map<ThreadId, const char*>& Holders() {
 class PluginCall {
  public:
   PluginCall(const char* name, std::string arguments, bool under_device_lock) : name_(name) {
-    LogProgramLine(absl::StrCat(name, "(", arguments, ")"));
+    LogProgramCall(CallRecord::Kind::kPluginEntry, name, absl::StrCat("(", arguments, ")"));
     AtPoint([&](Twin& twin) {
       twin.host.ProgramCall(name);
       if (under_device_lock) {
@@ -50,7 +50,7 @@ class PluginCall {
 
   template <typename T>
   T Returns(T value, std::string shown) {
-    LogProgramLine(absl::StrCat(name_, " -> ", shown));
+    LogProgramCall(CallRecord::Kind::kPluginReturn, name_, absl::StrCat(" -> ", shown));
     return value;
   }
 
@@ -196,7 +196,7 @@ std::string Message(const char* format, va_list args) {
 }
 
 void Note(const char* kind, const std::string& message) {
-  LogProgramLine(absl::StrCat("libgomp: ", kind, message));
+  LogProgramCall(CallRecord::Kind::kLibgompMessage, "", absl::StrCat("libgomp: ", kind, message));
   AtPoint([&](Twin& twin) { twin.host.ProgramCall(absl::StrCat(kind, message)); });
 }
 

@@ -133,7 +133,7 @@ class Controller {
   void ReportCrash(int signal, const void* at) {
     if (!active_ || ended_.exchange(true)) return;
     sim::ExecutionResult so_far = simulator_->SoFar();
-    ExecReport report = DescribeExecution(*simulator_, *host_, so_far);
+    ExecReport report = DescribeExecution(*simulator_, *host_, so_far, options_.chrome_trace);
     Dl_info info{};
     std::string where = "unknown code";
     if (dladdr(at, &info) != 0 && info.dli_fname != nullptr) {
@@ -161,7 +161,7 @@ class Controller {
     ended_.store(true, std::memory_order_release);
     ExecReport report;
     if (active_) {
-      report = DescribeExecution(*simulator_, *host_, simulator_->SoFar());
+      report = DescribeExecution(*simulator_, *host_, simulator_->SoFar(), options_.chrome_trace);
       FillSchedule(&report);
     }
     report.verdict = "stuck";
@@ -169,7 +169,7 @@ class Controller {
     report.message = std::move(message);
     report.fingerprint = std::move(fingerprint);
     report.waits.clear();
-    report.calls = lines_;
+    report.calls = calls_;
     Fill(&report);
     Write(report);
     std::fflush(nullptr);
@@ -313,9 +313,9 @@ class Controller {
     return NameOf(t_self->twin);
   }
 
-  void Log(std::string line) {
-    if (t_self != nullptr) t_self->last_call = line;
-    lines_.push_back(std::move(line));
+  void Log(CallRecord call) {
+    if (t_self != nullptr) t_self->last_call = FormatCall(call);
+    calls_.push_back(std::move(call));
   }
   const FaultPlan& faults() const { return options_.faults; }
 
@@ -433,7 +433,7 @@ class Controller {
   }
 
   ExecReport MakeReport(const sim::ExecutionResult& result) {
-    ExecReport report = DescribeExecution(*simulator_, *host_, result);
+    ExecReport report = DescribeExecution(*simulator_, *host_, result, options_.chrome_trace);
     if (replay_ != nullptr) {
       absl::Status s = replay_->Finish();
       if (!s.ok()) {
@@ -454,7 +454,7 @@ class Controller {
     report->point_widths = strategy_->widths();
     report->point_preempts = strategy_->preempts();
     report->preemptions = strategy_->preemptions();
-    report->calls = lines_;
+    report->calls = calls_;
   }
 
   void Fill(ExecReport* report) const {
@@ -498,7 +498,7 @@ class Controller {
   std::uint64_t steps_done_ = 0;  // steps of every program thread, completed
   std::uint32_t fair_queue_ = kNoQueue;
   int exit_status_ = -1;
-  std::vector<std::string> lines_;
+  std::vector<CallRecord> calls_;
 };
 
 // Never destroyed: program threads may reach a point during exit.
@@ -573,9 +573,9 @@ void ExitBegins(int status) {
   });
 }
 
-void LogProgramLine(std::string line) {
+void LogProgramCall(CallRecord::Kind kind, absl::string_view function, std::string detail) {
   Controller& c = TheController();
-  c.Log(absl::StrCat(c.TwinName(), " ", std::move(line)));
+  c.Log(CallRecord{c.TwinName(), kind, std::string(function), std::move(detail)});
 }
 
 std::string CurrentTwinName() { return TheController().TwinName(); }

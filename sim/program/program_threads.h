@@ -45,8 +45,10 @@
 #include <string>
 
 #include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
 #include "core/device.h"
 #include "core/host.h"
+#include "sim/program/call_record.h"
 #include "sim/sim_host.h"
 
 namespace stackcheck::program {
@@ -128,9 +130,9 @@ struct FaultPlan;
 const FaultPlan& Faults();
 
 // --- the report ---
-// Appends a line to the execution's call log, prefixed with the calling
-// thread's twin ("T1 cuMemAlloc_v2(...) -> 0").
-void LogProgramLine(std::string line);
+// Appends a call to the execution's call log, as the calling thread's twin
+// ("T1") made it.
+void LogProgramCall(CallRecord::Kind kind, absl::string_view function, std::string detail);
 // The twin's name of the calling thread, e.g. "T1"; "" without one.
 std::string CurrentTwinName();
 

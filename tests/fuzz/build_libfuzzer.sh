@@ -15,7 +15,7 @@ sources=(
   tests/fuzz/libfuzzer_main.cc tests/fuzz/replay_input_fuzz.cc
   properties/replay_file.cc properties/quoted_text.cc properties/atomic_file.cc
   properties/catalogue.cc properties/case.cc core/cu_result.cc
-  properties/search_checkpoint.cc cli/exec_replay_file.cc sim/program/exec_options.cc
+  properties/search_checkpoint.cc properties/program/program_replay.cc sim/program/exec_options.cc
 )
 absl_libs=(absl_status absl_statusor absl_strings absl_str_format_internal absl_raw_hash_set
            absl_hash absl_city absl_low_level_hash absl_cord absl_cord_internal

@@ -1,5 +1,5 @@
 // exec's input readers fuzzed in the ordinary suite: exec replay files and
-// tokens (cli/exec_replay_file.h) and fault plans (sim/libcuda/
+// tokens (properties/program/program_replay.h) and fault plans (sim/libcuda/
 // exec_options.h), seeded mutations of real ones. The promises: no crash; a
 // refusal is InvalidArgument (or NotFound for a token's missing file) with a
 // message; what is accepted reads back to itself from its own text.
@@ -10,22 +10,22 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
-#include "cli/exec_replay_file.h"
 #include "gtest/gtest.h"
+#include "properties/program/program_replay.h"
 #include "sim/program/exec_options.h"
 #include "tests/fuzz/mutations.h"
 
 namespace stackcheck::fuzz {
 namespace {
 
-bool Same(const cli::ExecReplay& a, const cli::ExecReplay& b) {
+bool Same(const properties::ExecReplay& a, const properties::ExecReplay& b) {
   return a.program == b.program && a.args == b.args && a.faults == b.faults &&
          a.schedule == b.schedule && a.digest == b.digest && a.property == b.property &&
          a.fingerprint == b.fingerprint && a.message == b.message;
 }
 
 std::vector<std::string> ReplaySeeds() {
-  cli::ExecReplay r;
+  properties::ExecReplay r;
   r.program = "/usr/local/bin/abort_while_mapping";
   r.args = {"map", "2", "0", "4"};
   r.faults = "abort@launch:1,oom@alloc:3,oom@alloc:4";
@@ -34,10 +34,10 @@ std::vector<std::string> ReplaySeeds() {
   r.property = "no-deadlock";
   r.fingerprint = "no-deadlock: cycle [host thread waits on libgomp's device lock]";
   r.message = "deadlock: T1 waits on libgomp's device lock held by T2";
-  cli::ExecReplay empty;
+  properties::ExecReplay empty;
   empty.program = "/bin/true";
-  return {cli::FormatExecReplay(r), cli::FormatExecReplay(empty), cli::ExecReplayToken(r),
-          cli::ExecReplayToken(empty)};
+  return {properties::FormatExecReplay(r), properties::FormatExecReplay(empty),
+          properties::ExecReplayToken(r), properties::ExecReplayToken(empty)};
 }
 
 TEST(ExecReplayFuzz, MutationsAreRefusedOrReadBack) {
@@ -47,14 +47,15 @@ TEST(ExecReplayFuzz, MutationsAreRefusedOrReadBack) {
   for (const std::string& seed : seeds) {
     for (int i = 0; i < 3000; ++i) {
       const std::string text = i == 0 ? seed : Mutate(seed, seeds, rng);
-      absl::StatusOr<cli::ExecReplay> r = cli::ParseExecReplay(text);
+      absl::StatusOr<properties::ExecReplay> r = properties::ParseExecReplay(text);
       if (!r.ok()) {
         ASSERT_TRUE(absl::IsInvalidArgument(r.status())) << r.status() << "\n" << text;
         ASSERT_FALSE(r.status().message().empty());
         continue;
       }
       ++accepted;
-      absl::StatusOr<cli::ExecReplay> again = cli::ParseExecReplay(cli::FormatExecReplay(*r));
+      absl::StatusOr<properties::ExecReplay> again =
+          properties::ParseExecReplay(properties::FormatExecReplay(*r));
       ASSERT_TRUE(again.ok()) << again.status() << "\n" << text;
       ASSERT_TRUE(Same(*again, *r)) << text;
     }
@@ -62,16 +63,17 @@ TEST(ExecReplayFuzz, MutationsAreRefusedOrReadBack) {
   EXPECT_GT(accepted, 50);
   // Tokens: as given on a command line (LoadExecReplay decodes them).
   for (const std::string& seed : seeds) {
-    if (!absl::StartsWith(seed, cli::kExecTokenPrefix)) continue;
+    if (!absl::StartsWith(seed, properties::kExecTokenPrefix)) continue;
     for (int i = 0; i < 2000; ++i) {
       const std::string token = Mutate(seed, seeds, rng);
-      if (!absl::StartsWith(token, cli::kExecTokenPrefix)) continue;  // a path, not a token
-      absl::StatusOr<cli::ExecReplay> r = cli::LoadExecReplay(token);
+      if (!absl::StartsWith(token, properties::kExecTokenPrefix)) continue;  // a path, not a token
+      absl::StatusOr<properties::ExecReplay> r = properties::LoadExecReplay(token);
       if (!r.ok()) {
         ASSERT_FALSE(r.status().message().empty());
         continue;
       }
-      absl::StatusOr<cli::ExecReplay> again = cli::LoadExecReplay(cli::ExecReplayToken(*r));
+      absl::StatusOr<properties::ExecReplay> again =
+          properties::LoadExecReplay(properties::ExecReplayToken(*r));
       ASSERT_TRUE(again.ok() && Same(*again, *r)) << token;
     }
   }

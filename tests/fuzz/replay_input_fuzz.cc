@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
-#include "cli/exec_replay_file.h"
+#include "properties/program/program_replay.h"
 #include "properties/replay_file.h"
 #include "properties/search_checkpoint.h"
 #include "sim/program/exec_options.h"
@@ -61,8 +61,8 @@ void FuzzReplayInput(const std::uint8_t* data, std::size_t size) {
   (void)properties::ParseScenarioText(input);
   (void)properties::DecodeCheckpoint(input);
   (void)properties::DecodeCheckpoint(properties::RedigestCheckpointForTesting(input));
-  (void)cli::ParseExecReplay(input);
-  (void)cli::ParseExecReplay(absl::StrCat(cli::kExecReplayHeader, "\n", input));
+  (void)properties::ParseExecReplay(input);
+  (void)properties::ParseExecReplay(absl::StrCat(properties::kExecReplayHeader, "\n", input));
   (void)program::ParseFaults(input);
 }
 

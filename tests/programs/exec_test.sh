@@ -365,7 +365,7 @@ grep -q "10 fault plans .*: exhausted yes" "$tmp/dfs_faults.out" ||
 grep -q "^VIOLATION mutex-discipline: T[0-9] destroyed mutex 'ptx_dev->omp_stacks.lock" \
   "$tmp/dfs_faults.out" || fail "dfs over faults: a trap's destroy of the held lock not found"
 # Up to two faults a plan: 33 plans and the fault-free one (counted by hand
-# in cli/exec_fault_plans_test.cc), each walked to its end.
+# in properties/program/fault_plans_test.cc), each walked to its end.
 status=0
 "$stackcheck" exec --exec_strategy dfs --exec_bound 0 --exec_faults search --exec_max_faults 2 \
   --libcuda "$libcuda" --exec_replay_dir "" -- "$programs/threads_regions" 1 2 8 4 \

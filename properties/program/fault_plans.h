@@ -5,8 +5,8 @@
 // stacks cache and retries a failed allocation once, so only the pair reaches
 // a mapping's fatal path). Counts stay those of the fault-free run: a fault
 // that changes what follows is still placed by that run's numbering.
-#ifndef STACKCHECK_CLI_EXEC_FAULT_PLANS_H_
-#define STACKCHECK_CLI_EXEC_FAULT_PLANS_H_
+#ifndef STACKCHECK_PROPERTIES_PROGRAM_FAULT_PLANS_H_
+#define STACKCHECK_PROPERTIES_PROGRAM_FAULT_PLANS_H_
 
 #include <cstdint>
 #include <vector>
@@ -14,7 +14,7 @@
 #include "absl/status/statusor.h"
 #include "sim/program/exec_options.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 
 // One random plan of at most one unit (none in one draw of five).
 program::FaultPlan RandomFault(std::uint64_t seed, std::uint32_t launches, std::uint32_t allocs);
@@ -33,6 +33,6 @@ program::FaultPlan RandomPlan(std::uint64_t seed, std::uint32_t launches, std::u
 absl::StatusOr<std::vector<program::FaultPlan>> EveryPlan(std::uint32_t launches,
                                                           std::uint32_t allocs, int max_units);
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties
 
-#endif  // STACKCHECK_CLI_EXEC_FAULT_PLANS_H_
+#endif  // STACKCHECK_PROPERTIES_PROGRAM_FAULT_PLANS_H_

@@ -1,4 +1,4 @@
-#include "cli/exec_runner.h"
+#include "properties/program/program_run.h"
 
 #include <fcntl.h>
 #include <link.h>
@@ -23,9 +23,8 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cli/interrupt.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 
 namespace fs = std::filesystem;
@@ -71,7 +70,8 @@ std::vector<std::string> RunVariables(const ProgramUnderTest& p, const RunSettin
           absl::StrCat("STACKCHECK_EXEC_SCHEDULE=", absl::StrJoin(s.schedule, ",")),
           absl::StrCat("STACKCHECK_EXEC_FAULTS=", program::FormatFaults(s.faults)),
           absl::StrCat("STACKCHECK_EXEC_RESULT=", result),
-          absl::StrCat("STACKCHECK_EXEC_WATCHDOG_S=", p.watchdog_s)};
+          absl::StrCat("STACKCHECK_EXEC_WATCHDOG_S=", p.watchdog_s),
+          absl::StrCat("STACKCHECK_EXEC_CHROME_TRACE=", s.chrome_trace ? 1 : 0)};
 }
 
 // The AddressSanitizer runtime this binary runs with, or "" (not built with
@@ -264,32 +264,6 @@ bool Stopping(const ProgramUnderTest& p) {
          std::chrono::steady_clock::now() >= p.deadline;
 }
 
-absl::StatusOr<ScratchDirectory> ScratchDirectory::Make() {
-  std::error_code ec;
-  const fs::path tmp = fs::temp_directory_path(ec);
-  if (ec) return absl::UnavailableError(absl::StrCat("no temporary directory: ", ec.message()));
-  std::string pattern = (tmp / "stackcheck-exec-XXXXXX").string();
-  if (mkdtemp(pattern.data()) == nullptr) {
-    return absl::UnavailableError(absl::StrCat("cannot create a scratch directory in ",
-                                               tmp.string(), ": ", std::strerror(errno)));
-  }
-  const int slot = RemoveOnAbort(pattern);
-  return ScratchDirectory(std::move(pattern), slot);
-}
-
-ScratchDirectory::ScratchDirectory(ScratchDirectory&& other) noexcept
-    : path_(std::move(other.path_)), abort_slot_(other.abort_slot_) {
-  other.path_.clear();
-  other.abort_slot_ = -1;
-}
-
-ScratchDirectory::~ScratchDirectory() {
-  if (path_.empty()) return;
-  KeepOnAbort(abort_slot_);
-  std::error_code ec;
-  fs::remove_all(path_, ec);  // best effort: a leftover costs only disk
-}
-
 absl::StatusOr<std::string> FindLibcuda(const std::string& flag) {
   if (!flag.empty()) {
     if (!Readable(flag)) return absl::NotFoundError(absl::StrCat("--libcuda: no file ", flag));
@@ -408,4 +382,4 @@ absl::StatusOr<RunOutcome> Collect(const ProgramUnderTest& p, const std::string&
   return outcome;
 }
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

@@ -1,4 +1,4 @@
-#include "cli/exec_fault_plans.h"
+#include "properties/program/fault_plans.h"
 
 #include <algorithm>
 #include <random>
@@ -7,7 +7,7 @@
 
 #include "absl/strings/str_format.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 
 using program::FaultPlan;
@@ -169,4 +169,4 @@ absl::StatusOr<std::vector<FaultPlan>> EveryPlan(std::uint32_t launches, std::ui
   return plans;
 }
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

@@ -7,8 +7,8 @@
 // many answers there were, whether a non-zero answer preempts) extends the
 // tree. Plain DFS under a preemption bound: no reduction, so it is feasible
 // for small programs and small bounds, and complete for them.
-#ifndef STACKCHECK_CLI_EXEC_SCHEDULE_TREE_H_
-#define STACKCHECK_CLI_EXEC_SCHEDULE_TREE_H_
+#ifndef STACKCHECK_PROPERTIES_PROGRAM_SCHEDULE_TREE_H_
+#define STACKCHECK_PROPERTIES_PROGRAM_SCHEDULE_TREE_H_
 
 #include <cstdint>
 #include <optional>
@@ -16,7 +16,7 @@
 
 #include "absl/status/status.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 
 // One point where an execution asked the strategy for an answer.
 struct SchedulePoint {
@@ -49,13 +49,13 @@ class ScheduleTree {
     SchedulePoint point;
   };
   int bound_;
-  std::vector<Step> path_;         // the last execution, point by point
+  std::vector<Step> path_;           // the last execution, point by point
   std::vector<std::uint64_t> next_;  // the prefix Next() returned last
   bool started_ = false;
   bool bound_cut_ = false;
   std::uint64_t executions_ = 0;
 };
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties
 
-#endif  // STACKCHECK_CLI_EXEC_SCHEDULE_TREE_H_
+#endif  // STACKCHECK_PROPERTIES_PROGRAM_SCHEDULE_TREE_H_

@@ -1,4 +1,4 @@
-#include "cli/exec_replay_file.h"
+#include "properties/program/program_replay.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,7 +15,7 @@
 #include "core/text_digest.h"
 #include "sim/program/exec_options.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 
 absl::Status LineError(int line, absl::string_view what) {
@@ -152,4 +152,4 @@ absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token) {
   return ParseExecReplay(text.str());
 }
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

@@ -1,8 +1,8 @@
-#include "cli/exec_schedule_tree.h"
+#include "properties/program/schedule_tree.h"
 
 #include "absl/strings/str_format.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 // Threads, or a small number's range: a wider point (a number drawn from a
 // large range) would make the tree too wide to walk.
@@ -42,8 +42,8 @@ absl::Status ScheduleTree::Record(const std::vector<std::uint64_t>& answers,
                                   const std::vector<SchedulePoint>& points) {
   ++executions_;
   if (answers.size() != points.size()) {
-    return absl::InternalError(absl::StrFormat(
-        "execution %d: %d answers for %d points", executions_, answers.size(), points.size()));
+    return absl::InternalError(absl::StrFormat("execution %d: %d answers for %d points",
+                                               executions_, answers.size(), points.size()));
   }
   if (answers.size() < next_.size()) {
     return absl::FailedPreconditionError(absl::StrFormat(
@@ -66,26 +66,25 @@ absl::Status ScheduleTree::Record(const std::vector<std::uint64_t>& answers,
   }
   for (std::size_t i = next_.size(); i < answers.size(); ++i) {
     if (answers[i] != 0) {
-      return absl::InternalError(absl::StrFormat(
-          "execution %d answered %d past its replayed prefix at point %d", executions_,
-          answers[i], i));
+      return absl::InternalError(
+          absl::StrFormat("execution %d answered %d past its replayed prefix at point %d",
+                          executions_, answers[i], i));
     }
   }
   path_.clear();
   for (std::size_t i = 0; i < answers.size(); ++i) {
     if (points[i].width > kMaxWidth) {
-      return absl::FailedPreconditionError(absl::StrFormat(
-          "execution %d: point %d offers %d answers, too many to enumerate", executions_, i,
-          points[i].width));
+      return absl::FailedPreconditionError(
+          absl::StrFormat("execution %d: point %d offers %d answers, too many to enumerate",
+                          executions_, i, points[i].width));
     }
     if (points[i].width == 0 || answers[i] >= points[i].width) {
-      return absl::InternalError(absl::StrFormat(
-          "execution %d: answer %d at point %d of width %d", executions_, answers[i], i,
-          points[i].width));
+      return absl::InternalError(absl::StrFormat("execution %d: answer %d at point %d of width %d",
+                                                 executions_, answers[i], i, points[i].width));
     }
     path_.push_back(Step{answers[i], points[i]});
   }
   return absl::OkStatus();
 }
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

@@ -1,4 +1,4 @@
-#include "cli/exec_fault_plans.h"
+#include "properties/program/fault_plans.h"
 
 #include <set>
 #include <string>
@@ -8,7 +8,7 @@
 #include "gtest/gtest.h"
 #include "sim/program/exec_options.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 
 std::vector<std::string> Texts(const std::vector<program::FaultPlan>& plans) {
@@ -77,4 +77,4 @@ TEST(ExecFaultPlans, ARandomPlanOfOneFaultIsRandomFaults) {
 }
 
 }  // namespace
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

@@ -16,8 +16,8 @@
 //
 // and as a token, "exec1:" and the file's text in web-safe base64, for
 // pasting into a bug report. `stackcheck replay` takes either.
-#ifndef STACKCHECK_CLI_EXEC_REPLAY_FILE_H_
-#define STACKCHECK_CLI_EXEC_REPLAY_FILE_H_
+#ifndef STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_REPLAY_H_
+#define STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_REPLAY_H_
 
 #include <cstdint>
 #include <string>
@@ -26,7 +26,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 
 struct ExecReplay {
   std::string program;
@@ -58,6 +58,6 @@ absl::StatusOr<ExecReplay> ParseExecReplay(absl::string_view text);
 bool IsExecReplay(const std::string& path_or_token);
 absl::StatusOr<ExecReplay> LoadExecReplay(const std::string& path_or_token);
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties
 
-#endif  // STACKCHECK_CLI_EXEC_REPLAY_FILE_H_
+#endif  // STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_REPLAY_H_

@@ -1,9 +1,10 @@
 // Runs a real program once under the simulated driver with its threads
 // controlled (sim/program/program_threads.h): the child process gets the
 // library preloaded and the execution's settings in its environment, and
-// leaves its result in a file this reads back.
-#ifndef STACKCHECK_CLI_EXEC_RUNNER_H_
-#define STACKCHECK_CLI_EXEC_RUNNER_H_
+// leaves its result (typed: verdict, schedule, call log) in a file this reads
+// back. ExploreProgram (explore_program.h) calls it once per execution.
+#ifndef STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_RUN_H_
+#define STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_RUN_H_
 
 #include <atomic>
 #include <chrono>
@@ -15,32 +16,14 @@
 #include "sim/program/exec_options.h"
 #include "sim/program/exec_result.h"
 
-namespace stackcheck::cli {
-
-// A directory of its own under the system's temporary one, for a run's
-// files; removed with everything in it when this goes, and by a second
-// SIGINT/SIGTERM that ends the process (cli/interrupt.h).
-class ScratchDirectory {
- public:
-  static absl::StatusOr<ScratchDirectory> Make();
-  ScratchDirectory(ScratchDirectory&& other) noexcept;
-  ScratchDirectory& operator=(ScratchDirectory&&) = delete;
-  ~ScratchDirectory();
-  const std::string& path() const { return path_; }
-
- private:
-  ScratchDirectory(std::string path, int abort_slot)
-      : path_(std::move(path)), abort_slot_(abort_slot) {}
-  std::string path_;
-  int abort_slot_ = -1;
-};
+namespace stackcheck::properties {
 
 struct ProgramUnderTest {
   std::string libcuda;  // the simulated libcuda.so.1
   std::string program;  // an executable path
   std::vector<std::string> args;
   int watchdog_s = 20;
-  std::string scratch;  // a directory for the run's files (ScratchDirectory)
+  std::string scratch;  // a directory for the run's files (scratch_directory.h)
   // Start the program once and fork it before main for each execution
   // (sim/program/fork_server.h); off: one exec() per execution.
   bool fork_server = true;
@@ -56,6 +39,7 @@ struct RunSettings {
   std::uint64_t seed = 1;
   std::vector<std::uint64_t> schedule;
   program::FaultPlan faults;
+  bool chrome_trace = false;  // the result carries the execution's Chrome trace
 };
 
 struct RunOutcome {
@@ -83,6 +67,6 @@ absl::StatusOr<RunOutcome> RunOnce(const ProgramUnderTest& program, const RunSet
 // Whether `program`'s stop is set or its deadline passed.
 bool Stopping(const ProgramUnderTest& program);
 
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties
 
-#endif  // STACKCHECK_CLI_EXEC_RUNNER_H_
+#endif  // STACKCHECK_PROPERTIES_PROGRAM_PROGRAM_RUN_H_

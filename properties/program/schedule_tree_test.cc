@@ -1,4 +1,4 @@
-#include "cli/exec_schedule_tree.h"
+#include "properties/program/schedule_tree.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -8,7 +8,7 @@
 
 #include "gtest/gtest.h"
 
-namespace stackcheck::cli {
+namespace stackcheck::properties {
 namespace {
 
 // A deterministic stand-in for a program: threads with a number of steps
@@ -138,4 +138,4 @@ TEST(ScheduleTreeTest, TooWideAPointIsRefused) {
 }
 
 }  // namespace
-}  // namespace stackcheck::cli
+}  // namespace stackcheck::properties

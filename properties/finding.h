@@ -1,0 +1,29 @@
+// A violated property, where it was first seen, and how to replay it: what
+// a search reports, of a model (Explore, explore.h) and of a real program
+// (ExploreProgram, program/explore_program.h) alike.
+#ifndef STACKCHECK_PROPERTIES_FINDING_H_
+#define STACKCHECK_PROPERTIES_FINDING_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/monitor.h"
+
+namespace stackcheck::properties {
+
+struct Finding {
+  sim::Violation violation;        // its fingerprint says which bug
+  bool known = false;              // IsKnownViolation for the policy (models)
+  std::uint64_t at_execution = 0;  // 1-based
+  // What replays it: the sequence strategy's values (a model), the exact
+  // answers (a program).
+  std::vector<std::uint64_t> schedule;
+  // The replay token: "sc1." (policy, property, case and schedule) or
+  // "exec1:" (program, arguments, faults and schedule).
+  std::string token;
+};
+
+}  // namespace stackcheck::properties
+
+#endif  // STACKCHECK_PROPERTIES_FINDING_H_
