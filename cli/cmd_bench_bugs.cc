@@ -55,16 +55,15 @@ absl::Status Measure(const PolicyInfo& policy, int seeds, double limit, PolicyFi
   std::vector<double> times, regions, executions;
   for (int seed = 1; seed <= seeds; ++seed) {
     absl::StatusOr<properties::Hunt> hunt = properties::HuntViolation(
-        policy, f.targets, static_cast<std::uint64_t>(seed), UINT64_MAX,
-        absl::Seconds(limit));
+        policy, f.targets, static_cast<std::uint64_t>(seed), UINT64_MAX, absl::Seconds(limit));
     if (!hunt.ok()) return hunt.status();
     ++f.seeds;
     if (!hunt->found) continue;
     ++f.found;
     times.push_back(hunt->seconds);
     executions.push_back(static_cast<double>(hunt->executions));
-    absl::StatusOr<properties::ShrinkResult> shrunk = properties::Shrink(
-        hunt->found_case, policy, *properties::FindProperty(hunt->property));
+    absl::StatusOr<properties::ShrinkResult> shrunk =
+        properties::Shrink(hunt->found_case, policy, *properties::FindProperty(hunt->property));
     const properties::Case& smallest = shrunk.ok() ? shrunk->smallest : hunt->found_case;
     regions.push_back(properties::RegionCount(smallest.scenario));
   }
@@ -84,7 +83,8 @@ std::vector<const PolicyFigures*> Flattened(const std::vector<PolicyFigures>& al
 }
 
 int RunBenchBugs(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
+  if (!args.empty())
+    return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
   const int seeds = absl::GetFlag(FLAGS_bench_seeds);
   if (seeds < 1 || seeds > 100000) return UsageError("--bench_seeds must be 1..100000");
   const double limit = absl::GetFlag(FLAGS_bench_hunt_limit_s);
@@ -101,8 +101,7 @@ int RunBenchBugs(const std::vector<std::string>& args) {
     Hunted h;
     h.together.policy = policy.name;
     for (const properties::PropertyInfo& p : properties::AllProperties()) {
-      if (properties::ExpectedVerdict(policy.name, p.name) ==
-          properties::Expectation::kViolated) {
+      if (properties::ExpectedVerdict(policy.name, p.name) == properties::Expectation::kViolated) {
         h.together.targets.emplace_back(p.name);
       }
     }
@@ -132,8 +131,7 @@ int RunBenchBugs(const std::vector<std::string>& args) {
     all_found &= f.found == f.seeds;
     absl::StrAppendFormat(&text,
                           "# %s: hunting %s; found with %d/%d seeds, median %.0f executions\n",
-                          f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds,
-                          f.executions);
+                          f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds, f.executions);
     absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", f.policy, f.time_to_bug_s);
     absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", f.policy, f.shrunk_regions);
     for (const PolicyFigures& one : h.alone) {
@@ -141,8 +139,8 @@ int RunBenchBugs(const std::vector<std::string>& args) {
       absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", one.policy, one.time_to_bug_s);
       absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", one.policy, one.shrunk_regions);
       if (one.found != one.seeds) {
-        absl::StrAppendFormat(&text, "# %s: found with only %d/%d seeds\n", one.policy,
-                              one.found, one.seeds);
+        absl::StrAppendFormat(&text, "# %s: found with only %d/%d seeds\n", one.policy, one.found,
+                              one.seeds);
       }
     }
   }
@@ -171,10 +169,10 @@ int RunBenchBugs(const std::vector<std::string>& args) {
   return out.Finish(all_found ? kExitOk : kExitMismatch);
 }
 
-const bool registered = RegisterCommand(
-    {"bench bugs", "bench bugs [--bench_seeds=N]",
-     "time to find each buggy policy's bug (median over seeds) and its shrunk size",
-     &RunBenchBugs});
+const bool registered =
+    RegisterCommand({"bench bugs", "bench bugs [--bench_seeds=N]",
+                     "time to find each buggy policy's bug (median over seeds) and its shrunk size",
+                     &RunBenchBugs});
 
 }  // namespace
 }  // namespace stackcheck::cli

@@ -36,8 +36,8 @@
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/explore.h"
-#include "properties/scenarios.h"
 #include "properties/json_writer.h"
+#include "properties/scenarios.h"
 
 ABSL_FLAG(int, bench_dfs_threads, 2, "bench dfs: host threads of the regions scenario (1-4)");
 ABSL_FLAG(int, bench_dfs_regions, 3, "bench dfs: regions per thread (1-8)");
@@ -77,8 +77,8 @@ struct JobsFigures {
 };
 
 // Every schedule, past violations: the count is the size of the tree.
-properties::ExploreReport Search(const properties::Case& c, const PolicyInfo& policy,
-                                 bool reduce, std::uint64_t cap) {
+properties::ExploreReport Search(const properties::Case& c, const PolicyInfo& policy, bool reduce,
+                                 std::uint64_t cap) {
   properties::ExploreSpec spec;
   spec.test_case = c;
   spec.policy = &policy;
@@ -125,35 +125,39 @@ std::string CasesText(const std::vector<DfsFigures>& figures) {
     const char* p = f.policy.c_str();
     const char* s = f.scenario.c_str();
     absl::StrAppendFormat(&out, "dfs_executions %s %s %d\n", p, s, f.reduced.executions);
-    absl::StrAppendFormat(&out, "dfs_exhausted %s %s %s\n", p, s, f.reduced.exhausted ? "yes" : "no");
+    absl::StrAppendFormat(&out, "dfs_exhausted %s %s %s\n", p, s,
+                          f.reduced.exhausted ? "yes" : "no");
     absl::StrAppendFormat(&out, "dfs_seconds %s %s %.2f\n", p, s, f.reduced.seconds);
     absl::StrAppendFormat(&out, "dfs_executions_per_s %s %s %.0f\n", p, s,
-                 f.reduced.executions / std::max(1e-9, f.reduced.seconds));
+                          f.reduced.executions / std::max(1e-9, f.reduced.seconds));
     absl::StrAppendFormat(&out, "dfs_violations %s %s %s\n", p, s, Violations(f.reduced));
     absl::StrAppendFormat(&out, "plain_dfs_executions %s %s %d\n", p, s, f.plain.executions);
-    absl::StrAppendFormat(&out, "plain_dfs_exhausted %s %s %s\n", p, s, f.plain.exhausted ? "yes" : "no");
+    absl::StrAppendFormat(&out, "plain_dfs_exhausted %s %s %s\n", p, s,
+                          f.plain.exhausted ? "yes" : "no");
     absl::StrAppendFormat(&out, "plain_dfs_seconds %s %s %.2f\n", p, s, f.plain.seconds);
     if (f.compared()) {
       absl::StrAppendFormat(&out, "dfs_reduction %s %s %s%.1f\n", p, s, f.lower_bound() ? ">=" : "",
-                   f.reduction());
+                            f.reduction());
     } else {
-      absl::StrAppendFormat(&out, "dfs_reduction %s %s n/a (the reduced search hit its cap)\n", p, s);
+      absl::StrAppendFormat(&out, "dfs_reduction %s %s n/a (the reduced search hit its cap)\n", p,
+                            s);
     }
   }
-  absl::StrAppendFormat(&out, "#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy", "scenario",
-               "dpor", "exh", "plain dfs", "reduction", "seconds", "exec/s", "violations");
+  absl::StrAppendFormat(&out, "#\n# %-12s %-10s %12s %4s %14s %10s %8s %10s  %s\n", "policy",
+                        "scenario", "dpor", "exh", "plain dfs", "reduction", "seconds", "exec/s",
+                        "violations");
   for (const DfsFigures& f : figures) {
-    const std::string plain =
-        f.compared() ? absl::StrCat(f.plain.executions, f.lower_bound() ? "+" : " ")
-                     : std::string("- ");
+    const std::string plain = f.compared()
+                                  ? absl::StrCat(f.plain.executions, f.lower_bound() ? "+" : " ")
+                                  : std::string("- ");
     const std::string reduction =
         f.compared() ? absl::StrFormat("%s%.1f", f.lower_bound() ? ">=" : "", f.reduction())
                      : std::string("n/a");
     absl::StrAppendFormat(&out, "# %-12s %-10s %12d %4s %14s %10s %8.2f %10.0f  %s\n", f.policy,
-                 f.scenario, f.reduced.executions, f.reduced.exhausted ? "yes" : "no",
-                 plain, reduction, f.reduced.seconds,
-                 f.reduced.executions / std::max(1e-9, f.reduced.seconds),
-                 Violations(f.reduced));
+                          f.scenario, f.reduced.executions, f.reduced.exhausted ? "yes" : "no",
+                          plain, reduction, f.reduced.seconds,
+                          f.reduced.executions / std::max(1e-9, f.reduced.seconds),
+                          Violations(f.reduced));
   }
   return out;
 }
@@ -202,9 +206,10 @@ void DescribeDfs(const std::vector<DfsFigures>& figures, const JobsFigures& jobs
 
 int RunBenchDfs(const std::vector<std::string>& args) {
   if (!args.empty()) {
-    return UsageError("bench dfs takes no arguments (flags: --bench_dfs_threads, "
-                      "--bench_dfs_regions, --bench_dfs_cap, --bench_dfs_plain_cap, "
-                      "--bench_jobs_executions)");
+    return UsageError(
+        "bench dfs takes no arguments (flags: --bench_dfs_threads, "
+        "--bench_dfs_regions, --bench_dfs_cap, --bench_dfs_plain_cap, "
+        "--bench_jobs_executions)");
   }
   const int threads = absl::GetFlag(FLAGS_bench_dfs_threads);
   const int regions = absl::GetFlag(FLAGS_bench_dfs_regions);

@@ -19,10 +19,11 @@ ABSL_FLAG(double, time_budget_s, 60,
           "campaign, check, exec: wall-clock budget in seconds (campaign: 60 by default, "
           "shrinking included; check and exec: none by default, and a search it stops says "
           "`exhausted no`)");
-ABSL_FLAG(std::uint64_t, executions, 0,
-          "campaign, exec, bench exec: executions (campaign: per policy; 0 = as many as --time_budget_s "
-          "allows, and a fixed count makes the result independent of --jobs and shards; "
-          "exec: 0 = 100; bench exec: 0 = 200)");
+ABSL_FLAG(
+    std::uint64_t, executions, 0,
+    "campaign, exec, bench exec: executions (campaign: per policy; 0 = as many as --time_budget_s "
+    "allows, and a fixed count makes the result independent of --jobs and shards; "
+    "exec: 0 = 100; bench exec: 0 = 200)");
 
 namespace stackcheck::cli {
 

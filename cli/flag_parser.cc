@@ -83,8 +83,7 @@ absl::StatusOr<ParsedCommandLine> ParseFlags(int argc, char** argv) {
       }
     }
     if (flag == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown flag --", properties::Quoted(name)));
+      return absl::InvalidArgumentError(absl::StrCat("unknown flag --", properties::Quoted(name)));
     }
     if (i + 1 >= argc) {
       return absl::InvalidArgumentError(absl::StrCat("flag --", name, " needs a value"));
@@ -122,13 +121,11 @@ absl::Status CheckFlagsBelong(absl::string_view command, const ParsedCommandLine
     const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(name);
     if (flag == nullptr) continue;
     const std::vector<std::string> owners = FlagCommands(flag->Help(), commands);
-    if (owners.empty() ||
-        std::find(owners.begin(), owners.end(), command) != owners.end()) {
+    if (owners.empty() || std::find(owners.begin(), owners.end(), command) != owners.end()) {
       continue;
     }
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--%s has no effect on %s (it is read by %s)", name, command,
-        absl::StrJoin(owners, ", ")));
+    return absl::InvalidArgumentError(absl::StrFormat("--%s has no effect on %s (it is read by %s)",
+                                                      name, command, absl::StrJoin(owners, ", ")));
   }
   return absl::OkStatus();
 }

@@ -66,15 +66,13 @@ int Dispatch(int argc, char** argv, std::string* name) {
     for (const char* name : kDefaultCommands) {
       if ((command = FindCommand(name)) != nullptr) break;
     }
-  } else if (args.size() >= 2 &&
-             (command = FindCommand(args[0] + " " + args[1])) != nullptr) {
+  } else if (args.size() >= 2 && (command = FindCommand(args[0] + " " + args[1])) != nullptr) {
     // A two-word command ("bench launch") beside a one-word one ("bench").
     args.erase(args.begin(), args.begin() + 2);
   } else {
     command = FindCommand(args.front());
     if (command == nullptr) {
-      return UsageError(
-          absl::StrFormat("unknown command '%s'", properties::Quoted(args.front())));
+      return UsageError(absl::StrFormat("unknown command '%s'", properties::Quoted(args.front())));
     }
     args.erase(args.begin());
   }
@@ -107,16 +105,14 @@ int Main(int argc, char** argv) {
     properties::JsonWriter json;
     json.BeginObject();
     if (!name.empty()) json.Key("command").String(name);
-    json.Key("error").String(LastError().empty() ? "failed; see standard error"
-                                                  : LastError());
+    json.Key("error").String(LastError().empty() ? "failed; see standard error" : LastError());
     PrintJsonResult(json, rc);
   }
   // Output that did not reach its destination (a full disk, a closed pipe)
   // is a failed run, not a success.
   if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
     const int error = errno;
-    absl::FPrintF(stderr, "stackcheck: error writing standard output: %s\n",
-                  std::strerror(error));
+    absl::FPrintF(stderr, "stackcheck: error writing standard output: %s\n", std::strerror(error));
     if (rc == kExitOk) rc = kExitMismatch;
   }
   return rc;

@@ -17,8 +17,7 @@ void WriteMessages(const std::map<std::string, std::string>& by_property,
   json.EndObject();
 }
 
-void WriteSearchJson(const hardware::ScenarioSearch& search,
-                     properties::JsonWriter& json) {
+void WriteSearchJson(const hardware::ScenarioSearch& search, properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("dpor_executions").Uint(search.dfs_executions);
   json.Key("exhausted").Bool(search.exhausted);
@@ -35,8 +34,7 @@ void WriteSearchJson(const hardware::ScenarioSearch& search,
   json.EndObject();
 }
 
-void WriteComparisonJson(const hardware::PropertyComparison& c,
-                         properties::JsonWriter& json) {
+void WriteComparisonJson(const hardware::PropertyComparison& c, properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("property").String(c.property);
   json.Key("status").String(hardware::RowStatusName(c.comparison.status));
@@ -74,8 +72,7 @@ void WriteComparisonJson(const hardware::PropertyComparison& c,
 
 }  // namespace
 
-void WriteHardwareRunJson(const hardware::HardwareRunResult& run,
-                          properties::JsonWriter& json) {
+void WriteHardwareRunJson(const hardware::HardwareRunResult& run, properties::JsonWriter& json) {
   json.BeginObject();
   json.Key("ending").String(run.EndingText());
   json.Key("seconds").Double(run.seconds);
@@ -125,8 +122,7 @@ void WriteSemProbesJson(const std::vector<hardware::SemProbeResult>& probes,
   json.EndArray();
 }
 
-void WriteSideBySideJson(const hardware::SideBySideResult& result,
-                         properties::JsonWriter& json) {
+void WriteSideBySideJson(const hardware::SideBySideResult& result, properties::JsonWriter& json) {
   json.Key("verdicts");
   properties::WriteVerdictTableJson(result.table, json);
   json.Key("outcomes").BeginArray();

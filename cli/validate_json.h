@@ -16,14 +16,12 @@
 
 namespace stackcheck::cli {
 
-void WriteHardwareRunJson(const hardware::HardwareRunResult& run,
-                          properties::JsonWriter& json);
+void WriteHardwareRunJson(const hardware::HardwareRunResult& run, properties::JsonWriter& json);
 void WriteSteeredReplayJson(const hardware::SteeredReplayResult& result,
                             properties::JsonWriter& json);
 void WriteSemProbesJson(const std::vector<hardware::SemProbeResult>& probes,
                         properties::JsonWriter& json);
-void WriteSideBySideJson(const hardware::SideBySideResult& result,
-                         properties::JsonWriter& json);
+void WriteSideBySideJson(const hardware::SideBySideResult& result, properties::JsonWriter& json);
 
 }  // namespace stackcheck::cli
 
