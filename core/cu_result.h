@@ -43,8 +43,7 @@ absl::string_view CuResultDescription(CuResult r);
 
 // Errors after which the context is unusable for the rest of the process (SEM-05).
 inline bool IsStickyError(CuResult r) {
-  return r == CuResult::kIllegalAddress || r == CuResult::kAssert ||
-         r == CuResult::kLaunchFailed;
+  return r == CuResult::kIllegalAddress || r == CuResult::kAssert || r == CuResult::kLaunchFailed;
 }
 
 }  // namespace stackcheck

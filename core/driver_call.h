@@ -45,8 +45,8 @@ enum class DriverCall : std::uint8_t {
   kStreamWaitEvent,
   // Appended, not in header order, so that the trace digests of executions
   // that do not use them stay what they were.
-  kMemHostAlloc,    // HostWordAlloc
-  kMemFreeHost,     // HostWordFree
+  kMemHostAlloc,  // HostWordAlloc
+  kMemFreeHost,   // HostWordFree
   kStreamWriteValue32,
   kMemcpyHtoD,
   kMemcpyDtoH,

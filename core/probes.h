@@ -2,8 +2,8 @@
 //
 // The runtime calls RuntimeObserver::Probe(kProbeOomRetry) etc. when it takes
 // a rare path; the simulator records that as a kProbe event whose field `a` is
-// the name's id in its probe registry (sim/probe_registry.h). The other probes are recognised by the coverage
-// counter from the event stream alone (sim/monitors/coverage_probes.h).
+// the name's id in its probe registry (sim/probe_registry.h). The other probes are recognised by
+// the coverage counter from the event stream alone (sim/monitors/coverage_probes.h).
 #ifndef STACKCHECK_CORE_PROBES_H_
 #define STACKCHECK_CORE_PROBES_H_
 
@@ -20,8 +20,7 @@ inline constexpr absl::string_view kProbeSoftLimitFree = "soft-limit-free";
 // Recognised from the event stream by the simulator's coverage counter.
 // A stream callback ran after the block its region's kernel used had been
 // freed and another block allocated since.
-inline constexpr absl::string_view kProbeCallbackAfterRealloc =
-    "callback-after-realloc";
+inline constexpr absl::string_view kProbeCallbackAfterRealloc = "callback-after-realloc";
 // A kernel aborted while another region was in flight.
 inline constexpr absl::string_view kProbeAbortWhileOtherRegionInFlight =
     "abort-while-other-region-in-flight";
@@ -35,11 +34,8 @@ inline constexpr absl::string_view kRuntimeProbes[] = {
     kProbeSoftLimitFree,
 };
 inline constexpr absl::string_view kAllProbes[] = {
-    kProbeCallbackAfterRealloc,
-    kProbeAbortWhileOtherRegionInFlight,
-    kProbeOomRetry,
-    kProbeSoftLimitFree,
-    kProbeFreeWaitsOnRunningCallback,
+    kProbeCallbackAfterRealloc, kProbeAbortWhileOtherRegionInFlight, kProbeOomRetry,
+    kProbeSoftLimitFree,        kProbeFreeWaitsOnRunningCallback,
 };
 
 }  // namespace stackcheck

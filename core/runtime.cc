@@ -21,16 +21,16 @@ Runtime::Runtime(Device& device, Host& host, RuntimeObserver& observer, const Po
       exit_handler_target_(std::make_shared<std::atomic<Runtime*>>(this)),
       user_allocations_(host, "user allocations", device_lock_.get()) {}
 
-absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(
-    Device& device, Host& host, RuntimeObserver& observer,
-    absl::string_view policy_name, const RuntimeOptions& options) {
+absl::StatusOr<std::unique_ptr<Runtime>> Runtime::Create(Device& device, Host& host,
+                                                         RuntimeObserver& observer,
+                                                         absl::string_view policy_name,
+                                                         const RuntimeOptions& options) {
   const PolicyInfo* info = FindPolicy(policy_name);
   if (info == nullptr) {
     std::vector<absl::string_view> names;
     for (const PolicyInfo& p : AllPolicies()) names.push_back(p.name);
-    return absl::NotFoundError(absl::StrCat("unknown policy '", policy_name,
-                                            "'; known: ",
-                                            absl::StrJoin(names, ", ")));
+    return absl::NotFoundError(
+        absl::StrCat("unknown policy '", policy_name, "'; known: ", absl::StrJoin(names, ", ")));
   }
   return std::make_unique<Runtime>(device, host, observer, *info, options);
 }
@@ -80,12 +80,10 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   }
   CuResult r = ctx_.device.ModuleLoad(&ctx_.module, kKernelImage);
   if (r == CuResult::kSuccess) {
-    r = ctx_.device.ModuleGetFunction(&ctx_.region_kernel, ctx_.module,
-                                      kRegionKernel);
+    r = ctx_.device.ModuleGetFunction(&ctx_.region_kernel, ctx_.module, kRegionKernel);
   }
   if (r == CuResult::kSuccess && (device_constructors || device_destructors)) {
-    r = ctx_.device.ModuleGetFunction(&ctx_.ctor_dtor_kernel, ctx_.module,
-                                      kCtorDtorKernel);
+    r = ctx_.device.ModuleGetFunction(&ctx_.ctor_dtor_kernel, ctx_.module, kCtorDtorKernel);
   }
   if (r != CuResult::kSuccess) {
     ctx_.Error(DriverCall::kModuleLoad, r);
@@ -97,8 +95,7 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   // closes the device (and runs the destructors).
   state_.Write() = State::kLoaded;
   if (!policy_->OnImageLoad()) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "Cannot map target functions or variables");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "Cannot map target functions or variables");
   }
   device_lock_->Unlock();
 }
@@ -109,8 +106,7 @@ bool Runtime::UsableLocked() {
   return false;
 }
 
-void Runtime::FatalUnlocking(RegionId region, CuResult code,
-                             absl::string_view message) {
+void Runtime::FatalUnlocking(RegionId region, CuResult code, absl::string_view message) {
   device_lock_->Unlock();
   ctx_.Fatal(region, code, message);
 }
@@ -146,13 +142,12 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
     }
     vars = AllocateLocked(region.MappingBytes());
     if (vars == 0) {
-      FatalUnlocking(region.id, CuResult::kOutOfMemory,
-                     "device memory allocation fail");
+      FatalUnlocking(region.id, CuResult::kOutOfMemory, "device memory allocation fail");
     }
     for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {
       // The variables, then the table.
-      const std::uint64_t bytes = i < region.mapped_vars ? kMappedVarBytes
-                                                         : region.TableEntries() * 8;
+      const std::uint64_t bytes =
+          i < region.mapped_vars ? kMappedVarBytes : region.TableEntries() * 8;
       if (!policy_->CopyToDevice(vars + i * kMappedVarBytes, bytes)) {
         FatalUnlocking(region.id, CuResult::kUnknown,
                        "Copying of host object to dev object failed");
@@ -169,13 +164,11 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   if (!UsableLocked()) return;  // finalized meanwhile: reclaimed with the context
   for (std::uint32_t i = 0; i < region.mapped_vars; ++i) {
     if (!policy_->CopyFromDevice(vars + i * kMappedVarBytes, kMappedVarBytes)) {
-      FatalUnlocking(region.id, CuResult::kUnknown,
-                     "Copying of dev object to host object failed");
+      FatalUnlocking(region.id, CuResult::kUnknown, "Copying of dev object to host object failed");
     }
   }
   if (!policy_->DeviceFree(vars)) {
-    FatalUnlocking(region.id, CuResult::kUnknown,
-                   "error in freeing device memory block");
+    FatalUnlocking(region.id, CuResult::kUnknown, "error in freeing device memory block");
   }
   device_lock_->Unlock();
 }
@@ -224,12 +217,10 @@ void Runtime::DeviceFree(DevicePtr ptr) {
   if (!UsableLocked()) return;  // reclaimed with the context
   if (!known) {
     FatalUnlocking(kNoRegion, CuResult::kInvalidValue,
-                   absl::StrFormat("device_free: 0x%x is not a live device pointer",
-                                   ptr));
+                   absl::StrFormat("device_free: 0x%x is not a live device pointer", ptr));
   }
   if (!policy_->DeviceFree(ptr)) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "error in freeing device memory block");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "error in freeing device memory block");
   }
   device_lock_->Unlock();
 }
@@ -239,12 +230,10 @@ DevicePtr Runtime::EnterData(std::uint64_t bytes) {
   if (!UsableLocked()) return 0;
   DevicePtr ptr = AllocateLocked(bytes);
   if (ptr == 0) {
-    FatalUnlocking(kNoRegion, CuResult::kOutOfMemory,
-                   "device memory allocation fail");
+    FatalUnlocking(kNoRegion, CuResult::kOutOfMemory, "device memory allocation fail");
   }
   if (!policy_->CopyToDevice(ptr, bytes)) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "Copying of host object to dev object failed");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "Copying of host object to dev object failed");
   }
   RememberLocked(ptr, bytes);
   device_lock_->Unlock();
@@ -261,12 +250,10 @@ void Runtime::ExitData(DevicePtr ptr) {
   }
   if (!UsableLocked()) return;
   if (!policy_->CopyFromDevice(ptr, bytes)) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "Copying of dev object to host object failed");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "Copying of dev object to host object failed");
   }
   if (!policy_->DeviceFree(ptr)) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "error in freeing device memory block");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "error in freeing device memory block");
   }
   device_lock_->Unlock();
 }
@@ -286,8 +273,7 @@ void Runtime::Update(DevicePtr ptr) {
   }
   if (!UsableLocked()) return;
   if (!policy_->CopyToDevice(ptr, bytes)) {
-    FatalUnlocking(kNoRegion, CuResult::kUnknown,
-                   "Copying of host object to dev object failed");
+    FatalUnlocking(kNoRegion, CuResult::kUnknown, "Copying of host object to dev object failed");
   }
   device_lock_->Unlock();
 }

@@ -45,12 +45,13 @@ namespace stackcheck {
 
 class Runtime : public std::enable_shared_from_this<Runtime> {
  public:
-  Runtime(Device& device, Host& host, RuntimeObserver& observer,
-          const PolicyInfo& policy, const RuntimeOptions& options = {});
+  Runtime(Device& device, Host& host, RuntimeObserver& observer, const PolicyInfo& policy,
+          const RuntimeOptions& options = {});
   // Looks the policy up by name: NotFound lists the known names.
-  static absl::StatusOr<std::unique_ptr<Runtime>> Create(
-      Device& device, Host& host, RuntimeObserver& observer,
-      absl::string_view policy_name, const RuntimeOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<Runtime>> Create(Device& device, Host& host,
+                                                         RuntimeObserver& observer,
+                                                         absl::string_view policy_name,
+                                                         const RuntimeOptions& options = {});
 
   // Does not touch the device: a process that ends without closing leaves
   // that to the driver, as a real one does.
@@ -107,8 +108,7 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // A region of a finalized device: begins and ends, nothing launched.
   void RunOnHost(RegionId region);
   // Raises `message` as a fatal error after releasing the device lock.
-  [[noreturn]] void FatalUnlocking(RegionId region, CuResult code,
-                                   absl::string_view message);
+  [[noreturn]] void FatalUnlocking(RegionId region, CuResult code, absl::string_view message);
   // The policy's device_alloc, device lock held; a failure is told to the
   // observer with the bytes the cache holds (AllocationFailed).
   DevicePtr AllocateLocked(std::uint64_t bytes);

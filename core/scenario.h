@@ -45,9 +45,7 @@ struct RegionSpec {
   // with no variables.
   DevicePtr device_ptr = 0;
 
-  std::uint64_t StacksBytes() const {
-    return stack_size_per_warp * teams * warps;
-  }
+  std::uint64_t StacksBytes() const { return stack_size_per_warp * teams * warps; }
   // The block gomp_map_vars allocates: a table slot and the variable each.
   std::uint64_t MappingBytes() const {
     return mapped_vars * (sizeof(std::uint64_t) + kMappedVarBytes) +
@@ -74,9 +72,9 @@ struct HostOp {
     kRunDevicePtr,
   };
   Kind kind = Kind::kRun;
-  RegionSpec region;       // kRun, kRunDevicePtr
-  std::uint64_t bytes = 0; // kDeviceAlloc
-  std::uint32_t slot = 0;  // every kind but kRun: per-thread slot
+  RegionSpec region;        // kRun, kRunDevicePtr
+  std::uint64_t bytes = 0;  // kDeviceAlloc
+  std::uint32_t slot = 0;   // every kind but kRun: per-thread slot
 
   // A target region (kRun, kRunDevicePtr): `region` is meaningful.
   bool HasRegion() const { return kind == Kind::kRun || kind == Kind::kRunDevicePtr; }
@@ -87,8 +85,7 @@ struct HostOp {
     return op;
   }
   // run(region) of a grid of `teams` x `warps`; its other fields default.
-  static HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps,
-                    bool aborts = false) {
+  static HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps, bool aborts = false) {
     HostOp op;
     op.region.id = id;
     op.region.teams = teams;

@@ -51,8 +51,7 @@ void RunThreadProgram(const ThreadProgram& program, Runtime& runtime) {
         }
         Slot slot;
         slot.mapped = op.kind == HostOp::Kind::kEnterData;
-        slot.ptr = slot.mapped ? runtime.EnterData(op.bytes)
-                               : runtime.DeviceAlloc(op.bytes);
+        slot.ptr = slot.mapped ? runtime.EnterData(op.bytes) : runtime.DeviceAlloc(op.bytes);
         if (slot.ptr != 0) slots[op.slot] = slot;
         break;
       }
@@ -86,8 +85,7 @@ void OpenRunAndJoin(const Scenario& scenario, Device& device, Host& host, Runtim
   // the device. In the simulator an ended process's fibers unwind one by one:
   // the runtime must outlive whichever of them still runs its code, and must
   // not outlive the execution.
-  auto runtime =
-      std::make_shared<Runtime>(device, host, observer, policy, options);
+  auto runtime = std::make_shared<Runtime>(device, host, observer, policy, options);
   if (scenario.close_at_end) {
     // The exit after main's work closes the device through the runtime:
     // like libgomp's state (a global), it outlives main's locals, held by
@@ -95,8 +93,7 @@ void OpenRunAndJoin(const Scenario& scenario, Device& device, Host& host, Runtim
     host.AtExit([keep = runtime] {});
   }
   runtime->OpenDevice();
-  runtime->LoadImage(scenario.faults.device_constructors,
-                     scenario.faults.device_destructors);
+  runtime->LoadImage(scenario.faults.device_constructors, scenario.faults.device_destructors);
 
   std::vector<ThreadId> threads;
   threads.reserve(scenario.threads.size());

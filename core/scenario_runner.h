@@ -26,8 +26,8 @@ namespace stackcheck {
 //
 // Any fatal error ends the process through Host::Exit from the thread that
 // hit it; this function then never returns.
-void RunScenario(const Scenario& scenario, Device& device, Host& host,
-                 RuntimeObserver& observer, const PolicyInfo& policy);
+void RunScenario(const Scenario& scenario, Device& device, Host& host, RuntimeObserver& observer,
+                 const PolicyInfo& policy);
 
 }  // namespace stackcheck
 

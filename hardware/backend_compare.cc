@@ -1,30 +1,39 @@
 #include "hardware/backend_compare.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-
-#include <utility>
 
 namespace stackcheck::hardware {
 
 absl::string_view RowStatusName(RowStatus status) {
   switch (status) {
-    case RowStatus::kHoldsOnBoth: return "holds-on-both";
-    case RowStatus::kConfirmed: return "confirmed";
-    case RowStatus::kNotReached: return "not-reached";
-    case RowStatus::kNotSteerable: return "not-steerable";
-    case RowStatus::kNotObservable: return "not-observable";
-    case RowStatus::kHardwareUnchecked: return "hardware-unchecked";
-    case RowStatus::kHardwareOnly: return "mismatch-hardware-only";
-    case RowStatus::kNotReproduced: return "mismatch-not-reproduced";
-    case RowStatus::kUnavailable: return "unavailable";
+    case RowStatus::kHoldsOnBoth:
+      return "holds-on-both";
+    case RowStatus::kConfirmed:
+      return "confirmed";
+    case RowStatus::kNotReached:
+      return "not-reached";
+    case RowStatus::kNotSteerable:
+      return "not-steerable";
+    case RowStatus::kNotObservable:
+      return "not-observable";
+    case RowStatus::kHardwareUnchecked:
+      return "hardware-unchecked";
+    case RowStatus::kHardwareOnly:
+      return "mismatch-hardware-only";
+    case RowStatus::kNotReproduced:
+      return "mismatch-not-reproduced";
+    case RowStatus::kUnavailable:
+      return "unavailable";
   }
   return "?";
 }
 
 bool Disagrees(RowStatus status) {
-  return status == RowStatus::kHardwareOnly ||
-         status == RowStatus::kNotReproduced || status == RowStatus::kUnavailable;
+  return status == RowStatus::kHardwareOnly || status == RowStatus::kNotReproduced ||
+         status == RowStatus::kUnavailable;
 }
 
 namespace {
@@ -34,8 +43,7 @@ std::string SimViolated(const SimSide& sim) {
 }
 
 std::string SteeredCount(const HwSide& hw) {
-  return absl::StrFormat("steered %d of %d (%s)", hw.reproduced, hw.steered_runs,
-                         hw.steering);
+  return absl::StrFormat("steered %d of %d (%s)", hw.reproduced, hw.steered_runs, hw.steering);
 }
 
 }  // namespace
@@ -73,8 +81,7 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
                               "); not steerable: the GPU cannot observe it"));
     }
     return set(RowStatus::kNotObservable,
-               absl::StrCat("holds on sim (", sim.search,
-                            "); the GPU cannot observe it"));
+               absl::StrCat("holds on sim (", sim.search, "); the GPU cannot observe it"));
   }
   if (sim.violated && hw_violated) {
     std::string how = absl::StrFormat("free runs %d of %d", hw.violated_runs, hw.runs);
@@ -83,14 +90,13 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
   }
   if (sim.violated) {
     if (!hw.not_steerable.empty()) {
-      return set(RowStatus::kNotSteerable,
-                 absl::StrCat("not reached (", SimViolated(sim),
-                              "); not steerable: ", hw.not_steerable));
+      return set(RowStatus::kNotSteerable, absl::StrCat("not reached (", SimViolated(sim),
+                                                        "); not steerable: ", hw.not_steerable));
     }
     if (!hw.steer_error.empty()) {
       return set(RowStatus::kUnavailable,
-                 absl::StrCat("unavailable: steering failed: ", hw.steer_error,
-                              " (", SimViolated(sim), ")"));
+                 absl::StrCat("unavailable: steering failed: ", hw.steer_error, " (",
+                              SimViolated(sim), ")"));
     }
     if (hw.steered && hw.steered_runs > 0 && !hw.approximate.empty()) {
       return set(RowStatus::kNotSteerable,
@@ -99,9 +105,8 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
     }
     if (hw.steered && hw.steered_runs > 0) {
       return set(RowStatus::kNotReproduced,
-                 absl::StrCat("MISMATCH: the simulator's counterexample, ",
-                              SteeredCount(hw), ", did not reproduce on the GPU (",
-                              SimViolated(sim), ")"));
+                 absl::StrCat("MISMATCH: the simulator's counterexample, ", SteeredCount(hw),
+                              ", did not reproduce on the GPU (", SimViolated(sim), ")"));
     }
     return set(RowStatus::kNotReached, absl::StrCat("not reached (", SimViolated(sim), ")"));
   }
@@ -113,8 +118,7 @@ RowComparison CompareBackends(const SimSide& sim, const HwSide& hw) {
                                hw.violated_runs, hw.runs, hw.evidence, sim.search));
   }
   return set(RowStatus::kHoldsOnBoth,
-             absl::StrFormat("holds on both (sim: %s; cuda: %d runs)", sim.search,
-                             hw.runs));
+             absl::StrFormat("holds on both (sim: %s; cuda: %d runs)", sim.search, hw.runs));
 }
 
 }  // namespace stackcheck::hardware

@@ -56,8 +56,7 @@ TEST(CompareBackends, BothFindItInFreeRuns) {
 }
 
 TEST(CompareBackends, SteeredCounterexampleReproducesIt) {
-  const RowComparison c =
-      CompareBackends(SimViolated(), Steered(HwRuns(3, 0), 3, 3));
+  const RowComparison c = CompareBackends(SimViolated(), Steered(HwRuns(3, 0), 3, 3));
   EXPECT_EQ(c.status, RowStatus::kConfirmed);
   EXPECT_THAT(c.text, HasSubstr("steered 3 of 3"));
 }
@@ -80,8 +79,7 @@ TEST(CompareBackends, NotSteerableIsNoMismatch) {
 }
 
 TEST(CompareBackends, SteerableCounterexampleThatDoesNotReproduceDisagrees) {
-  const RowComparison c =
-      CompareBackends(SimViolated(), Steered(HwRuns(18, 0), 3, 0));
+  const RowComparison c = CompareBackends(SimViolated(), Steered(HwRuns(18, 0), 3, 0));
   EXPECT_EQ(c.status, RowStatus::kNotReproduced);
   EXPECT_THAT(c.text, HasSubstr("MISMATCH"));
   EXPECT_THAT(c.text, HasSubstr("steered 0 of 3"));
@@ -152,9 +150,8 @@ TEST(CompareBackends, EitherBackendUnavailableDisagrees) {
 TEST(RowStatusName, EveryStatusHasAName) {
   for (RowStatus s :
        {RowStatus::kHoldsOnBoth, RowStatus::kConfirmed, RowStatus::kNotReached,
-        RowStatus::kNotSteerable, RowStatus::kNotObservable,
-        RowStatus::kHardwareUnchecked, RowStatus::kHardwareOnly,
-        RowStatus::kNotReproduced, RowStatus::kUnavailable}) {
+        RowStatus::kNotSteerable, RowStatus::kNotObservable, RowStatus::kHardwareUnchecked,
+        RowStatus::kHardwareOnly, RowStatus::kNotReproduced, RowStatus::kUnavailable}) {
     EXPECT_NE(RowStatusName(s), "?");
   }
 }

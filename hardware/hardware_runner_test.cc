@@ -29,8 +29,7 @@ TEST(HardwareRunnerTest, WithoutDriverTheRunSaysWhy) {
       properties::FindHardwareScenario("one-region")->scenario, Policy("v2-gcc11"), Quick());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->ending, HardwareRunResult::Ending::kSetupFailed);
-  EXPECT_TRUE(absl::StartsWith(r->setup_error, "no CUDA driver: "))
-      << r->setup_error;
+  EXPECT_TRUE(absl::StartsWith(r->setup_error, "no CUDA driver: ")) << r->setup_error;
   EXPECT_TRUE(r->properties.empty());
 }
 

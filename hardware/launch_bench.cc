@@ -31,9 +31,7 @@ void NoOpHostFn(void*) {}
 
 }  // namespace
 
-std::string BenchGeometry::Label() const {
-  return absl::StrCat(teams, "x", warps);
-}
+std::string BenchGeometry::Label() const { return absl::StrCat(teams, "x", warps); }
 
 absl::string_view FloorName(Floor f) {
   switch (f) {
@@ -56,8 +54,7 @@ absl::string_view FloorName(Floor f) {
 }
 
 absl::StatusOr<std::unique_ptr<LaunchBench>> LaunchBench::Open(int ordinal) {
-  absl::StatusOr<std::unique_ptr<real::CudaDevice>> device =
-      real::CudaDevice::Create(ordinal);
+  absl::StatusOr<std::unique_ptr<real::CudaDevice>> device = real::CudaDevice::Create(ordinal);
   if (!device.ok()) return device.status();
   std::unique_ptr<LaunchBench> bench(new LaunchBench(*std::move(device)));
   real::CudaDevice& d = *bench->device_;
@@ -75,8 +72,7 @@ absl::StatusOr<std::unique_ptr<LaunchBench>> LaunchBench::Open(int ordinal) {
       r != CuResult::kSuccess) {
     return DriverError("cuModuleGetFunction", r);
   }
-  if (CuResult r =
-          d.ModuleGetFunction(&bench->ctor_dtor_, module, kCtorDtorKernel);
+  if (CuResult r = d.ModuleGetFunction(&bench->ctor_dtor_, module, kCtorDtorKernel);
       r != CuResult::kSuccess) {
     return DriverError("cuModuleGetFunction", r);
   }
@@ -95,8 +91,7 @@ absl::StatusOr<std::uint32_t> LaunchBench::DefaultTeams(std::uint32_t warps) {
 }
 
 template <typename F>
-absl::StatusOr<BenchFigure> LaunchBench::Time(const BenchOptions& options,
-                                              F one_launch) {
+absl::StatusOr<BenchFigure> LaunchBench::Time(const BenchOptions& options, F one_launch) {
   std::vector<double> per_launch;
   BenchFigure figure;
   for (int rep = 0; rep < options.repetitions; ++rep) {
@@ -124,12 +119,11 @@ absl::StatusOr<BenchFigure> LaunchBench::Time(const BenchOptions& options,
   return figure;
 }
 
-absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
-    Floor floor, BenchGeometry g, std::uint64_t kernel_ns,
-    const BenchOptions& options) {
+absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(Floor floor, BenchGeometry g,
+                                                      std::uint64_t kernel_ns,
+                                                      const BenchOptions& options) {
   real::CudaDevice& d = *device_;
-  const std::uint64_t bytes =
-      kDefaultStackSizePerWarp * std::uint64_t{g.teams} * g.warps;
+  const std::uint64_t bytes = kDefaultStackSizePerWarp * std::uint64_t{g.teams} * g.warps;
   DevicePtr block = 0;
   if (floor != Floor::kAllocLaunchSyncFree) {
     if (CuResult r = d.MemAlloc(&block, bytes); r != CuResult::kSuccess) {
@@ -152,35 +146,30 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
   const Dim3 grid{g.teams, 1, 1};
   const Dim3 blk{32, g.warps, 1};
   auto launch = [&](DevicePtr stacks) {
-    return d.LaunchKernel(region_, grid, blk, Args(stacks, kernel_ns),
-                          kLegacyStream) == CuResult::kSuccess;
+    return d.LaunchKernel(region_, grid, blk, Args(stacks, kernel_ns), kLegacyStream) ==
+           CuResult::kSuccess;
   };
   absl::StatusOr<BenchFigure> figure = Time(options, [&] {
     switch (floor) {
       case Floor::kLaunchOnly:
         return launch(block);
       case Floor::kLaunchEvent:
-        return launch(block) &&
-               d.EventRecord(event, kLegacyStream) == CuResult::kSuccess;
+        return launch(block) && d.EventRecord(event, kLegacyStream) == CuResult::kSuccess;
       case Floor::kLaunchWriteValue:
         return launch(block) &&
-               d.StreamWriteValue32(kLegacyStream, word, ++writes) ==
-                   CuResult::kSuccess;
+               d.StreamWriteValue32(kLegacyStream, word, ++writes) == CuResult::kSuccess;
       case Floor::kLaunchCallback:
         return launch(block) &&
-               d.StreamAddCallback(kLegacyStream, &NoOpCallback, nullptr) ==
-                   CuResult::kSuccess;
+               d.StreamAddCallback(kLegacyStream, &NoOpCallback, nullptr) == CuResult::kSuccess;
       case Floor::kLaunchHostFunc:
         return launch(block) &&
-               d.LaunchHostFunc(kLegacyStream, &NoOpHostFn, nullptr) ==
-                   CuResult::kSuccess;
+               d.LaunchHostFunc(kLegacyStream, &NoOpHostFn, nullptr) == CuResult::kSuccess;
       case Floor::kLaunchCtxSync:
         return launch(block) && d.CtxSynchronize() == CuResult::kSuccess;
       case Floor::kAllocLaunchSyncFree: {
         DevicePtr p = 0;
         return d.MemAlloc(&p, bytes) == CuResult::kSuccess && launch(p) &&
-               d.CtxSynchronize() == CuResult::kSuccess &&
-               d.MemFree(p) == CuResult::kSuccess;
+               d.CtxSynchronize() == CuResult::kSuccess && d.MemFree(p) == CuResult::kSuccess;
       }
     }
     return false;
@@ -191,9 +180,9 @@ absl::StatusOr<BenchFigure> LaunchBench::MeasureFloor(
   return figure;
 }
 
-absl::StatusOr<BenchFigure> LaunchBench::MeasurePolicy(
-    const PolicyInfo& info, BenchGeometry g, std::uint64_t kernel_ns,
-    const BenchOptions& options) {
+absl::StatusOr<BenchFigure> LaunchBench::MeasurePolicy(const PolicyInfo& info, BenchGeometry g,
+                                                       std::uint64_t kernel_ns,
+                                                       const BenchOptions& options) {
   RuntimeContext ctx(*device_, host_, NullObserver(), RuntimeOptions{});
   ctx.region_kernel = region_;
   ctx.ctor_dtor_kernel = ctor_dtor_;

@@ -34,14 +34,14 @@ enum class Floor {
   kLaunchCtxSync,
   kAllocLaunchSyncFree,
 };
-inline constexpr Floor kAllFloors[] = {
-    Floor::kLaunchOnly,     Floor::kLaunchEvent,   Floor::kLaunchWriteValue,
-    Floor::kLaunchCallback, Floor::kLaunchHostFunc, Floor::kLaunchCtxSync,
-    Floor::kAllocLaunchSyncFree};
+inline constexpr Floor kAllFloors[] = {Floor::kLaunchOnly,         Floor::kLaunchEvent,
+                                       Floor::kLaunchWriteValue,   Floor::kLaunchCallback,
+                                       Floor::kLaunchHostFunc,     Floor::kLaunchCtxSync,
+                                       Floor::kAllocLaunchSyncFree};
 absl::string_view FloorName(Floor f);  // "launch only", "launch + cuEventRecord"
 
 struct BenchOptions {
-  int launches = 1000;   // per repetition, at most
+  int launches = 1000;  // per repetition, at most
   int repetitions = 5;
   // A repetition stops early after this long (V0 at default geometry pays an
   // allocation and a free per launch); it still counts at least
@@ -67,8 +67,7 @@ class LaunchMeasurer {
   virtual absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g,
                                                    std::uint64_t kernel_ns,
                                                    const BenchOptions& options) = 0;
-  virtual absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy,
-                                                    BenchGeometry g,
+  virtual absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy, BenchGeometry g,
                                                     std::uint64_t kernel_ns,
                                                     const BenchOptions& options) = 0;
 };
@@ -85,11 +84,9 @@ class LaunchBench final : public LaunchMeasurer {
   // libgomp's default team count: SMs x resident blocks of (32 x warps).
   absl::StatusOr<std::uint32_t> DefaultTeams(std::uint32_t warps);
 
-  absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g,
-                                           std::uint64_t kernel_ns,
+  absl::StatusOr<BenchFigure> MeasureFloor(Floor floor, BenchGeometry g, std::uint64_t kernel_ns,
                                            const BenchOptions& options) override;
-  absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy,
-                                            BenchGeometry g,
+  absl::StatusOr<BenchFigure> MeasurePolicy(const PolicyInfo& policy, BenchGeometry g,
                                             std::uint64_t kernel_ns,
                                             const BenchOptions& options) override;
 

@@ -40,11 +40,9 @@ namespace {
 
 // A fatal error ends the process through the exit handlers: say why first.
 struct PrintFatal : RuntimeObserver {
-  void FatalReported(RegionId region, CuResult code,
-                     absl::string_view message) override {
-    std::fprintf(stderr, "policy_launch_bench: fatal (region %u, %s): %s\n",
-                 region, std::string(CuResultName(code)).c_str(),
-                 std::string(message).c_str());
+  void FatalReported(RegionId region, CuResult code, absl::string_view message) override {
+    std::fprintf(stderr, "policy_launch_bench: fatal (region %u, %s): %s\n", region,
+                 std::string(CuResultName(code)).c_str(), std::string(message).c_str());
   }
 };
 
@@ -56,8 +54,8 @@ int Main() {
     return 2;
   }
   const int regions = absl::GetFlag(FLAGS_regions);
-  if (regions < 1 || absl::GetFlag(FLAGS_teams) < 1 ||
-      absl::GetFlag(FLAGS_warps) < 1 || absl::GetFlag(FLAGS_warps) > 32) {
+  if (regions < 1 || absl::GetFlag(FLAGS_teams) < 1 || absl::GetFlag(FLAGS_warps) < 1 ||
+      absl::GetFlag(FLAGS_warps) > 32) {
     std::fprintf(stderr, "policy_launch_bench: need regions >= 1, teams >= 1, 1 <= warps <= 32\n");
     return 2;
   }
@@ -87,8 +85,7 @@ int Main() {
                  std::string(CuResultName(r)).c_str());
     return 1;
   }
-  const absl::Duration host_work =
-      absl::Nanoseconds(absl::GetFlag(FLAGS_host_work_ns));
+  const absl::Duration host_work = absl::Nanoseconds(absl::GetFlag(FLAGS_host_work_ns));
   const absl::Time start = absl::Now();
   for (int i = 0; i < regions; ++i) {
     region.id = next_id++;
@@ -106,12 +103,12 @@ int Main() {
     return 1;
   }
   runtime.CloseDevice();
-  absl::PrintF("%-20s %4ux%-2u kernel %6dns host %6dns  return %8.2f us/region  complete %8.2f us/region\n",
-               policy->name, region.teams, region.warps,
-               static_cast<int>(region.duration_ns),
-               static_cast<int>(absl::ToInt64Nanoseconds(host_work)),
-               absl::ToDoubleMicroseconds(returned) / regions,
-               absl::ToDoubleMicroseconds(completed) / regions);
+  absl::PrintF(
+      "%-20s %4ux%-2u kernel %6dns host %6dns  return %8.2f us/region  complete %8.2f us/region\n",
+      policy->name, region.teams, region.warps, static_cast<int>(region.duration_ns),
+      static_cast<int>(absl::ToInt64Nanoseconds(host_work)),
+      absl::ToDoubleMicroseconds(returned) / regions,
+      absl::ToDoubleMicroseconds(completed) / regions);
   return 0;
 }
 

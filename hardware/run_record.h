@@ -47,7 +47,7 @@ struct RunRecord {
   std::uint64_t corrupt_observed = 0;
   std::uint64_t warps_checked = 0;
   bool warps_checked_known = false;
-  bool context_destroyed = false;  // the runtime's close reached CtxDestroy
+  bool context_destroyed = false;   // the runtime's close reached CtxDestroy
   std::uint64_t leaked_blocks = 0;  // at CtxDestroy, or live at the end
   std::uint64_t leaked_bytes = 0;
   bool free_at_close_known = false;

@@ -74,8 +74,7 @@ std::string ScenarioSearch::DescribeFor(const std::string& property) const {
   }
   std::string out;
   if (dfs_executions > 0 && random_executions > 0) {
-    out = absl::StrFormat("%d DPOR + %d random executions", dfs_executions,
-                          random_executions);
+    out = absl::StrFormat("%d DPOR + %d random executions", dfs_executions, random_executions);
   } else if (dfs_executions > 0) {
     out = absl::StrFormat("%d DPOR executions", dfs_executions);
   } else {
@@ -87,8 +86,7 @@ std::string ScenarioSearch::DescribeFor(const std::string& property) const {
     if (p != property) others.push_back(p);
   }
   if (!others.empty()) {
-    absl::StrAppend(&out, " (executions stopped early by ",
-                    absl::StrJoin(others, ", "), ")");
+    absl::StrAppend(&out, " (executions stopped early by ", absl::StrJoin(others, ", "), ")");
   }
   return out;
 }

@@ -55,8 +55,7 @@ TEST(SearchScenario, FallsBackToRandomSchedulesOverBudget) {
   EXPECT_FALSE(s.exhausted);
   EXPECT_EQ(s.executions(), 6u);
   EXPECT_FALSE(s.ExhaustiveFor("no-stack-overlap"));
-  EXPECT_EQ(s.DescribeFor("no-stack-overlap"),
-            "1 DPOR + 5 random executions, not exhaustive");
+  EXPECT_EQ(s.DescribeFor("no-stack-overlap"), "1 DPOR + 5 random executions, not exhaustive");
 }
 
 TEST(SearchScenario, CounterexampleReplaysFromItsToken) {
@@ -84,8 +83,7 @@ TEST(SteeringFor, StartsEachThreadWhenTheCounterexampleRanIt) {
   absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("abort-attribution").record);
   ASSERT_TRUE(st.ok()) << st.status();
   EXPECT_TRUE(st->steerable) << st->not_steerable;
-  EXPECT_THAT(st->spawn_delays,
-              ElementsAre(absl::ZeroDuration(), absl::Milliseconds(2)));
+  EXPECT_THAT(st->spawn_delays, ElementsAre(absl::ZeroDuration(), absl::Milliseconds(2)));
   EXPECT_EQ(st->min_kernel_duration, absl::ZeroDuration());
 }
 
@@ -114,8 +112,7 @@ TEST(SteeringFor, CallbackKeptFromAReleasedLockIsNotSteerable) {
 TEST(SteeringFor, ThreadThatNeverRanStartsAfterEverythingElse) {
   const ScenarioSearch s = Search("v2-gcc11", "abort-while-mapping");
   ASSERT_EQ(s.counterexamples.count("mutex-discipline"), 1u);
-  absl::StatusOr<Steering> st =
-      SteeringFor(s.counterexamples.at("mutex-discipline").record);
+  absl::StatusOr<Steering> st = SteeringFor(s.counterexamples.at("mutex-discipline").record);
   ASSERT_TRUE(st.ok()) << st.status();
   ASSERT_TRUE(st->steerable) << st->not_steerable;
   EXPECT_THAT(st->spawn_delays,
@@ -179,8 +176,8 @@ TEST(SteeringFor, EveryCatalogueCounterexampleIsSteeredOrExplained) {
         // A thread is never said to be passed over in favour of itself.
         EXPECT_FALSE(std::regex_search(st->approximate, std::regex(R"(runs (T\d+) while \1,)")))
             << st->Describe();
-        absl::StrAppend(&table, policy.name, " ", named.name, " ", property, ": ",
-                        st->Describe(), "\n");
+        absl::StrAppend(&table, policy.name, " ", named.name, " ", property, ": ", st->Describe(),
+                        "\n");
       }
     }
   }

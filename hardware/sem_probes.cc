@@ -1,13 +1,12 @@
 #include "hardware/sem_probes.h"
 
-#include <cstdlib>
-
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -105,8 +104,7 @@ Outcome Sem02(Bench& b) {
   absl::SleepFor(absl::Milliseconds(20));
   const CuResult beside_non_blocking = b.d.EventQuery(e2);
   b.d.CtxSynchronize();
-  return {behind_blocking == CuResult::kNotReady &&
-              beside_non_blocking == CuResult::kSuccess,
+  return {behind_blocking == CuResult::kNotReady && beside_non_blocking == CuResult::kSuccess,
           absl::StrFormat("legacy-stream work behind a blocking stream's "
                           "kernel: %s; beside a non-blocking one: %s",
                           N(behind_blocking), N(beside_non_blocking))};
@@ -117,29 +115,24 @@ Outcome Sem03(Bench& b) {
   const CuResult launch = b.Busy(300);
   const absl::Duration launch_time = absl::Now() - t0;
   KernelArgs a;
-  const CuResult zero_grid = b.d.LaunchKernel(b.kernel, {0}, {32, 1}, a,
-                                              kLegacyStream);
-  const CuResult too_big = b.d.LaunchKernel(b.kernel, {1}, {32, 33}, a,
-                                            kLegacyStream);
+  const CuResult zero_grid = b.d.LaunchKernel(b.kernel, {0}, {32, 1}, a, kLegacyStream);
+  const CuResult too_big = b.d.LaunchKernel(b.kernel, {1}, {32, 33}, a, kLegacyStream);
   DevicePtr p = 0;
   const CuResult after = b.d.MemAlloc(&p, 4096);
   b.d.CtxSynchronize();
   return {launch == CuResult::kSuccess && Ms(launch_time) < 50 &&
-              zero_grid == CuResult::kInvalidValue &&
-              too_big == CuResult::kInvalidValue &&
+              zero_grid == CuResult::kInvalidValue && too_big == CuResult::kInvalidValue &&
               after == CuResult::kSuccess,
           absl::StrFormat("300 ms kernel's launch returned in %.3f ms; grid 0: "
                           "%s; 1056 threads: %s; next call: %s (not sticky)",
-                          Ms(launch_time), N(zero_grid), N(too_big),
-                          N(after))};
+                          Ms(launch_time), N(zero_grid), N(too_big), N(after))};
 }
 
 Outcome Sem04(Bench& b) {
   const CuResult launch = b.Trap();
   const CuResult sync = b.d.CtxSynchronize();
   return {launch == CuResult::kSuccess && sync == CuResult::kLaunchFailed,
-          absl::StrFormat("__trap(): launch %s, then cuCtxSynchronize %s",
-                          N(launch), N(sync))};
+          absl::StrFormat("__trap(): launch %s, then cuCtxSynchronize %s", N(launch), N(sync))};
 }
 
 Outcome Sem05(Bench& b) {
@@ -156,18 +149,15 @@ Outcome Sem05(Bench& b) {
   b.d.CtxDestroy();
   const CuResult retain = b.d.CtxCreate();
   const CuResult alloc_after = b.d.MemAlloc(&p, 4096);
-  const bool sticky = alloc == CuResult::kLaunchFailed &&
-                      launch == CuResult::kLaunchFailed &&
-                      stream == CuResult::kLaunchFailed &&
-                      event == CuResult::kLaunchFailed && attributes;
-  return {sticky && (retain != CuResult::kSuccess ||
-                     alloc_after != CuResult::kSuccess),
+  const bool sticky = alloc == CuResult::kLaunchFailed && launch == CuResult::kLaunchFailed &&
+                      stream == CuResult::kLaunchFailed && event == CuResult::kLaunchFailed &&
+                      attributes;
+  return {sticky && (retain != CuResult::kSuccess || alloc_after != CuResult::kSuccess),
           absl::StrFormat("after a trap: alloc %s, launch %s, stream %s, "
                           "event %s, attributes %s; release+retain %s then "
                           "alloc %s",
-                          N(alloc), N(launch), N(stream), N(event),
-                          attributes ? "ok" : "fail", N(retain),
-                          N(alloc_after))};
+                          N(alloc), N(launch), N(stream), N(event), attributes ? "ok" : "fail",
+                          N(retain), N(alloc_after))};
 }
 
 Outcome Sem06(Bench& b) {
@@ -182,17 +172,15 @@ Outcome Sem06(Bench& b) {
   b.d.LaunchHostFunc(kLegacyStream, &SetFlagHost, &host_fn);
   b.d.CtxSynchronize();
   absl::SleepFor(absl::Milliseconds(100));
-  const CuResult added_late =
-      b.d.StreamAddCallback(kLegacyStream, &SetFlag, &late);
+  const CuResult added_late = b.d.StreamAddCallback(kLegacyStream, &SetFlag, &late);
   absl::SleepFor(absl::Milliseconds(50));
   const bool ok = cb.value == 1 && cb.status == 719 && host_fn.value == 0 &&
                   added_late != CuResult::kSuccess && late.value == 0;
-  return {ok, absl::StrFormat(
-                  "callback behind the trap ran with status %d; host function "
-                  "%s; other stream's callback status %d; callback added "
-                  "after: %s",
-                  cb.status.load(), host_fn.value ? "ran" : "dropped",
-                  other_cb.status.load(), N(added_late))};
+  return {ok, absl::StrFormat("callback behind the trap ran with status %d; host function "
+                              "%s; other stream's callback status %d; callback added "
+                              "after: %s",
+                              cb.status.load(), host_fn.value ? "ran" : "dropped",
+                              other_cb.status.load(), N(added_late))};
 }
 
 Outcome Sem07(Bench& b) {
@@ -230,8 +218,7 @@ Outcome Sem08(Bench& b) {
   const absl::Time t0 = absl::Now();
   b.d.StreamSynchronize(s);
   const double waited = Ms(absl::Now() - t0);
-  return {query == CuResult::kNotReady && event == CuResult::kNotReady &&
-              waited > 50,
+  return {query == CuResult::kNotReady && event == CuResult::kNotReady && waited > 50,
           absl::StrFormat("during a 150 ms callback: cuStreamQuery %s, event "
                           "behind it %s, cuStreamSynchronize waited %.0f ms",
                           N(query), N(event), waited)};
@@ -259,13 +246,11 @@ Outcome Sem09(Bench& b) {
   b.d.CtxSynchronize();
   b.d.CtxSynchronize();
   const real::DeviceLedger l = b.d.Ledger();
-  return {calls.alloc == CuResult::kNotPermitted &&
-              calls.launch_host_fn == CuResult::kSuccess,
+  return {calls.alloc == CuResult::kNotPermitted && calls.launch_host_fn == CuResult::kSuccess,
           absl::StrFormat("from a callback: cuMemAlloc %s, cuLaunchHostFunc "
                           "%s; the backend counted %d call(s) from callback "
                           "context",
-                          N(calls.alloc), N(calls.launch_host_fn),
-                          l.calls_from_callback)};
+                          N(calls.alloc), N(calls.launch_host_fn), l.calls_from_callback)};
 }
 
 Outcome Sem10(Bench& b) {
@@ -279,8 +264,7 @@ Outcome Sem10(Bench& b) {
   const CuResult huge = b.d.MemAlloc(&q, std::uint64_t{1} << 50);
   const CuResult after = b.d.MemAlloc(&q, 4096);
   b.d.CtxSynchronize();
-  return {alloc == CuResult::kSuccess && ms < 50 &&
-              zero == CuResult::kInvalidValue &&
+  return {alloc == CuResult::kSuccess && ms < 50 && zero == CuResult::kInvalidValue &&
               huge == CuResult::kOutOfMemory && after == CuResult::kSuccess,
           absl::StrFormat("64 MiB alloc beside a 300 ms kernel took %.2f ms; "
                           "0 bytes: %s; 1 PiB: %s; next alloc: %s",
@@ -304,8 +288,7 @@ Outcome Sem11(Bench& b) {
   const double callback_wait = Ms(absl::Now() - t0);
   const CuResult twice = b.d.MemFree(second);
   const CuResult null_free = b.d.MemFree(0);
-  return {kernel_wait > 200 && callback_wait > 100 &&
-              twice == CuResult::kInvalidValue &&
+  return {kernel_wait > 200 && callback_wait > 100 && twice == CuResult::kInvalidValue &&
               null_free == CuResult::kSuccess,
           absl::StrFormat("cuMemFree of an unrelated block waited %.0f ms for "
                           "a 300 ms kernel and %.0f ms for a 200 ms callback; "
@@ -319,14 +302,12 @@ Outcome Sem12(Bench& b) {
   DevicePtr p = 0;
   b.d.MemAlloc(&p, 1 << 30);
   b.d.MemGetInfo(&after);
-  const double drop_mib =
-      (static_cast<double>(before.free_bytes) - after.free_bytes) / (1 << 20);
+  const double drop_mib = (static_cast<double>(before.free_bytes) - after.free_bytes) / (1 << 20);
   b.d.MemFree(p);
   return {drop_mib >= 1024 && drop_mib <= 1024 + 64,
           absl::StrFormat("free %.0f MiB of %.0f MiB; a 1 GiB alloc lowered "
                           "it by %.1f MiB",
-                          before.free_bytes / 1048576.0,
-                          before.total_bytes / 1048576.0, drop_mib)};
+                          before.free_bytes / 1048576.0, before.total_bytes / 1048576.0, drop_mib)};
 }
 
 Outcome Sem13(Bench& b) {
@@ -339,8 +320,7 @@ Outcome Sem13(Bench& b) {
   const CuResult free_async = b.d.MemFreeAsync(p, s);
   const double ms = Ms(absl::Now() - t0);
   b.d.StreamSynchronize(s);
-  return {alloc == CuResult::kSuccess && free_async == CuResult::kSuccess &&
-              ms < 50,
+  return {alloc == CuResult::kSuccess && free_async == CuResult::kSuccess && ms < 50,
           absl::StrFormat("cuMemAllocAsync %s; cuMemFreeAsync behind a 200 ms "
                           "kernel %s in %.2f ms (no synchronisation)",
                           N(alloc), N(free_async), ms)};
@@ -367,8 +347,7 @@ Outcome Sem14(Bench& b) {
   const CuResult ordered = b.d.EventQuery(tail);
   const CuResult stream_busy = b.d.StreamQuery(s1);
   b.d.CtxSynchronize();
-  return {unrecorded == CuResult::kSuccess && wait_ms < 50 &&
-              ordered == CuResult::kNotReady &&
+  return {unrecorded == CuResult::kSuccess && wait_ms < 50 && ordered == CuResult::kNotReady &&
               stream_busy == CuResult::kNotReady,
           absl::StrFormat("unrecorded event: %s; cuStreamWaitEvent returned "
                           "in %.2f ms and held s2 (%s); busy stream query %s",
@@ -392,8 +371,7 @@ Outcome Sem15(Bench& b) {
           absl::StrFormat("last cuDevicePrimaryCtxRelease took %.0f ms behind "
                           "a 200 ms kernel (%s); its callback %s before it "
                           "returned",
-                          ms, real::DriverErrorName(release),
-                          ran ? "ran" : "had not run")};
+                          ms, real::DriverErrorName(release), ran ? "ran" : "had not run")};
 }
 
 Outcome Sem16(Bench& b) {
@@ -435,13 +413,12 @@ Outcome Ext01(Bench& b) {
   const CuResult w2 = b.d.StreamWriteValue32(kLegacyStream, word, 2);
   const CuResult s2 = b.d.StreamSynchronize(kLegacyStream);
   const std::uint32_t after_trap = b.d.HostWordLoad(word);
-  const bool ok = w1 == CuResult::kSuccess && s1 == CuResult::kSuccess &&
-                  during == 0 && after == 1 && w2 == CuResult::kSuccess &&
-                  s2 == CuResult::kLaunchFailed && after_trap == 1;
-  return {ok, absl::StrFormat(
-                  "write behind 50 ms kernel: %s, word %u during, %u after "
-                  "sync; write behind trap: %s, sync %s, word %u",
-                  N(w1), during, after, N(w2), N(s2), after_trap)};
+  const bool ok = w1 == CuResult::kSuccess && s1 == CuResult::kSuccess && during == 0 &&
+                  after == 1 && w2 == CuResult::kSuccess && s2 == CuResult::kLaunchFailed &&
+                  after_trap == 1;
+  return {ok, absl::StrFormat("write behind 50 ms kernel: %s, word %u during, %u after "
+                              "sync; write behind trap: %s, sync %s, word %u",
+                              N(w1), during, after, N(w2), N(s2), after_trap)};
 }
 
 // EXT-02 (sim/README.md): a kernel given a completion word writes it as its
@@ -473,15 +450,13 @@ Outcome Ext02(Bench& b) {
   b.d.LaunchKernel(b.kernel, {528}, {32, 8}, a, kLegacyStream);
   const CuResult s2 = b.d.StreamSynchronize(kLegacyStream);
   const std::uint32_t after_trap = b.d.HostWordLoad(word);
-  const bool ok = l1 == CuResult::kSuccess && s1 == CuResult::kSuccess &&
-                  during == 0 && after == 1 && l2 == CuResult::kSuccess &&
-                  after_many == 1001 && s2 == CuResult::kLaunchFailed &&
-                  after_trap == 1001;
-  return {ok, absl::StrFormat(
-                  "528x8 kernel of 50 ms: launch %s, word %u during, %u after "
-                  "sync; after 1000 more: %u (expect 1001); trapping kernel: "
-                  "sync %s, word %u",
-                  N(l1), during, after, after_many, N(s2), after_trap)};
+  const bool ok = l1 == CuResult::kSuccess && s1 == CuResult::kSuccess && during == 0 &&
+                  after == 1 && l2 == CuResult::kSuccess && after_many == 1001 &&
+                  s2 == CuResult::kLaunchFailed && after_trap == 1001;
+  return {ok, absl::StrFormat("528x8 kernel of 50 ms: launch %s, word %u during, %u after "
+                              "sync; after 1000 more: %u (expect 1001); trapping kernel: "
+                              "sync %s, word %u",
+                              N(l1), during, after, after_many, N(s2), after_trap)};
 }
 
 struct ProbeSpec {
@@ -497,22 +472,17 @@ constexpr ProbeSpec kProbes[] = {
     {"SEM-02", "legacy stream waits for blocking streams, not non-blocking",
      "SemStreams.SEM02_LegacyStreamBarrierExemptsNonBlockingStreams", &Sem02},
     {"SEM-03", "launch is asynchronous; bad configs give 1 at once, not sticky",
-     "SemStreams.SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs",
-     &Sem03},
+     "SemStreams.SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs", &Sem03},
     {"SEM-04", "__trap() gives 719 at the next synchronising call",
      "SemStreams.SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd", &Sem04},
     {"SEM-05", "719 is sticky; attributes still work; no in-process recovery",
-     "SemErrors.SEM05_StickyErrorIsAbsorbingAndEveryContextCallReturnsIt",
-     &Sem05},
+     "SemErrors.SEM05_StickyErrorIsAbsorbingAndEveryContextCallReturnsIt", &Sem05},
     {"SEM-06", "on error pending callbacks run with the error, host fns drop",
-     "SemErrors.SEM06_PendingCallbacksRunWithErrorQueuedWorkAndHostFunctionsDrop",
-     &Sem06},
+     "SemErrors.SEM06_PendingCallbacksRunWithErrorQueuedWorkAndHostFunctionsDrop", &Sem06},
     {"SEM-07", "one driver thread runs callbacks, serially (default mode)",
-     "SemCallbacks.SEM07_CallbacksRunOnTheDriverThreadSeriallyByDefault",
-     &Sem07},
+     "SemCallbacks.SEM07_CallbacksRunOnTheDriverThreadSeriallyByDefault", &Sem07},
     {"SEM-08", "a running callback occupies its stream",
-     "SemCallbacks.SEM08_RunningCallbackHoldsItsStreamAndTheLegacyStream",
-     &Sem08},
+     "SemCallbacks.SEM08_RunningCallbackHoldsItsStreamAndTheLegacyStream", &Sem08},
     {"SEM-09", "driver calls from a callback: 800, callbacks/host fns allowed",
      "SemCallbacks.SEM09_DriverCallsFromCallbackAreRefusedAndFlagged", &Sem09},
     {"SEM-10", "cuMemAlloc does not wait; 0 -> 1, too much -> 2, not sticky",
@@ -522,20 +492,15 @@ constexpr ProbeSpec kProbes[] = {
     {"SEM-12", "cuMemGetInfo: free = capacity - live (granularity)",
      "SemMemory.SEM12_MemGetInfoReportsCapacityMinusLiveRoundedBytes", &Sem12},
     {"SEM-13", "stream-ordered free does not synchronise",
-     "SemMemory.SEM13_StreamOrderedFreeCompletesInStreamOrderAndNeverSynchronizes",
-     &Sem13},
+     "SemMemory.SEM13_StreamOrderedFreeCompletesInStreamOrderAndNeverSynchronizes", &Sem13},
     {"SEM-14", "unrecorded event complete; stream wait orders without blocking",
-     "SemSync.SEM14_EventsCaptureTheTailAndStreamWaitEventOrdersWithoutBlocking",
-     &Sem14},
+     "SemSync.SEM14_EventsCaptureTheTailAndStreamWaitEventOrdersWithoutBlocking", &Sem14},
     {"SEM-15", "context teardown drains kernels and callbacks first",
-     "SemSync.SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks",
-     &Sem15},
+     "SemSync.SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks", &Sem15},
     {"SEM-16", "driver calls from several threads are safe",
-     "SemSync.SEM16_CallsFromSeveralThreadsAreAtomicAndOrderTheirStream",
-     &Sem16},
+     "SemSync.SEM16_CallsFromSeveralThreadsAreAtomicAndOrderTheirStream", &Sem16},
     {"EXT-01", "stream write to a host word: in order, dropped behind a fault",
-     "ExtHostWord.EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault",
-     &Ext01},
+     "ExtHostWord.EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault", &Ext01},
     {"EXT-02", "kernel completion word: written by the last block, not on trap",
      "ExtHostWord.EXT02_KernelWritesItsCompletionWordUnlessItTraps", &Ext02},
 };
@@ -597,11 +562,9 @@ SemProbeResult RunOne(const ProbeSpec& probe) {
   int status = 0;
   waitpid(pid, &status, 0);
   if (text.size() < 2) {
-    result.observed = absl::StrCat("probe process ended without a result (",
-                                   WIFSIGNALED(status) ? "signal " : "exit ",
-                                   WIFSIGNALED(status) ? WTERMSIG(status)
-                                                       : WEXITSTATUS(status),
-                                   ")");
+    result.observed = absl::StrCat(
+        "probe process ended without a result (", WIFSIGNALED(status) ? "signal " : "exit ",
+        WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status), ")");
     return result;
   }
   result.as_specified = text[0] == '1';
@@ -623,8 +586,7 @@ std::string FormatSemProbes(const std::vector<SemProbeResult>& results) {
   for (const SemProbeResult& r : results) {
     absl::StrAppendFormat(&out, "%-7s %-9s spec: %s\n", r.id,
                           r.as_specified ? "as-spec" : "DIFFERS", r.spec);
-    absl::StrAppendFormat(&out, "%-7s %-9s sim:  tests/sim %s\n", "", "",
-                          r.sim_test);
+    absl::StrAppendFormat(&out, "%-7s %-9s sim:  tests/sim %s\n", "", "", r.sim_test);
     absl::StrAppendFormat(&out, "%-7s %-9s gpu:  %s\n", "", "", r.observed);
   }
   return out;

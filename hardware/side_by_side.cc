@@ -46,8 +46,7 @@ void Simulate(ScenarioOutcome& out, const SideBySideOptions& options,
 // The counterexample the simulator found for `property` (or, for a hang,
 // for its alias), from the scenario's search or the property's own; nullptr
 // if none.
-const Counterexample* FindCounterexample(const ScenarioOutcome& out,
-                                         const std::string& property,
+const Counterexample* FindCounterexample(const ScenarioOutcome& out, const std::string& property,
                                          bool with_aliases) {
   const std::vector<std::string> names =
       with_aliases ? HardwareAliases(property) : std::vector<std::string>{property};
@@ -133,23 +132,21 @@ void Steer(ScenarioOutcome& out, const SideBySideOptions& options) {
       }
     }
     if (options.progress) {
-      options.progress(absl::StrFormat(
-          "cuda: %s / %s steered %s (%s): reproduced in %d of %d runs",
-          out.policy->name, out.scenario->name, property,
-          s.steering.Describe(), s.reproduced, s.runs.size()));
+      options.progress(absl::StrFormat("cuda: %s / %s steered %s (%s): reproduced in %d of %d runs",
+                                       out.policy->name, out.scenario->name, property,
+                                       s.steering.Describe(), s.reproduced, s.runs.size()));
     }
   }
 }
 
-SimSide SimSideFor(const ScenarioOutcome& out, const std::string& property,
-                   bool available, bool hw_violated) {
+SimSide SimSideFor(const ScenarioOutcome& out, const std::string& property, bool available,
+                   bool hw_violated) {
   SimSide side;
   side.checked = available;
   if (!available) return side;
   side.error = out.sim_search.error;
   auto t = out.sim_targeted.find(property);
-  const ScenarioSearch& search =
-      t != out.sim_targeted.end() ? t->second : out.sim_search;
+  const ScenarioSearch& search = t != out.sim_targeted.end() ? t->second : out.sim_search;
   if (side.error.empty()) side.error = search.error;
   side.executions = search.executions();
   side.exhaustive = search.ExhaustiveFor(property);
@@ -165,13 +162,12 @@ SimSide SimSideFor(const ScenarioOutcome& out, const std::string& property,
   return side;
 }
 
-HwSide HwSideFor(const ScenarioOutcome& out, const std::string& property,
-                 const SimSide& sim, bool steering_on) {
+HwSide HwSideFor(const ScenarioOutcome& out, const std::string& property, const SimSide& sim,
+                 bool steering_on) {
   HwSide side;
   side.observable = HardwareObserves(property);
   for (const HardwareRunResult& run : out.hardware_runs) {
-    if (run.ending == HardwareRunResult::Ending::kSetupFailed ||
-        run.properties.empty()) {
+    if (run.ending == HardwareRunResult::Ending::kSetupFailed || run.properties.empty()) {
       side.unavailable = run.setup_error.empty() ? "no run was judged" : run.setup_error;
       return side;
     }
@@ -212,9 +208,8 @@ void RunHardware(ScenarioOutcome& out, const SideBySideOptions& options) {
       o.jitter.seed = static_cast<std::uint64_t>(run);
     }
     absl::StatusOr<HardwareRunResult> r =
-        options.run_on_hardware
-            ? options.run_on_hardware(out.scenario->scenario, *out.policy, o)
-            : RunOnHardware(out.scenario->scenario, *out.policy, o);
+        options.run_on_hardware ? options.run_on_hardware(out.scenario->scenario, *out.policy, o)
+                                : RunOnHardware(out.scenario->scenario, *out.policy, o);
     if (!r.ok()) {
       HardwareRunResult failed;
       failed.setup_error = std::string(r.status().message());
@@ -230,21 +225,19 @@ void RunHardware(ScenarioOutcome& out, const SideBySideOptions& options) {
     }
     if (options.progress) {
       // A campaign cut short by a time limit still leaves these lines.
-      options.progress(absl::StrFormat(
-          "cuda: %s / %s run %d: %s in %.2f s; violated: %s", out.policy->name,
-          out.scenario->name, run, r->EndingText(), r->seconds,
-          violated.empty() ? "none" : absl::StrJoin(violated, ", ")));
+      options.progress(absl::StrFormat("cuda: %s / %s run %d: %s in %.2f s; violated: %s",
+                                       out.policy->name, out.scenario->name, run, r->EndingText(),
+                                       r->seconds,
+                                       violated.empty() ? "none" : absl::StrJoin(violated, ", ")));
     }
-    const bool setup_failed =
-        r->ending == HardwareRunResult::Ending::kSetupFailed;
+    const bool setup_failed = r->ending == HardwareRunResult::Ending::kSetupFailed;
     out.hardware_runs.push_back(*std::move(r));
     if (setup_failed) return;  // it will not get better
   }
 }
 
-VerdictCell SimCell(const std::vector<ScenarioOutcome>& outcomes,
-                    const PolicyInfo* policy, const std::string& property,
-                    bool available) {
+VerdictCell SimCell(const std::vector<ScenarioOutcome>& outcomes, const PolicyInfo* policy,
+                    const std::string& property, bool available) {
   VerdictCell cell;
   if (!available) {
     cell.message = "the simulator has no checker for it";  // kNotRun: no claim
@@ -260,8 +253,7 @@ VerdictCell SimCell(const std::vector<ScenarioOutcome>& outcomes,
     }
     cell.executions += o.sim_executions;
     auto it = o.sim_violations.find(property);
-    if (it != o.sim_violations.end() &&
-        cell.state != VerdictCell::State::kViolated) {
+    if (it != o.sim_violations.end() && cell.state != VerdictCell::State::kViolated) {
       cell.state = VerdictCell::State::kViolated;
       cell.size = o.scenario->name;
       cell.message = absl::StrCat(o.scenario->name, ": ", it->second);
@@ -270,14 +262,13 @@ VerdictCell SimCell(const std::vector<ScenarioOutcome>& outcomes,
   return cell;
 }
 
-VerdictCell CudaCell(const std::vector<ScenarioOutcome>& outcomes,
-                     const PolicyInfo* policy, const std::string& property) {
+VerdictCell CudaCell(const std::vector<ScenarioOutcome>& outcomes, const PolicyInfo* policy,
+                     const std::string& property) {
   VerdictCell cell;  // kNotRun unless some run judged the property
   for (const ScenarioOutcome& o : outcomes) {
     if (o.policy != policy) continue;
     for (const HardwareRunResult& run : o.hardware_runs) {
-      if (run.ending == HardwareRunResult::Ending::kSetupFailed ||
-          run.properties.empty()) {
+      if (run.ending == HardwareRunResult::Ending::kSetupFailed || run.properties.empty()) {
         cell.state = VerdictCell::State::kUnavailable;
         cell.message = run.setup_error;
         return cell;
@@ -307,8 +298,7 @@ std::string Names(const std::map<std::string, std::string>& m) {
 
 }  // namespace
 
-absl::StatusOr<SideBySideResult> RunSideBySide(
-    const SideBySideOptions& options) {
+absl::StatusOr<SideBySideResult> RunSideBySide(const SideBySideOptions& options) {
   std::vector<const PolicyInfo*> policies = options.policies;
   if (policies.empty()) {
     for (const PolicyInfo& p : AllPolicies()) policies.push_back(&p);
@@ -319,8 +309,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
       scenarios.push_back(&s);
     }
   }
-  std::vector<std::pair<const properties::PropertyInfo*, std::string>>
-      unavailable;
+  std::vector<std::pair<const properties::PropertyInfo*, std::string>> unavailable;
   const std::vector<const properties::PropertyInfo*> checked =
       properties::AvailableProperties(&unavailable);
 
@@ -343,8 +332,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
   }
   for (ScenarioOutcome& out : result.outcomes) {
     if (options.progress) {
-      options.progress(absl::StrCat("sim: ", out.policy->name, " / ",
-                                    out.scenario->name));
+      options.progress(absl::StrCat("sim: ", out.policy->name, " / ", out.scenario->name));
     }
     Simulate(out, options, monitored);
     if (options.hardware) SimulateTargeted(out, options, monitored);
@@ -375,8 +363,7 @@ absl::StatusOr<SideBySideResult> RunSideBySide(
       c.property = std::string(prop.name);
       bool available = prop.ObservableOn(properties::kSimBackend);
       for (const auto& [p, why] : unavailable) available &= p != &prop;
-      c.sim = SimSideFor(out, c.property, available,
-                         out.hw_violations.count(c.property) > 0);
+      c.sim = SimSideFor(out, c.property, available, out.hw_violations.count(c.property) > 0);
       c.hw = HwSideFor(out, c.property, c.sim, options.steer_runs > 0);
       c.comparison = CompareBackends(c.sim, c.hw);
       out.comparisons.push_back(std::move(c));
@@ -411,13 +398,11 @@ std::string FormatComparison(const SideBySideResult& result) {
       property_w = std::max(property_w, c.property.size());
     }
   }
-  std::string out = absl::StrFormat("%-*s  %-*s  %-*s  %s\n", policy_w, "policy",
-                                    scenario_w, "scenario", property_w, "property",
-                                    "sim beside cuda");
+  std::string out = absl::StrFormat("%-*s  %-*s  %-*s  %s\n", policy_w, "policy", scenario_w,
+                                    "scenario", property_w, "property", "sim beside cuda");
   for (const auto& [o, c] : listed) {
-    absl::StrAppendFormat(&out, "%-*s  %-*s  %-*s  %s\n", policy_w, o->policy->name,
-                          scenario_w, o->scenario->name, property_w, c->property,
-                          c->comparison.text);
+    absl::StrAppendFormat(&out, "%-*s  %-*s  %-*s  %s\n", policy_w, o->policy->name, scenario_w,
+                          o->scenario->name, property_w, c->property, c->comparison.text);
   }
   std::map<RowStatus, int> all = quiet;
   for (const auto& [o, c] : listed) ++all[c->comparison.status];
@@ -425,22 +410,21 @@ std::string FormatComparison(const SideBySideResult& result) {
   for (const auto& [s, n] : all) {
     counts.push_back(absl::StrFormat("%d %s", n, RowStatusName(s)));
   }
-  absl::StrAppendFormat(&out, "(%s; the unlisted rows hold on both, or hold on "
+  absl::StrAppendFormat(&out,
+                        "(%s; the unlisted rows hold on both, or hold on "
                         "sim and cannot be observed on the GPU)\n",
                         absl::StrJoin(counts, ", "));
   return out;
 }
 
-std::string FormatScenarioMatrix(const SideBySideResult& result,
-                                 bool with_run_facts) {
+std::string FormatScenarioMatrix(const SideBySideResult& result, bool with_run_facts) {
   std::string out;
   // Scenario-major: outcomes were produced policy by policy.
   std::vector<const ScenarioOutcome*> order;
   for (const ScenarioOutcome& o : result.outcomes) order.push_back(&o);
-  std::stable_sort(order.begin(), order.end(),
-                   [](const ScenarioOutcome* a, const ScenarioOutcome* b) {
-                     return a->scenario < b->scenario;
-                   });
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const ScenarioOutcome* a, const ScenarioOutcome* b) { return a->scenario < b->scenario; });
   const properties::NamedScenario* current = nullptr;
   for (const ScenarioOutcome* op : order) {
     const ScenarioOutcome& o = *op;
@@ -455,33 +439,28 @@ std::string FormatScenarioMatrix(const SideBySideResult& result,
       search = absl::StrFormat("%d executions, not exhaustive", o.sim_executions);
     }
     absl::StrAppendFormat(&out, "  %-22s sim (%s): %s\n", o.policy->name, search,
-                          o.sim_error.empty() ? Names(o.sim_violations)
-                                              : "error: " + o.sim_error);
+                          o.sim_error.empty() ? Names(o.sim_violations) : "error: " + o.sim_error);
     for (const auto& [p, targeted] : o.sim_targeted) {
-      absl::StrAppendFormat(&out, "  %-22s   %s alone (%s): %s\n", "", p,
-                            targeted.DescribeFor(p),
-                            targeted.counterexamples.empty() ? "no violation"
-                                                             : "violated");
+      absl::StrAppendFormat(&out, "  %-22s   %s alone (%s): %s\n", "", p, targeted.DescribeFor(p),
+                            targeted.counterexamples.empty() ? "no violation" : "violated");
     }
     if (o.hardware_runs.empty()) continue;
     std::vector<std::string> endings;
     for (const HardwareRunResult& r : o.hardware_runs) {
       endings.push_back(absl::StrFormat("%s %.1fs", r.EndingText(), r.seconds));
     }
-    absl::StrAppendFormat(&out, "  %-22s cuda (%s): %s\n", "",
-                          absl::StrJoin(endings, ", "), Names(o.hw_violations));
+    absl::StrAppendFormat(&out, "  %-22s cuda (%s): %s\n", "", absl::StrJoin(endings, ", "),
+                          Names(o.hw_violations));
     for (const auto& [p, evidence] : o.hw_violations) {
       absl::StrAppendFormat(&out, "  %-22s   %s: %s\n", "", p, evidence);
     }
     for (const auto& [p, steered] : o.steered) {
       absl::StrAppendFormat(
           &out, "  %-22s   steered %s: %s%s\n", "", p,
-          steered.error.empty() ? steered.steering.Describe()
-                                : "error: " + steered.error,
-          steered.runs.empty()
-              ? ""
-              : absl::StrFormat("; reproduced in %d of %d runs", steered.reproduced,
-                                steered.runs.size()));
+          steered.error.empty() ? steered.steering.Describe() : "error: " + steered.error,
+          steered.runs.empty() ? ""
+                               : absl::StrFormat("; reproduced in %d of %d runs",
+                                                 steered.reproduced, steered.runs.size()));
     }
     for (const PropertyComparison& c : o.comparisons) {
       if (c.comparison.status == RowStatus::kHoldsOnBoth ||

@@ -23,16 +23,16 @@
 #include "core/policies/registry.h"
 #include "hardware/backend_compare.h"
 #include "hardware/hardware_runner.h"
-#include "properties/scenarios.h"
 #include "hardware/scenario_search.h"
 #include "hardware/steered_replay.h"
+#include "properties/scenarios.h"
 #include "properties/verdict_table.h"
 
 namespace stackcheck::hardware {
 
 struct SideBySideOptions {
-  std::vector<const PolicyInfo*> policies;         // empty: all
-  std::vector<const properties::NamedScenario*> scenarios;     // empty: all standard ones
+  std::vector<const PolicyInfo*> policies;                  // empty: all
+  std::vector<const properties::NamedScenario*> scenarios;  // empty: all standard ones
   bool hardware = true;  // false: the simulator column only (runs anywhere)
   // Hardware runs per (policy, scenario): the first with free scheduling,
   // the others with random delays (seeded 1, 2, ...).
@@ -49,7 +49,7 @@ struct SideBySideOptions {
   // 0: no steering.
   int steer_runs = 3;
   std::function<void(const std::string&)> progress;  // one line per step
-  HardwareRunFn run_on_hardware;  // empty: RunOnHardware
+  HardwareRunFn run_on_hardware;                     // empty: RunOnHardware
 };
 
 // A simulator counterexample on the GPU.
@@ -74,9 +74,9 @@ struct ScenarioOutcome {
   const properties::NamedScenario* scenario = nullptr;
   int sim_executions = 0;
   std::map<std::string, std::string> sim_violations;  // property -> message
-  std::string sim_error;                               // executor failure
+  std::string sim_error;                              // executor failure
   std::vector<HardwareRunResult> hardware_runs;
-  std::map<std::string, std::string> hw_violations;   // property -> evidence
+  std::map<std::string, std::string> hw_violations;  // property -> evidence
   ScenarioSearch sim_search;
   // Property -> its search with its own monitor alone (see the file comment).
   std::map<std::string, ScenarioSearch> sim_targeted;
@@ -103,8 +103,7 @@ std::string FormatComparison(const SideBySideResult& result);
 
 // Per scenario and policy: what each backend found, how much the simulator
 // searched, and what the steered counterexamples did.
-std::string FormatScenarioMatrix(const SideBySideResult& result,
-                                 bool with_run_facts);
+std::string FormatScenarioMatrix(const SideBySideResult& result, bool with_run_facts);
 
 }  // namespace stackcheck::hardware
 

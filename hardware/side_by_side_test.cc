@@ -9,9 +9,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hardware/hardware_runner.h"
-#include "properties/scenarios.h"
 #include "hardware/steered_replay.h"
 #include "properties/catalogue.h"
+#include "properties/scenarios.h"
 
 namespace stackcheck::hardware {
 namespace {
@@ -20,11 +20,9 @@ using ::testing::HasSubstr;
 
 // A stand-in GPU: every run ends normally and violates `violated(options)`;
 // every other property it judges holds.
-HardwareRunFn FakeGpu(
-    std::function<std::set<std::string>(const HardwareRunOptions&)> violated) {
+HardwareRunFn FakeGpu(std::function<std::set<std::string>(const HardwareRunOptions&)> violated) {
   return [violated](const Scenario&, const PolicyInfo&,
-                    const HardwareRunOptions& options)
-             -> absl::StatusOr<HardwareRunResult> {
+                    const HardwareRunOptions& options) -> absl::StatusOr<HardwareRunResult> {
     HardwareRunResult r;
     r.ending = HardwareRunResult::Ending::kExited;
     const std::set<std::string> bad = violated(options);
@@ -97,9 +95,7 @@ TEST(SideBySide, HealthyGpuAgreesWithTheSimulator) {
 
 TEST(SideBySide, SteerableCounterexampleTheGpuDoesNotReproduceDisagrees) {
   SideBySideOptions o = Options("v1b-callback-lock", "grow-while-busy");
-  o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) {
-    return std::set<std::string>{};
-  });
+  o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) { return std::set<std::string>{}; });
   absl::StatusOr<SideBySideResult> r = RunSideBySide(o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(BackendsDisagree(*r));
@@ -112,9 +108,7 @@ TEST(SideBySide, SteerableCounterexampleTheGpuDoesNotReproduceDisagrees) {
 TEST(SideBySide, WithoutSteeringAMissedViolationIsOnlyNotReached) {
   SideBySideOptions o = Options("v1b-callback-lock", "grow-while-busy");
   o.steer_runs = 0;
-  o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) {
-    return std::set<std::string>{};
-  });
+  o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) { return std::set<std::string>{}; });
   absl::StatusOr<SideBySideResult> r = RunSideBySide(o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_FALSE(BackendsDisagree(*r));
@@ -141,9 +135,8 @@ TEST(SideBySide, UnsteerableCounterexampleIsNoMismatch) {
 
 TEST(SideBySide, GpuViolationTheExhaustiveSearchRulesOutDisagrees) {
   SideBySideOptions o = Options("v2-gcc11", "one-region");
-  o.run_on_hardware = FakeGpu([](const HardwareRunOptions&) {
-    return std::set<std::string>{"no-stack-overlap"};
-  });
+  o.run_on_hardware =
+      FakeGpu([](const HardwareRunOptions&) { return std::set<std::string>{"no-stack-overlap"}; });
   absl::StatusOr<SideBySideResult> r = RunSideBySide(o);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(BackendsDisagree(*r));

@@ -13,10 +13,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/probes.h"
+#include "core/version.h"
 #include "properties/expected_verdicts.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
-#include "core/version.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/registry.h"
 
@@ -220,9 +220,9 @@ absl::StatusOr<Execution> RunPlanned(const PlannedExecution& plan, const PolicyI
 }
 
 absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
-                                   const std::vector<std::string>& targets,
-                                   std::uint64_t seed, std::uint64_t max_executions,
-                                   absl::Duration time_limit, const GenOptions& generator) {
+                                   const std::vector<std::string>& targets, std::uint64_t seed,
+                                   std::uint64_t max_executions, absl::Duration time_limit,
+                                   const GenOptions& generator) {
   const CaseGens gens(generator);
   const std::vector<const PropertyInfo*> available = AvailableProperties();
   const absl::Time start = absl::Now();
@@ -251,8 +251,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
   if (options.jobs < 1) return absl::InvalidArgumentError("--jobs must be at least 1");
   if (options.shard_count < 1 || options.shard_index < 0 ||
       options.shard_index >= options.shard_count) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "shard %d of %d does not exist", options.shard_index, options.shard_count));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("shard %d of %d does not exist", options.shard_index, options.shard_count));
   }
   std::vector<const PolicyInfo*> policies = options.policies;
   if (policies.empty()) {
@@ -286,10 +286,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       WorkerStats& stats = workers[job];
       stats.properties.resize(AllProperties().size());
       const CaseGens gens(options.generator);
-      const std::uint64_t stride =
-          static_cast<std::uint64_t>(options.shard_count) * options.jobs;
-      for (std::uint64_t i = options.shard_index +
-                             static_cast<std::uint64_t>(options.shard_count) * job;
+      const std::uint64_t stride = static_cast<std::uint64_t>(options.shard_count) * options.jobs;
+      for (std::uint64_t i =
+               options.shard_index + static_cast<std::uint64_t>(options.shard_count) * job;
            options.executions == 0 || i < options.executions; i += stride) {
         if (absl::Now() >= explore_end || stopped()) break;
         const PlannedExecution plan = PlanExecution(gens, options.seed, i, policy, available);
@@ -308,8 +307,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
             std::lock_guard<std::mutex> lock(progress_mu);
             last_progress = now;
             options.on_progress(CampaignProgress{done, Seconds(now - start),
-                                                 std::max(0.0, Seconds(end - now)),
-                                                 policy.name});
+                                                 std::max(0.0, Seconds(end - now)), policy.name});
           }
         }
       }
@@ -356,9 +354,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       for (auto& [fingerprint, f] : fingerprints[k]) {
         FingerprintVerdict& fv = v.fingerprints.emplace_back();
         fv.fingerprint = fingerprint;
-        fv.known = IsKnownBug(policy.name, fingerprint) ||
-                   ExpectedVerdict(policy.name, v.property->name) ==
-                       Expectation::kAcceptedDeviation;
+        fv.known =
+            IsKnownBug(policy.name, fingerprint) ||
+            ExpectedVerdict(policy.name, v.property->name) == Expectation::kAcceptedDeviation;
         fv.found_at = f.first;
         fv.found_by = f.by;
         fv.met = f.met;
@@ -378,9 +376,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
               ? (options.executions - first + options.shard_count - 1) / options.shard_count
               : 0;
       if (pr.executions < share) {
-        result.shortfalls.push_back(absl::StrFormat(
-            "%s: %d of %d executions explored before the time budget ran out", policy.name,
-            pr.executions, share));
+        result.shortfalls.push_back(
+            absl::StrFormat("%s: %d of %d executions explored before the time budget ran out",
+                            policy.name, pr.executions, share));
       }
     }
 
@@ -388,9 +386,9 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       for (PropertyVerdict& v : pr.verdicts) {
         if (ExpectedVerdict(policy.name, v.property->name) != Expectation::kViolated) continue;
         for (const KnownBug* bug : KnownBugsOf(policy.name, v.property->name)) {
-          const bool seen =
-              std::any_of(v.fingerprints.begin(), v.fingerprints.end(),
-                          [bug](const FingerprintVerdict& f) { return f.fingerprint == bug->fingerprint; });
+          const bool seen = std::any_of(
+              v.fingerprints.begin(), v.fingerprints.end(),
+              [bug](const FingerprintVerdict& f) { return f.fingerprint == bug->fingerprint; });
           if (!seen) v.fixed.emplace_back(bug->fingerprint);
         }
       }
@@ -432,8 +430,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
           so.time_limit = std::max(absl::ZeroDuration(), end - absl::Now());
         } else {
           // At least a moment to shrink, even when exploration used the slice up.
-          so.time_limit = std::min(so.time_limit,
-                                   std::max(absl::Milliseconds(250), policy_end - absl::Now()));
+          so.time_limit =
+              std::min(so.time_limit, std::max(absl::Milliseconds(250), policy_end - absl::Now()));
         }
         absl::StatusOr<ShrinkResult> s = Shrink(v.original, policy, *v.property, so);
         if (!s.ok() && s.status().code() == absl::StatusCode::kFailedPrecondition) {
@@ -452,8 +450,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
         if (counted && (s->timed_out || s->stopped)) {
           std::lock_guard<std::mutex> lock(shortfall_mu);
           result.shortfalls.push_back(absl::StrFormat(
-              "%s / %s: shrinking stopped by %s after %d executions", policy.name,
-              v.property->name, s->stopped ? "a signal" : "the time budget", s->executions));
+              "%s / %s: shrinking stopped by %s after %d executions", policy.name, v.property->name,
+              s->stopped ? "a signal" : "the time budget", s->executions));
         }
         ReplayRecord record;
         record.tool_version = kVersion;
@@ -464,8 +462,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
         record.fingerprint = s->execution.violation->fingerprint;
         v.token = EncodeReplayToken(record);
         if (!options.replay_dir.empty()) {
-          v.replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".",
-                                       v.property->name, ".replay");
+          v.replay_path =
+              absl::StrCat(options.replay_dir, "/", policy.name, ".", v.property->name, ".replay");
           if (absl::Status w = WriteReplayFile(v.replay_path, record); !w.ok()) {
             errors[job] = w;
             return;
@@ -510,8 +508,8 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
       }
       f->token = EncodeReplayToken(record);
       if (!options.replay_dir.empty()) {
-        f->replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".",
-                                      v->property->name, ".new", k + 1, ".replay");
+        f->replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".", v->property->name,
+                                      ".new", k + 1, ".replay");
         if (absl::Status w = WriteReplayFile(f->replay_path, record); !w.ok()) return w;
       }
     }

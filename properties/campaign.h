@@ -77,7 +77,7 @@ struct FingerprintVerdict {
   bool known = false;
   std::uint64_t found_at = 0;  // execution index
   absl::string_view found_by = kPortfolio[0];
-  std::uint64_t met = 0;       // executions that met it
+  std::uint64_t met = 0;  // executions that met it
   Case original;
   // NEW only: shrunk to a case that shows this fingerprint.
   Case counterexample;
@@ -90,21 +90,21 @@ struct FingerprintVerdict {
 
 struct PropertyVerdict {
   const PropertyInfo* property = nullptr;
-  bool available = true;        // false: the simulator has no checker for it
+  bool available = true;  // false: the simulator has no checker for it
   std::string unavailable_why;
-  std::uint64_t checked = 0;    // executions that checked it to their end
+  std::uint64_t checked = 0;  // executions that checked it to their end
   bool violated = false;
   // For a violation: where it was first found and its shrunk counterexample.
-  std::uint64_t found_at = 0;   // execution index
+  std::uint64_t found_at = 0;                  // execution index
   absl::string_view found_by = kPortfolio[0];  // the strategy
-  Case original;                // as found
-  Case counterexample;          // shrunk
-  std::string message;          // the shrunk case's violation message
-  std::string replay_path;      // "" when no replay_dir
-  std::string token;            // the replay token
+  Case original;                               // as found
+  Case counterexample;                         // shrunk
+  std::string message;                         // the shrunk case's violation message
+  std::string replay_path;                     // "" when no replay_dir
+  std::string token;                           // the replay token
   int shrink_executions = 0;
-  bool shrunk = false;          // false: kept as found (the campaign was interrupted)
-  bool reproducible = true;     // the found case violated again when replayed
+  bool shrunk = false;       // false: kept as found (the campaign was interrupted)
+  bool reproducible = true;  // the found case violated again when replayed
   // Every fingerprint met, in order of first meeting (ties: by text). A known
   // bug met on the way did not end its execution, so a later NEW one in the
   // same execution is met too.
@@ -187,9 +187,8 @@ struct Hunt {
   std::string message;
 };
 absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
-                                   const std::vector<std::string>& targets,
-                                   std::uint64_t seed, std::uint64_t max_executions,
-                                   absl::Duration time_limit,
+                                   const std::vector<std::string>& targets, std::uint64_t seed,
+                                   std::uint64_t max_executions, absl::Duration time_limit,
                                    const GenOptions& generator = {});
 
 // Properties the simulator can check now (MakeMonitor succeeds), and the

@@ -28,8 +28,7 @@ CampaignOptions Options(int jobs, int shard_index, int shard_count) {
   return o;
 }
 
-void ExpectSameVerdicts(const CampaignResult& a, const CampaignResult& b,
-                        const std::string& what) {
+void ExpectSameVerdicts(const CampaignResult& a, const CampaignResult& b, const std::string& what) {
   ASSERT_EQ(a.policies.size(), b.policies.size()) << what;
   EXPECT_EQ(a.executions, b.executions) << what;
   for (size_t i = 0; i < a.policies.size(); ++i) {

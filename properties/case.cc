@@ -10,8 +10,8 @@ std::string CaseSize::ToString() const {
   auto plural = [](int n, absl::string_view word) {
     return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
   };
-  return absl::StrCat(plural(threads, "thread"), ", ", plural(regions, "region"),
-                      ", ", plural(ops, "op"), ", ", plural(faults, "fault"), ", ",
+  return absl::StrCat(plural(threads, "thread"), ", ", plural(regions, "region"), ", ",
+                      plural(ops, "op"), ", ", plural(faults, "fault"), ", ",
                       plural(preemptions, "preemption"));
 }
 
@@ -44,21 +44,24 @@ CaseSize SizeOf(const Case& c) {
 
 bool SameRegion(const RegionSpec& a, const RegionSpec& b) {
   return a.id == b.id && a.teams == b.teams && a.warps == b.warps &&
-         a.stack_size_per_warp == b.stack_size_per_warp &&
-         a.duration_ns == b.duration_ns && a.aborts == b.aborts &&
-         a.mapped_vars == b.mapped_vars;
+         a.stack_size_per_warp == b.stack_size_per_warp && a.duration_ns == b.duration_ns &&
+         a.aborts == b.aborts && a.mapped_vars == b.mapped_vars;
 }
 
 bool SameOp(const HostOp& a, const HostOp& b) {
   if (a.kind != b.kind) return false;
   switch (a.kind) {
-    case HostOp::Kind::kRun: return SameRegion(a.region, b.region);
-    case HostOp::Kind::kRunDevicePtr: return SameRegion(a.region, b.region) && a.slot == b.slot;
+    case HostOp::Kind::kRun:
+      return SameRegion(a.region, b.region);
+    case HostOp::Kind::kRunDevicePtr:
+      return SameRegion(a.region, b.region) && a.slot == b.slot;
     case HostOp::Kind::kDeviceAlloc:
-    case HostOp::Kind::kEnterData: return a.bytes == b.bytes && a.slot == b.slot;
+    case HostOp::Kind::kEnterData:
+      return a.bytes == b.bytes && a.slot == b.slot;
     case HostOp::Kind::kDeviceFree:
     case HostOp::Kind::kExitData:
-    case HostOp::Kind::kUpdate: return a.slot == b.slot;
+    case HostOp::Kind::kUpdate:
+      return a.slot == b.slot;
   }
   return false;
 }
@@ -90,28 +93,24 @@ std::string DescribeScenario(const Scenario& s) {
       "capacity %d KiB, soft limit %d KiB, alloc failure at call %d, launch failure at "
       "call %d%s%s%s\n",
       s.device_capacity / kKiB, s.soft_limit / kKiB, s.faults.alloc_failure_at_call,
-      s.faults.launch_failure_at_call,
-      s.faults.device_constructors ? ", device ctors" : "",
-      s.faults.device_destructors ? ", device dtors" : "",
-      s.close_at_end ? ", close at end" : "");
+      s.faults.launch_failure_at_call, s.faults.device_constructors ? ", device ctors" : "",
+      s.faults.device_destructors ? ", device dtors" : "", s.close_at_end ? ", close at end" : "");
   for (size_t t = 0; t < s.threads.size(); ++t) {
     std::vector<std::string> ops;
     for (const HostOp& op : s.threads[t].ops) {
       switch (op.kind) {
         case HostOp::Kind::kRun:
         case HostOp::Kind::kRunDevicePtr:
-          ops.push_back(absl::StrFormat(
-              "run(r%d%s %dx%d %dKiB/warp %dns%s%s)", op.region.id,
-              op.kind == HostOp::Kind::kRunDevicePtr
-                  ? absl::StrFormat(" is_device_ptr slot %d", op.slot)
-                  : std::string(),
-              op.region.teams,
-              op.region.warps, op.region.stack_size_per_warp / kKiB,
-              op.region.duration_ns,
-              op.region.mapped_vars > 0
-                  ? absl::StrFormat(" map %d", op.region.mapped_vars)
-                  : std::string(),
-              op.region.aborts ? " ABORT" : ""));
+          ops.push_back(absl::StrFormat("run(r%d%s %dx%d %dKiB/warp %dns%s%s)", op.region.id,
+                                        op.kind == HostOp::Kind::kRunDevicePtr
+                                            ? absl::StrFormat(" is_device_ptr slot %d", op.slot)
+                                            : std::string(),
+                                        op.region.teams, op.region.warps,
+                                        op.region.stack_size_per_warp / kKiB, op.region.duration_ns,
+                                        op.region.mapped_vars > 0
+                                            ? absl::StrFormat(" map %d", op.region.mapped_vars)
+                                            : std::string(),
+                                        op.region.aborts ? " ABORT" : ""));
           break;
         case HostOp::Kind::kDeviceAlloc:
           ops.push_back(absl::StrFormat("alloc(slot %d, %d KiB)", op.slot, op.bytes / kKiB));

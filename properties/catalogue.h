@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "absl/types/span.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 
 namespace stackcheck::properties {
 

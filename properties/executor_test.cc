@@ -1,9 +1,8 @@
 // The executor runs a case on the simulator: simple cases behave as the
 // policies promise, and the recorded schedule replays to the same trace.
-#include "properties/explore.h"
-
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
+#include "properties/explore.h"
 #include "properties/generators.h"
 #include "sim/strategies/random_strategy.h"
 
@@ -33,8 +32,7 @@ RegionSpec Region(std::uint32_t teams, bool aborts = false) {
 TEST(Executor, PlainRegionsHoldUnderV2) {
   const PolicyInfo* v2 = FindPolicy("v2-gcc11");
   ASSERT_NE(v2, nullptr);
-  absl::StatusOr<Execution> e =
-      Execute(OneThread({Region(1), Region(2)}), *v2, SimProperties());
+  absl::StatusOr<Execution> e = Execute(OneThread({Region(1), Region(2)}), *v2, SimProperties());
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_FALSE(e->violation.has_value()) << e->violation->property << ": " << e->violation->message;
   EXPECT_TRUE(e->process_exited);

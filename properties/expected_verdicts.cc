@@ -7,10 +7,14 @@ namespace stackcheck::properties {
 
 absl::string_view ExpectationName(Expectation e) {
   switch (e) {
-    case Expectation::kHolds: return "holds";
-    case Expectation::kViolated: return "violated";
-    case Expectation::kAcceptedDeviation: return "accepted-deviation";
-    case Expectation::kViolatedRarely: return "violated-rarely";
+    case Expectation::kHolds:
+      return "holds";
+    case Expectation::kViolated:
+      return "violated";
+    case Expectation::kAcceptedDeviation:
+      return "accepted-deviation";
+    case Expectation::kViolatedRarely:
+      return "violated-rarely";
   }
   return "?";
 }
@@ -184,10 +188,14 @@ absl::string_view ExpectedWhy(absl::string_view policy, absl::string_view proper
 
 bool VerdictMatches(Expectation expected, bool violated) {
   switch (expected) {
-    case Expectation::kHolds: return !violated;
-    case Expectation::kViolated: return violated;
-    case Expectation::kAcceptedDeviation: return true;
-    case Expectation::kViolatedRarely: return true;
+    case Expectation::kHolds:
+      return !violated;
+    case Expectation::kViolated:
+      return violated;
+    case Expectation::kAcceptedDeviation:
+      return true;
+    case Expectation::kViolatedRarely:
+      return true;
   }
   return false;
 }

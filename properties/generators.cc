@@ -63,9 +63,9 @@ rc::Gen<HostOp> GenHostOp() {
     return op;
   });
   // A region using one of the slots allocations go to (is_device_ptr).
-  rc::Gen<HostOp> run_ptr = rc::gen::apply(
-      [](RegionSpec r, std::uint32_t slot) { return HostOp::RunDevicePtr(r, slot); },
-      GenRegion(), rc::gen::inRange<std::uint32_t>(0, 2));
+  rc::Gen<HostOp> run_ptr =
+      rc::gen::apply([](RegionSpec r, std::uint32_t slot) { return HostOp::RunDevicePtr(r, slot); },
+                     GenRegion(), rc::gen::inRange<std::uint32_t>(0, 2));
   rc::Gen<HostOp> alloc = rc::gen::apply(
       [](std::uint32_t slot, std::uint64_t units) {
         HostOp op;
@@ -75,16 +75,16 @@ rc::Gen<HostOp> GenHostOp() {
         return op;
       },
       rc::gen::inRange<std::uint32_t>(0, 2), rc::gen::inRange<std::uint64_t>(1, 9));
-  rc::Gen<HostOp> free = rc::gen::map(rc::gen::inRange<std::uint32_t>(0, 2), [](std::uint32_t slot) {
-    HostOp op;
-    op.kind = HostOp::Kind::kDeviceFree;
-    op.slot = slot;
-    return op;
-  });
-  rc::Gen<HostOp> enter = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
-                                       [](std::uint32_t slot) {
-                                         return HostOp::EnterData(kMappedVarBytes, slot);
-                                       });
+  rc::Gen<HostOp> free =
+      rc::gen::map(rc::gen::inRange<std::uint32_t>(0, 2), [](std::uint32_t slot) {
+        HostOp op;
+        op.kind = HostOp::Kind::kDeviceFree;
+        op.slot = slot;
+        return op;
+      });
+  rc::Gen<HostOp> enter =
+      rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
+                   [](std::uint32_t slot) { return HostOp::EnterData(kMappedVarBytes, slot); });
   rc::Gen<HostOp> exit = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
                                       [](std::uint32_t slot) { return HostOp::ExitData(slot); });
   rc::Gen<HostOp> update = rc::gen::map(rc::gen::inRange<std::uint32_t>(2, 4),
@@ -123,13 +123,13 @@ void NumberRegions(Scenario& s) {
 rc::Gen<Scenario> GenScenario(const GenOptions& options) {
   // Containers sized by resize() shrink by dropping any element, not just the
   // last, which is what lets a counterexample lose the regions it does not need.
-  rc::Gen<ThreadProgram> thread = rc::gen::map(
-      VectorOf(options.max_ops_per_thread, GenHostOp(), /*non_empty=*/true),
-      [](std::vector<HostOp> ops) {
-        ThreadProgram t;
-        t.ops = std::move(ops);
-        return t;
-      });
+  rc::Gen<ThreadProgram> thread =
+      rc::gen::map(VectorOf(options.max_ops_per_thread, GenHostOp(), /*non_empty=*/true),
+                   [](std::vector<HostOp> ops) {
+                     ThreadProgram t;
+                     t.ops = std::move(ops);
+                     return t;
+                   });
   rc::Gen<std::vector<ThreadProgram>> threads =
       VectorOf(options.max_threads, thread, /*non_empty=*/true);
   return rc::gen::apply(
@@ -188,10 +188,10 @@ Case CaseForSeed(const rc::Gen<Case>& gen, std::uint64_t seed, int size) {
 }
 
 void showValue(const Case& c, std::ostream& os) {
-  os << DescribeScenario(c.scenario) << "  modes: free_waits_for_streams="
-     << c.modes.free_waits_for_streams
-     << " serial_callback_thread=" << c.modes.serial_callback_thread
-     << "\n  schedule: [" << absl::StrJoin(c.schedule, " ") << "]";
+  os << DescribeScenario(c.scenario)
+     << "  modes: free_waits_for_streams=" << c.modes.free_waits_for_streams
+     << " serial_callback_thread=" << c.modes.serial_callback_thread << "\n  schedule: ["
+     << absl::StrJoin(c.schedule, " ") << "]";
 }
 
 }  // namespace stackcheck::properties

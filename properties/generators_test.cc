@@ -67,8 +67,8 @@ TEST(Generators, ExploresTheRarePaths) {
   // Over a few hundred seeds the generator must produce each feature the
   // properties depend on; a generator that never aborts finds no B1.
   const rc::Gen<Case> gen = GenCase();
-  int multi_thread = 0, aborts = 0, dtors = 0, alloc_fail = 0, user_allocs = 0,
-      grows = 0, preempts = 0, relaxed_modes = 0;
+  int multi_thread = 0, aborts = 0, dtors = 0, alloc_fail = 0, user_allocs = 0, grows = 0,
+      preempts = 0, relaxed_modes = 0;
   for (std::uint64_t seed = 0; seed < 400; ++seed) {
     const Case c = CaseForSeed(gen, seed);
     multi_thread += c.scenario.threads.size() > 1;

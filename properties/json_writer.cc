@@ -10,8 +10,8 @@ namespace stackcheck::properties {
 
 std::string JsonEscape(absl::string_view s) {
   // nlohmann's serializer; bytes that are not UTF-8 become U+FFFD.
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 void JsonWriter::BeforeValue() {

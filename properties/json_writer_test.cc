@@ -48,9 +48,7 @@ TEST(JsonWriterTest, BytesThatAreNotUtf8StillGiveJson) {
   EXPECT_EQ(doc.get<std::string>(), "name \xEF\xBF\xBD\xEF\xBF\xBD end");  // U+FFFD each
 }
 
-TEST(JsonWriterTest, KeepsUtf8AsItIs) {
-  EXPECT_EQ(JsonEscape("µs"), "\"µs\"");
-}
+TEST(JsonWriterTest, KeepsUtf8AsItIs) { EXPECT_EQ(JsonEscape("µs"), "\"µs\""); }
 
 }  // namespace
 }  // namespace stackcheck::properties

@@ -8,8 +8,8 @@ namespace stackcheck::properties {
 
 std::string Quoted(absl::string_view raw) {
   if (raw.size() <= kQuotedMaxBytes) return absl::CEscape(raw);
-  return absl::StrCat(absl::CEscape(raw.substr(0, kQuotedMaxBytes)), "... (",
-                      raw.size(), " bytes)");
+  return absl::StrCat(absl::CEscape(raw.substr(0, kQuotedMaxBytes)), "... (", raw.size(),
+                      " bytes)");
 }
 
 std::string PrintableMessage(absl::string_view message, std::size_t max_bytes) {

@@ -29,15 +29,15 @@
 namespace stackcheck::properties {
 namespace {
 
-#define RETURN_IF_ERROR(expr)                  \
-  do {                                         \
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
     if (absl::Status _s = (expr); !_s.ok()) return _s; \
   } while (0)
 
 // Bounds that keep a hand-edited file from asking the simulator for the absurd.
 constexpr std::uint64_t kMaxThreads = 4;
-constexpr std::uint64_t kMaxWarpSlots = 4096;     // teams * warps
-constexpr std::uint64_t kMaxWarps = 32;           // libgomp's limit per team
+constexpr std::uint64_t kMaxWarpSlots = 4096;                // teams * warps
+constexpr std::uint64_t kMaxWarps = 32;                      // libgomp's limit per team
 constexpr std::uint64_t kMaxDurationNs = 1'000'000'000'000;  // 1000 s virtual
 constexpr std::uint64_t kMaxStepBound = 100'000'000;
 // Longer than any schedule a file within kMaxReplayFileBytes holds.
@@ -257,9 +257,9 @@ absl::Status CheckRanges(const T& x, absl::Span<const Field<T>> fields, Pos line
 absl::Status ValidateCase(const Case& c, const SourceLines& at) {
   const Scenario& s = c.scenario;
   if (s.threads.empty() || s.threads.size() > kMaxThreads) {
-    return InvalidAt(LineOf(at.threads, kMaxThreads),
-                     absl::StrFormat("%d threads; a scenario has 1 to %d", s.threads.size(),
-                                     kMaxThreads));
+    return InvalidAt(
+        LineOf(at.threads, kMaxThreads),
+        absl::StrFormat("%d threads; a scenario has 1 to %d", s.threads.size(), kMaxThreads));
   }
   absl::flat_hash_set<RegionId> ids;
   for (size_t t = 0; t < s.threads.size(); ++t) {
@@ -276,20 +276,21 @@ absl::Status ValidateCase(const Case& c, const SourceLines& at) {
       if (syntax.region_fields.empty()) continue;
       const RegionSpec& g = op.region;
       if (g.id == kNoRegion || !ids.insert(g.id).second) {
-        return InvalidAt(line, absl::StrFormat(
-            "region id %d: ids must be >= 1 and unique", g.id));
+        return InvalidAt(line, absl::StrFormat("region id %d: ids must be >= 1 and unique", g.id));
       }
       const std::uint64_t slots = static_cast<std::uint64_t>(g.teams) * g.warps;
       if (g.teams == 0 || g.warps == 0 || g.warps > kMaxWarps || slots > kMaxWarpSlots) {
-        return InvalidAt(line, absl::StrFormat(
-            "region %d: geometry %dx%d outside 1..%d warps per team, %d slots",
-            g.id, g.teams, g.warps, kMaxWarps, kMaxWarpSlots));
+        return InvalidAt(
+            line,
+            absl::StrFormat("region %d: geometry %dx%d outside 1..%d warps per team, %d slots",
+                            g.id, g.teams, g.warps, kMaxWarps, kMaxWarpSlots));
       }
       // slots <= kMaxWarpSlots, so the product below cannot wrap.
       if (g.stack_size_per_warp == 0 || g.stack_size_per_warp > kMaxBytes / slots) {
-        return InvalidAt(line, absl::StrFormat(
-            "region %d: stack_size_per_warp x teams x warps must be 1..%d bytes", g.id,
-            kMaxBytes));
+        return InvalidAt(
+            line,
+            absl::StrFormat("region %d: stack_size_per_warp x teams x warps must be 1..%d bytes",
+                            g.id, kMaxBytes));
       }
       RETURN_IF_ERROR(
           CheckRanges(g, syntax.region_fields, line, absl::StrFormat("region %d: ", g.id)));
@@ -299,8 +300,9 @@ absl::Status ValidateCase(const Case& c, const SourceLines& at) {
   RETURN_IF_ERROR(CheckRanges(s.faults, absl::MakeConstSpan(kFaultFields), at.faults));
   const sim::SimModes& m = c.modes;
   if (!IsStickyError(m.trap_code)) {
-    return InvalidAt(at.modes, absl::StrFormat(
-        "trap_code %d is not a sticky error (700, 710 or 719)", static_cast<int>(m.trap_code)));
+    return InvalidAt(at.modes,
+                     absl::StrFormat("trap_code %d is not a sticky error (700, 710 or 719)",
+                                     static_cast<int>(m.trap_code)));
   }
   RETURN_IF_ERROR(CheckRanges(m, absl::MakeConstSpan(kModeFields), at.modes));
   if (c.schedule.size() > kMaxSchedule) {
@@ -693,8 +695,9 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       }
       int version = 0;
       if (!absl::SimpleAtoi(rest[0], &version) || version != kReplayFormatVersion) {
-        return error(absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
-                                     Quoted(rest[0]), kReplayFormatVersion));
+        return error(
+            absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
+                            Quoted(rest[0]), kReplayFormatVersion));
       }
       seen_header = true;
       continue;
@@ -725,7 +728,8 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       for (absl::string_view w : rest) {
         std::uint64_t v;
         if (!absl::SimpleAtoi(w, &v)) {
-          return error(absl::StrFormat("schedule: expected an unsigned integer, got '%s'", Quoted(w)));
+          return error(
+              absl::StrFormat("schedule: expected an unsigned integer, got '%s'", Quoted(w)));
         }
         c.schedule.push_back(v);
       }
@@ -733,7 +737,8 @@ absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
       std::string hex;
       RETURN_IF_ERROR(one_word(&hex));
       std::uint64_t d;
-      if (!absl::SimpleHexAtoi(hex, &d)) return error(absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
+      if (!absl::SimpleHexAtoi(hex, &d))
+        return error(absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
       r.digest = d;
     } else if (keyword == "fingerprint") {
       if (rest.empty()) return error("'fingerprint' takes a value (the rest of the line)");
@@ -883,9 +888,9 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
         absl::StrCat("not a replay token (expected the prefix '", kReplayTokenPrefix, "')"));
   }
   if (token.size() > kMaxReplayTokenChars) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "replay token: longer than %d characters; a replay token is far shorter",
-        kMaxReplayTokenChars));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("replay token: longer than %d characters; a replay token is far shorter",
+                        kMaxReplayTokenChars));
   }
   std::string bytes;
   if (!absl::WebSafeBase64Unescape(token, &bytes)) {
@@ -902,9 +907,9 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   std::uint64_t version;
   if (!in.Varint(&version)) return bad("header");
   if (version != kReplayFormatVersion) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "replay token format version %d is not supported (this tool reads %d)", version,
-        kReplayFormatVersion));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("replay token format version %d is not supported (this tool reads %d)",
+                        version, kReplayFormatVersion));
   }
   if (!in.String(&r.tool_version) || !in.String(&r.policy) || !in.String(&r.property)) {
     return bad("names");

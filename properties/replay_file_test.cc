@@ -72,7 +72,8 @@ TEST(ReplayFile, AFingerprintIsTheRestOfItsLine) {
   absl::StatusOr<ReplayRecord> r = ParseReplayFile(GoodFile());
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->fingerprint, "");
-  r->fingerprint = "no-deadlock: cycle [host thread waits for mutex 'a b' held by host thread]; fault none";
+  r->fingerprint =
+      "no-deadlock: cycle [host thread waits for mutex 'a b' held by host thread]; fault none";
   const std::string text = FormatReplayFile(*r);
   absl::StatusOr<ReplayRecord> back = ParseReplayFile(text);
   ASSERT_TRUE(back.ok()) << back.status();
@@ -134,9 +135,10 @@ TEST(ReplayFile, RejectsBadValues) {
               "not a sticky error");
   ExpectError(absl::StrReplaceAll(GoodFile(), {{"step_bound=20000", "step_bound=0"}}),
               "step_bound");
-  std::string two_regions_same_id = absl::StrReplaceAll(
-      GoodFile(), {{"schedule", "thread\nrun id=1 teams=1 warps=1 stack_size_per_warp=1 "
-                                "duration_ns=1 aborts=0 mapped_vars=0\nschedule"}});
+  std::string two_regions_same_id =
+      absl::StrReplaceAll(GoodFile(), {{"schedule",
+                                        "thread\nrun id=1 teams=1 warps=1 stack_size_per_warp=1 "
+                                        "duration_ns=1 aborts=0 mapped_vars=0\nschedule"}});
   ExpectError(two_regions_same_id, "unique");
   std::string five_threads = GoodFile();
   for (int i = 0; i < 4; ++i) {
@@ -208,9 +210,9 @@ TEST(ReplayToken, RejectsACountItsBytesCannotHold) {
       DecodeReplayToken(absl::StrCat(kReplayTokenPrefix, absl::WebSafeBase64Escape(bytes)));
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("schedule"), absl::string_view::npos) << r.status();
-  EXPECT_FALSE(DecodeReplayToken(absl::StrCat(kReplayTokenPrefix,
-                                              std::string(kMaxReplayTokenChars, 'A')))
-                   .ok());
+  EXPECT_FALSE(
+      DecodeReplayToken(absl::StrCat(kReplayTokenPrefix, std::string(kMaxReplayTokenChars, 'A')))
+          .ok());
 }
 
 TEST(ReplayToken, RejectsGarbage) {
@@ -228,8 +230,8 @@ TEST(ReplayToken, RejectsGarbage) {
 }
 
 TEST(ReplayFile, LoadReplayReadsFilesAndTokens) {
-  const std::string path = std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") +
-                           "/x.replay";
+  const std::string path =
+      std::string(getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp") + "/x.replay";
   absl::StatusOr<ReplayRecord> good = ParseReplayFile(GoodFile());
   ASSERT_TRUE(good.ok());
   ASSERT_TRUE(WriteReplayFile(path, *good).ok());

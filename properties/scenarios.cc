@@ -38,8 +38,8 @@ Scenario Peer() {
 
 constexpr std::uint64_t kMs = 1000 * 1000;
 
-HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps,
-           std::uint64_t duration_ns, bool aborts = false) {
+HostOp Run(RegionId id, std::uint32_t teams, std::uint32_t warps, std::uint64_t duration_ns,
+           bool aborts = false) {
   HostOp op = HostOp::Run(id, teams, warps, aborts);
   op.region.duration_ns = duration_ns;
   return op;
@@ -56,24 +56,22 @@ Scenario Threads(std::vector<std::vector<HostOp>> programs) {
 // second on a GPU, so a whole hardware campaign fits a short device lease.
 std::vector<NamedScenario> HardwareRows() {
   std::vector<NamedScenario> out;
-  out.push_back({"one-region", "baseline: one 8x8 region, then close",
-                 Threads({{Run(1, 8, 8, 1 * kMs)}})});
+  out.push_back(
+      {"one-region", "baseline: one 8x8 region, then close", Threads({{Run(1, 8, 8, 1 * kMs)}})});
   // Region 1's kernel is still running (and, in V1, its release callback
   // pending) when region 2 needs a bigger block: V1b's deadlock.
   out.push_back({"grow-while-busy",
                  "a larger region right after a long one: the block must grow "
                  "while the first kernel (and its callback) is pending",
                  Threads({{Run(1, 8, 1, 100 * kMs), Run(2, 16, 8, 1 * kMs)}})});
-  out.push_back({"two-threads",
-                 "two host threads running regions of different sizes at once",
+  out.push_back({"two-threads", "two host threads running regions of different sizes at once",
                  Threads({{Run(1, 8, 4, 5 * kMs), Run(2, 16, 8, 2 * kMs)},
                           {Run(3, 8, 8, 5 * kMs), Run(4, 4, 8, 1 * kMs)}})});
   out.push_back({"abort", "the second region aborts (__trap)",
                  Threads({{Run(1, 8, 8, 1 * kMs), Run(2, 8, 8, 1 * kMs, true)}})});
   out.push_back({"abort-beside-region",
                  "one thread's region aborts while another thread's is running",
-                 Threads({{Run(1, 8, 8, 2 * kMs, true)},
-                          {Run(2, 8, 8, 50 * kMs)}})});
+                 Threads({{Run(1, 8, 8, 2 * kMs, true)}, {Run(2, 8, 8, 50 * kMs)}})});
   {
     Scenario s = Threads({{Run(1, 8, 8, 1 * kMs, true)}});
     s.faults.device_constructors = true;
@@ -87,9 +85,8 @@ std::vector<NamedScenario> HardwareRows() {
     Scenario s = Threads({{Run(1, 8, 8, 1 * kMs)}});
     s.faults.device_constructors = true;
     s.faults.device_destructors = true;
-    out.push_back({"ctor-dtor",
-                   "constructor and destructor kernels around one region",
-                   std::move(s)});
+    out.push_back(
+        {"ctor-dtor", "constructor and destructor kernels around one region", std::move(s)});
   }
   {
     // libgomp's exit-time hang: the aborting thread's exit handler waits for
@@ -123,18 +120,16 @@ std::vector<NamedScenario> HardwareRows() {
                    std::move(s)});
   }
   // 256 teams x 8 warps x 128 KiB = 256 MiB, above the 128 MiB soft limit.
-  out.push_back(
-      {"alloc-after-big-region",
-       "a user allocation after a region whose block exceeds the "
-       "soft limit",
-       Threads({{Run(1, 256, 8, 1 * kMs), HostOp::DeviceAlloc(64 * kMiB, 0),
-                 HostOp::DeviceFree(0)}})});
+  out.push_back({"alloc-after-big-region",
+                 "a user allocation after a region whose block exceeds the "
+                 "soft limit",
+                 Threads({{Run(1, 256, 8, 1 * kMs), HostOp::DeviceAlloc(64 * kMiB, 0),
+                           HostOp::DeviceFree(0)}})});
   {
     // 96 MiB cached + 200 MiB requested > 256 MiB: only a policy that gives
     // the cache back on OOM gets its allocation.
-    Scenario s =
-        Threads({{Run(1, 96, 8, 1 * kMs), HostOp::DeviceAlloc(200 * kMiB, 0),
-                  HostOp::DeviceFree(0)}});
+    Scenario s = Threads(
+        {{Run(1, 96, 8, 1 * kMs), HostOp::DeviceAlloc(200 * kMiB, 0), HostOp::DeviceFree(0)}});
     s.device_capacity = 256 * kMiB;
     out.push_back({"oom-needs-cache",
                    "an allocation that fits only if the cached block is freed "
@@ -145,17 +140,15 @@ std::vector<NamedScenario> HardwareRows() {
   return out;
 }
 
-
 // The policy suite's races (tests/policies/policy_sim_test.cc judges each
 // policy on each): small regions on the default 1 GiB device, explored under
 // random schedules, each provoking one hazard with another thread beside it.
 std::vector<NamedScenario> RaceRows() {
   std::vector<NamedScenario> out;
-  out.push_back({"race-grow",
-                 "a region grows the block while another thread runs, allocates and frees",
-                 Threads({{HostOp::Run(1, 2, 8), HostOp::Run(2, 8, 8)},
-                          {HostOp::Run(3, 4, 8), HostOp::DeviceAlloc(kMiB, 0),
-                           HostOp::DeviceFree(0)}})});
+  out.push_back(
+      {"race-grow", "a region grows the block while another thread runs, allocates and frees",
+       Threads({{HostOp::Run(1, 2, 8), HostOp::Run(2, 8, 8)},
+                {HostOp::Run(3, 4, 8), HostOp::DeviceAlloc(kMiB, 0), HostOp::DeviceFree(0)}})});
   for (const bool cdtors : {false, true}) {
     Scenario s = Threads({{HostOp::Run(1, 2, 2, /*aborts=*/true)}, {HostOp::Run(2, 2, 2)}});
     s.faults.device_constructors = cdtors;
@@ -165,12 +158,11 @@ std::vector<NamedScenario> RaceRows() {
                           : "one thread's region aborts while another thread's runs",
                    std::move(s)});
   }
-  out.push_back({"race-soft-limit",
-                 "a block above the soft limit, then a user allocation, beside another region",
-                 Threads({{HostOp::Run(1, 140, 8), HostOp::DeviceAlloc(kMiB, 0)},
-                          {HostOp::Run(2, 2, 8)}})});
-  out.push_back({"race-oom",
-                 "a 512 MiB block, then a 600 MiB allocation that fits only without it",
+  out.push_back(
+      {"race-soft-limit",
+       "a block above the soft limit, then a user allocation, beside another region",
+       Threads({{HostOp::Run(1, 140, 8), HostOp::DeviceAlloc(kMiB, 0)}, {HostOp::Run(2, 2, 8)}})});
+  out.push_back({"race-oom", "a 512 MiB block, then a 600 MiB allocation that fits only without it",
                  Threads({{HostOp::Run(1, 512, 8), HostOp::DeviceAlloc(600 * kMiB, 0)},
                           {HostOp::Run(2, 2, 2)}})});
   {
@@ -187,12 +179,11 @@ std::vector<NamedScenario> RaceRows() {
                             {HostOp::Run(2, 512, 8)}})});
   }
   for (const bool aborts : {false, true}) {
-    Scenario s = Threads({{HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0),
-                           HostOp::Run(2, 140, 8), HostOp::DeviceFree(0)},
-                          {HostOp::Run(3, 2, 2, aborts), HostOp::DeviceAlloc(kMiB, 0),
-                           HostOp::Run(4, 1, 1)},
-                          {HostOp::DeviceAlloc(600 * kMiB, 1), HostOp::Run(5, 8, 8),
-                           HostOp::DeviceFree(1)}});
+    Scenario s = Threads(
+        {{HostOp::Run(1, 4, 8), HostOp::DeviceAlloc(200 * kMiB, 0), HostOp::Run(2, 140, 8),
+          HostOp::DeviceFree(0)},
+         {HostOp::Run(3, 2, 2, aborts), HostOp::DeviceAlloc(kMiB, 0), HostOp::Run(4, 1, 1)},
+         {HostOp::DeviceAlloc(600 * kMiB, 1), HostOp::Run(5, 8, 8), HostOp::DeviceFree(1)}});
     s.faults.alloc_failure_at_call = 4;
     s.faults.device_constructors = aborts;
     s.faults.device_destructors = aborts;

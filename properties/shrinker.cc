@@ -153,12 +153,11 @@ std::vector<Case> ShrinkCandidates(const Case& c) {
 }
 
 absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& policy,
-                                    const PropertyInfo& property,
-                                    const ShrinkOptions& options) {
+                                    const PropertyInfo& property, const ShrinkOptions& options) {
   const PropertyInfo* const checked[] = {&property};
   // `strategy` null: the case's own schedule.
-  auto still_fails = [&](const Case& k, sim::Strategy* strategy)
-      -> absl::StatusOr<std::optional<Execution>> {
+  auto still_fails = [&](const Case& k,
+                         sim::Strategy* strategy) -> absl::StatusOr<std::optional<Execution>> {
     ExecuteOptions execute;
     execute.pass_known = !options.fingerprint.empty();
     absl::StatusOr<Execution> e = Execute(k, policy, checked, strategy, execute);

@@ -10,10 +10,14 @@ namespace {
 
 absl::string_view StateName(VerdictCell::State s) {
   switch (s) {
-    case VerdictCell::State::kNotRun: return "not-run";
-    case VerdictCell::State::kHolds: return "holds";
-    case VerdictCell::State::kViolated: return "violated";
-    case VerdictCell::State::kUnavailable: return "unavailable";
+    case VerdictCell::State::kNotRun:
+      return "not-run";
+    case VerdictCell::State::kHolds:
+      return "holds";
+    case VerdictCell::State::kViolated:
+      return "violated";
+    case VerdictCell::State::kUnavailable:
+      return "unavailable";
   }
   return "?";
 }
@@ -26,7 +30,8 @@ std::string CellText(const VerdictCell& c) {
       return absl::StrFormat("holds over %d executions", c.executions);
     case VerdictCell::State::kViolated:
       return absl::StrCat("VIOLATED (", c.size, ")", c.replay.empty() ? "" : " ", c.replay);
-    case VerdictCell::State::kUnavailable: return absl::StrCat("not checked: ", c.message);
+    case VerdictCell::State::kUnavailable:
+      return absl::StrCat("not checked: ", c.message);
   }
   return "?";
 }
@@ -94,8 +99,8 @@ std::string FormatVerdictTable(const VerdictTable& table) {
     policy_w = std::max(policy_w, r.policy.size());
     property_w = std::max(property_w, r.property.size());
   }
-  std::string out = absl::StrFormat("%-*s  %-*s  %-18s", policy_w, "policy", property_w,
-                                    "property", "expected");
+  std::string out =
+      absl::StrFormat("%-*s  %-*s  %-18s", policy_w, "policy", property_w, "property", "expected");
   for (const std::string& column : table.columns) absl::StrAppend(&out, "  ", column);
   absl::StrAppend(&out, "\n");
   for (const VerdictRow& r : table.rows) {

@@ -61,22 +61,19 @@ void ActivityLog::End() {
   }
 }
 
-std::vector<std::string> DescribeActivity(const ActivityTable& table,
-                                          std::int64_t now_ns) {
+std::vector<std::string> DescribeActivity(const ActivityTable& table, std::int64_t now_ns) {
   std::vector<std::string> out;
   const int used = std::min(table.used.load(), ActivityTable::kSlots);
   for (int i = 0; i < used; ++i) {
     const ActivitySlot& s = table.slots[i];
     if (s.thread.load(std::memory_order_acquire) == kNoThread) continue;
-    const double seconds =
-        static_cast<double>(now_ns - s.since_ns.load()) / 1e9;
+    const double seconds = static_cast<double>(now_ns - s.since_ns.load()) / 1e9;
     if (s.busy.load(std::memory_order_acquire)) {
-      out.push_back(absl::StrFormat("%s (thread %d): in %s for %.2f s", s.name,
-                                    s.thread.load(), s.op, seconds));
+      out.push_back(absl::StrFormat("%s (thread %d): in %s for %.2f s", s.name, s.thread.load(),
+                                    s.op, seconds));
     } else {
-      out.push_back(absl::StrFormat("%s (thread %d): idle %.2f s after %s",
-                                    s.name, s.thread.load(), seconds,
-                                    s.ops.load() ? s.op : "(nothing)"));
+      out.push_back(absl::StrFormat("%s (thread %d): idle %.2f s after %s", s.name, s.thread.load(),
+                                    seconds, s.ops.load() ? s.op : "(nothing)"));
     }
   }
   return out;

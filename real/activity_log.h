@@ -51,8 +51,7 @@ class ActivityLog {
 };
 
 // The parent's view after a hang: "main: in cuCtxSynchronize for 5.00 s".
-std::vector<std::string> DescribeActivity(const ActivityTable& table,
-                                          std::int64_t now_ns);
+std::vector<std::string> DescribeActivity(const ActivityTable& table, std::int64_t now_ns);
 
 std::int64_t MonotonicNowNs();
 

@@ -8,9 +8,8 @@
 namespace stackcheck::real {
 namespace {
 
-#define STACKCHECK_SAME(ours, theirs)                          \
-  static_assert(static_cast<int>(CuResult::ours) == (theirs), \
-                #ours " must equal " #theirs)
+#define STACKCHECK_SAME(ours, theirs) \
+  static_assert(static_cast<int>(CuResult::ours) == (theirs), #ours " must equal " #theirs)
 
 STACKCHECK_SAME(kSuccess, CUDA_SUCCESS);
 STACKCHECK_SAME(kInvalidValue, CUDA_ERROR_INVALID_VALUE);

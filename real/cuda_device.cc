@@ -38,8 +38,7 @@ absl::StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::Create(int ordinal) {
   return std::unique_ptr<CudaDevice>(new CudaDevice(**api, ordinal));
 }
 
-CudaDevice::CudaDevice(const CudaEntryPoints& api, int ordinal)
-    : api_(api), ordinal_(ordinal) {}
+CudaDevice::CudaDevice(const CudaEntryPoints& api, int ordinal) : api_(api), ordinal_(ordinal) {}
 
 CudaDevice::~CudaDevice() = default;
 
@@ -110,8 +109,7 @@ CuResult CudaDevice::CtxCreate() {
   // Before any measurement of free memory the testbed takes, so it is part of
   // the baseline; deliberately outside the ledger.
   // Its second 8 bytes hold the kernels' completion counter (EXT-02).
-  if ((r = api_.cuMemAlloc(&warps_checked_, 2 * sizeof(std::uint64_t))) !=
-      CUDA_SUCCESS) {
+  if ((r = api_.cuMemAlloc(&warps_checked_, 2 * sizeof(std::uint64_t))) != CUDA_SUCCESS) {
     return R(r);
   }
   const std::uint64_t zero[2] = {0, 0};
@@ -126,8 +124,7 @@ CuResult CudaDevice::CtxDestroy() {
   // stop the teardown.
   const CUresult drained = api_.cuCtxSynchronize();
   std::size_t free_bytes = 0, total_bytes = 0;
-  const bool free_known =
-      api_.cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS;
+  const bool free_known = api_.cuMemGetInfo(&free_bytes, &total_bytes) == CUDA_SUCCESS;
   {
     absl::MutexLock lock(&mu_);
     ++ledger_.destroys;
@@ -144,8 +141,7 @@ CuResult CudaDevice::CtxDestroy() {
     functions_.Clear();
     // Pinned host memory is the context's too: freed here (on a poisoned
     // context the calls fail and the release reclaims it).
-    host_words_.ForEachLive(
-        [this](std::uint32_t* word) { api_.cuMemFreeHost(word); });
+    host_words_.ForEachLive([this](std::uint32_t* word) { api_.cuMemFreeHost(word); });
     host_words_.Clear();
   }
   // The report dies with the context: keep its last contents for the
@@ -209,8 +205,7 @@ CuResult CudaDevice::MemFree(DevicePtr ptr) {
   return R(r);
 }
 
-CuResult CudaDevice::MemcpyHtoD(DevicePtr dst, const void* src,
-                                std::uint64_t bytes) {
+CuResult CudaDevice::MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) {
   Enter(DriverCall::kMemcpyHtoD);
   return R(api_.cuMemcpyHtoD(dst, src, bytes));
 }
@@ -231,8 +226,7 @@ CuResult CudaDevice::MemGetInfo(MemInfo* info) {
   return R(r);
 }
 
-CuResult CudaDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                                   StreamHandle stream) {
+CuResult CudaDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) {
   Enter(DriverCall::kMemAllocAsync);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
@@ -298,8 +292,7 @@ CuResult CudaDevice::ModuleUnload(ModuleHandle module) {
   return R(api_.cuModuleUnload(m));
 }
 
-CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
-                                       ModuleHandle module,
+CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                                        absl::string_view name) {
   Enter(DriverCall::kModuleGetFunction);
   CUmodule m = nullptr;
@@ -316,9 +309,8 @@ CuResult CudaDevice::ModuleGetFunction(FunctionHandle* function,
   return CuResult::kSuccess;
 }
 
-CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
-                                  Dim3 block, const KernelArgs& args,
-                                  StreamHandle stream) {
+CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
+                                  const KernelArgs& args, StreamHandle stream) {
   Enter(DriverCall::kLaunchKernel);
   CUfunction f = nullptr;
   {
@@ -334,24 +326,20 @@ CuResult CudaDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
   unsigned int tag = args.region_tag;
   unsigned long long duration = args.duration_ns;
   unsigned int action = static_cast<unsigned int>(args.action);
-  unsigned long long* report =
-      reinterpret_cast<unsigned long long*>(report_device_);
-  unsigned long long* checked =
-      reinterpret_cast<unsigned long long*>(warps_checked_);
+  unsigned long long* report = reinterpret_cast<unsigned long long*>(report_device_);
+  unsigned long long* checked = reinterpret_cast<unsigned long long*>(warps_checked_);
   unsigned int* completion = nullptr;
   if (args.completion_word != HostWordHandle{}) {
     completion = LookupHostWord(args.completion_word);
     if (completion == nullptr) return CuResult::kInvalidValue;
   }
   unsigned int completion_value = args.completion_value;
-  unsigned long long* completion_counter = reinterpret_cast<unsigned long long*>(
-      warps_checked_ + kCompletionCounterOffset);
-  void* params[] = {&stacks,     &size,   &tag,
-                    &duration,   &action, &report,
-                    &checked,    &completion, &completion_value,
-                    &completion_counter};
-  return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y,
-                               block.z, /*sharedMemBytes=*/0, s, params,
+  unsigned long long* completion_counter =
+      reinterpret_cast<unsigned long long*>(warps_checked_ + kCompletionCounterOffset);
+  void* params[] = {&stacks, &size,    &tag,        &duration,         &action,
+                    &report, &checked, &completion, &completion_value, &completion_counter};
+  return R(api_.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                               /*sharedMemBytes=*/0, s, params,
                                /*extra=*/nullptr));
 }
 
@@ -361,8 +349,7 @@ CuResult CudaDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
   Enter(DriverCall::kStreamCreate);
   CUstream s = nullptr;
   const CUresult r = api_.cuStreamCreate(
-      &s, flags == StreamFlags::kNonBlocking ? CU_STREAM_NON_BLOCKING
-                                             : CU_STREAM_DEFAULT);
+      &s, flags == StreamFlags::kNonBlocking ? CU_STREAM_NON_BLOCKING : CU_STREAM_DEFAULT);
   if (r != CUDA_SUCCESS) return R(r);
   absl::MutexLock lock(&mu_);
   *stream = streams_.Add(s);
@@ -393,8 +380,7 @@ CuResult CudaDevice::StreamQuery(StreamHandle stream) {
   return R(api_.cuStreamQuery(s));
 }
 
-void CUDA_CB CudaDevice::StreamCallbackTrampoline(CUstream, CUresult status,
-                                                  void* p) {
+void CUDA_CB CudaDevice::StreamCallbackTrampoline(CUstream, CUresult status, void* p) {
   std::unique_ptr<CallbackThunk> thunk(static_cast<CallbackThunk*>(p));
   {
     absl::MutexLock lock(&thunk->device->mu_);
@@ -417,29 +403,24 @@ void CUDA_CB CudaDevice::HostFnTrampoline(void* p) {
   in_callback_context = false;
 }
 
-CuResult CudaDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                                       void* user_data) {
+CuResult CudaDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) {
   Enter(DriverCall::kStreamAddCallback);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
-  auto thunk = std::make_unique<CallbackThunk>(
-      CallbackThunk{this, stream, fn, nullptr, user_data});
-  const CUresult r =
-      api_.cuStreamAddCallback(s, &StreamCallbackTrampoline, thunk.get(), 0);
+  auto thunk = std::make_unique<CallbackThunk>(CallbackThunk{this, stream, fn, nullptr, user_data});
+  const CUresult r = api_.cuStreamAddCallback(s, &StreamCallbackTrampoline, thunk.get(), 0);
   if (r != CUDA_SUCCESS) return R(r);  // refused: it will never run (SEM-06)
-  thunk.release();  // owned by the trampoline from here
+  thunk.release();                     // owned by the trampoline from here
   absl::MutexLock lock(&mu_);
   ++ledger_.callbacks_enqueued;
   return CuResult::kSuccess;
 }
 
-CuResult CudaDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
-                                    void* user_data) {
+CuResult CudaDevice::LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) {
   Enter(DriverCall::kLaunchHostFunc);
   CUstream s;
   if (!LookupStream(stream, &s)) return CuResult::kInvalidHandle;
-  auto thunk = std::make_unique<CallbackThunk>(
-      CallbackThunk{this, stream, nullptr, fn, user_data});
+  auto thunk = std::make_unique<CallbackThunk>(CallbackThunk{this, stream, nullptr, fn, user_data});
   const CUresult r = api_.cuLaunchHostFunc(s, &HostFnTrampoline, thunk.get());
   if (r != CUDA_SUCCESS) return R(r);
   // A host function dropped by a sticky error (SEM-06) never frees its thunk:
@@ -514,16 +495,14 @@ CuResult CudaDevice::HostWordAlloc(HostWordHandle* word) {
   Enter(DriverCall::kMemHostAlloc);
   if (word == nullptr) return CuResult::kInvalidValue;
   void* host = nullptr;
-  const CUresult r = api_.cuMemHostAlloc(
-      &host, sizeof(std::uint32_t),
-      CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
+  const CUresult r = api_.cuMemHostAlloc(&host, sizeof(std::uint32_t),
+                                         CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_PORTABLE);
   if (r != CUDA_SUCCESS) return R(r);
   // StreamWriteValue32 writes through the host address, which unified
   // addressing (every 64-bit platform the driver supports) makes the device
   // address too; checked here rather than assumed.
   CUdeviceptr device_address = 0;
-  if (api_.cuMemHostGetDevicePointer(&device_address, host, 0) !=
-          CUDA_SUCCESS ||
+  if (api_.cuMemHostGetDevicePointer(&device_address, host, 0) != CUDA_SUCCESS ||
       device_address != reinterpret_cast<CUdeviceptr>(host)) {
     api_.cuMemFreeHost(host);
     return CuResult::kNotSupported;
@@ -545,8 +524,7 @@ CuResult CudaDevice::HostWordFree(HostWordHandle word) {
   return R(api_.cuMemFreeHost(w));
 }
 
-CuResult CudaDevice::StreamWriteValue32(StreamHandle stream,
-                                        HostWordHandle word,
+CuResult CudaDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
                                         std::uint32_t value) {
   Enter(DriverCall::kStreamWriteValue32);
   CUstream s;
@@ -556,8 +534,7 @@ CuResult CudaDevice::StreamWriteValue32(StreamHandle stream,
   // The mapped host address is the device address (checked at allocation).
   const auto address = reinterpret_cast<CUdeviceptr>(w);
   if (!write_value_unsupported_.load(std::memory_order_relaxed)) {
-    const CUresult r = api_.cuStreamWriteValue32(s, address, value,
-                                                 CU_STREAM_WRITE_VALUE_DEFAULT);
+    const CUresult r = api_.cuStreamWriteValue32(s, address, value, CU_STREAM_WRITE_VALUE_DEFAULT);
     if (r != CUDA_ERROR_NOT_SUPPORTED) return R(r);
     write_value_unsupported_.store(true, std::memory_order_relaxed);
   }
@@ -587,8 +564,7 @@ KernelReport CudaDevice::ReadKernelReport(bool device_counter) {
     Enter(DriverCall::kMemcpyDtoH);
     std::uint64_t counters[2] = {0, 0};
     out.warps_checked_known =
-        api_.cuMemcpyDtoH(counters, warps_checked_, sizeof(counters)) ==
-        CUDA_SUCCESS;
+        api_.cuMemcpyDtoH(counters, warps_checked_, sizeof(counters)) == CUDA_SUCCESS;
     // Kernels with a completion word count their warps in the high half of
     // the completion counter (32 bits: it wraps after 4 G warps).
     out.warps_checked = counters[0] + (counters[1] >> 32);
@@ -614,27 +590,25 @@ absl::StatusOr<DeviceProperties> CudaDevice::Properties() {
   char name[256] = {};
   CUresult r = api_.cuDeviceGetName(name, sizeof(name) - 1, cu_device_);
   if (r == CUDA_SUCCESS) {
-    r = api_.cuDeviceGetAttribute(
-        &p.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, cu_device_);
+    r = api_.cuDeviceGetAttribute(&p.sm_count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                  cu_device_);
   }
   if (r == CUDA_SUCCESS) {
-    r = api_.cuDeviceGetAttribute(
-        &p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cu_device_);
+    r = api_.cuDeviceGetAttribute(&p.cc_major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                  cu_device_);
   }
   if (r == CUDA_SUCCESS) {
-    r = api_.cuDeviceGetAttribute(
-        &p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cu_device_);
+    r = api_.cuDeviceGetAttribute(&p.cc_minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                  cu_device_);
   }
   if (r != CUDA_SUCCESS) {
-    return absl::InternalError(
-        absl::StrCat("device properties: ", DriverErrorName(r)));
+    return absl::InternalError(absl::StrCat("device properties: ", DriverErrorName(r)));
   }
   p.name = name;
   return p;
 }
 
-absl::StatusOr<int> CudaDevice::MaxActiveBlocksPerSm(FunctionHandle function,
-                                                     int warps) {
+absl::StatusOr<int> CudaDevice::MaxActiveBlocksPerSm(FunctionHandle function, int warps) {
   Enter("cuOccupancyMaxActiveBlocksPerMultiprocessor");
   CUfunction f = nullptr;
   {
@@ -644,8 +618,7 @@ absl::StatusOr<int> CudaDevice::MaxActiveBlocksPerSm(FunctionHandle function,
     }
   }
   int blocks = 0;
-  const CUresult r = api_.cuOccupancyMaxActiveBlocksPerMultiprocessor(
-      &blocks, f, 32 * warps, 0);
+  const CUresult r = api_.cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 32 * warps, 0);
   if (r != CUDA_SUCCESS) {
     return absl::InternalError(absl::StrCat("occupancy: ", DriverErrorName(r)));
   }

@@ -60,9 +60,9 @@ struct DeviceLedger {
 
 // What the kernels wrote into the host-mapped report.
 struct KernelReport {
-  std::uint64_t corruptions = 0;    // warps that found a stamp not theirs
-  std::uint64_t expected = 0;       // first corrupted warp's own stamp
-  std::uint64_t observed = 0;       // and what it found instead
+  std::uint64_t corruptions = 0;  // warps that found a stamp not theirs
+  std::uint64_t expected = 0;     // first corrupted warp's own stamp
+  std::uint64_t observed = 0;     // and what it found instead
   // Warps that finished their final check (read from device memory, so
   // unknown once the context is poisoned).
   std::uint64_t warps_checked = 0;
@@ -94,28 +94,24 @@ class CudaDevice final : public Device {
   CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
   CuResult MemFree(DevicePtr ptr) override;
   CuResult MemGetInfo(MemInfo* info) override;
-  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                         StreamHandle stream) override;
+  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
-  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
-                      std::uint64_t bytes) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) override;
   CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
 
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                              absl::string_view name) override;
-  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
-                        const KernelArgs& args, StreamHandle stream) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block, const KernelArgs& args,
+                        StreamHandle stream) override;
 
   CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
   CuResult StreamDestroy(StreamHandle stream) override;
   CuResult StreamSynchronize(StreamHandle stream) override;
   CuResult StreamQuery(StreamHandle stream) override;
-  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                             void* user_data) override;
-  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
-                          void* user_data) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) override;
 
   CuResult EventCreate(EventHandle* event) override;
   CuResult EventDestroy(EventHandle event) override;
@@ -159,8 +155,7 @@ class CudaDevice final : public Device {
   // method names its call from core's table; the testbed's extras by hand.
   void Enter(DriverCall call) { Enter(DriverCallName(call)); }
   void Enter(absl::string_view call);
-  static void CUDA_CB StreamCallbackTrampoline(CUstream stream,
-                                               CUresult status, void* thunk);
+  static void CUDA_CB StreamCallbackTrampoline(CUstream stream, CUresult status, void* thunk);
   static void CUDA_CB HostFnTrampoline(void* thunk);
 
   bool LookupStream(StreamHandle h, CUstream* out) const;

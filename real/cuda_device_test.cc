@@ -38,8 +38,7 @@ class CudaDeviceTest : public testing::Test {
     ASSERT_EQ(device_->CtxCreate(), CuResult::kSuccess);
     ModuleHandle module;
     ASSERT_EQ(device_->ModuleLoad(&module, kKernelImage), CuResult::kSuccess);
-    ASSERT_EQ(device_->ModuleGetFunction(&region_, module, kRegionKernel),
-              CuResult::kSuccess);
+    ASSERT_EQ(device_->ModuleGetFunction(&region_, module, kRegionKernel), CuResult::kSuccess);
     device_->ResetKernelReport();
   }
   void TearDown() override {
@@ -66,8 +65,7 @@ TEST_F(CudaDeviceTest, RegionKernelChecksItsSlotsAndFindsThemIntact) {
   DevicePtr block = 0;
   ASSERT_EQ(device_->MemAlloc(&block, kSlot * 8 * 8), CuResult::kSuccess);
   const KernelArgs args = RegionArgs(block, /*region_tag=*/7, /*duration_ns=*/1000000);
-  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, args, kLegacyStream),
-            CuResult::kSuccess);
+  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, args, kLegacyStream), CuResult::kSuccess);
   ASSERT_EQ(device_->CtxSynchronize(), CuResult::kSuccess);
   KernelReport report = device_->ReadKernelReport();
   EXPECT_EQ(report.corruptions, 0u);
@@ -82,16 +80,12 @@ TEST_F(CudaDeviceTest, ConcurrentKernelsOnOneBlockAreCounted) {
   DevicePtr block = 0;
   ASSERT_EQ(device_->MemAlloc(&block, kSlot * 8 * 8), CuResult::kSuccess);
   StreamHandle a, b;
-  ASSERT_EQ(device_->StreamCreate(&a, StreamFlags::kNonBlocking),
-            CuResult::kSuccess);
-  ASSERT_EQ(device_->StreamCreate(&b, StreamFlags::kNonBlocking),
-            CuResult::kSuccess);
+  ASSERT_EQ(device_->StreamCreate(&a, StreamFlags::kNonBlocking), CuResult::kSuccess);
+  ASSERT_EQ(device_->StreamCreate(&b, StreamFlags::kNonBlocking), CuResult::kSuccess);
   const KernelArgs first = RegionArgs(block, 1, 50000000);
   const KernelArgs second = RegionArgs(block, 2, 50000000);
-  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, first, a),
-            CuResult::kSuccess);
-  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, second, b),
-            CuResult::kSuccess);
+  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, first, a), CuResult::kSuccess);
+  ASSERT_EQ(device_->LaunchKernel(region_, {8}, {32, 8}, second, b), CuResult::kSuccess);
   ASSERT_EQ(device_->CtxSynchronize(), CuResult::kSuccess);
   KernelReport report = device_->ReadKernelReport();
   EXPECT_GT(report.corruptions, 0u);
@@ -110,8 +104,7 @@ struct CallbackSeen {
 
 TEST_F(CudaDeviceTest, CallbacksSeeOurHandlesAndDriverCallsAreCounted) {
   StreamHandle s;
-  ASSERT_EQ(device_->StreamCreate(&s, StreamFlags::kBlocking),
-            CuResult::kSuccess);
+  ASSERT_EQ(device_->StreamCreate(&s, StreamFlags::kBlocking), CuResult::kSuccess);
   CallbackSeen seen;
   seen.device = device_.get();
   ASSERT_EQ(device_->StreamAddCallback(
@@ -148,8 +141,7 @@ TEST_F(CudaDeviceTest, TrapIsLaunchFailedAndSticky) {
     KernelArgs args;
     args.region_tag = 1;
     args.action = KernelAction::kTrap;
-    if (device_->LaunchKernel(region_, {1}, {32, 1}, args, kLegacyStream) !=
-        CuResult::kSuccess) {
+    if (device_->LaunchKernel(region_, {1}, {32, 1}, args, kLegacyStream) != CuResult::kSuccess) {
       _exit(10);
     }
     if (device_->CtxSynchronize() != CuResult::kLaunchFailed) _exit(11);
@@ -157,8 +149,7 @@ TEST_F(CudaDeviceTest, TrapIsLaunchFailedAndSticky) {
     if (device_->MemAlloc(&p, 4096) != CuResult::kLaunchFailed) _exit(12);
     _exit(0);
   };
-  EXPECT_EXIT(poison_and_check(),
-      testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(poison_and_check(), testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

@@ -18,6 +18,8 @@ namespace stackcheck::real {
 // Every driver entry point the real backend uses. X(name) expands once per
 // function; cuda.h's versioning macros (cuMemAlloc -> cuMemAlloc_v2) apply to
 // the member type, while #name keeps the base name cuGetProcAddress expects.
+// (Kept by hand: clang-format reflows it differently on every pass.)
+// clang-format off
 #define STACKCHECK_DRIVER_FUNCTIONS(X)                                        \
   X(cuInit) X(cuDriverGetVersion) X(cuGetErrorName) X(cuDeviceGet)            \
   X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceGetAttribute)              \
@@ -25,8 +27,8 @@ namespace stackcheck::real {
   X(cuCtxSetCurrent) X(cuCtxGetCurrent) X(cuCtxSynchronize)                   \
   X(cuMemAlloc) X(cuMemFree) X(cuMemGetInfo) X(cuMemAllocAsync)               \
   X(cuMemFreeAsync) X(cuMemHostAlloc) X(cuMemFreeHost)                        \
-  X(cuMemHostGetDevicePointer) X(cuMemcpyDtoH) X(cuMemcpyHtoD)               \
-  X(cuModuleLoadData) X(cuModuleUnload)          \
+  X(cuMemHostGetDevicePointer) X(cuMemcpyDtoH) X(cuMemcpyHtoD)                \
+  X(cuModuleLoadData) X(cuModuleUnload)                                       \
   X(cuModuleGetFunction) X(cuLaunchKernel)                                    \
   X(cuOccupancyMaxActiveBlocksPerMultiprocessor) X(cuStreamCreate)            \
   X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery)                  \
@@ -34,6 +36,7 @@ namespace stackcheck::real {
   X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventQuery)         \
   X(cuEventSynchronize) X(cuEventElapsedTime) X(cuStreamWriteValue32)         \
   X(cuMemsetD32Async)
+// clang-format on
 
 struct CudaEntryPoints {
 #define STACKCHECK_DECLARE_MEMBER(name) decltype(&::name) name = nullptr;

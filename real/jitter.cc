@@ -17,8 +17,8 @@ void Jitter::Point() {
   {
     absl::MutexLock lock(&mu_);
     if (!absl::Bernoulli(gen_, options_.probability)) return;
-    delay = absl::Nanoseconds(absl::Uniform<std::int64_t>(
-        gen_, 0, absl::ToInt64Nanoseconds(options_.max_delay) + 1));
+    delay = absl::Nanoseconds(
+        absl::Uniform<std::int64_t>(gen_, 0, absl::ToInt64Nanoseconds(options_.max_delay) + 1));
     ++delays_;
   }
   absl::SleepFor(delay);

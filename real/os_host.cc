@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
-#include "absl/types/optional.h"
 #include "absl/time/clock.h"
+#include "absl/types/optional.h"
 
 namespace stackcheck::real {
 namespace {
@@ -31,8 +31,7 @@ class OsMutex final : public Mutex {
       locked = locked_ && !destroyed_;
     }
     if (locked) {
-      log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_,
-                    CurrentOsThreadId(), owner});
+      log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_, CurrentOsThreadId(), owner});
     }
   }
 
@@ -46,8 +45,7 @@ class OsMutex final : public Mutex {
         return true;
       }
     }
-    log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_,
-                  CurrentOsThreadId(), owner});
+    log_->Record({MutexAnomaly::Kind::kDestroyedLocked, name_, CurrentOsThreadId(), owner});
     return false;  // EBUSY: stays locked, its waiters keep waiting
   }
 
@@ -85,12 +83,10 @@ class OsMutex final : public Mutex {
       absl::MutexLock l(&mu_);
       if (destroyed_) return;
       if (!locked_) {
-        anomaly = MutexAnomaly{MutexAnomaly::Kind::kUnlockWhenUnlocked, name_,
-                               me, kNoThread};
+        anomaly = MutexAnomaly{MutexAnomaly::Kind::kUnlockWhenUnlocked, name_, me, kNoThread};
       } else {
         if (owner_ != me) {
-          anomaly = MutexAnomaly{MutexAnomaly::Kind::kUnlockByNonOwner, name_,
-                                 me, owner_};
+          anomaly = MutexAnomaly{MutexAnomaly::Kind::kUnlockByNonOwner, name_, me, owner_};
         }
         locked_ = false;
         owner_ = kNoThread;

@@ -27,7 +27,7 @@ struct MutexAnomaly {
   enum class Kind {
     kUnlockByNonOwner,  // released anyway
     kUnlockWhenUnlocked,
-    kRelockByOwner,     // the owner then blocks forever
+    kRelockByOwner,  // the owner then blocks forever
     kDestroyedLocked,
   };
   Kind kind;

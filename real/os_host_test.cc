@@ -25,8 +25,7 @@ TEST(OsHostTest, ThreadsHaveDistinctIdsAndNames) {
   OsHost host;
   const ThreadId main = host.CurrentThread();
   std::atomic<ThreadId> seen{kNoThread};
-  const ThreadId child =
-      host.Spawn("worker", [&] { seen = host.CurrentThread(); });
+  const ThreadId child = host.Spawn("worker", [&] { seen = host.CurrentThread(); });
   host.Join(child);
   EXPECT_NE(main, kNoThread);
   EXPECT_NE(child, main);

@@ -26,8 +26,7 @@ void ShakenDevice::Callback(StreamHandle stream, CuResult status, void* p) {
   std::unique_ptr<Wrapped> w(static_cast<Wrapped*>(p));
   w->self->log_.NameThread("driver-callback");
   w->self->jitter_.Point();
-  w->self->log_.Begin(
-      absl::StrCat("stream callback (status ", CuResultName(status), ")"));
+  w->self->log_.Begin(absl::StrCat("stream callback (status ", CuResultName(status), ")"));
   w->callback(stream, status, w->user_data);
   w->self->log_.End();
 }
@@ -62,8 +61,7 @@ CuResult ShakenDevice::MemAlloc(DevicePtr* ptr, std::uint64_t bytes) {
 CuResult ShakenDevice::MemFree(DevicePtr ptr) {
   return Call(DriverCall::kMemFree, [&] { return inner_.MemFree(ptr); });
 }
-CuResult ShakenDevice::MemcpyHtoD(DevicePtr dst, const void* src,
-                                  std::uint64_t bytes) {
+CuResult ShakenDevice::MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) {
   return Call(DriverCall::kMemcpyHtoD, [&] { return inner_.MemcpyHtoD(dst, src, bytes); });
 }
 CuResult ShakenDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) {
@@ -72,33 +70,25 @@ CuResult ShakenDevice::MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes)
 CuResult ShakenDevice::MemGetInfo(MemInfo* info) {
   return Call(DriverCall::kMemGetInfo, [&] { return inner_.MemGetInfo(info); });
 }
-CuResult ShakenDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                                     StreamHandle stream) {
-  return Call(DriverCall::kMemAllocAsync,
-              [&] { return inner_.MemAllocAsync(ptr, bytes, stream); });
+CuResult ShakenDevice::MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) {
+  return Call(DriverCall::kMemAllocAsync, [&] { return inner_.MemAllocAsync(ptr, bytes, stream); });
 }
 CuResult ShakenDevice::MemFreeAsync(DevicePtr ptr, StreamHandle stream) {
-  return Call(DriverCall::kMemFreeAsync,
-              [&] { return inner_.MemFreeAsync(ptr, stream); });
+  return Call(DriverCall::kMemFreeAsync, [&] { return inner_.MemFreeAsync(ptr, stream); });
 }
-CuResult ShakenDevice::ModuleLoad(ModuleHandle* module,
-                                  absl::string_view image) {
-  return Call(DriverCall::kModuleLoad,
-              [&] { return inner_.ModuleLoad(module, image); });
+CuResult ShakenDevice::ModuleLoad(ModuleHandle* module, absl::string_view image) {
+  return Call(DriverCall::kModuleLoad, [&] { return inner_.ModuleLoad(module, image); });
 }
 CuResult ShakenDevice::ModuleUnload(ModuleHandle module) {
   return Call(DriverCall::kModuleUnload, [&] { return inner_.ModuleUnload(module); });
 }
-CuResult ShakenDevice::ModuleGetFunction(FunctionHandle* function,
-                                         ModuleHandle module,
+CuResult ShakenDevice::ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                                          absl::string_view name) {
-  return Call(DriverCall::kModuleGetFunction, [&] {
-    return inner_.ModuleGetFunction(function, module, name);
-  });
+  return Call(DriverCall::kModuleGetFunction,
+              [&] { return inner_.ModuleGetFunction(function, module, name); });
 }
-CuResult ShakenDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
-                                    Dim3 block, const KernelArgs& args,
-                                    StreamHandle stream) {
+CuResult ShakenDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
+                                    const KernelArgs& args, StreamHandle stream) {
   const CuResult r = Call(DriverCall::kLaunchKernel, [&] {
     if (launch_gate_ && launch_gate_()) return CuResult::kLaunchOutOfResources;
     return inner_.LaunchKernel(function, grid, block, args, stream);
@@ -107,21 +97,18 @@ CuResult ShakenDevice::LaunchKernel(FunctionHandle function, Dim3 grid,
   return r;
 }
 CuResult ShakenDevice::StreamCreate(StreamHandle* stream, StreamFlags flags) {
-  return Call(DriverCall::kStreamCreate,
-              [&] { return inner_.StreamCreate(stream, flags); });
+  return Call(DriverCall::kStreamCreate, [&] { return inner_.StreamCreate(stream, flags); });
 }
 CuResult ShakenDevice::StreamDestroy(StreamHandle stream) {
   return Call(DriverCall::kStreamDestroy, [&] { return inner_.StreamDestroy(stream); });
 }
 CuResult ShakenDevice::StreamSynchronize(StreamHandle stream) {
-  return Call(DriverCall::kStreamSynchronize,
-              [&] { return inner_.StreamSynchronize(stream); });
+  return Call(DriverCall::kStreamSynchronize, [&] { return inner_.StreamSynchronize(stream); });
 }
 CuResult ShakenDevice::StreamQuery(StreamHandle stream) {
   return Call(DriverCall::kStreamQuery, [&] { return inner_.StreamQuery(stream); });
 }
-CuResult ShakenDevice::StreamAddCallback(StreamHandle stream,
-                                         StreamCallbackFn fn,
+CuResult ShakenDevice::StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
                                          void* user_data) {
   auto w = std::make_unique<Wrapped>(Wrapped{this, fn, nullptr, user_data});
   const CuResult r = Call(DriverCall::kStreamAddCallback, [&] {
@@ -130,8 +117,7 @@ CuResult ShakenDevice::StreamAddCallback(StreamHandle stream,
   if (r == CuResult::kSuccess) w.release();  // the callback owns it now
   return r;
 }
-CuResult ShakenDevice::LaunchHostFunc(StreamHandle stream, HostFn fn,
-                                      void* user_data) {
+CuResult ShakenDevice::LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) {
   auto w = std::make_unique<Wrapped>(Wrapped{this, nullptr, fn, user_data});
   const CuResult r = Call(DriverCall::kLaunchHostFunc, [&] {
     return inner_.LaunchHostFunc(stream, &ShakenDevice::HostFunction, w.get());
@@ -147,20 +133,16 @@ CuResult ShakenDevice::EventDestroy(EventHandle event) {
   return Call(DriverCall::kEventDestroy, [&] { return inner_.EventDestroy(event); });
 }
 CuResult ShakenDevice::EventRecord(EventHandle event, StreamHandle stream) {
-  return Call(DriverCall::kEventRecord,
-              [&] { return inner_.EventRecord(event, stream); });
+  return Call(DriverCall::kEventRecord, [&] { return inner_.EventRecord(event, stream); });
 }
 CuResult ShakenDevice::EventQuery(EventHandle event) {
   return Call(DriverCall::kEventQuery, [&] { return inner_.EventQuery(event); });
 }
 CuResult ShakenDevice::EventSynchronize(EventHandle event) {
-  return Call(DriverCall::kEventSynchronize,
-              [&] { return inner_.EventSynchronize(event); });
+  return Call(DriverCall::kEventSynchronize, [&] { return inner_.EventSynchronize(event); });
 }
-CuResult ShakenDevice::StreamWaitEvent(StreamHandle stream,
-                                       EventHandle event) {
-  return Call(DriverCall::kStreamWaitEvent,
-              [&] { return inner_.StreamWaitEvent(stream, event); });
+CuResult ShakenDevice::StreamWaitEvent(StreamHandle stream, EventHandle event) {
+  return Call(DriverCall::kStreamWaitEvent, [&] { return inner_.StreamWaitEvent(stream, event); });
 }
 CuResult ShakenDevice::HostWordAlloc(HostWordHandle* word) {
   return Call(DriverCall::kMemHostAlloc, [&] { return inner_.HostWordAlloc(word); });
@@ -168,14 +150,11 @@ CuResult ShakenDevice::HostWordAlloc(HostWordHandle* word) {
 CuResult ShakenDevice::HostWordFree(HostWordHandle word) {
   return Call(DriverCall::kMemFreeHost, [&] { return inner_.HostWordFree(word); });
 }
-CuResult ShakenDevice::StreamWriteValue32(StreamHandle stream,
-                                          HostWordHandle word,
+CuResult ShakenDevice::StreamWriteValue32(StreamHandle stream, HostWordHandle word,
                                           std::uint32_t value) {
   return Call(DriverCall::kStreamWriteValue32,
               [&] { return inner_.StreamWriteValue32(stream, word, value); });
 }
-std::uint32_t ShakenDevice::HostWordLoad(HostWordHandle word) {
-  return inner_.HostWordLoad(word);
-}
+std::uint32_t ShakenDevice::HostWordLoad(HostWordHandle word) { return inner_.HostWordLoad(word); }
 
 }  // namespace stackcheck::real

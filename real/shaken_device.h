@@ -18,8 +18,7 @@ namespace stackcheck::real {
 class ShakenDevice final : public Device {
  public:
   // Called on the launching thread after every LaunchKernel, with its result.
-  using LaunchHook =
-      std::function<void(const KernelArgs&, StreamHandle, CuResult)>;
+  using LaunchHook = std::function<void(const KernelArgs&, StreamHandle, CuResult)>;
 
   ShakenDevice(Device& inner, Jitter& jitter, ActivityLog& log)
       : inner_(inner), jitter_(jitter), log_(log) {}
@@ -42,26 +41,22 @@ class ShakenDevice final : public Device {
   CuResult MemAlloc(DevicePtr* ptr, std::uint64_t bytes) override;
   CuResult MemFree(DevicePtr ptr) override;
   CuResult MemGetInfo(MemInfo* info) override;
-  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes,
-                         StreamHandle stream) override;
+  CuResult MemAllocAsync(DevicePtr* ptr, std::uint64_t bytes, StreamHandle stream) override;
   CuResult MemFreeAsync(DevicePtr ptr, StreamHandle stream) override;
-  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
-                      std::uint64_t bytes) override;
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) override;
   CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                              absl::string_view name) override;
-  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
-                        const KernelArgs& args, StreamHandle stream) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block, const KernelArgs& args,
+                        StreamHandle stream) override;
   CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
   CuResult StreamDestroy(StreamHandle stream) override;
   CuResult StreamSynchronize(StreamHandle stream) override;
   CuResult StreamQuery(StreamHandle stream) override;
-  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                             void* user_data) override;
-  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
-                          void* user_data) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) override;
   CuResult EventCreate(EventHandle* event) override;
   CuResult EventDestroy(EventHandle event) override;
   CuResult EventRecord(EventHandle event, StreamHandle stream) override;

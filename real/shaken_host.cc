@@ -1,7 +1,6 @@
 #include "real/shaken_host.h"
 
 #include <cstdlib>
-
 #include <string>
 #include <utility>
 
@@ -13,19 +12,14 @@ namespace {
 
 class ShakenMutex final : public Mutex {
  public:
-  ShakenMutex(std::unique_ptr<Mutex> inner, std::string name, Jitter& jitter,
-              ActivityLog& log)
-      : inner_(std::move(inner)),
-        name_(std::move(name)),
-        jitter_(jitter),
-        log_(log) {}
+  ShakenMutex(std::unique_ptr<Mutex> inner, std::string name, Jitter& jitter, ActivityLog& log)
+      : inner_(std::move(inner)), name_(std::move(name)), jitter_(jitter), log_(log) {}
 
   void Lock() override {
     jitter_.Point();
     const ThreadId owner = inner_->Owner();
-    log_.Begin(owner == kNoThread
-                   ? absl::StrCat("lock(", name_, ")")
-                   : absl::StrCat("lock(", name_, ") held by thread ", owner));
+    log_.Begin(owner == kNoThread ? absl::StrCat("lock(", name_, ")")
+                                  : absl::StrCat("lock(", name_, ") held by thread ", owner));
     inner_->Lock();
     log_.End();
   }
@@ -53,18 +47,15 @@ class ShakenMutex final : public Mutex {
 }  // namespace
 
 std::unique_ptr<Mutex> ShakenHost::NewMutex(absl::string_view name) {
-  return std::make_unique<ShakenMutex>(inner_.NewMutex(name), std::string(name),
-                                       jitter_, log_);
+  return std::make_unique<ShakenMutex>(inner_.NewMutex(name), std::string(name), jitter_, log_);
 }
 
 ThreadId ShakenHost::Spawn(absl::string_view name, std::function<void()> body) {
   ActivityLog* log = &log_;
   const std::size_t index = spawned_++;
-  const absl::Duration delay = index < spawn_delays_.size()
-                                   ? spawn_delays_[index]
-                                   : absl::ZeroDuration();
-  return inner_.Spawn(name, [log, delay, name = std::string(name),
-                             body = std::move(body)] {
+  const absl::Duration delay =
+      index < spawn_delays_.size() ? spawn_delays_[index] : absl::ZeroDuration();
+  return inner_.Spawn(name, [log, delay, name = std::string(name), body = std::move(body)] {
     log->NameThread(name);
     if (delay > absl::ZeroDuration()) {
       log->Begin("steering delay before the program starts");

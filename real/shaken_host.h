@@ -20,9 +20,7 @@ class ShakenHost final : public Host {
       : inner_(inner), jitter_(jitter), log_(log) {}
   // The i-th thread spawned through this host sleeps delays[i] before its
   // body runs: steering the start order a counterexample needs.
-  void set_spawn_delays(std::vector<absl::Duration> delays) {
-    spawn_delays_ = std::move(delays);
-  }
+  void set_spawn_delays(std::vector<absl::Duration> delays) { spawn_delays_ = std::move(delays); }
 
   std::unique_ptr<Mutex> NewMutex(absl::string_view name) override;
   ThreadId CurrentThread() override { return inner_.CurrentThread(); }
@@ -33,9 +31,7 @@ class ShakenHost final : public Host {
     jitter_.Point();
     inner_.Yield();
   }
-  void AtExit(std::function<void()> handler) override {
-    inner_.AtExit(std::move(handler));
-  }
+  void AtExit(std::function<void()> handler) override { inner_.AtExit(std::move(handler)); }
   [[noreturn]] void Exit(int status) override;
 
  private:

@@ -42,8 +42,7 @@ TEST(ShakenHostTest, BlockedLockShowsInActivityWithItsOwner) {
   lines = DescribeActivity(*table, MonotonicNowNs());
   bool idle = false;
   for (const std::string& line : lines) {
-    idle |= absl::StrContains(line, "region-thread") &&
-            absl::StrContains(line, "idle");
+    idle |= absl::StrContains(line, "region-thread") && absl::StrContains(line, "idle");
   }
   EXPECT_TRUE(idle) << testing::PrintToString(lines);
 }

@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -31,9 +31,10 @@ void V1bShape(Device& d, Host& h, Shared& shared) {
   DevicePtr block = 0;
   d.MemAlloc(&block, kMiB);
   d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(block, 1), kLegacyStream);
-  d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
-    MutexLock lock(static_cast<Shared*>(p)->stacks);
-  }, &shared);
+  d.StreamAddCallback(
+      kLegacyStream,
+      [](StreamHandle, CuResult, void* p) { MutexLock lock(static_cast<Shared*>(p)->stacks); },
+      &shared);
   MutexLock lock(stacks.get());
   d.MemFree(block);
 }
@@ -41,13 +42,11 @@ void V1bShape(Device& d, Host& h, Shared& shared) {
 TEST(Deadlock, CallbackNeedsMutexHeldByThreadBlockedInMemFree) {
   Simulator sim;
   // The host thread first: it takes the lock before the callback can.
-  testing::Priority strategy([&](ActorId a) {
-    return absl::StartsWith(sim.ActorName(a), "T") ? 0 : 1;
-  });
+  testing::Priority strategy(
+      [&](ActorId a) { return absl::StartsWith(sim.ActorName(a), "T") ? 0 : 1; });
   Shared shared;
-  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
-    V1bShape(d, h, shared);
-  });
+  const ExecutionResult& r =
+      sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) { V1bShape(d, h, shared); });
   ASSERT_TRUE(r.violation.has_value());
   EXPECT_EQ(r.violation->property, "no-deadlock");
   const std::string& m = r.violation->message;
@@ -60,13 +59,11 @@ TEST(Deadlock, CallbackNeedsMutexHeldByThreadBlockedInMemFree) {
 TEST(Deadlock, TheSameProgramPassesWhenTheCallbackRunsFirst) {
   Simulator sim;
   // GPU and callback first: the callback has come and gone before T0 locks.
-  testing::Priority strategy([&](ActorId a) {
-    return absl::StartsWith(sim.ActorName(a), "T") ? 1 : 0;
-  });
+  testing::Priority strategy(
+      [&](ActorId a) { return absl::StartsWith(sim.ActorName(a), "T") ? 1 : 0; });
   Shared shared;
-  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
-    V1bShape(d, h, shared);
-  });
+  const ExecutionResult& r =
+      sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) { V1bShape(d, h, shared); });
   EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
   EXPECT_TRUE(r.process_exited);
 }
@@ -142,19 +139,24 @@ TEST(Deadlock, ConcurrentCallbacksWaitingOnEachOtherThroughAStream) {
     // for an event recorded behind that same callback.
     EventHandle e{};
     d.EventCreate(&e);
-    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
-      auto* sh = static_cast<Shared*>(p);
-      sh->device->StreamSynchronize(sh->stream);
-    }, &shared);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* p) {
+          auto* sh = static_cast<Shared*>(p);
+          sh->device->StreamSynchronize(sh->stream);
+        },
+        &shared);
     d.EventRecord(e, kLegacyStream);
     d.StreamWaitEvent(s, e);
-    d.StreamAddCallback(s, [](StreamHandle, CuResult, void*) {}, nullptr);
+    d.StreamAddCallback(
+        s, [](StreamHandle, CuResult, void*) {}, nullptr);
     d.CtxSynchronize();
   });
   ASSERT_TRUE(r.violation.has_value());
   EXPECT_EQ(r.violation->property, "no-deadlock");
   const std::string& m = r.violation->message;
-  EXPECT_TRUE(absl::StrContains(m, "callback0 waits in cuStreamSynchronize for gpu:s1 to drain")) << m;
+  EXPECT_TRUE(absl::StrContains(m, "callback0 waits in cuStreamSynchronize for gpu:s1 to drain"))
+      << m;
   EXPECT_TRUE(absl::StrContains(m, "gpu:s1 waits for an event recorded on gpu:s0")) << m;
   EXPECT_TRUE(absl::StrContains(m, "gpu:s0 waits for callback #0 running on callback0")) << m;
 }
@@ -176,9 +178,8 @@ TEST(Progress, StepBoundCatchesSpinning) {
   EXPECT_EQ(r.violation->property, "progress");
   EXPECT_EQ(r.steps, 500u);
   // The unwound fiber released its stack: the simulator runs on normally.
-  const ExecutionResult& again = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
-    testing::Open(d);
-  });
+  const ExecutionResult& again =
+      sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) { testing::Open(d); });
   EXPECT_FALSE(again.violation.has_value());
 }
 

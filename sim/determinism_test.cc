@@ -3,8 +3,8 @@
 // whether replayed on a reused simulator or a fresh one.
 #include <algorithm>
 #include <cstdint>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -25,8 +25,8 @@ std::string FirstDifference(const std::vector<Event>& a, const std::vector<Event
     if (x.time_ns != y.time_ns || x.actor != y.actor || x.kind != y.kind || x.a != y.a ||
         x.b != y.b || x.c != y.c || x.d != y.d || x.x != y.x || x.y != y.y) {
       return absl::StrFormat("event %d: kind %d/%d actor %d/%d a %d/%d b %d/%d x %d/%d t %d/%d", i,
-                             static_cast<int>(x.kind), static_cast<int>(y.kind), x.actor,
-                             y.actor, x.a, y.a, x.b, y.b, x.x, y.x, x.time_ns, y.time_ns);
+                             static_cast<int>(x.kind), static_cast<int>(y.kind), x.actor, y.actor,
+                             x.a, y.a, x.b, y.b, x.x, y.x, x.time_ns, y.time_ns);
     }
   }
   return absl::StrFormat("lengths %d/%d", a.size(), b.size());
@@ -37,8 +37,19 @@ std::string FirstDifference(const std::vector<Event>& a, const std::vector<Event
 // One step of a generated thread program.
 struct Step {
   enum Kind : std::uint8_t {
-    kLockUnlock, kAlloc, kFree, kLaunch, kTrap, kCallback, kHostFn, kRecordQuery,
-    kStreamSync, kCtxSync, kSleep, kYield, kWaitEvent,
+    kLockUnlock,
+    kAlloc,
+    kFree,
+    kLaunch,
+    kTrap,
+    kCallback,
+    kHostFn,
+    kRecordQuery,
+    kStreamSync,
+    kCtxSync,
+    kSleep,
+    kYield,
+    kWaitEvent,
   };
   Kind kind;
   std::uint32_t arg;
@@ -109,15 +120,18 @@ void RunSteps(const std::vector<Step>& steps, World& w, FunctionHandle kernel,
         break;
       }
       case Step::kCallback:
-        d.StreamAddCallback(stream, [](StreamHandle, CuResult, void* p) {
-          World* world = static_cast<World*>(p);
-          MutexLock lock(world->mutex);
-        }, &w);
+        d.StreamAddCallback(
+            stream,
+            [](StreamHandle, CuResult, void* p) {
+              World* world = static_cast<World*>(p);
+              MutexLock lock(world->mutex);
+            },
+            &w);
         break;
       case Step::kHostFn:
-        d.LaunchHostFunc(stream, [](void* p) {
-          static_cast<World*>(p)->host->SleepFor(absl::Microseconds(3));
-        }, &w);
+        d.LaunchHostFunc(
+            stream, [](void* p) { static_cast<World*>(p)->host->SleepFor(absl::Microseconds(3)); },
+            &w);
         break;
       case Step::kRecordQuery:
         d.EventRecord(event, stream);
@@ -162,9 +176,8 @@ void RunProgram(const Program& program, Device& d, Host& h) {
   d.EventCreate(&event);
   std::vector<ThreadId> threads;
   for (std::size_t t = 1; t < program.threads.size(); ++t) {
-    threads.push_back(h.Spawn("worker", [&, t] {
-      RunSteps(program.threads[t], world, kernel, streams, event);
-    }));
+    threads.push_back(
+        h.Spawn("worker", [&, t] { RunSteps(program.threads[t], world, kernel, streams, event); }));
   }
   RunSteps(program.threads[0], world, kernel, streams, event);
   for (ThreadId t : threads) h.Join(t);

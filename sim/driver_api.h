@@ -11,7 +11,7 @@
 namespace stackcheck::sim {
 
 // Bits of a kDriverCall / kDriverCallBlock event's field `b`.
-inline constexpr std::uint32_t kCallFromCallback = 1;  // SEM-09: made on the callback thread
+inline constexpr std::uint32_t kCallFromCallback = 1;    // SEM-09: made on the callback thread
 inline constexpr std::uint32_t kCallDuringTeardown = 2;  // SEM-15: concurrent with cuCtxDestroy
 
 }  // namespace stackcheck::sim

@@ -1,68 +1,114 @@
+#include "sim/event.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
+#include "absl/strings/strip.h"
 #include "core/cu_result.h"
-#include "sim/event.h"
 #include "sim/event_format.h"
 
 namespace stackcheck::sim {
 
 absl::string_view EventKindName(EventKind kind) {
   switch (kind) {
-    case EventKind::kThreadStart: return "thread-start";
-    case EventKind::kThreadEnd: return "thread-end";
-    case EventKind::kCallbackStart: return "callback-start";
-    case EventKind::kCallbackEnd: return "callback-end";
-    case EventKind::kHostFnStart: return "hostfn-start";
-    case EventKind::kHostFnEnd: return "hostfn-end";
-    case EventKind::kHostFnDropped: return "hostfn-dropped";
-    case EventKind::kMutexCreate: return "mutex-create";
-    case EventKind::kMutexLock: return "mutex-lock";
-    case EventKind::kMutexBlock: return "mutex-block";
-    case EventKind::kMutexTryLockFail: return "mutex-trylock-fail";
-    case EventKind::kMutexPass: return "mutex-pass";
+    case EventKind::kThreadStart:
+      return "thread-start";
+    case EventKind::kThreadEnd:
+      return "thread-end";
+    case EventKind::kCallbackStart:
+      return "callback-start";
+    case EventKind::kCallbackEnd:
+      return "callback-end";
+    case EventKind::kHostFnStart:
+      return "hostfn-start";
+    case EventKind::kHostFnEnd:
+      return "hostfn-end";
+    case EventKind::kHostFnDropped:
+      return "hostfn-dropped";
+    case EventKind::kMutexCreate:
+      return "mutex-create";
+    case EventKind::kMutexLock:
+      return "mutex-lock";
+    case EventKind::kMutexBlock:
+      return "mutex-block";
+    case EventKind::kMutexTryLockFail:
+      return "mutex-trylock-fail";
+    case EventKind::kMutexPass:
+      return "mutex-pass";
     case EventKind::kMutexPassEnd:
       return "mutex-pass-end";
-    case EventKind::kMutexUnlock: return "mutex-unlock";
-    case EventKind::kMutexDestroy: return "mutex-destroy";
-    case EventKind::kSleep: return "sleep";
-    case EventKind::kJoin: return "join";
-    case EventKind::kProcessExit: return "process-exit";
-    case EventKind::kDriverCall: return "driver-call";
-    case EventKind::kDriverCallBlock: return "driver-call-block";
-    case EventKind::kAlloc: return "alloc";
-    case EventKind::kFree: return "free";
-    case EventKind::kAllocFailed: return "alloc-failed";
-    case EventKind::kKernelEnqueue: return "kernel-enqueue";
-    case EventKind::kKernelStart: return "kernel-start";
-    case EventKind::kKernelEnd: return "kernel-end";
-    case EventKind::kKernelDropped: return "kernel-dropped";
-    case EventKind::kStickyError: return "sticky-error";
-    case EventKind::kEventRecord: return "event-record";
-    case EventKind::kEventComplete: return "event-complete";
-    case EventKind::kAsyncFreeComplete: return "async-free-complete";
-    case EventKind::kCtxDestroy: return "ctx-destroy";
-    case EventKind::kRegionBegin: return "region-begin";
-    case EventKind::kRegionEnd: return "region-end";
-    case EventKind::kFatalReported: return "fatal-reported";
-    case EventKind::kCacheHeld: return "cache-held";
-    case EventKind::kProbe: return "probe";
-    case EventKind::kProgramCall: return "program-call";
-    case EventKind::kWaitQueueBlock: return "wait-queue-block";
-    case EventKind::kWaitQueueWake: return "wait-queue-wake";
-    case EventKind::kAllocGaveUp: return "alloc-gave-up";
+    case EventKind::kMutexUnlock:
+      return "mutex-unlock";
+    case EventKind::kMutexDestroy:
+      return "mutex-destroy";
+    case EventKind::kSleep:
+      return "sleep";
+    case EventKind::kJoin:
+      return "join";
+    case EventKind::kProcessExit:
+      return "process-exit";
+    case EventKind::kDriverCall:
+      return "driver-call";
+    case EventKind::kDriverCallBlock:
+      return "driver-call-block";
+    case EventKind::kAlloc:
+      return "alloc";
+    case EventKind::kFree:
+      return "free";
+    case EventKind::kAllocFailed:
+      return "alloc-failed";
+    case EventKind::kKernelEnqueue:
+      return "kernel-enqueue";
+    case EventKind::kKernelStart:
+      return "kernel-start";
+    case EventKind::kKernelEnd:
+      return "kernel-end";
+    case EventKind::kKernelDropped:
+      return "kernel-dropped";
+    case EventKind::kStickyError:
+      return "sticky-error";
+    case EventKind::kEventRecord:
+      return "event-record";
+    case EventKind::kEventComplete:
+      return "event-complete";
+    case EventKind::kAsyncFreeComplete:
+      return "async-free-complete";
+    case EventKind::kCtxDestroy:
+      return "ctx-destroy";
+    case EventKind::kRegionBegin:
+      return "region-begin";
+    case EventKind::kRegionEnd:
+      return "region-end";
+    case EventKind::kFatalReported:
+      return "fatal-reported";
+    case EventKind::kCacheHeld:
+      return "cache-held";
+    case EventKind::kProbe:
+      return "probe";
+    case EventKind::kProgramCall:
+      return "program-call";
+    case EventKind::kWaitQueueBlock:
+      return "wait-queue-block";
+    case EventKind::kWaitQueueWake:
+      return "wait-queue-wake";
+    case EventKind::kAllocGaveUp:
+      return "alloc-gave-up";
     case EventKind::kExitHandlersDone:
       return "exit-handlers-done";
-    case EventKind::kHostWordWrite: return "host-word-write";
-    case EventKind::kKernelVars: return "kernel-vars";
-    case EventKind::kMemcpy: return "memcpy";
-    case EventKind::kErrorReported: return "error-reported";
-    case EventKind::kSharedAccess: return "shared-access";
+    case EventKind::kHostWordWrite:
+      return "host-word-write";
+    case EventKind::kKernelVars:
+      return "kernel-vars";
+    case EventKind::kMemcpy:
+      return "memcpy";
+    case EventKind::kErrorReported:
+      return "error-reported";
+    case EventKind::kSharedAccess:
+      return "shared-access";
   }
   return "unknown-event";
 }
@@ -77,8 +123,7 @@ std::string FormatBytes(std::uint64_t bytes) {
     if (whole % 1024 != 0) {
       // One decimal in the next unit, e.g. "1.5 MiB".
       const double scaled =
-          static_cast<double>(bytes) /
-          static_cast<double>(std::uint64_t{1} << (10 * (unit + 1)));
+          static_cast<double>(bytes) / static_cast<double>(std::uint64_t{1} << (10 * (unit + 1)));
       return absl::StrFormat("%.1f %s", scaled, kUnits[unit + 1]);
     }
     whole /= 1024;
@@ -94,8 +139,7 @@ std::string FormatBlock(std::uint64_t ptr, std::uint64_t bytes) {
 }
 
 std::string FormatResult(std::uint64_t code) {
-  absl::string_view name =
-      CuResultName(static_cast<CuResult>(static_cast<int>(code)));
+  absl::string_view name = CuResultName(static_cast<CuResult>(static_cast<int>(code)));
   absl::ConsumePrefix(&name, "CUDA_ERROR_");
   absl::ConsumePrefix(&name, "CUDA_");
   return absl::StrCat(code, " ", name);
@@ -104,8 +148,7 @@ std::string FormatResult(std::uint64_t code) {
 std::string FormatTime(std::uint64_t ns) {
   if (ns < 1000) return absl::StrCat(ns, "ns");
   if (ns < 1000 * 1000) {
-    return ns % 1000 == 0 ? absl::StrCat(ns / 1000, "us")
-                          : absl::StrFormat("%.3fus", ns / 1e3);
+    return ns % 1000 == 0 ? absl::StrCat(ns / 1000, "us") : absl::StrFormat("%.3fus", ns / 1e3);
   }
   if (ns < 1000ull * 1000 * 1000) {
     return ns % (1000 * 1000) == 0 ? absl::StrCat(ns / 1000000, "ms")
@@ -131,8 +174,7 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kCtxDestroy:
       return std::string(kind);
     case EventKind::kCallbackStart:
-      return absl::StrCat(kind, " cb", e.b, " s", e.a, " status ",
-                          FormatResult(e.x));
+      return absl::StrCat(kind, " cb", e.b, " s", e.a, " status ", FormatResult(e.x));
     case EventKind::kCallbackEnd:
       return absl::StrCat(kind, " cb", e.b, " s", e.a);
     case EventKind::kHostFnStart:
@@ -165,12 +207,10 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kAsyncFreeComplete:
       return absl::StrCat(kind, " ", FormatBlock(e.x, e.y));
     case EventKind::kAllocFailed:
-      return absl::StrCat(kind, " ", FormatBytes(e.y), " -> ",
-                          FormatResult(e.x));
+      return absl::StrCat(kind, " ", FormatBytes(e.y), " -> ", FormatResult(e.x));
     case EventKind::kKernelEnqueue:
-      return absl::StrCat(kind, " k", e.a, " s", e.b, " region ", e.c,
-                          " stacks ", FormatBlock(e.x, e.y * e.d), " (", e.d,
-                          " x ", FormatBytes(e.y), ")");
+      return absl::StrCat(kind, " k", e.a, " s", e.b, " region ", e.c, " stacks ",
+                          FormatBlock(e.x, e.y * e.d), " (", e.d, " x ", FormatBytes(e.y), ")");
     case EventKind::kKernelStart:
     case EventKind::kKernelDropped:
       return absl::StrCat(kind, " k", e.a, " s", e.b);
@@ -186,8 +226,8 @@ std::string FormatEvent(const Event& e) {
       return absl::StrCat(kind, " w", e.a, " s", e.b, " = ", e.x);
     case EventKind::kKernelVars:
       return e.y == 0 ? absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x))
-                      : absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x),
-                                     " data 0x", absl::Hex(e.y));
+                      : absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x), " data 0x",
+                                     absl::Hex(e.y));
     case EventKind::kMemcpy:
       return absl::StrCat(kind, e.a == 1 ? " to " : " from ", FormatBlock(e.x, e.y));
     case EventKind::kRegionBegin:
@@ -218,14 +258,12 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kAllocGaveUp:
       return absl::StrCat(kind, " ", FormatBytes(e.x), " (cache held ", FormatBytes(e.y), ")");
   }
-  return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d,
-                      " x=", e.x, " y=", e.y);
+  return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d, " x=", e.x, " y=", e.y);
 }
 
-std::string DescribeEvent(std::size_t index, const Event& event,
-                          absl::string_view actor_name) {
-  return absl::StrCat("#", index, " @", FormatTime(event.time_ns), " ",
-                      actor_name, " ", FormatEvent(event));
+std::string DescribeEvent(std::size_t index, const Event& event, absl::string_view actor_name) {
+  return absl::StrCat("#", index, " @", FormatTime(event.time_ns), " ", actor_name, " ",
+                      FormatEvent(event));
 }
 
 }  // namespace stackcheck::sim

@@ -29,8 +29,7 @@ std::string FormatTime(std::uint64_t ns);
 std::string FormatEvent(const Event& event);
 
 // One self-contained line: "#41 @1.2us T1 free 0x200000+8MiB".
-std::string DescribeEvent(std::size_t index, const Event& event,
-                          absl::string_view actor_name);
+std::string DescribeEvent(std::size_t index, const Event& event, absl::string_view actor_name);
 
 }  // namespace stackcheck::sim
 

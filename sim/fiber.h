@@ -9,10 +9,9 @@
 #ifndef STACKCHECK_SIM_FIBER_H_
 #define STACKCHECK_SIM_FIBER_H_
 
+#include <boost/context/stack_context.hpp>
 #include <cstddef>
 #include <vector>
-
-#include <boost/context/stack_context.hpp>
 
 #ifdef STACKCHECK_TSAN
 #include <sanitizer/tsan_interface.h>
@@ -53,9 +52,7 @@ class PooledStack {
  public:
   explicit PooledStack(StackPool* pool) : pool_(pool) {}
   boost::context::stack_context allocate() { return pool_->Allocate(); }
-  void deallocate(boost::context::stack_context& stack) {
-    pool_->Deallocate(stack);
-  }
+  void deallocate(boost::context::stack_context& stack) { pool_->Deallocate(stack); }
 
  private:
   StackPool* pool_;
@@ -72,8 +69,7 @@ inline constexpr std::size_t kFiberStackBytes = 256 * 1024;
 // AddressSanitizer must be told when the stack changes under it; these are
 // no-ops in other builds. `bottom`/`size` describe the stack being entered.
 // Inline, so that the no-op versions cost nothing at every fiber switch.
-inline void SanitizerStartSwitch(void** fake_stack_save, const void* bottom,
-                                 std::size_t size) {
+inline void SanitizerStartSwitch(void** fake_stack_save, const void* bottom, std::size_t size) {
 #ifdef STACKCHECK_ASAN
   __sanitizer_start_switch_fiber(fake_stack_save, bottom, size);
 #else

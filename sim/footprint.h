@@ -92,10 +92,13 @@ struct alignas(16) Footprint {
 //    block, and the work running before it can change what follows.
 //  - a kernel's start and the launch whose kLaunch object it reads: that
 //    launch made its stream runnable, so the start never runs first.
-inline constexpr std::uint8_t kLockAttempt = 1;    // locks the mutex it writes, or blocks while another actor holds it
-inline constexpr std::uint8_t kOwnerUnlock = 2;    // unlocks the mutex it writes, held by its actor when declared
-inline constexpr std::uint8_t kWaitsForIdle = 4;   // returns once the legacy stream is idle, blocking till then
-inline constexpr std::uint8_t kStreamWork = 8;     // a GPU step of work pending on the legacy stream
+inline constexpr std::uint8_t kLockAttempt =
+    1;  // locks the mutex it writes, or blocks while another actor holds it
+inline constexpr std::uint8_t kOwnerUnlock =
+    2;  // unlocks the mutex it writes, held by its actor when declared
+inline constexpr std::uint8_t kWaitsForIdle =
+    4;  // returns once the legacy stream is idle, blocking till then
+inline constexpr std::uint8_t kStreamWork = 8;  // a GPU step of work pending on the legacy stream
 // Set by the engine on a kLockAttempt it offers while another actor (or the
 // attempting one) holds the mutex: the step only finds it held and waits.
 // It follows the holder's lock in happens-before, but the holder's unlock
@@ -182,29 +185,26 @@ inline constexpr bool IsDeviceObjectKind(ObjectKind kind) {
   }
 }
 inline std::uint32_t ObjectId(ObjectKind kind, std::uint32_t index) {
-  return (IsDeviceObjectKind(kind) ? kDeviceBit : 0u) |
-         static_cast<std::uint32_t>(kind) << 24 | (index & 0xffffffu);
+  return (IsDeviceObjectKind(kind) ? kDeviceBit : 0u) | static_cast<std::uint32_t>(kind) << 24 |
+         (index & 0xffffffu);
 }
 // Footprints are built with two 16-byte stores (the first two accesses; the
 // third with the count and the padding after it): the engine copies a
 // footprint at every step, and a 16-byte load of a struct written field by
 // field cannot be store-forwarded (a stall of ~15 cycles per step).
-inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2,
-                               bool w2, std::uint32_t o3, bool w3,
-                               std::uint8_t count) {
+inline Footprint MakeFootprint(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2,
+                               std::uint32_t o3, bool w3, std::uint8_t count) {
   Footprint f;
   static_assert(sizeof(Access) == 8 && offsetof(Footprint, count) == 24 &&
-                    offsetof(Footprint, program) == 25 &&
-                    offsetof(Footprint, held) == 26 && offsetof(Footprint, blocking) == 28 &&
-                    sizeof(Footprint) == 32,
+                    offsetof(Footprint, program) == 25 && offsetof(Footprint, held) == 26 &&
+                    offsetof(Footprint, blocking) == 28 && sizeof(Footprint) == 32,
                 "three 8-byte accesses, then the count and the program flags "
                 "in the last 8 bytes");
 #if defined(__SSE2__)
   auto* halves = reinterpret_cast<__m128i*>(f.accesses);
-  _mm_storeu_si128(halves, _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2),
-                                         w1 ? 1 : 0, static_cast<int>(o1)));
-  _mm_storeu_si128(halves + 1, _mm_set_epi32(0, count, w3 ? 1 : 0,
-                                             static_cast<int>(o3)));
+  _mm_storeu_si128(
+      halves, _mm_set_epi32(w2 ? 1 : 0, static_cast<int>(o2), w1 ? 1 : 0, static_cast<int>(o1)));
+  _mm_storeu_si128(halves + 1, _mm_set_epi32(0, count, w3 ? 1 : 0, static_cast<int>(o3)));
 #else
   f.accesses[0] = {o1, w1};
   f.accesses[1] = {o2, w2};
@@ -219,8 +219,8 @@ inline Footprint Touches(std::uint32_t object, bool write) {
 inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2) {
   return MakeFootprint(o1, w1, o2, w2, 0, false, 2);
 }
-inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2,
-                         std::uint32_t o3, bool w3) {
+inline Footprint Touches(std::uint32_t o1, bool w1, std::uint32_t o2, bool w2, std::uint32_t o3,
+                         bool w3) {
   return MakeFootprint(o1, w1, o2, w2, o3, w3, 3);
 }
 inline Footprint GlobalFootprint() {
@@ -255,8 +255,8 @@ inline Footprint Breaking(Footprint step, std::uint8_t bits) {
 // Stores `from` into `*to` with `program` added to its flags and `held` to
 // its held guard bits, in two 16-byte stores like MakeFootprint (the engine
 // reads it back whole at every step).
-inline void StoreWithProgram(Footprint* to, const Footprint& from,
-                             std::uint8_t program, std::uint8_t held = 0) {
+inline void StoreWithProgram(Footprint* to, const Footprint& from, std::uint8_t program,
+                             std::uint8_t held = 0) {
 #if defined(__SSE2__)
   const auto* in = reinterpret_cast<const __m128i*>(from.accesses);
   auto* out = reinterpret_cast<__m128i*>(to->accesses);

@@ -276,9 +276,12 @@ TEST(SimHost, MutexUsedAfterDestroyIsLoggedNotACrash) {
     std::unique_ptr<Mutex> mu = h.NewMutex("stacks");
     holder.mutex = mu.get();
     mu->Lock();
-    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
-      static_cast<Holder*>(p)->mutex->Unlock();  // V1a: unlock from the callback
-    }, &holder);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* p) {
+          static_cast<Holder*>(p)->mutex->Unlock();  // V1a: unlock from the callback
+        },
+        &holder);
     mu.reset();  // destroyed while locked, before the callback ran
     d.CtxSynchronize();
   });

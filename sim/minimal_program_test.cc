@@ -1,8 +1,8 @@
 // The Foundation check: a minimal program (alloc, launch, synchronize, free)
 // through core/device.h against the simulator backend.
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -15,18 +15,16 @@ using testing::Find;
 TEST(MinimalProgram, AllocLaunchSynchronizeFree) {
   Simulator sim;
   testing::NonPreemptive strategy;
-  CuResult launch = CuResult::kUnknown, sync = CuResult::kUnknown,
-           freed = CuResult::kUnknown;
+  CuResult launch = CuResult::kUnknown, sync = CuResult::kUnknown, freed = CuResult::kUnknown;
   DevicePtr block = 0;
-  const ExecutionResult& r =
-      sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
-        const testing::Opened o = testing::Open(d);
-        ASSERT_EQ(d.MemAlloc(&block, 8 * kMiB), CuResult::kSuccess);
-        launch = d.LaunchKernel(o.kernel, testing::Grid(8), testing::Warps(8),
-                                Args(block, 7, 5000), kLegacyStream);
-        sync = d.CtxSynchronize();
-        freed = d.MemFree(block);
-      });
+  const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
+    const testing::Opened o = testing::Open(d);
+    ASSERT_EQ(d.MemAlloc(&block, 8 * kMiB), CuResult::kSuccess);
+    launch = d.LaunchKernel(o.kernel, testing::Grid(8), testing::Warps(8), Args(block, 7, 5000),
+                            kLegacyStream);
+    sync = d.CtxSynchronize();
+    freed = d.MemFree(block);
+  });
   EXPECT_FALSE(r.violation.has_value()) << r.violation->message;
   EXPECT_EQ(launch, CuResult::kSuccess);
   EXPECT_EQ(sync, CuResult::kSuccess);
@@ -54,20 +52,19 @@ TEST(MinimalProgram, SimulatorIsReusable) {
   testing::NonPreemptive strategy;
   std::uint64_t first_digest = 0;
   for (int i = 0; i < 100; ++i) {
-    const ExecutionResult& r =
-        sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
-          const testing::Opened o = testing::Open(d);
-          DevicePtr p = 0;
-          ASSERT_EQ(d.MemAlloc(&p, kMiB), CuResult::kSuccess);
-          ThreadId t = h.Spawn("worker", [&] {
-            EXPECT_EQ(d.LaunchKernel(o.kernel, testing::Grid(1), testing::Warps(1),
-                                     Args(p, 1), kLegacyStream),
-                      CuResult::kSuccess);
-          });
-          h.Join(t);
-          EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
-          EXPECT_EQ(d.MemFree(p), CuResult::kSuccess);
-        });
+    const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver&) {
+      const testing::Opened o = testing::Open(d);
+      DevicePtr p = 0;
+      ASSERT_EQ(d.MemAlloc(&p, kMiB), CuResult::kSuccess);
+      ThreadId t = h.Spawn("worker", [&] {
+        EXPECT_EQ(d.LaunchKernel(o.kernel, testing::Grid(1), testing::Warps(1), Args(p, 1),
+                                 kLegacyStream),
+                  CuResult::kSuccess);
+      });
+      h.Join(t);
+      EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
+      EXPECT_EQ(d.MemFree(p), CuResult::kSuccess);
+    });
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
     if (i == 0) first_digest = r.digest;
     EXPECT_EQ(r.digest, first_digest);

@@ -27,8 +27,8 @@ struct WaitLink {
 };
 
 struct Violation {
-  std::string property;  // the catalogue name, e.g. "no-use-after-free"
-  std::string message;   // what broke, naming actors and resources
+  std::string property;         // the catalogue name, e.g. "no-use-after-free"
+  std::string message;          // what broke, naming actors and resources
   std::size_t event_index = 0;  // the event that broke it
   // The violation was found at the end of the execution (quiescence or
   // exit), not at an event of its own.
@@ -105,7 +105,8 @@ class SimView {
 // A set of event kinds, bit i for EventKind i.
 using EventKindMask = std::uint64_t;
 inline constexpr EventKindMask kAllEventKinds = ~EventKindMask{0};
-static_assert(static_cast<int>(EventKind::kSharedAccess) < 64, "EventKindMask has one bit per kind");
+static_assert(static_cast<int>(EventKind::kSharedAccess) < 64,
+              "EventKindMask has one bit per kind");
 
 constexpr EventKindMask KindBit(EventKind kind) {
   return EventKindMask{1} << static_cast<int>(kind);
@@ -156,14 +157,12 @@ class Monitor {
   // Called before each execution.
   virtual void Reset() = 0;
   // `events` is the trace so far; its last element is the new event.
-  virtual std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                           const SimView& view) = 0;
+  virtual std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) = 0;
   // No actor can run. `all_finished` tells quiescence (everyone done) from a
   // stuck state; deadlock reporting itself belongs to the engine, which knows
   // the wait-for graph.
   virtual std::optional<Violation> OnQuiescence(absl::Span<const Event> /*events*/,
-                                                const SimView& /*view*/,
-                                                bool /*all_finished*/) {
+                                                const SimView& /*view*/, bool /*all_finished*/) {
     return std::nullopt;
   }
 };

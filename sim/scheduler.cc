@@ -17,9 +17,7 @@
 #include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 Scheduler::Scheduler() : stacks_(kFiberStackBytes) { set_device_books(&books_); }
 
@@ -117,12 +115,11 @@ ActorId Scheduler::SpawnFiber(ActorKind kind, std::function<void()> body,
   // runs the body's code up to its first point.
   a.next = Touches(ObjectId(ObjectKind::kThread, id), true);
   a.next.program = kRunsProgram;
-  a.cont = boost::context::fiber(
-      std::allocator_arg, PooledStack(&stacks_),
-      [this, id](boost::context::fiber&& caller) {
-        FiberEntry(id, std::move(caller));
-        return FiberExit(id);
-      });
+  a.cont = boost::context::fiber(std::allocator_arg, PooledStack(&stacks_),
+                                 [this, id](boost::context::fiber&& caller) {
+                                   FiberEntry(id, std::move(caller));
+                                   return FiberExit(id);
+                                 });
   if (start_when.kind != WaitKind::kNone) {
     a.state = ActorState::kBlocked;
     a.wait = start_when;
@@ -378,10 +375,13 @@ bool Scheduler::Passes(Violation& v) {
   facts.actor_kind = [this](ActorId actor) -> absl::string_view {
     if (actor >= actor_count_) return "unknown actor";
     switch (actors_[actor].kind) {
-      case ActorKind::kHostThread: return "host thread";
+      case ActorKind::kHostThread:
+        return "host thread";
       case ActorKind::kCallbackThread:
-      case ActorKind::kCallbackWorker: return "callback thread";
-      case ActorKind::kGpuStream: return "gpu stream";
+      case ActorKind::kCallbackWorker:
+        return "callback thread";
+      case ActorKind::kGpuStream:
+        return "gpu stream";
     }
     return "unknown actor";
   };
@@ -415,8 +415,7 @@ void Scheduler::ReportViolation(std::string property, std::string message,
 void Scheduler::QuiescenceMonitors(bool all_finished) {
   for (auto& monitor : monitors_) {
     if (violation_.has_value()) return;
-    std::optional<Violation> v =
-        monitor->OnQuiescence(trace_, *this, all_finished);
+    std::optional<Violation> v = monitor->OnQuiescence(trace_, *this, all_finished);
     if (v.has_value()) {
       v->event_index = trace_.empty() ? 0 : trace_.size() - 1;
       v->at_end = true;
@@ -446,10 +445,9 @@ bool Scheduler::RefreshAnswer(Actor& a, Footprint* next) {
     // change went unannounced.
     Footprint fresh;
     const bool ready = AskDevice(a, &fresh);
-    if (ready != a.answer ||
-        (ready && (fresh.count != a.answer_next.count ||
-                   std::memcmp(fresh.accesses, a.answer_next.accesses,
-                               sizeof fresh.accesses) != 0))) {
+    if (ready != a.answer || (ready && (fresh.count != a.answer_next.count ||
+                                        std::memcmp(fresh.accesses, a.answer_next.accesses,
+                                                    sizeof fresh.accesses) != 0))) {
       std::fprintf(stderr,
                    "stackcheck: the device changed %.*s's readiness without "
                    "calling DeviceChanged\n",
@@ -646,8 +644,7 @@ ActorId Scheduler::Choose() {
 void Scheduler::CheckWatched(std::size_t count, int current_index) {
   // Sanitizer builds compare every watched scan with a full one: an actor
   // left out of watch_ that could move would change the schedule.
-  const std::vector<Candidate> watched(candidates_.begin(),
-                                       candidates_.begin() + count);
+  const std::vector<Candidate> watched(candidates_.begin(), candidates_.begin() + count);
   int full_current = -1;
   const std::size_t full = CollectCandidates(&full_current);
   bool same = full == count && full_current == current_index;
@@ -668,8 +665,7 @@ void Scheduler::CheckWatched(std::size_t count, int current_index) {
 
 bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
   if (observes_every_step_) MarkStateFlags(count);
-  const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count),
-                              current_index};
+  const SchedulingPoint point{absl::MakeConstSpan(candidates_.data(), count), current_index};
   if (count == 1) {
     // DPOR sees every step; the answer is 0 and not part of the schedule.
     strategy_->NextActor(point);
@@ -687,15 +683,13 @@ bool Scheduler::Ask(std::size_t count, int current_index, std::size_t* pick) {
 
 void Scheduler::InvalidPick(std::size_t pick, std::size_t count) {
   ReportViolation("invalid-schedule",
-                  absl::StrFormat("the strategy chose candidate %d of %d",
-                                  pick, count));
+                  absl::StrFormat("the strategy chose candidate %d of %d", pick, count));
 }
 
 void Scheduler::StepBoundReached() {
-  ReportViolation("progress",
-                  absl::StrFormat("no end after %d scheduling steps: "
-                                  "livelock, spinning or unbounded work",
-                                  step_bound_));
+  ReportViolation("progress", absl::StrFormat("no end after %d scheduling steps: "
+                                              "livelock, spinning or unbounded work",
+                                              step_bound_));
 }
 
 void Scheduler::OnStuck() {
@@ -788,8 +782,7 @@ void Scheduler::SwitchTo(ActorId to) {
     SanitizerStartSwitch(&fake_stack, main_stack_bottom_, main_stack_size_);
     TsanSwitchTo(main_tsan_fiber_);
   } else {
-    SanitizerStartSwitch(&fake_stack, actors_[to].stack_bottom,
-                         actors_[to].stack_size);
+    SanitizerStartSwitch(&fake_stack, actors_[to].stack_bottom, actors_[to].stack_size);
     TsanSwitchTo(actors_[to].tsan_fiber);
   }
   boost::context::fiber back = std::move(ContinuationOf(to)).resume();
@@ -816,8 +809,7 @@ void Scheduler::FiberEntry(ActorId id, boost::context::fiber&& caller) {
   try {
     actors_[id].body();
   } catch (const std::exception& e) {
-    ReportViolation("no-exception",
-                    absl::StrCat(ActorName(id), " threw: ", e.what()));
+    ReportViolation("no-exception", absl::StrCat(ActorName(id), " threw: ", e.what()));
   }
 }
 
@@ -839,8 +831,7 @@ boost::context::fiber Scheduler::FiberExit(ActorId id) {
     SanitizerStartSwitch(nullptr, main_stack_bottom_, main_stack_size_);
     TsanSwitchTo(main_tsan_fiber_);
   } else {
-    SanitizerStartSwitch(nullptr, actors_[next].stack_bottom,
-                         actors_[next].stack_size);
+    SanitizerStartSwitch(nullptr, actors_[next].stack_bottom, actors_[next].stack_size);
     TsanSwitchTo(actors_[next].tsan_fiber);
   }
   return std::move(ContinuationOf(next));
@@ -889,8 +880,7 @@ bool Scheduler::OwnsNothing(ActorId id) const {
   // stack holds only engine frames without heap-owning locals: a fiber that
   // never ran, and the serial callback thread waiting for work.
   const Actor& a = actors_[id];
-  return !a.started || (a.kind == ActorKind::kCallbackThread &&
-                        a.state == ActorState::kBlocked &&
+  return !a.started || (a.kind == ActorKind::kCallbackThread && a.state == ActorState::kBlocked &&
                         a.wait.kind == WaitKind::kCallbackWork);
 }
 
@@ -911,12 +901,10 @@ bool Scheduler::MayUnwindHere() const {
 
 // The unwinder's view of the scheduler: stops at the fiber's entry frame.
 struct ForcedUnwindAccess {
-  static _Unwind_Reason_Code Stop(int, _Unwind_Action actions,
-                                  _Unwind_Exception_Class, _Unwind_Exception*,
-                                  _Unwind_Context* context, void* parameter) {
+  static _Unwind_Reason_Code Stop(int, _Unwind_Action actions, _Unwind_Exception_Class,
+                                  _Unwind_Exception*, _Unwind_Context* context, void* parameter) {
     auto* s = static_cast<Scheduler*>(parameter);
-    const auto marker =
-        reinterpret_cast<_Unwind_Word>(s->actors_[s->current_].entry_marker);
+    const auto marker = reinterpret_cast<_Unwind_Word>(s->actors_[s->current_].entry_marker);
     // Frames called from FiberEntry have their CFA at or below its locals.
     if ((actions & _UA_END_OF_STACK) != 0 || _Unwind_GetCFA(context) > marker) {
       s->FinishUnwind();

@@ -31,6 +31,7 @@
 #ifndef STACKCHECK_SIM_SCHEDULER_H_
 #define STACKCHECK_SIM_SCHEDULER_H_
 
+#include <boost/context/fiber.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -40,8 +41,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <boost/context/fiber.hpp>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -121,8 +120,7 @@ class GpuModel {
   // that cannot move.
   virtual void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
                                std::vector<WaitEdge>* out) = 0;
-  virtual void StreamWaitEdges(std::uint32_t stream,
-                               std::vector<WaitEdge>* out) = 0;
+  virtual void StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out) = 0;
 };
 
 // Reserved: a fiber whose execution is over is unwound from its scheduling
@@ -166,9 +164,7 @@ class Scheduler final : public SimView {
   // A violation `pass` accepts (by its fingerprint: a known bug) does not
   // stop the execution: it is kept in passed() and the execution goes on,
   // so that a second bug after it is still seen. Null: every violation stops.
-  void set_violation_pass(std::function<bool(const Violation&)> pass) {
-    pass_ = std::move(pass);
-  }
+  void set_violation_pass(std::function<bool(const Violation&)> pass) { pass_ = std::move(pass); }
   // The violations passed in this execution, one per fingerprint, in order.
   std::vector<Violation>& passed() { return passed_; }
 
@@ -281,9 +277,7 @@ class Scheduler final : public SimView {
   void set_wait_queue_name(std::uint32_t queue, absl::string_view name) {
     wait_queues_[queue].name.assign(name.data(), name.size());
   }
-  absl::string_view WaitQueueName(std::uint32_t queue) const {
-    return wait_queues_[queue].name;
-  }
+  absl::string_view WaitQueueName(std::uint32_t queue) const { return wait_queues_[queue].name; }
   // Blocks the current actor on `queue` until a WakeQueue picks it.
   void WaitOnQueue(std::uint32_t queue, const Footprint& next);
   // A timed wait: blocks the current actor on `queue` as WaitOnQueue does
@@ -312,16 +306,14 @@ class Scheduler final : public SimView {
 
   // --- events and time ---
   // Appends an event by the actor taking the current step.
-  void Log(EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
-           std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0,
-           std::uint64_t y = 0) {
+  void Log(EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0, std::uint32_t c = 0,
+           std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
     LogAs(acting_, kind, a, b, c, d, x, y);
   }
   // Inline: an execution logs dozens of events, and a call per event (eight
   // arguments, a stack temporary for the event) cost more than the hashing.
-  void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0,
-             std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
-             std::uint64_t x = 0, std::uint64_t y = 0) {
+  void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
+             std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
     if (stopped_ || tearing_down_) return;
     // Hashed from a local the compiler keeps in registers, then stored.
     const Event e{now_, actor, kind, a, b, c, d, x, y};
@@ -337,8 +329,8 @@ class Scheduler final : public SimView {
     if (t > now_) now_ = t;
   }
   // Stops the execution (the first violation wins).
-  void ReportViolation(std::string property, std::string message,
-                       std::vector<WaitLink> waits = {}, bool cyclic = false);
+  void ReportViolation(std::string property, std::string message, std::vector<WaitLink> waits = {},
+                       bool cyclic = false);
 
   // --- results of the last execution ---
   const std::optional<Violation>& violation() const { return violation_; }
@@ -382,13 +374,13 @@ class Scheduler final : public SimView {
     std::function<void()> body;
     const void* stack_bottom = nullptr;
     std::size_t stack_size = 0;
-    bool started = false;  // the fiber has run (its body began)
+    bool started = false;                // the fiber has run (its body began)
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
-    void* tsan_fiber = nullptr;  // ThreadSanitizer's handle (tsan builds only)
-    std::uint8_t wake_on = 0;  // a WakeOn: where Watch filed it
-    std::uint8_t guards_held = 0;  // guard bits of the guard mutexes it owns
-    bool woken = false;  // a WakeQueue picked it (kWakeup waits)
-    bool timed = false;  // its kWakeup wait can time out (WaitOnQueueOrTimeOut)
+    void* tsan_fiber = nullptr;          // ThreadSanitizer's handle (tsan builds only)
+    std::uint8_t wake_on = 0;            // a WakeOn: where Watch filed it
+    std::uint8_t guards_held = 0;        // guard bits of the guard mutexes it owns
+    bool woken = false;                  // a WakeQueue picked it (kWakeup waits)
+    bool timed = false;                  // its kWakeup wait can time out (WaitOnQueueOrTimeOut)
     // The device's last answer for this actor (see DeviceAnswer), valid while
     // device_epoch_ == answer_epoch; 0 = never asked.
     std::uint64_t answer_epoch = 0;
@@ -485,9 +477,7 @@ class Scheduler final : public SimView {
 #ifdef STACKCHECK_ASAN
   void CheckWatched(std::size_t count, int current_index);
 #endif
-  static std::uint64_t Bit(ActorId id) {
-    return id < 64 ? std::uint64_t{1} << id : 0;
-  }
+  static std::uint64_t Bit(ActorId id) { return id < 64 ? std::uint64_t{1} << id : 0; }
   // Ready for actors that only the device can answer for (GPU streams, device
   // waits, the idle callback thread): cached per actor until the device
   // changes, since most steps leave the device as it was.
@@ -578,7 +568,7 @@ class Scheduler final : public SimView {
   std::uint32_t callback_workers_ = 0;
   std::vector<MutexState> mutexes_;
   std::vector<WaitQueueState> wait_queues_;
-  std::uint32_t guards_ = 0;  // guard mutexes marked this execution
+  std::uint32_t guards_ = 0;               // guard mutexes marked this execution
   std::vector<std::string> shared_names_;  // by SharedId; shared_count_ live
   std::size_t shared_count_ = 0;
   // Printed messages by key; kept across executions (a few distinct texts).
@@ -590,7 +580,7 @@ class Scheduler final : public SimView {
   std::function<bool(const Violation&)> pass_;
   std::vector<Violation> passed_;
   std::size_t passes_ = 0;  // violations passed in this execution
-  EventDigest digest_;  // sim/trace/digest.h: the same hash as Digest(trace)
+  EventDigest digest_;      // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
   std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
   // Bit i: actor i may be able to move and the next scan must look at it.
@@ -614,12 +604,12 @@ class Scheduler final : public SimView {
   bool stopped_ = false;
   bool tearing_down_ = false;
   bool guards_order_accesses_ = true;  // see SimView::guards_order_accesses
-  bool forced_unwinding_ = false;  // a fiber's stack is being unwound
-  bool unwound_ = false;           // ...and it has reached FiberEntry
+  bool forced_unwinding_ = false;      // a fiber's stack is being unwound
+  bool unwound_ = false;               // ...and it has reached FiberEntry
   bool process_exited_ = false;
   int exit_status_ = 0;
   ActorId exiting_actor_ = kNoActor;
-  ActorId handlers_actor_ = kNoActor;  // running the exit handlers
+  ActorId handlers_actor_ = kNoActor;   // running the exit handlers
   bool handlers_program_wide_ = false;  // ExitHandlersStart
   std::size_t handlers_from_ = 0;
   Stacks stacks_at_end_ = Stacks::kIntact;  // as the process ended

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
-#include "sim/trace/digest.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
+#include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
 namespace {

@@ -54,8 +54,7 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
           const std::uint32_t vars = op.vars_block;
           switch (s.front_by) {
             case Stream::FrontBy::kOwnStep:
-              *next = vars != 0 ? Touches(op.block, false, vars, false)
-                                : Touches(op.block, false);
+              *next = vars != 0 ? Touches(op.block, false, vars, false) : Touches(op.block, false);
               break;
             case Stream::FrontBy::kEnqueue:
               *next = vars != 0 ? Touches(op.block, false, op.launch, false, vars, false)
@@ -79,9 +78,8 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
         // and completion-word loads read) and takes the warps off the block
         // (read: only a free of the block conflicts). It leaves what is
         // enqueued alone, so it commutes with launches.
-        *next = op.vars_block != 0
-                    ? Touches(progress, true, op.block, false, op.vars_block, false)
-                    : Touches(progress, true, op.block, false);
+        *next = op.vars_block != 0 ? Touches(progress, true, op.block, false, op.vars_block, false)
+                                   : Touches(progress, true, op.block, false);
       }
       if (precise) next->blocking |= kStreamWork;
       return true;
@@ -129,10 +127,10 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
 // write both halves of the stream and the callback thread.
 Footprint SimDevice::CallbackStepFootprint(std::uint32_t stream) const {
   // The stream waits for the callback until its end: work pending on it.
-  return OnStream(stream, Blocking(Touches(StreamEnqueuedObject(stream), true,
-                                           StreamProgressObject(stream), true,
-                                           ObjectId(ObjectKind::kCallbackThread, 0), true),
-                                   kStreamWork));
+  return OnStream(stream,
+                  Blocking(Touches(StreamEnqueuedObject(stream), true, StreamProgressObject(stream),
+                                   true, ObjectId(ObjectKind::kCallbackThread, 0), true),
+                           kStreamWork));
 }
 
 void SimDevice::StreamStep(std::uint32_t stream) {
@@ -154,8 +152,8 @@ void SimDevice::StreamStep(std::uint32_t stream) {
           op.args.action = KernelAction::kTrap;
         }
         op.start_ns = scheduler_->now();
-        scheduler_->Log(EventKind::kKernelStart, op.id, stream, op.args.region_tag,
-                        op.slots, op.args.stacks, op.args.stack_size_per_warp);
+        scheduler_->Log(EventKind::kKernelStart, op.id, stream, op.args.region_tag, op.slots,
+                        op.args.stacks, op.args.stack_size_per_warp);
       } else {
         EndKernel(stream);
       }
@@ -212,8 +210,8 @@ void SimDevice::EndKernel(std::uint32_t stream) {
   } else if (sticky_ != CuResult::kSuccess) {
     result = sticky_;  // ran on in a context another kernel poisoned
   }
-  scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag,
-                  op.slots, static_cast<std::uint64_t>(result));
+  scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag, op.slots,
+                  static_cast<std::uint64_t>(result));
   if (op.args.action == KernelAction::kTrap) {
     Poison(config_.modes.trap_code);
   } else if (result == CuResult::kSuccess) {
@@ -221,8 +219,7 @@ void SimDevice::EndKernel(std::uint32_t stream) {
     const auto word = static_cast<std::uint32_t>(op.args.completion_word);
     if (word >= 1 && word <= host_words_.size() && host_words_[word - 1].live) {
       host_words_[word - 1].value = op.args.completion_value;
-      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0,
-                      op.args.completion_value);
+      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0, op.args.completion_value);
     }
   }
 }
@@ -243,7 +240,8 @@ void SimDevice::Poison(CuResult code) {
       switch (op.kind) {
         case OpKind::kKernel:
           kept = op.phase != Phase::kQueued;
-          if (!kept) scheduler_->Log(EventKind::kKernelDropped, op.id, i, op.args.region_tag, op.slots);
+          if (!kept)
+            scheduler_->Log(EventKind::kKernelDropped, op.id, i, op.args.region_tag, op.slots);
           break;
         case OpKind::kCallback:
           kept = true;
@@ -288,10 +286,9 @@ void SimDevice::Dispatch(std::uint32_t stream) {
   } else {
     // Concurrent mode: each callback on a thread of its own, unordered. Its
     // first step starts the callback: it touches the stream.
-    op.runner = scheduler_->SpawnFiber(
-        ActorKind::kCallbackWorker, [this, stream, seq] { RunCallback(stream, seq); });
-    scheduler_->set_first_step(
-        op.runner, CallbackStepFootprint(stream));
+    op.runner = scheduler_->SpawnFiber(ActorKind::kCallbackWorker,
+                                       [this, stream, seq] { RunCallback(stream, seq); });
+    scheduler_->set_first_step(op.runner, CallbackStepFootprint(stream));
   }
 }
 
@@ -373,17 +370,16 @@ void SimDevice::DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
   const absl::string_view call = DriverCallName(reason.call);
   switch (reason.kind) {
     case WaitKind::kStreamIdle:
-      out->push_back(WaitEdge{streams_[reason.object].actor,
-                              absl::StrCat(who, " waits in ", call, " for gpu:s",
-                                           reason.object, " to drain")});
+      out->push_back(WaitEdge{
+          streams_[reason.object].actor,
+          absl::StrCat(who, " waits in ", call, " for gpu:s", reason.object, " to drain")});
       return;
     case WaitKind::kAllStreamsIdle:
     case WaitKind::kAllStreamsIdleOrFault:
       for (std::uint32_t i = 0; i < stream_count_; ++i) {
         if (streams_[i].empty()) continue;
-        out->push_back(WaitEdge{streams_[i].actor,
-                                absl::StrCat(who, " waits in ", call,
-                                             " for gpu:s", i, " to drain")});
+        out->push_back(WaitEdge{streams_[i].actor, absl::StrCat(who, " waits in ", call,
+                                                                " for gpu:s", i, " to drain")});
       }
       return;
     case WaitKind::kEvent:
@@ -407,16 +403,15 @@ void SimDevice::StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out
   if (s.empty()) return;
   const Op& op = s.front();
   const std::string name = absl::StrCat("gpu:s", stream);
-  if ((op.kind == OpKind::kCallback || op.kind == OpKind::kHostFn) &&
-      op.phase != Phase::kQueued) {
+  if ((op.kind == OpKind::kCallback || op.kind == OpKind::kHostFn) && op.phase != Phase::kQueued) {
     const char* what = op.kind == OpKind::kCallback ? "callback" : "host function";
     const absl::string_view runner = scheduler_->ActorName(op.runner);
     if (op.phase == Phase::kRunning) {
-      out->push_back(WaitEdge{op.runner, absl::StrCat(name, " waits for ", what, " #",
-                                                      op.id, " running on ", runner)});
+      out->push_back(WaitEdge{
+          op.runner, absl::StrCat(name, " waits for ", what, " #", op.id, " running on ", runner)});
     } else {
-      out->push_back(WaitEdge{op.runner, absl::StrCat(name, " waits for ", runner,
-                                                      " to run ", what, " #", op.id)});
+      out->push_back(WaitEdge{
+          op.runner, absl::StrCat(name, " waits for ", runner, " to run ", what, " #", op.id)});
     }
     return;
   }
@@ -425,7 +420,8 @@ void SimDevice::StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out
       const Stream& t = streams_[i];
       for (std::size_t j = t.head; j < t.ops.size(); ++j) {
         if (t.ops[j].kind == OpKind::kEventRecord && t.ops[j].id == op.id) {
-          out->push_back(WaitEdge{t.actor, absl::StrCat(name, " waits for an event recorded on gpu:s", i)});
+          out->push_back(
+              WaitEdge{t.actor, absl::StrCat(name, " waits for an event recorded on gpu:s", i)});
         }
       }
     }
@@ -435,8 +431,8 @@ void SimDevice::StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out
       const Stream& t = streams_[i];
       if (i == stream || !t.blocking || t.empty() || t.ops[t.head].seq > op.seq) continue;
       if (!s.legacy && !t.legacy) continue;
-      out->push_back(WaitEdge{t.actor, absl::StrCat(name, " waits for gpu:s", i,
-                                                    " (legacy-stream barrier)")});
+      out->push_back(
+          WaitEdge{t.actor, absl::StrCat(name, " waits for gpu:s", i, " (legacy-stream barrier)")});
     }
   }
 }

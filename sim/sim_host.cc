@@ -23,8 +23,7 @@ thread_local Rebirth rebirth;
 
 class SimMutex final : public Mutex {
  public:
-  SimMutex(Scheduler* scheduler, std::uint32_t id, std::uint64_t generation,
-           bool tombstone = false)
+  SimMutex(Scheduler* scheduler, std::uint32_t id, std::uint64_t generation, bool tombstone = false)
       : scheduler_(scheduler), id_(id), generation_(generation), tombstone_(tombstone) {}
 
   ~SimMutex() override {
@@ -70,8 +69,8 @@ class SimMutex final : public Mutex {
 
   void Unlock() override {
     // Reached from MutexLock's destructor: this point must never throw.
-    const bool owned = Live() && !destroyed_ &&
-                       scheduler_->mutex_owner(id_) == scheduler_->current();
+    const bool owned =
+        Live() && !destroyed_ && scheduler_->mutex_owner(id_) == scheduler_->current();
     scheduler_->Point(Blocking(Touches(object(), true), owned ? kOwnerUnlock : 0),
                       PointKind::kNoThrow);
     if (!Live()) return;
@@ -190,11 +189,10 @@ ThreadId SimHost::Spawn(absl::string_view name, std::function<void()> body) {
 
 void SimHost::Join(ThreadId thread) {
   const ActorId target = ToActor(thread);
-  if (target >= scheduler_->actor_count() ||
-      scheduler_->kind(target) != ActorKind::kHostThread) {
-    scheduler_->ReportViolation(
-        "host-misuse", absl::StrCat(scheduler_->ActorName(scheduler_->current()),
-                                    " joins unknown thread ", thread));
+  if (target >= scheduler_->actor_count() || scheduler_->kind(target) != ActorKind::kHostThread) {
+    scheduler_->ReportViolation("host-misuse",
+                                absl::StrCat(scheduler_->ActorName(scheduler_->current()),
+                                             " joins unknown thread ", thread));
     scheduler_->Point(GlobalFootprint());
     return;
   }
@@ -210,10 +208,9 @@ void SimHost::Join(ThreadId thread) {
 }
 
 void SimHost::SleepFor(absl::Duration d) {
-  const auto ns = static_cast<std::uint64_t>(
-      std::max<std::int64_t>(0, absl::ToInt64Nanoseconds(d)));
-  const Footprint step =
-      Touches(ObjectId(ObjectKind::kThread, scheduler_->current()), true);
+  const auto ns =
+      static_cast<std::uint64_t>(std::max<std::int64_t>(0, absl::ToInt64Nanoseconds(d)));
+  const Footprint step = Touches(ObjectId(ObjectKind::kThread, scheduler_->current()), true);
   scheduler_->Point(step);
   scheduler_->Log(EventKind::kSleep, 0, 0, 0, 0, ns);
   const std::uint64_t wake = scheduler_->now() + ns;
@@ -377,10 +374,10 @@ bool SimHost::AccessPoint(SharedId object, bool write) {
     // (a lock step runs code under the guard after it acquires) and, through
     // the guard bit, with every step its owner takes while holding it.
     const std::uint32_t shared = ObjectId(ObjectKind::kShared, object);
-    scheduler_->Point(g.bit == 0 ? Touches(shared, write)
-                                 : Breaking(Touches(shared, write,
-                                                    ObjectId(ObjectKind::kMutex, g.mutex), false),
-                                            g.bit));
+    scheduler_->Point(
+        g.bit == 0 ? Touches(shared, write)
+                   : Breaking(Touches(shared, write, ObjectId(ObjectKind::kMutex, g.mutex), false),
+                              g.bit));
   }
   return guarded;
 }
@@ -413,11 +410,9 @@ std::uint32_t SimHost::WakeQueue(std::uint32_t queue, std::uint32_t count) {
   return scheduler_->WakeQueue(queue, count);
 }
 
-void SimHost::ProgramCall(absl::string_view name, std::uint32_t object,
-                          std::uint64_t result) {
+void SimHost::ProgramCall(absl::string_view name, std::uint32_t object, std::uint64_t result) {
   scheduler_->Point(GlobalFootprint());
-  scheduler_->Log(EventKind::kProgramCall, object, 0, 0, scheduler_->InternMessage(name),
-                  result);
+  scheduler_->Log(EventKind::kProgramCall, object, 0, 0, scheduler_->InternMessage(name), result);
 }
 
 void SimHost::ProgramExitBegins() {
@@ -430,15 +425,12 @@ void SimHost::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
   scheduler_->Log(EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
 }
 
-void SimHost::RegionEnd(RegionId region) {
-  scheduler_->Log(EventKind::kRegionEnd, 0, 0, region);
-}
+void SimHost::RegionEnd(RegionId region) { scheduler_->Log(EventKind::kRegionEnd, 0, 0, region); }
 
-void SimHost::FatalReported(RegionId attributed, CuResult code,
-                            absl::string_view message) {
+void SimHost::FatalReported(RegionId attributed, CuResult code, absl::string_view message) {
   MessagePoint(code);
-  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed,
-                  scheduler_->InternMessage(message), static_cast<std::uint64_t>(code));
+  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed, scheduler_->InternMessage(message),
+                  static_cast<std::uint64_t>(code));
 }
 
 void SimHost::ErrorReported(CuResult code, absl::string_view message) {

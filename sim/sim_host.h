@@ -45,12 +45,8 @@ class SimHost final : public Host, public RuntimeObserver {
   ProbeRegistry& probes() { return probes_; }
 
   // ThreadId <-> actor: ThreadIds are actor ids + 1 (0 is kNoThread).
-  static ThreadId ToThreadId(ActorId actor) {
-    return actor == kNoActor ? kNoThread : actor + 1;
-  }
-  static ActorId ToActor(ThreadId thread) {
-    return thread == kNoThread ? kNoActor : thread - 1;
-  }
+  static ThreadId ToThreadId(ActorId actor) { return actor == kNoActor ? kNoThread : actor + 1; }
+  static ActorId ToActor(ThreadId thread) { return thread == kNoThread ? kNoActor : thread - 1; }
 
   // Host
   std::unique_ptr<Mutex> NewMutex(absl::string_view name) override;
@@ -87,8 +83,7 @@ class SimHost final : public Host, public RuntimeObserver {
   bool WaitOnQueueOrTimeOut(std::uint32_t queue);
   std::uint32_t WakeQueue(std::uint32_t queue, std::uint32_t count);
   // A scheduling point that logs one call of the program by name.
-  void ProgramCall(absl::string_view name, std::uint32_t object = 0,
-                   std::uint64_t result = 0);
+  void ProgramCall(absl::string_view name, std::uint32_t object = 0, std::uint64_t result = 0);
   // The program's exit() began on the calling thread: its own exit handlers
   // run now, as real code between this thread's points, which are
   // program-wide from here on; Exit ends the simulated process after them.
@@ -97,8 +92,7 @@ class SimHost final : public Host, public RuntimeObserver {
   // RuntimeObserver
   void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override;
   void RegionEnd(RegionId region) override;
-  void FatalReported(RegionId attributed, CuResult code,
-                     absl::string_view message) override;
+  void FatalReported(RegionId attributed, CuResult code, absl::string_view message) override;
   void ErrorReported(CuResult code, absl::string_view message) override;
   void CacheHeld(std::uint64_t held_bytes) override;
   void AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) override;

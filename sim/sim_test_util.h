@@ -27,8 +27,7 @@ inline Opened Open(Device& d) {
   return o;
 }
 
-inline KernelArgs Args(DevicePtr stacks, std::uint32_t tag,
-                       std::uint64_t duration_ns = 1000,
+inline KernelArgs Args(DevicePtr stacks, std::uint32_t tag, std::uint64_t duration_ns = 1000,
                        KernelAction action = KernelAction::kRun) {
   KernelArgs a;
   a.stacks = stacks;
@@ -43,8 +42,7 @@ inline Dim3 Grid(std::uint32_t x) { return Dim3{x, 1, 1}; }
 inline Dim3 Warps(std::uint32_t y) { return Dim3{32, y, 1}; }
 
 // Index of the first event of `kind` at or after `from`; -1 if none.
-inline long Find(const std::vector<Event>& trace, EventKind kind,
-                 std::size_t from = 0) {
+inline long Find(const std::vector<Event>& trace, EventKind kind, std::size_t from = 0) {
   for (std::size_t i = from; i < trace.size(); ++i) {
     if (trace[i].kind == kind) return static_cast<long>(i);
   }

@@ -17,8 +17,6 @@
 
 namespace stackcheck::sim {
 
-
-
 struct Candidate {
   ActorId actor = 0;
   Footprint next;  // what the actor's next step touches

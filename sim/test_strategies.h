@@ -16,8 +16,7 @@ namespace stackcheck::sim::testing {
 class NonPreemptive : public Strategy {
  public:
   NonPreemptive() = default;
-  explicit NonPreemptive(std::function<bool(ActorId)> prefer)
-      : prefer_(std::move(prefer)) {}
+  explicit NonPreemptive(std::function<bool(ActorId)> prefer) : prefer_(std::move(prefer)) {}
   bool NewExecution() override { return true; }
   std::size_t NextActor(const SchedulingPoint& point) override {
     if (point.current >= 0) return static_cast<std::size_t>(point.current);

@@ -26,8 +26,8 @@ inline void Join(Entry* into, const Entry* from, std::uint32_t width) {
     const __m128i a = _mm_loadu_si128(out);
     const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(from + q));
     const __m128i b_greater = _mm_cmpgt_epi32(b, a);
-    _mm_storeu_si128(out, _mm_or_si128(_mm_and_si128(b_greater, b),
-                                       _mm_andnot_si128(b_greater, a)));
+    _mm_storeu_si128(out,
+                     _mm_or_si128(_mm_and_si128(b_greater, b), _mm_andnot_si128(b_greater, a)));
   }
 #else
   for (std::uint32_t q = 0; q < width; ++q) into[q] = std::max(into[q], from[q]);

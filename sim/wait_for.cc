@@ -28,11 +28,10 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
       return;
     case WaitKind::kMutex: {
       const MutexState& m = mutexes_[a.wait.object];
-      std::string text = absl::StrCat(ActorName(actor), " waits for mutex '", m.name,
-                                      "' held by ", ActorName(m.owner));
+      std::string text = absl::StrCat(ActorName(actor), " waits for mutex '", m.name, "' held by ",
+                                      ActorName(m.owner));
       if (m.owner == actor) text += " itself (relock)";
-      if (m.owner != kNoActor &&
-          actors_[m.owner].state == ActorState::kFinished) {
+      if (m.owner != kNoActor && actors_[m.owner].state == ActorState::kFinished) {
         text += ", which has finished";
       }
       out->push_back(WaitEdge{m.owner, std::move(text)});
@@ -51,9 +50,8 @@ void Scheduler::WaitEdgesOf(ActorId actor, std::vector<WaitEdge>* out) {
       return;
     }
     case WaitKind::kJoin:
-      out->push_back(WaitEdge{
-          a.wait.object,
-          absl::StrCat(ActorName(actor), " waits to join ", ActorName(a.wait.object))});
+      out->push_back(WaitEdge{a.wait.object, absl::StrCat(ActorName(actor), " waits to join ",
+                                                          ActorName(a.wait.object))});
       return;
     case WaitKind::kStreamIdle:
     case WaitKind::kAllStreamsIdle:

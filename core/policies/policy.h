@@ -63,9 +63,8 @@ class RuntimeContext {
   // With `completion`, the kernel writes `completion_value` into that host
   // word as it completes (KernelArgs::completion_word).
   // `vars` is the region's variable table (0: it maps nothing).
-  CuResult LaunchRegion(const RegionSpec& region, DevicePtr vars,
-                        DevicePtr stacks, HostWordHandle completion = {},
-                        std::uint32_t completion_value = 0);
+  CuResult LaunchRegion(const RegionSpec& region, DevicePtr vars, DevicePtr stacks,
+                        HostWordHandle completion = {}, std::uint32_t completion_value = 0);
   // Launches the one-warp constructor/destructor kernel on the NULL stream.
   CuResult LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks);
 
@@ -76,8 +75,7 @@ class RuntimeContext {
   // Reports a fatal error naming `region` (kNoRegion if none) to the observer,
   // then runs the exit handlers and ends the process: Host::Exit(1), as
   // GOMP_PLUGIN_fatal does through exit().
-  [[noreturn]] void Fatal(RegionId region, CuResult code,
-                          absl::string_view message);
+  [[noreturn]] void Fatal(RegionId region, CuResult code, absl::string_view message);
   // Fatal in two halves, for a caller that must print the message before it
   // releases a lock and only then exit: PrintFatal tells the observer,
   // ExitAfterFatal runs the exit handlers and ends the process.

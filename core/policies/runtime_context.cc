@@ -8,15 +8,12 @@
 
 namespace stackcheck {
 
-RuntimeContext::RuntimeContext(Device& device, Host& host,
-                               RuntimeObserver& observer,
+RuntimeContext::RuntimeContext(Device& device, Host& host, RuntimeObserver& observer,
                                const RuntimeOptions& options)
     : device(device), host(host), observer(observer), options(options) {}
 
-CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
-                                      DevicePtr vars, DevicePtr stacks,
-                                      HostWordHandle completion,
-                                      std::uint32_t completion_value) {
+CuResult RuntimeContext::LaunchRegion(const RegionSpec& region, DevicePtr vars, DevicePtr stacks,
+                                      HostWordHandle completion, std::uint32_t completion_value) {
   KernelArgs args;
   args.vars = vars;
   args.data = region.device_ptr;
@@ -29,8 +26,8 @@ CuResult RuntimeContext::LaunchRegion(const RegionSpec& region,
   args.action = region.aborts ? KernelAction::kTrap : KernelAction::kRun;
   // Warps of a team are the block's y dimension: warp w of team t uses slot
   // t * warps + w, as libgomp's nvptx kernels compute it.
-  return device.LaunchKernel(region_kernel, Dim3{region.teams, 1, 1},
-                             Dim3{32, region.warps, 1}, args, kLegacyStream);
+  return device.LaunchKernel(region_kernel, Dim3{region.teams, 1, 1}, Dim3{32, region.warps, 1},
+                             args, kLegacyStream);
 }
 
 CuResult RuntimeContext::LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks) {
@@ -39,8 +36,7 @@ CuResult RuntimeContext::LaunchCtorDtor(FunctionHandle kernel, DevicePtr stacks)
   args.stack_size_per_warp = kDefaultStackSizePerWarp;
   args.region_tag = kNoRegion;
   args.duration_ns = 1000;
-  return device.LaunchKernel(kernel, Dim3{1, 1, 1}, Dim3{32, 1, 1},
-                             args, kLegacyStream);
+  return device.LaunchKernel(kernel, Dim3{1, 1, 1}, Dim3{32, 1, 1}, args, kLegacyStream);
 }
 
 std::string RuntimeContext::CallErrorMessage(DriverCall call, CuResult code, bool abort_hint) {
@@ -57,8 +53,7 @@ std::string RuntimeContext::FailureMessage(absl::string_view failed, CuResult co
   return message;
 }
 
-void RuntimeContext::Fatal(RegionId region, CuResult code,
-                           absl::string_view message) {
+void RuntimeContext::Fatal(RegionId region, CuResult code, absl::string_view message) {
   PrintFatal(region, code, message);
   ExitAfterFatal();
 }

@@ -79,7 +79,7 @@ class V1aCallbackUnlockPolicy : public Policy {
   }
 
   std::unique_ptr<Mutex> lock_;
-  StackBlock block_;               // guarded by *lock_ (close: without it)
+  StackBlock block_;              // guarded by *lock_ (close: without it)
   Shared<RegionId> last_region_;  // guarded by *lock_ (the callback: without it)
 };
 

@@ -7,8 +7,7 @@ namespace stackcheck {
 V2Gcc11Policy::V2Gcc11Policy(RuntimeContext& ctx)
     : Policy(ctx), lock_(ctx.host.NewMutex("stacks lock")), block_(ctx.host, lock_.get()) {}
 
-void V2Gcc11Policy::Run(const RegionSpec& region, DevicePtr vars)
-    ABSL_NO_THREAD_SAFETY_ANALYSIS {
+void V2Gcc11Policy::Run(const RegionSpec& region, DevicePtr vars) ABSL_NO_THREAD_SAFETY_ANALYSIS {
   lock_->Lock();
   AcquireLocked(region.id, region.StacksBytes());
   CuResult r = ctx_.LaunchRegion(region, vars, block_.ptr());

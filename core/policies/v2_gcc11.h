@@ -27,7 +27,6 @@
 #include <memory>
 
 #include "absl/base/thread_annotations.h"
-
 #include "core/policies/policy.h"
 #include "core/policies/stack_block.h"
 

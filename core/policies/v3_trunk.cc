@@ -33,9 +33,7 @@ class V3TrunkPolicy : public V2Gcc11Policy {
  public:
   using V2Gcc11Policy::V2Gcc11Policy;
 
-  bool OnImageLoad() override {
-    return !ctx_.has_constructors || RunCtorDtor();
-  }
+  bool OnImageLoad() override { return !ctx_.has_constructors || RunCtorDtor(); }
 
   bool Close() override {
     bool ok = !ctx_.has_destructors || RunCtorDtor();

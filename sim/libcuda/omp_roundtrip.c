@@ -32,8 +32,8 @@ int main(void) {
 #pragma omp target update from(b)
   int restored = 1;
   for (int i = 0; i < N; ++i) restored &= b[i] == 1000 + i;
-  printf("target update from: device bytes came back: %s (b[7] = %d)\n",
-         restored ? "yes" : "no", b[7]);
+  printf("target update from: device bytes came back: %s (b[7] = %d)\n", restored ? "yes" : "no",
+         b[7]);
 #pragma omp target exit data map(release : b)
 
   return same && restored ? 0 : 1;

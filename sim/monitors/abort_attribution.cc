@@ -18,8 +18,8 @@ void AbortAttributionMonitor::Reset() {
   end_judged_ = false;
 }
 
-std::optional<Violation> AbortAttributionMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> AbortAttributionMonitor::OnEvent(absl::Span<const Event> events,
+                                                          const SimView& view) {
   const Event& e = events.back();
   switch (e.kind) {
     case EventKind::kKernelEnd:
@@ -49,7 +49,7 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(
 }
 
 std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> events,
-                                                       const SimView& view) {
+                                                        const SimView& view) {
   const Event& e = events.back();
   // A message with another code (say, out of memory) is about something
   // else.
@@ -69,29 +69,27 @@ std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> 
   }
   return ViolationAtLast(
       kName, events,
-      absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ",
-                   first.index, ", but the first message the user sees, from ",
-                   Who(view, e.actor), ", is \"", text,
-                   "\", which does not say that a kernel aborted"));
+      absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ", first.index,
+                   ", but the first message the user sees, from ", Who(view, e.actor), ", is \"",
+                   text, "\", which does not say that a kernel aborted"));
 }
 
-std::optional<Violation> AbortAttributionMonitor::OnQuiescence(
-    absl::Span<const Event> events, const SimView& /*view*/, bool all_finished) {
+std::optional<Violation> AbortAttributionMonitor::OnQuiescence(absl::Span<const Event> events,
+                                                               const SimView& /*view*/,
+                                                               bool all_finished) {
   // A stuck execution is the engine's deadlock to report; the abort might
   // still have been reported had it moved on.
   if (!all_finished || end_judged_) return std::nullopt;
   return Unreported(events);
 }
 
-std::optional<Violation> AbortAttributionMonitor::Unreported(
-    absl::Span<const Event> events) const {
+std::optional<Violation> AbortAttributionMonitor::Unreported(absl::Span<const Event> events) const {
   if (aborts_.empty() || judged_) return std::nullopt;
   const Abort& first = aborts_.front();
   return ViolationAtLast(
       kName, events,
-      absl::StrCat(KernelLabel(first.kernel, first.region),
-                   " aborted at event ", first.index, " with ",
-                   FormatResult(first.code),
+      absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ", first.index,
+                   " with ", FormatResult(first.code),
                    ", but the execution ended without a message about it (the abort "
                    "was lost)"));
 }

@@ -40,10 +40,8 @@ class AbortAttributionMonitor final : public Monitor {
   // An aborted kernel's region: DeviceBooks::just_ended.
   bool reads_device_books() const override { return true; }
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
-  std::optional<Violation> OnQuiescence(absl::Span<const Event> events,
-                                        const SimView& view,
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
+  std::optional<Violation> OnQuiescence(absl::Span<const Event> events, const SimView& view,
                                         bool all_finished) override;
 
  private:
@@ -58,11 +56,10 @@ class AbortAttributionMonitor final : public Monitor {
   // violation for an abort nobody reported, if there is one.
   ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Judge(absl::Span<const Event> events,
                                                          const SimView& view);
-  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Unreported(
-      absl::Span<const Event> events) const;
+  ABSL_ATTRIBUTE_NOINLINE std::optional<Violation> Unreported(absl::Span<const Event> events) const;
 
   std::vector<Abort> aborts_;
-  bool judged_ = false;  // the first message with the abort's code was judged
+  bool judged_ = false;    // the first message with the abort's code was judged
   bool poisoned_ = false;  // a kStickyError was seen
   // The process could have ended at a kExitHandlersDone already: the end's
   // verdict was given there.

@@ -59,9 +59,10 @@ std::optional<Violation> AvoidableOomMonitor::OnEvent(absl::Span<const Event> ev
       kName, events,
       absl::StrCat("device_alloc of ", FormatBytes(e.x), " on ", Who(view, e.actor),
                    " failed with out of memory while the stacks cache still held the ",
-                   FormatBytes(cached), " it held when the allocation began, and the thread "
-                   "had freed nothing: ", FormatBytes(free),
-                   " free, enough with the cached block released"));
+                   FormatBytes(cached),
+                   " it held when the allocation began, and the thread "
+                   "had freed nothing: ",
+                   FormatBytes(free), " free, enough with the cached block released"));
 }
 
 }  // namespace stackcheck::sim

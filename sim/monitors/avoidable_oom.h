@@ -40,8 +40,7 @@ class AvoidableOomMonitor final : public Monitor {
     threads_.clear();
     exiting_ = false;
   }
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   // What one thread's device_alloc in progress has done.

@@ -36,11 +36,9 @@ const FreedBlock* BlockLedger::Apply(const Event& e, std::size_t index) {
   }
 }
 
-void BlockLedger::Remove(std::size_t pos, ActorId by, std::size_t index,
-                         bool teardown) {
+void BlockLedger::Remove(std::size_t pos, ActorId by, std::size_t index, bool teardown) {
   const LiveBlock& b = live_[pos];
-  freed_.push_back(
-      FreedBlock{b.ptr, b.bytes, b.serial, by, index, teardown, allocs()});
+  freed_.push_back(FreedBlock{b.ptr, b.bytes, b.serial, by, index, teardown, allocs()});
   if (pos + 1 != live_.size()) live_[pos] = live_.back();
   live_.pop_back();
 }

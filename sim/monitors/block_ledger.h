@@ -36,13 +36,11 @@ struct FreedBlock {
   std::uint64_t bytes = 0;
   BlockSerial serial = kNoBlock;
   ActorId freed_by = kNoActor;
-  std::size_t free_index = 0;    // event index of the free or the teardown
-  bool by_teardown = false;      // invalidated by kCtxDestroy, not freed
+  std::size_t free_index = 0;       // event index of the free or the teardown
+  bool by_teardown = false;         // invalidated by kCtxDestroy, not freed
   std::uint32_t allocs_before = 0;  // allocations made before the free
 
-  bool Contains(std::uint64_t addr) const {
-    return addr >= ptr && addr < ptr + bytes;
-  }
+  bool Contains(std::uint64_t addr) const { return addr >= ptr && addr < ptr + bytes; }
 };
 
 class BlockLedger {
@@ -79,8 +77,7 @@ class BlockLedger {
   bool torn_down() const { return torn_down_; }
 
  private:
-  void Remove(std::size_t live_pos, ActorId by, std::size_t index,
-              bool teardown);
+  void Remove(std::size_t live_pos, ActorId by, std::size_t index, bool teardown);
 
   std::vector<LiveBlock> live_;
   std::vector<FreedBlock> freed_;  // in free order

@@ -18,10 +18,8 @@ std::size_t IndexOf(absl::string_view name) {
 }
 
 const std::size_t kCallbackAfterRealloc = IndexOf(kProbeCallbackAfterRealloc);
-const std::size_t kAbortWhileOther =
-    IndexOf(kProbeAbortWhileOtherRegionInFlight);
-const std::size_t kFreeWaitsOnCallback =
-    IndexOf(kProbeFreeWaitsOnRunningCallback);
+const std::size_t kAbortWhileOther = IndexOf(kProbeAbortWhileOtherRegionInFlight);
+const std::size_t kFreeWaitsOnCallback = IndexOf(kProbeFreeWaitsOnRunningCallback);
 
 }  // namespace
 
@@ -30,15 +28,13 @@ void CoverageProbes::ResetScratch() {
   other_hit_.clear();
   ledger_.Reset();
   kernels_.Reset();
-  std::fill(last_block_of_stream_.begin(), last_block_of_stream_.end(),
-            kNoBlock);
+  std::fill(last_block_of_stream_.begin(), last_block_of_stream_.end(), kNoBlock);
   std::fill(region_of_actor_.begin(), region_of_actor_.end(), 0);
   callbacks_running_ = 0;
   poisoned_ = false;
 }
 
-void CoverageProbes::Observe(absl::Span<const Event> events,
-                             ProbeNamer probe_name) {
+void CoverageProbes::Observe(absl::Span<const Event> events, ProbeNamer probe_name) {
   ResetScratch();
   for (std::size_t index = 0; index < events.size(); ++index) {
     const Event& e = events[index];
@@ -55,8 +51,7 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
         if (e.actor >= region_of_actor_.size()) {
           region_of_actor_.resize(e.actor + 1, 0);
         }
-        region_of_actor_[e.actor] =
-            e.kind == EventKind::kRegionBegin ? e.c : 0;
+        region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
         break;
       case EventKind::kKernelEnqueue: {
         KernelInFlight& k = kernels_.Enqueue(e, index);
@@ -93,9 +88,8 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
         break;
       case EventKind::kCallbackStart: {
         ++callbacks_running_;
-        const BlockSerial block = e.a < last_block_of_stream_.size()
-                                      ? last_block_of_stream_[e.a]
-                                      : kNoBlock;
+        const BlockSerial block =
+            e.a < last_block_of_stream_.size() ? last_block_of_stream_[e.a] : kNoBlock;
         if (block == kNoBlock || ledger_.IsLive(block)) break;
         const FreedBlock* f = ledger_.FindFreed(block);
         if (f != nullptr && ledger_.allocs() > f->allocs_before) {
@@ -120,10 +114,8 @@ void CoverageProbes::Observe(absl::Span<const Event> events,
         const std::size_t i = IndexOf(name);
         if (i < kProbeCount) {
           Hit(i);
-        } else if (std::find(other_hit_.begin(), other_hit_.end(), name) ==
-                   other_hit_.end()) {
-          other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.a)
-                                               : std::string(name));
+        } else if (std::find(other_hit_.begin(), other_hit_.end(), name) == other_hit_.end()) {
+          other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.a) : std::string(name));
         }
         break;
       }
@@ -152,11 +144,9 @@ std::uint64_t CoverageProbes::hits(absl::string_view probe) const {
 }
 
 std::string CoverageProbes::Report() const {
-  std::string out = absl::StrCat("coverage probes over ", executions_,
-                                 " executions:\n");
+  std::string out = absl::StrCat("coverage probes over ", executions_, " executions:\n");
   const auto line = [&](absl::string_view name, std::uint64_t count) {
-    const double pct =
-        executions_ == 0 ? 0.0 : 100.0 * count / static_cast<double>(executions_);
+    const double pct = executions_ == 0 ? 0.0 : 100.0 * count / static_cast<double>(executions_);
     absl::StrAppendFormat(&out, "  %-36s %10d  (%.2f%%)\n", name, count, pct);
   };
   for (std::size_t i = 0; i < kProbeCount; ++i) line(kAllProbes[i], counts_[i]);

@@ -17,16 +17,18 @@ using namespace ::stackcheck::sim::monitor_testing;
 // The engine interns probe names; here id 0 is "oom-retry", 1 "soft-limit-free".
 absl::string_view Names(std::uint32_t id) {
   switch (id) {
-    case 0: return kProbeOomRetry;
-    case 1: return kProbeSoftLimitFree;
-    case 2: return "my-new-probe";
-    default: return "";
+    case 0:
+      return kProbeOomRetry;
+    case 1:
+      return kProbeSoftLimitFree;
+    case 2:
+      return "my-new-probe";
+    default:
+      return "";
   }
 }
 
-void Observe(CoverageProbes& c, const Trace& t) {
-  c.Observe(t.events(), Names);
-}
+void Observe(CoverageProbes& c, const Trace& t) { c.Observe(t.events(), Names); }
 
 // V1's hazard: the callback registered behind region 1's kernel runs after
 // the cache freed that block and allocated a bigger one.
@@ -56,7 +58,7 @@ TEST(CoverageProbesTest, CallbackWhileItsBlockLivesIsNotAHit) {
       .Start(1)
       .End(1)
       .Add(kCb, EventKind::kCallbackStart, 0, 1)
-      .Free(kT1, 0x200000, 8 * kMiB)     // freed, but nothing allocated since
+      .Free(kT1, 0x200000, 8 * kMiB)  // freed, but nothing allocated since
       .Add(kCb, EventKind::kCallbackStart, 0, 2);
   CoverageProbes c;
   Observe(c, t);
@@ -65,10 +67,7 @@ TEST(CoverageProbesTest, CallbackWhileItsBlockLivesIsNotAHit) {
 
 TEST(CoverageProbesTest, AbortWhileOtherRegionInFlight) {
   Trace alone;
-  alone.RegionBegin(kT1, 1)
-      .Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
-      .Start(1)
-      .End(1, 0, 719);
+  alone.RegionBegin(kT1, 1).Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB).Start(1).End(1, 0, 719);
   Trace beside;
   beside.RegionBegin(kT2, 2)
       .RegionBegin(kT1, 1)
@@ -99,9 +98,7 @@ TEST(CoverageProbesTest, FreeWaitingOnARunningCallback) {
 
 TEST(CoverageProbesTest, RuntimeProbesCountOncePerExecution) {
   Trace t;
-  t.Add(kT1, EventKind::kProbe, 0)
-      .Add(kT1, EventKind::kProbe, 0)
-      .Add(kT1, EventKind::kProbe, 2);
+  t.Add(kT1, EventKind::kProbe, 0).Add(kT1, EventKind::kProbe, 0).Add(kT1, EventKind::kProbe, 2);
   CoverageProbes c;
   Observe(c, t);
   Observe(c, t);
@@ -126,8 +123,7 @@ TEST(CoverageProbesTest, MergeAddsAndReportNamesProbesNeverHit) {
   EXPECT_THAT(report, HasSubstr("coverage probes over 3 executions"));
   EXPECT_THAT(report, HasSubstr("probe soft-limit-free never hit\n"));
   EXPECT_THAT(report, HasSubstr("probe free-waits-on-running-callback never hit\n"));
-  EXPECT_THAT(report,
-              HasSubstr("probe abort-while-other-region-in-flight never hit\n"));
+  EXPECT_THAT(report, HasSubstr("probe abort-while-other-region-in-flight never hit\n"));
   EXPECT_THAT(report, Not(HasSubstr("probe oom-retry never hit")));
   EXPECT_THAT(report, Not(HasSubstr("probe callback-after-realloc never hit")));
 }

@@ -97,8 +97,7 @@ void DataRaceMonitor::Access(const Event& e, std::uint32_t index) {
   }
 }
 
-Violation DataRaceMonitor::Complain(absl::Span<const Event> events,
-                                    const SimView& view) const {
+Violation DataRaceMonitor::Complain(absl::Span<const Event> events, const SimView& view) const {
   const Event& now = events[race_later_];
   const Event& then = events[race_earlier_];
   const std::uint32_t earlier = race_earlier_;
@@ -111,8 +110,8 @@ Violation DataRaceMonitor::Complain(absl::Span<const Event> events,
   Violation v = ViolationAtLast(
       kName, events,
       absl::StrCat(Who(view, now.actor), " ", what(now), " ", SharedLabel(view, now.a), " ",
-                   guard(now), " (event #", race_later_, ") while ", Who(view, then.actor),
-                   " ", what(then), " it ", guard(then), " (event #", earlier,
+                   guard(now), " (event #", race_later_, ") while ", Who(view, then.actor), " ",
+                   what(then), " it ", guard(then), " (event #", earlier,
                    "): no lock, spawn, join, callback or synchronisation orders them"));
   v.site_index = race_later_;
   v.cause_index = race_earlier_;

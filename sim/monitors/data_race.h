@@ -42,11 +42,9 @@ class DataRaceMonitor final : public Monitor {
   // None as they are logged: the trace is read at the end (see above).
   EventKindMask reads() const override { return 0; }
   // The kinds that end-of-execution pass acts on.
-  static constexpr EventKindMask kActsOn =
-      SyncClocks::kActsOn | KindBit(EventKind::kSharedAccess);
+  static constexpr EventKindMask kActsOn = SyncClocks::kActsOn | KindBit(EventKind::kSharedAccess);
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
   std::optional<Violation> OnQuiescence(absl::Span<const Event> events, const SimView& view,
                                         bool all_finished) override;
   // Whether the guards alone order every access of `events` (see above).
@@ -74,13 +72,13 @@ class DataRaceMonitor final : public Monitor {
                                                                  const SimView& view) const;
 
   SyncClocks clocks_;
-  std::uint32_t width_ = 8;  // of the tables below, following clocks_.width()
-  ClockTable read_epochs_;   // by object: each actor's last read since the write
-  ClockTable read_events_;   // ... and its event index
-  std::vector<Write> writes_;  // by object
-  std::vector<ActorId> holders_;      // by mutex, for OrderedByGuards
-  std::size_t seen_ = 0;              // events taken in so far
-  bool raced_ = false;  // the first race, reported at the end
+  std::uint32_t width_ = 8;       // of the tables below, following clocks_.width()
+  ClockTable read_epochs_;        // by object: each actor's last read since the write
+  ClockTable read_events_;        // ... and its event index
+  std::vector<Write> writes_;     // by object
+  std::vector<ActorId> holders_;  // by mutex, for OrderedByGuards
+  std::size_t seen_ = 0;          // events taken in so far
+  bool raced_ = false;            // the first race, reported at the end
   std::uint32_t race_earlier_ = 0, race_later_ = 0;
 };
 

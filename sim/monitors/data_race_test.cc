@@ -189,7 +189,7 @@ TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
   Call(t, kT1, DriverCall::kStreamAddCallback);     // callback 0
   Call(t, kT2, DriverCall::kStreamAddCallback, 1);  // refused: numbers nothing
   t.Add(kCb, EventKind::kCallbackStart, 0, 0);
-  Read(t, kCb, kBlock);  // ordered after T1's write by the enqueue
+  Read(t, kCb, kBlock);   // ordered after T1's write by the enqueue
   Write(t, kT2, kBlock);  // T2 is ordered with neither
   DataRaceMonitor m;
   auto v = Feed(m, t, FakeSimView{}, true);

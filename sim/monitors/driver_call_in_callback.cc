@@ -13,8 +13,8 @@ void DriverCallInCallbackMonitor::Reset() {
   for (CallbackContext& c : context_of_actor_) c = CallbackContext{};
 }
 
-std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(absl::Span<const Event> events,
+                                                              const SimView& view) {
   const Event& e = events.back();
   switch (e.kind) {
     case EventKind::kCallbackStart:
@@ -24,8 +24,7 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
         context_of_actor_.resize(e.actor + 1);
       }
       context_of_actor_[e.actor] =
-          CallbackContext{true, e.kind == EventKind::kHostFnStart, e.a, e.b,
-                          events.size() - 1};
+          CallbackContext{true, e.kind == EventKind::kHostFnStart, e.a, e.b, events.size() - 1};
       return std::nullopt;
     case EventKind::kCallbackEnd:
     case EventKind::kHostFnEnd:
@@ -35,8 +34,8 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
       return std::nullopt;
     case EventKind::kDriverCall:
     case EventKind::kDriverCallBlock: {
-      const bool bracketed = e.actor < context_of_actor_.size() &&
-                             context_of_actor_[e.actor].active;
+      const bool bracketed =
+          e.actor < context_of_actor_.size() && context_of_actor_[e.actor].active;
       const bool marked = (e.b & kCallFromCallback) != 0;
       if (!bracketed && !marked) return std::nullopt;
       return Complain(events, view, bracketed);
@@ -46,24 +45,23 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(
   }
 }
 
-std::optional<Violation> DriverCallInCallbackMonitor::Complain(
-    absl::Span<const Event> events, const SimView& view, bool bracketed) const {
+std::optional<Violation> DriverCallInCallbackMonitor::Complain(absl::Span<const Event> events,
+                                                               const SimView& view,
+                                                               bool bracketed) const {
   const Event& e = events.back();
   std::string where = "a callback";
   if (bracketed) {
     const CallbackContext& c = context_of_actor_[e.actor];
-    where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id,
-                         " of stream ", c.stream, " (started at event ",
-                         c.start_index, ")");
+    where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id, " of stream ", c.stream,
+                         " (started at event ", c.start_index, ")");
   }
   const std::string call(DriverCallName(static_cast<DriverCall>(e.a)));
-  return ViolationAtLast(
-      kName, events,
-      e.kind == EventKind::kDriverCall
-          ? absl::StrCat(Who(view, e.actor), " called ", call, " from ",
-                         where, "; it returned ", FormatResult(e.x))
-          : absl::StrCat(Who(view, e.actor), " called ", call, " from ",
-                         where, " and the call blocked"));
+  return ViolationAtLast(kName, events,
+                         e.kind == EventKind::kDriverCall
+                             ? absl::StrCat(Who(view, e.actor), " called ", call, " from ", where,
+                                            "; it returned ", FormatResult(e.x))
+                             : absl::StrCat(Who(view, e.actor), " called ", call, " from ", where,
+                                            " and the call blocked"));
 }
 
 }  // namespace stackcheck::sim

@@ -25,9 +25,8 @@ class DriverCallInCallbackMonitor final : public Monitor {
   absl::string_view property() const override { return kName; }
 
   EventKindMask reads() const override {
-    return Kinds({EventKind::kCallbackStart, EventKind::kHostFnStart,
-                  EventKind::kCallbackEnd, EventKind::kHostFnEnd, EventKind::kDriverCall,
-                  EventKind::kDriverCallBlock});
+    return Kinds({EventKind::kCallbackStart, EventKind::kHostFnStart, EventKind::kCallbackEnd,
+                  EventKind::kHostFnEnd, EventKind::kDriverCall, EventKind::kDriverCallBlock});
   }
   // A call it complains about is bracketed or marked, and in the engine
   // every bracketed call is marked (CallFilter::marked_only).
@@ -37,8 +36,7 @@ class DriverCallInCallbackMonitor final : public Monitor {
     return f;
   }
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   struct CallbackContext {

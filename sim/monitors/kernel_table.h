@@ -24,9 +24,9 @@ struct KernelInFlight {
   std::uint32_t region = 0;  // the region tag given at launch
   ActorId enqueued_by = kNoActor;
   std::size_t enqueue_index = 0;
-  std::uint64_t stacks = 0;      // base of the warp slots
-  std::uint64_t per_warp = 0;    // bytes per warp slot
-  std::uint32_t slots = 0;       // teams * warps
+  std::uint64_t stacks = 0;    // base of the warp slots
+  std::uint64_t per_warp = 0;  // bytes per warp slot
+  std::uint32_t slots = 0;     // teams * warps
   bool started = false;
   std::size_t start_index = 0;
   // The live block holding `stacks` when the kernel was enqueued, if any.
@@ -107,9 +107,7 @@ class KernelTable {
 
 // "kernel 3 (region 2)", or "kernel 3 (no region)" for tag 0.
 std::string KernelLabel(std::uint32_t id, std::uint32_t region);
-inline std::string KernelLabel(const KernelInFlight& k) {
-  return KernelLabel(k.id, k.region);
-}
+inline std::string KernelLabel(const KernelInFlight& k) { return KernelLabel(k.id, k.region); }
 
 }  // namespace stackcheck::sim
 

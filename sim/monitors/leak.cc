@@ -17,8 +17,7 @@ constexpr int kBlocksNamed = 4;
 
 void LeakMonitor::Reset() { sticky_seen_ = false; }
 
-std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events,
-                                              const SimView& view) {
+std::optional<Violation> LeakMonitor::OnEvent(absl::Span<const Event> events, const SimView& view) {
   const Event& e = events.back();
   switch (e.kind) {
     case EventKind::kStickyError:
@@ -47,23 +46,18 @@ std::optional<Violation> LeakMonitor::Teardown(absl::Span<const Event> events,
       leaked_bytes += b.bytes;
       if (!first_alloc || b.alloc_index < *first_alloc) first_alloc = b.alloc_index;
       if (++leaked_blocks <= kBlocksNamed) {
-        absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "",
-                        FormatBlock(b.ptr, b.bytes), " allocated by ",
-                        Who(view, b.allocated_by), " at event ",
-                        b.alloc_index);
+        absl::StrAppend(&named, leaked_blocks > 1 ? "; " : "", FormatBlock(b.ptr, b.bytes),
+                        " allocated by ", Who(view, b.allocated_by), " at event ", b.alloc_index);
       }
     }
     if (leaked_blocks > kBlocksNamed) {
-      absl::StrAppend(&named, "; and ", leaked_blocks - kBlocksNamed,
-                      " more");
+      absl::StrAppend(&named, "; and ", leaked_blocks - kBlocksNamed, " more");
     }
     if (leaked_blocks > 0) {
-      found = ViolationAtLast(
-          kName, events,
-          absl::StrCat(Who(view, e.actor),
-                       " tore down the context with ",
-                       FormatBytes(leaked_bytes), " of runtime memory in ",
-                       leaked_blocks, " block(s) never freed: ", named));
+      found = ViolationAtLast(kName, events,
+                              absl::StrCat(Who(view, e.actor), " tore down the context with ",
+                                           FormatBytes(leaked_bytes), " of runtime memory in ",
+                                           leaked_blocks, " block(s) never freed: ", named));
       found->cause_index = first_alloc;
     }
   }

@@ -31,8 +31,7 @@ class LeakMonitor final : public Monitor {
   }
   bool reads_device_books() const override { return true; }
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   // The context teardown, once per execution: out of line.

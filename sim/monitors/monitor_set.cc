@@ -24,8 +24,7 @@ void MonitorSet::Reset() {
   for (auto& m : monitors_) m->Reset();
 }
 
-std::optional<Violation> MonitorSet::OnEvent(absl::Span<const Event> events,
-                                             const SimView& view) {
+std::optional<Violation> MonitorSet::OnEvent(absl::Span<const Event> events, const SimView& view) {
   const int kind = static_cast<int>(events.back().kind);
   if (kind >= kKindSlots) return std::nullopt;
   for (Monitor* m : by_kind_[kind]) {
@@ -34,8 +33,8 @@ std::optional<Violation> MonitorSet::OnEvent(absl::Span<const Event> events,
   return std::nullopt;
 }
 
-std::optional<Violation> MonitorSet::OnQuiescence(
-    absl::Span<const Event> events, const SimView& view, bool all_finished) {
+std::optional<Violation> MonitorSet::OnQuiescence(absl::Span<const Event> events,
+                                                  const SimView& view, bool all_finished) {
   for (auto& m : monitors_) {
     if (auto v = m->OnQuiescence(events, view, all_finished)) return v;
   }
@@ -43,8 +42,7 @@ std::optional<Violation> MonitorSet::OnQuiescence(
 }
 
 absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitorSet(
-    absl::Span<const absl::string_view> properties,
-    const MonitorParams& params) {
+    absl::Span<const absl::string_view> properties, const MonitorParams& params) {
   std::vector<std::unique_ptr<Monitor>> monitors;
   for (absl::string_view name : properties) {
     absl::StatusOr<std::unique_ptr<Monitor>> m = MakeMonitor(name, params);

@@ -37,10 +37,8 @@ class MonitorSet final : public Monitor {
   bool reads_device_books() const override { return reads_books_; }
   void AppendMembers(std::vector<Monitor*>* out) override;
   void Reset() override;
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
-  std::optional<Violation> OnQuiescence(absl::Span<const Event> events,
-                                        const SimView& view,
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
+  std::optional<Violation> OnQuiescence(absl::Span<const Event> events, const SimView& view,
                                         bool all_finished) override;
 
  private:
@@ -56,8 +54,7 @@ class MonitorSet final : public Monitor {
 // The named monitors (see MakeMonitor) in one MonitorSet; the first unknown
 // name is an InvalidArgument error.
 absl::StatusOr<std::unique_ptr<Monitor>> MakeMonitorSet(
-    absl::Span<const absl::string_view> properties,
-    const MonitorParams& params);
+    absl::Span<const absl::string_view> properties, const MonitorParams& params);
 
 }  // namespace stackcheck::sim
 

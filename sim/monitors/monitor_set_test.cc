@@ -22,8 +22,7 @@ namespace {
 using ::testing::HasSubstr;
 
 // Feeds a whole trace the way the engine does and returns the first violation.
-std::optional<Violation> Replay(Monitor& m, const std::vector<Event>& trace,
-                                const SimView& view) {
+std::optional<Violation> Replay(Monitor& m, const std::vector<Event>& trace, const SimView& view) {
   m.Reset();
   BookkeepingView books(view);
   const absl::Span<const Event> all(trace);
@@ -63,8 +62,7 @@ std::optional<Violation> ReplayFiltered(Monitor& m, const std::vector<Event>& tr
 }
 
 std::string Show(const std::optional<Violation>& v) {
-  return v.has_value() ? absl::StrCat(v->property, " @", v->event_index, ": ",
-                                      v->message)
+  return v.has_value() ? absl::StrCat(v->property, " @", v->event_index, ": ", v->message)
                        : std::string("none");
 }
 
@@ -85,24 +83,21 @@ TEST(MonitorSetTest, SameVerdictsAsTheMonitorsAlone) {
   s.threads.resize(2);
   s.threads[0].ops = {HostOp::Run(Region(1, 8)), HostOp::Run(Region(2, 16))};
   s.threads[1].ops = {HostOp::Run(Region(3, 4)), HostOp::Run(Region(4, 32))};
-  s.threads[0].ops.insert(s.threads[0].ops.begin() + 1,
-                          HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0));
+  s.threads[0].ops.insert(s.threads[0].ops.begin() + 1, HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0));
 
   int compared = 0, violating = 0, filtered_out = 0;
   for (const PolicyInfo& policy : AllPolicies()) {
     for (int variant = 0; variant < 4; ++variant) {
       Scenario scenario = s;
-      scenario.threads[1].ops[0] =
-          HostOp::Run(Region(3, 4, /*aborts=*/variant & 1));
+      scenario.threads[1].ops[0] = HostOp::Run(Region(3, 4, /*aborts=*/variant & 1));
       SimConfig config;
       config.modes.free_waits_for_streams = (variant & 2) == 0;
       Simulator sim(config);  // no monitors: every trace runs to its end
       RandomStrategy strategy(RandomStrategy::Options{/*seed=*/11, 40});
       while (strategy.NewExecution()) {
-        const ExecutionResult& r =
-            sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver& o) {
-              RunScenario(scenario, d, h, o, policy);
-            });
+        const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host& h, RuntimeObserver& o) {
+          RunScenario(scenario, d, h, o, policy);
+        });
         for (absl::string_view name : MonitorNames()) {
           auto alone = MakeMonitor(name, MonitorParams{});
           auto set = MakeMonitorSet({name}, MonitorParams{});
@@ -112,11 +107,12 @@ TEST(MonitorSetTest, SameVerdictsAsTheMonitorsAlone) {
           ASSERT_EQ(Show(a), Show(b)) << policy.name << " variant " << variant;
           const std::optional<Violation> c =
               ReplayFiltered(**alone, r.trace, sim.view(), /*engine_trace=*/true);
-          ASSERT_EQ(Show(a), Show(c)) << name << " with its call filter, " << policy.name
-                                      << " variant " << variant;
-          filtered_out += static_cast<int>(std::count_if(
-              r.trace.begin(), r.trace.end(),
-              [&](const Event& e) { return !Shown(**alone, e, true); }));
+          ASSERT_EQ(Show(a), Show(c))
+              << name << " with its call filter, " << policy.name << " variant " << variant;
+          filtered_out +=
+              static_cast<int>(std::count_if(r.trace.begin(), r.trace.end(), [&](const Event& e) {
+                return !Shown(**alone, e, true);
+              }));
           ++compared;
           violating += a.has_value();
         }
@@ -205,8 +201,7 @@ TEST(MonitorSetTest, FirstViolationInTheGivenOrder) {
 TEST(MonitorSetTest, UnknownNameIsAnError) {
   auto set = MakeMonitorSet({"no-leak", "no-such-property"}, {});
   ASSERT_FALSE(set.ok());
-  EXPECT_THAT(std::string(set.status().message()),
-              HasSubstr("\"no-such-property\""));
+  EXPECT_THAT(std::string(set.status().message()), HasSubstr("\"no-such-property\""));
 }
 
 TEST(MonitorSetTest, EveryMonitorDeclaresWhatItReads) {

@@ -33,9 +33,8 @@ class NamesOnly : public SimView {
 
 class StreamBuilder {
  public:
-  void Add(ActorId actor, EventKind kind, std::uint32_t a = 0,
-           std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
-           std::uint64_t x = 0, std::uint64_t y = 0) {
+  void Add(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
+           std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
     Event e;
     e.time_ns = now_ += 50;
     e.actor = actor;
@@ -86,8 +85,7 @@ std::vector<Event> SyntheticExecution() {
         s.Add(t, EventKind::kAlloc, 0, 0, 0, 0, block, need);
         s.Call(t, DriverCall::kMemAlloc);
       }
-      s.Add(t, EventKind::kKernelEnqueue, ++kernel, 0, region, teams * 8,
-            block, kPerWarp);
+      s.Add(t, EventKind::kKernelEnqueue, ++kernel, 0, region, teams * 8, block, kPerWarp);
       s.Call(t, DriverCall::kLaunchKernel);
       s.Add(t, EventKind::kDriverCallBlock,
             static_cast<std::uint32_t>(DriverCall::kCtxSynchronize));
@@ -123,8 +121,7 @@ std::vector<Event> SyntheticExecution() {
   return s.Take();
 }
 
-void RunMonitors(benchmark::State& state,
-                 std::vector<std::unique_ptr<Monitor>> monitors) {
+void RunMonitors(benchmark::State& state, std::vector<std::unique_ptr<Monitor>> monitors) {
   const std::vector<Event> events = SyntheticExecution();
   const absl::Span<const Event> all(events);
   const NamesOnly names;
@@ -172,9 +169,7 @@ void BM_CoverageProbes(benchmark::State& state) {
   const std::vector<Event> events = SyntheticExecution();
   CoverageProbes coverage;
   for (auto _ : state) {
-    coverage.Observe(events, [](std::uint32_t) {
-      return absl::string_view(kProbeSoftLimitFree);
-    });
+    coverage.Observe(events, [](std::uint32_t) { return absl::string_view(kProbeSoftLimitFree); });
   }
   benchmark::DoNotOptimize(coverage.hits(kProbeSoftLimitFree));
   state.SetItemsProcessed(state.iterations() * events.size());

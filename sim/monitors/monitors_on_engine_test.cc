@@ -37,8 +37,7 @@ struct Verdicts {
   int guard_unordered = 0;
 };
 
-Verdicts Explore(const char* policy_name, const Scenario& scenario,
-                 SimConfig config = {}) {
+Verdicts Explore(const char* policy_name, const Scenario& scenario, SimConfig config = {}) {
   const PolicyInfo* policy = FindPolicy(policy_name);
   EXPECT_NE(policy, nullptr) << policy_name;
   Verdicts verdicts;
@@ -52,8 +51,7 @@ Verdicts Explore(const char* policy_name, const Scenario& scenario,
   RandomStrategy strategy(RandomStrategy::Options{/*seed=*/7, kExecutions});
   while (strategy.NewExecution()) {
     const ExecutionResult& r =
-        sim.Run(strategy, [&](Device& device, Host& host,
-                              RuntimeObserver& observer) {
+        sim.Run(strategy, [&](Device& device, Host& host, RuntimeObserver& observer) {
           RunScenario(scenario, device, host, observer, *policy);
         });
     // The engine's running digest and the trace writers' agree.
@@ -62,9 +60,7 @@ Verdicts Explore(const char* policy_name, const Scenario& scenario,
     const std::optional<bool> ordered = sim.view().guards_order_accesses();
     EXPECT_EQ(ordered, DataRaceMonitor::OrderedByGuards(r.trace));
     ++(ordered.value_or(false) ? verdicts.guard_ordered : verdicts.guard_unordered);
-    verdicts.coverage.Observe(r.trace, [&](std::uint32_t id) {
-      return sim.probes().Name(id);
-    });
+    verdicts.coverage.Observe(r.trace, [&](std::uint32_t id) { return sim.probes().Name(id); });
     if (r.violation.has_value()) {
       verdicts.violated.emplace(r.violation->property, r.violation->message);
       if (getenv("DUMP_TIMELINE") != nullptr) {
@@ -94,8 +90,7 @@ RegionSpec Region(RegionId id, std::uint32_t teams, bool aborts = false) {
 Scenario TwoThreads() {
   Scenario s;
   s.threads.resize(2);
-  s.threads[0].ops = {HostOp::Run(Region(1, 8)),
-                      HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
+  s.threads[0].ops = {HostOp::Run(Region(1, 8)), HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
                       HostOp::Run(Region(2, 16))};
   s.threads[1].ops = {HostOp::Run(Region(3, 4)), HostOp::Run(Region(4, 32))};
   return s;
@@ -125,9 +120,8 @@ TEST(MonitorsOnEngineTest, V2ReportsAnAbortAgainstItsRegion) {
   // fires, a real property of the GCC 11 design, not a monitor artefact.)
   Scenario s;
   s.threads.resize(1);
-  s.threads[0].ops = {
-      HostOp::Run(Region(1, 8)), HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
-      HostOp::Run(Region(2, 16, /*aborts=*/true)), HostOp::Run(Region(3, 4))};
+  s.threads[0].ops = {HostOp::Run(Region(1, 8)), HostOp::DeviceAlloc(4 * kMiB, /*slot=*/0),
+                      HostOp::Run(Region(2, 16, /*aborts=*/true)), HostOp::Run(Region(3, 4))};
   const Verdicts v = Explore("v2-gcc11", s);
   EXPECT_EQ(v.violated.count("abort-attribution"), 0u) << Describe(v);
   EXPECT_EQ(v.violated.count("no-leak"), 0u) << Describe(v);
@@ -139,8 +133,7 @@ TEST(MonitorsOnEngineTest, V2SoftLimitAndOomProbesAreReached) {
   Scenario s;
   s.threads.resize(1);
   s.soft_limit = 8 * kMiB;
-  s.threads[0].ops = {HostOp::Run(Region(1, 16)),
-                      HostOp::DeviceAlloc(1 * kMiB, /*slot=*/0),
+  s.threads[0].ops = {HostOp::Run(Region(1, 16)), HostOp::DeviceAlloc(1 * kMiB, /*slot=*/0),
                       HostOp::Run(Region(2, 16))};
   // cuMemAlloc calls: region 1, device_alloc, region 2 (its block was freed
   // above the soft limit), then the second device_alloc's first try fails.
@@ -164,8 +157,7 @@ TEST(MonitorsOnEngineTest, V3RelocksTheStacksLockOnTheExitPath) {  // B1
   s.faults.device_destructors = true;
   const Verdicts v = Explore("v3-trunk", s);
   ASSERT_EQ(v.violated.count("mutex-discipline"), 1u) << Describe(v);
-  EXPECT_THAT(v.violated.at("mutex-discipline"),
-              ::testing::HasSubstr("again while holding it"));
+  EXPECT_THAT(v.violated.at("mutex-discipline"), ::testing::HasSubstr("again while holding it"));
 }
 
 TEST(MonitorsOnEngineTest, V1aUnlocksFromTheCallback) {

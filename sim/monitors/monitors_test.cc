@@ -38,8 +38,7 @@ TEST(MakeMonitorTest, EveryMonitorHasItsPropertyInTheCatalogue) {
 TEST(MakeMonitorTest, CoversEveryMonitorPropertyOfTheCatalogue) {
   for (const properties::PropertyInfo& p : properties::AllProperties()) {
     if (p.checker != properties::Checker::kMonitor) continue;
-    EXPECT_TRUE(MakeMonitor(p.monitor_name, MonitorParams{}).ok())
-        << p.monitor_name;
+    EXPECT_TRUE(MakeMonitor(p.monitor_name, MonitorParams{}).ok()) << p.monitor_name;
   }
 }
 

@@ -11,14 +11,12 @@ namespace {
 // "mutex 'stacks lock'" when the engine knows its name, else "mutex 3".
 std::string MutexLabel(const SimView& view, std::uint32_t id) {
   const absl::string_view name = view.MutexName(id);
-  return name.empty() ? absl::StrCat("mutex ", id)
-                      : absl::StrCat("mutex '", name, "'");
+  return name.empty() ? absl::StrCat("mutex ", id) : absl::StrCat("mutex '", name, "'");
 }
 
 }  // namespace
 
-MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::NewStateOf(
-    std::uint32_t id) {
+MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::NewStateOf(std::uint32_t id) {
   if (id < kMaxIndexedId) {
     for (auto i = static_cast<std::uint32_t>(by_id_.size()); i <= id; ++i) {
       MutexState fresh;
@@ -36,8 +34,8 @@ MutexDisciplineMonitor::MutexState& MutexDisciplineMonitor::NewStateOf(
   return large_ids_.back();
 }
 
-std::optional<Violation> MutexDisciplineMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> MutexDisciplineMonitor::OnEvent(absl::Span<const Event> events,
+                                                         const SimView& view) {
   const Event& e = events.back();
   const std::size_t index = events.size() - 1;
   switch (e.kind) {
@@ -97,46 +95,41 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(
   }
 }
 
-std::optional<Violation> MutexDisciplineMonitor::Complain(
-    absl::Span<const Event> events, const SimView& view, const MutexState& m,
-    bool after_destroy) const {
+std::optional<Violation> MutexDisciplineMonitor::Complain(absl::Span<const Event> events,
+                                                          const SimView& view, const MutexState& m,
+                                                          bool after_destroy) const {
   const Event& e = events.back();
   const std::string who = Who(view, e.actor);
   const std::string mutex = MutexLabel(view, m.id);
   if (after_destroy) {
     return ViolationAtLast(
         kName, events,
-        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind),
-                     ") after ", Who(view, m.destroyed_by),
-                     " destroyed it at event ", m.destroyed_at));
+        absl::StrCat(who, " used ", mutex, " (", EventKindName(e.kind), ") after ",
+                     Who(view, m.destroyed_by), " destroyed it at event ", m.destroyed_at));
   }
   switch (e.kind) {
     case EventKind::kMutexBlock:
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " locks ", mutex,
-                       " again while holding it since event ", m.locked_at,
+          absl::StrCat(who, " locks ", mutex, " again while holding it since event ", m.locked_at,
                        " (relock by the owner: it waits for itself)"));
     case EventKind::kMutexUnlock: {
       const ActorId owner = e.b;
       if (owner == kNoActor) {
-        return ViolationAtLast(
-            kName, events,
-            absl::StrCat(who, " unlocked ", mutex, ", which nobody held"));
+        return ViolationAtLast(kName, events,
+                               absl::StrCat(who, " unlocked ", mutex, ", which nobody held"));
       }
       return ViolationAtLast(
           kName, events,
-          absl::StrCat(who, " unlocked ", mutex, ", held by ",
-                       Who(view, owner), " since event ", m.locked_at,
-                       " (unlock by a thread that does not own it)"));
+          absl::StrCat(who, " unlocked ", mutex, ", held by ", Who(view, owner), " since event ",
+                       m.locked_at, " (unlock by a thread that does not own it)"));
     }
     default:  // kMutexDestroy
       return ViolationAtLast(
           kName, events,
           absl::StrCat(who, " destroyed ", mutex, " while ",
                        e.b == e.actor ? std::string("holding it")
-                                      : absl::StrCat(Who(view, e.b),
-                                                     " holds it"),
+                                      : absl::StrCat(Who(view, e.b), " holds it"),
                        " (locked at event ", m.locked_at, ")"));
   }
 }

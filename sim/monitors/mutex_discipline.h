@@ -30,14 +30,13 @@ class MutexDisciplineMonitor final : public Monitor {
     by_id_.clear();
     large_ids_.clear();
   }
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   struct MutexState {
     std::uint32_t id = 0;
     ActorId owner = kNoActor;
-    std::size_t locked_at = 0;     // event index of the current owner's lock
+    std::size_t locked_at = 0;  // event index of the current owner's lock
     bool destroyed = false;
     ActorId destroyed_by = kNoActor;
     std::size_t destroyed_at = 0;

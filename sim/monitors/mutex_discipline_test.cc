@@ -64,8 +64,7 @@ TEST(MutexDisciplineTest, DestroyWhileLocked) {
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
-  EXPECT_EQ(v->message,
-            "T0 destroyed mutex 0 while T1 holds it (locked at event 0)");
+  EXPECT_EQ(v->message, "T0 destroyed mutex 0 while T1 holds it (locked at event 0)");
 }
 
 TEST(MutexDisciplineTest, AFailedDestroyLeavesTheMutexToItsOwner) {
@@ -107,8 +106,7 @@ TEST(MutexDisciplineTest, NamesTheMutexWhenTheEngineKnowsIt) {
 
 TEST(MutexDisciplineTest, UseAfterDestroy) {
   Trace t;
-  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor)
-      .Add(kT1, EventKind::kMutexLock, 0);
+  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor).Add(kT1, EventKind::kMutexLock, 0);
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());

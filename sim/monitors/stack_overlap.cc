@@ -10,8 +10,8 @@
 
 namespace stackcheck::sim {
 
-std::optional<Violation> StackOverlapMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> StackOverlapMonitor::OnEvent(absl::Span<const Event> events,
+                                                      const SimView& view) {
   const Event& e = events.back();
   const DeviceBooks& books = view.device_books();
   switch (e.kind) {
@@ -45,29 +45,23 @@ std::optional<Violation> StackOverlapMonitor::PastBlock(absl::Span<const Event> 
                                                         const LiveBlock& b) {
   return ViolationAtLast(
       kName, events,
-      absl::StrCat(Who(view, events.back().actor), " enqueued ", KernelLabel(k),
-                   " needing ", FormatBytes(k.stack_bytes()),
-                   " of stacks (", k.slots, " warps x ",
-                   FormatBytes(k.per_warp), ") from 0x",
-                   absl::Hex(k.stacks), ", but block ",
-                   FormatBlock(b.ptr, b.bytes), " ends ",
-                   FormatBytes(k.stack_end() - b.end()),
+      absl::StrCat(Who(view, events.back().actor), " enqueued ", KernelLabel(k), " needing ",
+                   FormatBytes(k.stack_bytes()), " of stacks (", k.slots, " warps x ",
+                   FormatBytes(k.per_warp), ") from 0x", absl::Hex(k.stacks), ", but block ",
+                   FormatBlock(b.ptr, b.bytes), " ends ", FormatBytes(k.stack_end() - b.end()),
                    " short: its last warps write past the block"));
 }
 
 std::optional<Violation> StackOverlapMonitor::Overlap(absl::Span<const Event> events,
                                                       const KernelInFlight& k,
-                                                      const KernelInFlight& other,
-                                                      std::uint64_t lo, std::uint64_t hi) {
+                                                      const KernelInFlight& other, std::uint64_t lo,
+                                                      std::uint64_t hi) {
   return ViolationAtLast(
       kName, events,
-      absl::StrCat(KernelLabel(k), " started on stacks ",
-                   FormatBlock(k.stacks, k.stack_bytes()),
-                   " (stream ", k.stream, ") while ",
-                   KernelLabel(other), " still runs on ",
-                   FormatBlock(other.stacks, other.stack_bytes()),
-                   " (stream ", other.stream, ", started at event ",
-                   other.start_index, "): their warp slots share ",
+      absl::StrCat(KernelLabel(k), " started on stacks ", FormatBlock(k.stacks, k.stack_bytes()),
+                   " (stream ", k.stream, ") while ", KernelLabel(other), " still runs on ",
+                   FormatBlock(other.stacks, other.stack_bytes()), " (stream ", other.stream,
+                   ", started at event ", other.start_index, "): their warp slots share ",
                    FormatBlock(lo, hi - lo)));
 }
 

@@ -26,8 +26,7 @@ class StackOverlapMonitor final : public Monitor {
   }
   bool reads_device_books() const override { return true; }
   void Reset() override {}
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   // The messages, out of line since they are rare: `k`'s warp slots run

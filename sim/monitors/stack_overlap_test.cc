@@ -54,8 +54,7 @@ TEST(StackOverlapTest, TwoRunningKernelsSharingSlots) {
 
 TEST(StackOverlapTest, BlockTooSmallForTheGeometry) {
   Trace t;
-  t.Alloc(kT1, 0x200000, 4 * kMiB)
-      .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB);
+  t.Alloc(kT1, 0x200000, 4 * kMiB).Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB);
   StackOverlapMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());

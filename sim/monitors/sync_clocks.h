@@ -103,11 +103,11 @@ class SyncClocks {
   void JoinGpu(ActorId actor);
 
   std::uint32_t width_ = 8;
-  ClockTable actors_;     // by actor
-  ClockTable mutexes_;    // by mutex: the last unlock's clock
-  ClockTable passes_;     // by mutex: the passes' clocks since its last lock
-  ClockTable callbacks_;  // by callback id: the enqueuer's clock
-  ClockTable kernels_;    // by kernel id: the enqueuer's clock
+  ClockTable actors_;                  // by actor
+  ClockTable mutexes_;                 // by mutex: the last unlock's clock
+  ClockTable passes_;                  // by mutex: the passes' clocks since its last lock
+  ClockTable callbacks_;               // by callback id: the enqueuer's clock
+  ClockTable kernels_;                 // by kernel id: the enqueuer's clock
   std::vector<ActorId> gpu_;           // actors that started kernels (streams)
   std::vector<ActorId> stream_actor_;  // by stream index, kNoActor if unseen
   std::uint32_t next_callback_ = 0;    // the engine numbers them in enqueue order

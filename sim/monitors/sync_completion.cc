@@ -6,8 +6,8 @@
 
 namespace stackcheck::sim {
 
-std::optional<Violation> SyncCompletionMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> SyncCompletionMonitor::OnEvent(absl::Span<const Event> events,
+                                                        const SimView& view) {
   const Event& e = events.back();
   if (e.kind != EventKind::kRegionEnd) return std::nullopt;
   for (const KernelInFlight& k : view.device_books().in_flight()) {
@@ -23,13 +23,10 @@ std::optional<Violation> SyncCompletionMonitor::Unfinished(absl::Span<const Even
   const Event& e = events.back();
   return ViolationAtLast(
       kName, events,
-      absl::StrCat("run(region ", e.c, ") returned on ",
-                   Who(view, e.actor), " while its ", KernelLabel(k),
-                   ", enqueued at event ", k.enqueue_index,
-                   k.started ? absl::StrCat(", was still running (since event ",
-                                            k.start_index, ")")
-                             : absl::StrCat(", was still queued on stream ",
-                                            k.stream)));
+      absl::StrCat("run(region ", e.c, ") returned on ", Who(view, e.actor), " while its ",
+                   KernelLabel(k), ", enqueued at event ", k.enqueue_index,
+                   k.started ? absl::StrCat(", was still running (since event ", k.start_index, ")")
+                             : absl::StrCat(", was still queued on stream ", k.stream)));
 }
 
 }  // namespace stackcheck::sim

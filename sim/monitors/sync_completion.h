@@ -25,8 +25,7 @@ class SyncCompletionMonitor final : public Monitor {
   EventKindMask reads() const override { return Kinds({EventKind::kRegionEnd}); }
   bool reads_device_books() const override { return true; }
   void Reset() override {}
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   // The message (out of line: rare): the newest event, a kRegionEnd, came

@@ -21,19 +21,14 @@ TEST(SyncCompletionTest, SynchronousRunHolds) {  // V0 / V2
 
 TEST(SyncCompletionTest, OtherThreadsKernelsDoNotCount) {
   Trace t;
-  t.RegionBegin(kT1, 1)
-      .Enqueue(kT2, 2, 0, 2, 0x200000, 64, 128 * kKiB)
-      .RegionEnd(kT1, 1);
+  t.RegionBegin(kT1, 1).Enqueue(kT2, 2, 0, 2, 0x200000, 64, 128 * kKiB).RegionEnd(kT1, 1);
   SyncCompletionMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
 }
 
 TEST(SyncCompletionTest, RunReturnsWhileTheKernelRuns) {  // V1
   Trace t;
-  t.RegionBegin(kT1, 1)
-      .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB)
-      .Start(1)
-      .RegionEnd(kT1, 1);
+  t.RegionBegin(kT1, 1).Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB).Start(1).RegionEnd(kT1, 1);
   SyncCompletionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -46,9 +41,7 @@ TEST(SyncCompletionTest, RunReturnsWhileTheKernelRuns) {  // V1
 
 TEST(SyncCompletionTest, RunReturnsWhileTheKernelIsQueued) {
   Trace t;
-  t.RegionBegin(kT1, 1)
-      .Enqueue(kT1, 1, 3, 1, 0x200000, 64, 128 * kKiB)
-      .RegionEnd(kT1, 1);
+  t.RegionBegin(kT1, 1).Enqueue(kT1, 1, 3, 1, 0x200000, 64, 128 * kKiB).RegionEnd(kT1, 1);
   SyncCompletionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());

@@ -44,9 +44,8 @@ class FakeSimView : public SimView {
 // Appends events with a clock that advances 100 ns per event.
 class Trace {
  public:
-  Trace& Add(ActorId actor, EventKind kind, std::uint32_t a = 0,
-             std::uint32_t b = 0, std::uint32_t c = 0, std::uint32_t d = 0,
-             std::uint64_t x = 0, std::uint64_t y = 0) {
+  Trace& Add(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
+             std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
     Event e;
     e.time_ns = 100 * events_.size();
     e.actor = actor;
@@ -67,17 +66,14 @@ class Trace {
     return Add(t, EventKind::kFree, 0, 0, 0, 0, ptr, bytes);
   }
   // A kernel of `slots` warps of `per_warp` bytes each, stacks at `base`.
-  Trace& Enqueue(ActorId t, std::uint32_t kernel, std::uint32_t stream,
-                 std::uint32_t region, std::uint64_t base,
-                 std::uint32_t slots, std::uint64_t per_warp) {
-    return Add(t, EventKind::kKernelEnqueue, kernel, stream, region, slots,
-               base, per_warp);
+  Trace& Enqueue(ActorId t, std::uint32_t kernel, std::uint32_t stream, std::uint32_t region,
+                 std::uint64_t base, std::uint32_t slots, std::uint64_t per_warp) {
+    return Add(t, EventKind::kKernelEnqueue, kernel, stream, region, slots, base, per_warp);
   }
   Trace& Start(std::uint32_t kernel, std::uint32_t stream = 0) {
     return Add(kGpu, EventKind::kKernelStart, kernel, stream);
   }
-  Trace& End(std::uint32_t kernel, std::uint32_t stream = 0,
-             std::uint64_t result = 0) {
+  Trace& End(std::uint32_t kernel, std::uint32_t stream = 0, std::uint64_t result = 0) {
     return Add(kGpu, EventKind::kKernelEnd, kernel, stream, 0, 0, result);
   }
   Trace& RegionBegin(ActorId t, std::uint32_t region, std::uint64_t stacks_bytes = 0) {
@@ -95,9 +91,8 @@ class Trace {
 
 // Feeds the events one at a time, as the engine does, and returns the first
 // violation; then (if none) asks OnQuiescence when `quiesce` is set.
-inline std::optional<Violation> Feed(Monitor& monitor, const Trace& trace,
-                                    const SimView& view,
-                                    std::optional<bool> quiesce = std::nullopt) {
+inline std::optional<Violation> Feed(Monitor& monitor, const Trace& trace, const SimView& view,
+                                     std::optional<bool> quiesce = std::nullopt) {
   monitor.Reset();
   BookkeepingView books(view);
   absl::Span<const Event> all(trace.events());

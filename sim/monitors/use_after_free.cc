@@ -13,16 +13,14 @@ namespace {
 // "freed by T1 at event 41" / "invalidated by the context teardown at event 57".
 std::string HowGone(const SimView& view, const FreedBlock& f) {
   return f.by_teardown
-             ? absl::StrCat("invalidated by the context teardown at event ",
-                            f.free_index)
-             : absl::StrCat("freed by ", Who(view, f.freed_by), " at event ",
-                            f.free_index);
+             ? absl::StrCat("invalidated by the context teardown at event ", f.free_index)
+             : absl::StrCat("freed by ", Who(view, f.freed_by), " at event ", f.free_index);
 }
 
 }  // namespace
 
-std::optional<Violation> UseAfterFreeMonitor::OnEvent(
-    absl::Span<const Event> events, const SimView& view) {
+std::optional<Violation> UseAfterFreeMonitor::OnEvent(absl::Span<const Event> events,
+                                                      const SimView& view) {
   const Event& e = events.back();
   const DeviceBooks& books = view.device_books();
   switch (e.kind) {
@@ -73,13 +71,10 @@ std::optional<Violation> UseAfterFreeMonitor::Teardown(absl::Span<const Event> e
       if (b == nullptr) continue;
       found = ViolationAtLast(
           kName, events,
-          absl::StrCat("the context teardown by ", Who(view, e.actor),
-                       " invalidated block ", FormatBlock(b->ptr, b->bytes),
-                       " while ", KernelLabel(k), ", enqueued by ",
-                       Who(view, k.enqueued_by), " at event ",
-                       k.enqueue_index, ", ",
-                       k.started ? "was still running on it"
-                                 : "was still queued on it"));
+          absl::StrCat("the context teardown by ", Who(view, e.actor), " invalidated block ",
+                       FormatBlock(b->ptr, b->bytes), " while ", KernelLabel(k), ", enqueued by ",
+                       Who(view, k.enqueued_by), " at event ", k.enqueue_index, ", ",
+                       k.started ? "was still running on it" : "was still queued on it"));
       found->cause_index = k.enqueue_index;
       break;
     }
@@ -96,13 +91,12 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(absl::Span<const Eve
                                                    : ledger.LastFreedContaining(k.vars);
     Violation v = ViolationAtLast(
         kName, events,
-        absl::StrCat(KernelLabel(k), " started with its variable table at 0x",
-                     absl::Hex(k.vars), f == nullptr
-                         ? std::string(", which no live block held")
-                         : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
-                                        " ", HowGone(view, *f)),
-                     " (enqueued by ", Who(view, k.enqueued_by), " at event ",
-                     k.enqueue_index, ")"));
+        absl::StrCat(
+            KernelLabel(k), " started with its variable table at 0x", absl::Hex(k.vars),
+            f == nullptr
+                ? std::string(", which no live block held")
+                : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes), " ", HowGone(view, *f)),
+            " (enqueued by ", Who(view, k.enqueued_by), " at event ", k.enqueue_index, ")"));
     if (f != nullptr) v.cause_index = f->free_index;
     return v;
   }
@@ -111,13 +105,12 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(absl::Span<const Eve
                                                    : ledger.LastFreedContaining(k.data);
     Violation v = ViolationAtLast(
         kName, events,
-        absl::StrCat(KernelLabel(k), " started using program memory at 0x",
-                     absl::Hex(k.data), f == nullptr
-                         ? std::string(", which no live block held")
-                         : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes),
-                                        " ", HowGone(view, *f)),
-                     " (enqueued by ", Who(view, k.enqueued_by), " at event ",
-                     k.enqueue_index, ")"));
+        absl::StrCat(
+            KernelLabel(k), " started using program memory at 0x", absl::Hex(k.data),
+            f == nullptr
+                ? std::string(", which no live block held")
+                : absl::StrCat(" in block ", FormatBlock(f->ptr, f->bytes), " ", HowGone(view, *f)),
+            " (enqueued by ", Who(view, k.enqueued_by), " at event ", k.enqueue_index, ")"));
     if (f != nullptr) v.cause_index = f->free_index;
     return v;
   }
@@ -128,18 +121,14 @@ std::optional<Violation> UseAfterFreeMonitor::StartedOnGone(absl::Span<const Eve
     return ViolationAtLast(
         kName, events,
         absl::StrCat(KernelLabel(k), " started on stacks ", stacks,
-                     ", which no live block held when ",
-                     Who(view, k.enqueued_by),
-                     " enqueued it at event ", k.enqueue_index,
-                     " (never allocated)"));
+                     ", which no live block held when ", Who(view, k.enqueued_by),
+                     " enqueued it at event ", k.enqueue_index, " (never allocated)"));
   }
   Violation v = ViolationAtLast(
       kName, events,
-      absl::StrCat(KernelLabel(k), " started on stacks ", stacks,
-                   " in block ", FormatBlock(f->ptr, f->bytes), " ",
-                   HowGone(view, *f), " (enqueued by ",
-                   Who(view, k.enqueued_by), " at event ",
-                   k.enqueue_index, ")"));
+      absl::StrCat(KernelLabel(k), " started on stacks ", stacks, " in block ",
+                   FormatBlock(f->ptr, f->bytes), " ", HowGone(view, *f), " (enqueued by ",
+                   Who(view, k.enqueued_by), " at event ", k.enqueue_index, ")"));
   v.cause_index = f->free_index;
   return v;
 }
@@ -152,13 +141,10 @@ std::optional<Violation> UseAfterFreeMonitor::GoneUnder(absl::Span<const Event> 
       absl::StrCat(k.block == gone.serial        ? "block "
                    : k.vars_block == gone.serial ? "variable block "
                                                  : "program block ",
-                   FormatBlock(gone.ptr, gone.bytes), " ",
-                   HowGone(view, gone), " while ", KernelLabel(k),
-                   ", enqueued on stream ", k.stream, " by ",
-                   Who(view, k.enqueued_by), " at event ", k.enqueue_index,
-                   ", ",
-                   k.started ? absl::StrCat("is running on it since event ",
-                                            k.start_index)
+                   FormatBlock(gone.ptr, gone.bytes), " ", HowGone(view, gone), " while ",
+                   KernelLabel(k), ", enqueued on stream ", k.stream, " by ",
+                   Who(view, k.enqueued_by), " at event ", k.enqueue_index, ", ",
+                   k.started ? absl::StrCat("is running on it since event ", k.start_index)
                              : std::string("is still queued to use it")));
   v.cause_index = k.enqueue_index;
   return v;

@@ -27,8 +27,7 @@ class UseAfterFreeMonitor final : public Monitor {
   }
   bool reads_device_books() const override { return true; }
   void Reset() override {}
-  std::optional<Violation> OnEvent(absl::Span<const Event> events,
-                                   const SimView& view) override;
+  std::optional<Violation> OnEvent(absl::Span<const Event> events, const SimView& view) override;
 
  private:
   // Out of line, since they are rare: the context teardown, and the messages.

@@ -14,8 +14,7 @@
 namespace stackcheck::sim {
 
 // A violation caused by the newest event of `events`.
-inline Violation ViolationAtLast(absl::string_view property,
-                                 absl::Span<const Event> events,
+inline Violation ViolationAtLast(absl::string_view property, absl::Span<const Event> events,
                                  std::string message) {
   Violation v;
   v.property = std::string(property);
@@ -30,8 +29,7 @@ inline constexpr std::uint32_t kMaxIndexedId = 1u << 16;
 
 // The actor's name, or "nobody" for kNoActor.
 inline std::string Who(const SimView& view, ActorId actor) {
-  return actor == kNoActor ? std::string("nobody")
-                           : std::string(view.ActorName(actor));
+  return actor == kNoActor ? std::string("nobody") : std::string(view.ActorName(actor));
 }
 
 }  // namespace stackcheck::sim

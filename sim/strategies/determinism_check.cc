@@ -28,23 +28,23 @@ bool DeterminismCheck::NewExecution() {
 
 void DeterminismCheck::Fail(const std::string& what) {
   if (!status_.ok()) return;
-  status_ = absl::InternalError(absl::StrFormat(
-      "execution %d is not deterministic: its re-run with the same %d choices "
-      "%s",
-      execution_, recorded_.size(), what));
+  status_ = absl::InternalError(
+      absl::StrFormat("execution %d is not deterministic: its re-run with the same %d choices "
+                      "%s",
+                      execution_, recorded_.size(), what));
 }
 
 std::uint64_t DeterminismCheck::Replay(std::uint64_t n, const char* what) {
   if (position_ >= recorded_.size()) {
-    Fail(absl::StrFormat("asked for more choices (step %d, among %d %s)",
-                         position_, n, what));
+    Fail(absl::StrFormat("asked for more choices (step %d, among %d %s)", position_, n, what));
     return 0;
   }
   const std::uint64_t value = recorded_[position_];
   if (value >= n) {
-    Fail(absl::StrFormat("offered only %d %s at step %d, where the first run "
-                         "chose %d",
-                         n, what, position_, value));
+    Fail(
+        absl::StrFormat("offered only %d %s at step %d, where the first run "
+                        "chose %d",
+                        n, what, position_, value));
     return 0;
   }
   ++position_;
@@ -53,8 +53,7 @@ std::uint64_t DeterminismCheck::Replay(std::uint64_t n, const char* what) {
 
 std::size_t DeterminismCheck::NextActor(const SchedulingPoint& point) {
   if (rerun_) {
-    return static_cast<std::size_t>(
-        Replay(point.runnable.size(), "runnable actors"));
+    return static_cast<std::size_t>(Replay(point.runnable.size(), "runnable actors"));
   }
   const std::size_t chosen = inner_.NextActor(point);
   if (recording_) recorded_.push_back(chosen);
@@ -74,8 +73,7 @@ void DeterminismCheck::ReportDigest(std::uint64_t digest) {
     if (position_ != recorded_.size()) {
       Fail(absl::StrFormat("ended after %d of them", position_));
     } else if (digest != digest_) {
-      Fail(absl::StrFormat("gave digest %016x, the first run %016x", digest,
-                           digest_));
+      Fail(absl::StrFormat("gave digest %016x, the first run %016x", digest, digest_));
     }
     return;
   }

@@ -231,8 +231,7 @@ TEST(DfsStrategy, IterativeBoundingRunsRoundsUntilNothingIsCut) {
   DfsStrategy::Options options = Plain(5);
   options.iterative_bounding = true;
   DfsStrategy dfs(options);
-  std::vector<toy::Outcome> outcomes =
-      toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
+  std::vector<toy::Outcome> outcomes = toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
   // Rounds with bound 0, 1, 2 (2 + 4 + 6); bound 2 cuts nothing, so stop.
   EXPECT_EQ(outcomes.size(), 12u);
   EXPECT_EQ(dfs.stats().rounds, 3);
@@ -293,8 +292,7 @@ TEST(DfsStrategy, MaxDepthMakesTheSearchIncomplete) {
   DfsStrategy::Options options = Plain();
   options.max_depth = 2;
   DfsStrategy dfs(options);
-  std::vector<toy::Outcome> outcomes =
-      toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
+  std::vector<toy::Outcome> outcomes = toy::RunAll(toy::Writers(2, 2, SameObject), dfs);
   EXPECT_EQ(outcomes.size(), 4u);  // the first two choices: AA, AB, BA, BB
   EXPECT_TRUE(dfs.exhausted());
   EXPECT_TRUE(dfs.bound_cut());
@@ -312,8 +310,7 @@ TEST(DfsStrategy, ReportsAnEngineThatIsNotDeterministic) {
   EXPECT_FALSE(dfs.NewExecution());
   EXPECT_FALSE(dfs.exhausted());
   EXPECT_EQ(dfs.status().code(), absl::StatusCode::kInternal);
-  EXPECT_NE(dfs.status().message().find("execution 2 is not deterministic"),
-            std::string::npos)
+  EXPECT_NE(dfs.status().message().find("execution 2 is not deterministic"), std::string::npos)
       << dfs.status();
 }
 
@@ -326,8 +323,7 @@ TEST(DfsStrategy, ChoicesOfAnExecutionReplayIt) {
     EXPECT_EQ(dfs.choices(), o.choices);
     seen.push_back(o.choices);
   }
-  EXPECT_EQ(std::set<std::vector<std::uint64_t>>(seen.begin(), seen.end()).size(),
-            seen.size());
+  EXPECT_EQ(std::set<std::vector<std::uint64_t>>(seen.begin(), seen.end()).size(), seen.size());
 }
 
 // Random small systems: reads, writes, data choices, mutex-guarded writes
@@ -389,8 +385,7 @@ rc::Gen<System> SmallSystems() {
   });
 }
 
-RC_GTEST_PROP(DfsStrategyProperty, SleepSetsReachEveryFinalStateOfPlainDfs,
-              ()) {
+RC_GTEST_PROP(DfsStrategyProperty, SleepSetsReachEveryFinalStateOfPlainDfs, ()) {
   const System system = *SmallSystems();
   const Exploration plain = Explore(system, Plain());
   const Exploration sleep = Explore(system, Sleep());

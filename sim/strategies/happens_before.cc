@@ -61,8 +61,8 @@ void HappensBefore::SaveObjectClock(std::uint32_t clock) {
 }
 
 void HappensBefore::SaveSpecial(Special c) {
-  undo_.push_back({UndoKind::kSpecialClock, static_cast<std::uint32_t>(c),
-                   SaveClock(SpecialClock(c))});
+  undo_.push_back(
+      {UndoKind::kSpecialClock, static_cast<std::uint32_t>(c), SaveClock(SpecialClock(c))});
 }
 
 void HappensBefore::SaveActorClock(ActorId actor) {
@@ -289,8 +289,9 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
   return index;
 }
 
-absl::InlinedVector<ActorId, 4> HappensBefore::Initials(
-    std::size_t i, ActorId actor, const Footprint& step, std::size_t end) const {
+absl::InlinedVector<ActorId, 4> HappensBefore::Initials(std::size_t i, ActorId actor,
+                                                        const Footprint& step,
+                                                        std::size_t end) const {
   end = std::min(end, steps_.size());
   const ActorId racer = steps_[i].actor;
   // first_in_v[r]: 1 + index of actor r's first step in v, 0 if none yet.
@@ -328,14 +329,12 @@ void HappensBefore::NotBefore(ActorId actor, std::vector<std::uint32_t>* out) co
     const std::vector<std::uint32_t>& steps = actor_steps_[q];
     // q's steps before clock[q] happen before the actor's latest step.
     const Entry known = clock != nullptr && q < width_ ? clock[q] : 0;
-    out->insert(out->end(), std::lower_bound(steps.begin(), steps.end(), known),
-                steps.end());
+    out->insert(out->end(), std::lower_bound(steps.begin(), steps.end(), known), steps.end());
   }
   std::sort(out->begin(), out->end());
 }
 
-void HappensBefore::ForEachRaceOfLastAsGlobal(
-    absl::FunctionRef<void(std::size_t)> visit) const {
+void HappensBefore::ForEachRaceOfLastAsGlobal(absl::FunctionRef<void(std::size_t)> visit) const {
   if (steps_.empty()) return;
   // The last step's clock is its actor's.
   // Taken out of the member for the visit, which may query again.
@@ -346,8 +345,7 @@ void HappensBefore::ForEachRaceOfLastAsGlobal(
   scratch_steps_.swap(others);
 }
 
-bool HappensBefore::HeldSince(std::uint32_t mutex, ActorId holder,
-                              std::size_t until) const {
+bool HappensBefore::HeldSince(std::uint32_t mutex, ActorId holder, std::size_t until) const {
   const ObjectState* state = Find(mutex);
   if (state == nullptr) return true;
   // The holder declared its unlock just after its last step before `until`.
@@ -361,8 +359,7 @@ bool HappensBefore::HeldSince(std::uint32_t mutex, ActorId holder,
   return true;
 }
 
-bool HappensBefore::Reversible(std::size_t step, ActorId actor,
-                               const Footprint& pending) const {
+bool HappensBefore::Reversible(std::size_t step, ActorId actor, const Footprint& pending) const {
   const Footprint& earlier = steps_[step].footprint;
   // A GPU step that may poison the context: a trap's end is device-wide, or
   // global where the engine could not be precise.
@@ -412,16 +409,13 @@ bool HappensBefore::HappensBeforeActor(std::size_t step, ActorId actor) const {
   return clock != nullptr && Knows(clock, steps_[step].actor, step);
 }
 
-bool HappensBefore::Races(std::size_t step, ActorId actor,
-                          const Footprint& pending) const {
-  return steps_[step].actor != actor &&
-         Dependent(steps_[step].footprint, pending) &&
+bool HappensBefore::Races(std::size_t step, ActorId actor, const Footprint& pending) const {
+  return steps_[step].actor != actor && Dependent(steps_[step].footprint, pending) &&
          !HappensBeforeActor(step, actor) && Reversible(step, actor, pending);
 }
 
-void HappensBefore::ForEachRace(
-    ActorId actor, const Footprint& pending,
-    absl::FunctionRef<bool(std::size_t)> visit) const {
+void HappensBefore::ForEachRace(ActorId actor, const Footprint& pending,
+                                absl::FunctionRef<bool(std::size_t)> visit) const {
   // A program-wide step can race with any program step, one breaking a
   // guard bit with any step holding it: scan them all.
   bool pending_global = (pending.program & kProgramWide) != 0 || pending.breaks != 0;

@@ -50,15 +50,13 @@ class HappensBefore {
   // execution that reverses the race.
   // With `end` < size(), only the recorded steps before `end` make up v (the
   // racing step is then recorded step `end`, taken as `step`).
-  absl::InlinedVector<ActorId, 4> Initials(std::size_t i, ActorId actor,
-                                           const Footprint& step,
+  absl::InlinedVector<ActorId, 4> Initials(std::size_t i, ActorId actor, const Footprint& step,
                                            std::size_t end = SIZE_MAX) const;
 
   // Calls visit(i) for every recorded step i of another actor that the last
   // recorded step does not already happen after: the races the last step
   // would have if it had been global.
-  void ForEachRaceOfLastAsGlobal(
-      absl::FunctionRef<void(std::size_t)> visit) const;
+  void ForEachRaceOfLastAsGlobal(absl::FunctionRef<void(std::size_t)> visit) const;
 
   ActorId actor_of(std::size_t step) const { return steps_[step].actor; }
 
@@ -75,20 +73,20 @@ class HappensBefore {
     Footprint footprint;
   };
   struct ObjectState {
-    std::uint32_t clocks = 0;  // index of its pair in object_clocks_
+    std::uint32_t clocks = 0;          // index of its pair in object_clocks_
     std::vector<std::uint32_t> steps;  // indices of the steps touching it
     // ... and of those writing it: all a read can depend on through it.
     std::vector<std::uint32_t> writes;
   };
   // Special clocks, by index into special_.
   enum Special : int {
-    kGlobalClock,      // the latest global step's
-    kAll,              // join of every step's
-    kDeviceWideClock,  // the latest device-wide step's
-    kDeviceAll,        // join of the steps on device objects
-    kProgramWideClock, // the latest program-wide step's
-    kProgramAll,       // join of the steps that run program code
-    kHeldAll,          // 8 clocks, by guard bit: join of the steps holding it
+    kGlobalClock,               // the latest global step's
+    kAll,                       // join of every step's
+    kDeviceWideClock,           // the latest device-wide step's
+    kDeviceAll,                 // join of the steps on device objects
+    kProgramWideClock,          // the latest program-wide step's
+    kProgramAll,                // join of the steps that run program code
+    kHeldAll,                   // 8 clocks, by guard bit: join of the steps holding it
     kBrokenAll = kHeldAll + 8,  // 8 clocks: join of the steps breaking it
     kSpecialCount = kBrokenAll + 8,
   };
@@ -160,11 +158,11 @@ class HappensBefore {
 
   std::uint32_t width_ = 8;
   std::vector<Step> steps_;
-  std::vector<Entry> step_clocks_;   // steps_.size() clocks
-  std::uint32_t actors_ = 0;         // actor clocks held
-  std::vector<Entry> actor_clocks_;  // by actor: its latest step's clock
-  std::vector<Entry> special_;       // kSpecialCount clocks
-  std::vector<Entry> object_clocks_; // two per object in use
+  std::vector<Entry> step_clocks_;    // steps_.size() clocks
+  std::uint32_t actors_ = 0;          // actor clocks held
+  std::vector<Entry> actor_clocks_;   // by actor: its latest step's clock
+  std::vector<Entry> special_;        // kSpecialCount clocks
+  std::vector<Entry> object_clocks_;  // two per object in use
   // Object states by first touch; Reset keeps them (and their buffers) for
   // the next execution, which reuses the first ones it needs.
   absl::flat_hash_map<std::uint32_t, std::uint32_t> object_index_;
@@ -175,12 +173,12 @@ class HappensBefore {
   void NotBefore(ActorId actor, std::vector<std::uint32_t>* out) const;
 
   std::vector<std::vector<std::uint32_t>> actor_steps_;  // by actor, in order
-  std::vector<std::uint32_t> global_steps_;       // steps touching kGlobalObject
-  std::vector<std::uint32_t> device_wide_steps_;  // ... kDeviceWideObject
-  std::vector<std::uint32_t> program_wide_steps_; // program-wide steps
-  std::vector<std::uint32_t> breaking_steps_;     // steps breaking a guard bit
+  std::vector<std::uint32_t> global_steps_;              // steps touching kGlobalObject
+  std::vector<std::uint32_t> device_wide_steps_;         // ... kDeviceWideObject
+  std::vector<std::uint32_t> program_wide_steps_;        // program-wide steps
+  std::vector<std::uint32_t> breaking_steps_;            // steps breaking a guard bit
   std::vector<Undo> undo_;
-  std::vector<Entry> undo_clocks_;       // saved clocks, width_ each
+  std::vector<Entry> undo_clocks_;        // saved clocks, width_ each
   std::vector<std::uint32_t> undo_mark_;  // by step: undo_.size() before it
   // Scratch clocks for ClockOf's callers (mutable: queries are const).
   mutable std::vector<Entry> scratch_;

@@ -28,8 +28,7 @@ Footprint Step(std::vector<Access> accesses, std::uint8_t program) {
   return f;
 }
 
-std::vector<std::size_t> Races(const HappensBefore& hb, ActorId actor,
-                               const Footprint& step) {
+std::vector<std::size_t> Races(const HappensBefore& hb, ActorId actor, const Footprint& step) {
   std::vector<std::size_t> races;
   hb.ForEachRace(actor, step, [&](std::size_t i) {
     races.push_back(i);
@@ -39,8 +38,7 @@ std::vector<std::size_t> Races(const HappensBefore& hb, ActorId actor,
 }
 
 TEST(Dependent, AProgramWideStepConflictsWithEveryProgramStepOnly) {
-  const Footprint handler =
-      Step({{kHostObject + 1, true}}, kRunsProgram | kProgramWide);
+  const Footprint handler = Step({{kHostObject + 1, true}}, kRunsProgram | kProgramWide);
   const Footprint host = Step({{kHostObject, false}}, kRunsProgram);
   const Footprint gpu = Step({{kDeviceObject, true}}, 0);
   EXPECT_TRUE(Dependent(handler, host));
@@ -53,11 +51,10 @@ TEST(Dependent, AProgramWideStepConflictsWithEveryProgramStepOnly) {
 
 TEST(HappensBefore, AProgramStepRacesWithAnEarlierProgramWideStep) {
   HappensBefore hb;
-  hb.Record(0, Step({{kDeviceObject, true}}, 0));                      // 0: GPU
+  hb.Record(0, Step({{kDeviceObject, true}}, 0));  // 0: GPU
   hb.Record(1, Step({{kHostObject + 1, true}},
-                    kRunsProgram | kProgramWide));                     // 1: handler
-  EXPECT_EQ(Races(hb, 2, Step({{kHostObject, false}}, kRunsProgram)),
-            std::vector<std::size_t>{1});
+                    kRunsProgram | kProgramWide));  // 1: handler
+  EXPECT_EQ(Races(hb, 2, Step({{kHostObject, false}}, kRunsProgram)), std::vector<std::size_t>{1});
   // A GPU step does not race with the handler.
   EXPECT_TRUE(Races(hb, 2, Step({{kDeviceObject + 1, true}}, 0)).empty());
 }
@@ -67,8 +64,7 @@ TEST(HappensBefore, AProgramWideStepRacesWithEveryEarlierProgramStep) {
   hb.Record(0, Step({{kHostObject, true}}, kRunsProgram));      // 0
   hb.Record(1, Step({{kDeviceObject, true}}, 0));               // 1: GPU
   hb.Record(2, Step({{kHostObject + 2, true}}, kRunsProgram));  // 2
-  const Footprint handler =
-      Step({{kHostObject + 1, true}}, kRunsProgram | kProgramWide);
+  const Footprint handler = Step({{kHostObject + 1, true}}, kRunsProgram | kProgramWide);
   EXPECT_EQ(Races(hb, 3, handler), (std::vector<std::size_t>{2, 0}));
   hb.Record(3, handler);  // 3
   // Once actor 2 has taken a step after the handler's, it follows it.
@@ -86,9 +82,7 @@ TEST(HappensBefore, TheThirdObjectOfADeviceStepIsSearchedForRaces) {
   hb.Record(0, Step({{kDeviceObject + 3, true}}, kRunsProgram));  // 0
   hb.Record(1, Step({{kDeviceWideObject, true}}, 0));             // 1
   const Footprint callback_step =
-      Step({{kDeviceObject, true}, {kDeviceObject + 1, true},
-            {kDeviceObject + 3, true}},
-           0);
+      Step({{kDeviceObject, true}, {kDeviceObject + 1, true}, {kDeviceObject + 3, true}}, 0);
   EXPECT_EQ(Races(hb, 2, callback_step), (std::vector<std::size_t>{1, 0}));
 }
 
@@ -104,11 +98,15 @@ struct RandomSteps {
     for (int a = 0; a < count; ++a) {
       std::uint32_t object;
       switch (pick(12)) {
-        case 0: object = kGlobalObject; break;
-        case 1: object = kDeviceWideObject; break;
+        case 0:
+          object = kGlobalObject;
+          break;
+        case 1:
+          object = kDeviceWideObject;
+          break;
         default:
           object = static_cast<std::uint32_t>(pick(2) == 0 ? kHostObject + pick(3)
-                                                            : kDeviceObject + pick(3));
+                                                           : kDeviceObject + pick(3));
       }
       f.accesses[f.count++] = {object, pick(2) == 0};
     }
@@ -176,7 +174,7 @@ Footprint OwnerUnlock() { return Blocking(Touches(kMutexM, true), kOwnerUnlock);
 
 TEST(HappensBefore, AJoinFollowsTheJoinedThreadsSteps) {
   HappensBefore hb;
-  hb.Record(1, Step({{kHostObject, true}}, kRunsProgram));  // 0: the thread's last
+  hb.Record(1, Step({{kHostObject, true}}, kRunsProgram));            // 0: the thread's last
   hb.Record(0, Touches(ObjectId(ObjectKind::kThreadEnd, 1), false));  // 1: join
   // What the joiner does next does not race with the joined thread.
   const Footprint exit = ProgramWide(Step({{kHostObject + 1, true}}, kRunsProgram));
@@ -198,9 +196,9 @@ TEST(HappensBefore, ALockAttemptDoesNotRaceWithTheHoldersUnlock) {
 
 TEST(HappensBefore, AnUnlockAfterAnotherReleaseIsReversible) {
   HappensBefore hb;
-  hb.Record(1, Lock());                        // 0: actor 1 holds it
-  hb.Record(3, Touches(kMutexM, true));        // 1: actor 3 unlocks it (not its owner)
-  hb.Record(1, OwnerUnlock());                 // 2: declared while held, runs after
+  hb.Record(1, Lock());                  // 0: actor 1 holds it
+  hb.Record(3, Touches(kMutexM, true));  // 1: actor 3 unlocks it (not its owner)
+  hb.Record(1, OwnerUnlock());           // 2: declared while held, runs after
   // The mutex may have been free before step 2: a lock there would not block.
   const std::vector<std::size_t> races = Races(hb, 2, Lock());
   EXPECT_NE(std::find(races.begin(), races.end(), 2u), races.end());
@@ -239,14 +237,13 @@ TEST(HappensBefore, TheHolderDoesNotFollowABlockedAttempt) {
 TEST(HappensBefore, AWaitDoesNotRaceWithEarlierStreamWork) {
   const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
   const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
-  const Footprint wait =
-      Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle);
+  const Footprint wait = Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle);
   const Footprint end = Blocking(Touches(progress, true), kStreamWork);
   HappensBefore hb;
   hb.Record(2, end);  // 0: a kernel's end
   EXPECT_TRUE(Races(hb, 1, wait).empty());
-  hb.Record(1, wait);                             // 1
-  hb.Record(3, Touches(enqueued, true));          // 2: another thread launches
+  hb.Record(1, wait);                     // 1
+  hb.Record(3, Touches(enqueued, true));  // 2: another thread launches
   // Work after a wait still races with it: the wait may have returned at
   // once on a sticky error.
   EXPECT_EQ(Races(hb, 2, end), std::vector<std::size_t>{1});
@@ -258,8 +255,8 @@ TEST(HappensBefore, AWaitDoesNotRaceWithEarlierStreamWork) {
 TEST(HappensBefore, AWaitOnAHealthyContextDoesNotRaceWithTheWorkItWaitedFor) {
   const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
   const std::uint32_t enqueued = ObjectId(ObjectKind::kStream, 0);
-  const Footprint healthy_wait = Blocking(Touches(enqueued, false, progress, false),
-                                          kWaitsForIdle | kWaitsOnHealthyContext);
+  const Footprint healthy_wait =
+      Blocking(Touches(enqueued, false, progress, false), kWaitsForIdle | kWaitsOnHealthyContext);
   const Footprint end = Blocking(Touches(progress, true), kStreamWork);
   HappensBefore hb;
   hb.Record(1, healthy_wait);  // 0: finds the stream busy and waits

@@ -8,14 +8,12 @@ namespace stackcheck::sim {
 
 std::string StrategyMetrics::Summary() const {
   const double per_execution =
-      executions == 0 ? 0.0
-                      : static_cast<double>(actor_choices) /
-                            static_cast<double>(executions);
+      executions == 0 ? 0.0 : static_cast<double>(actor_choices) / static_cast<double>(executions);
   return absl::StrFormat(
       "executions %d, steps %d (%.1f/execution), numbers %d, preemptions %d, "
       "max choices %d, max preemptions %d",
-      executions, actor_choices, per_execution, number_choices, preemptions,
-      max_choices, max_preemptions);
+      executions, actor_choices, per_execution, number_choices, preemptions, max_choices,
+      max_preemptions);
 }
 
 StrategyMetrics MetricsStrategy::metrics() const {

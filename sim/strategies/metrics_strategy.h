@@ -12,11 +12,11 @@ namespace stackcheck::sim {
 
 struct StrategyMetrics {
   std::uint64_t executions = 0;
-  std::uint64_t actor_choices = 0;   // scheduling points (steps)
+  std::uint64_t actor_choices = 0;  // scheduling points (steps)
   std::uint64_t number_choices = 0;
-  std::uint64_t preemptions = 0;     // chose another while current runnable
-  std::uint64_t max_choices = 0;     // most answers in one execution
-  std::uint64_t max_preemptions = 0; // most preemptions in one execution
+  std::uint64_t preemptions = 0;      // chose another while current runnable
+  std::uint64_t max_choices = 0;      // most answers in one execution
+  std::uint64_t max_preemptions = 0;  // most preemptions in one execution
 
   // "executions 12, steps 340 (28.3/execution), numbers 4, preemptions 9,
   //  max choices 31, max preemptions 2"

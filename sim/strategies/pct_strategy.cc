@@ -11,8 +11,7 @@ constexpr std::uint64_t kInitialPriorityBase = std::uint64_t{1} << 62;
 }  // namespace
 
 PctStrategy::PctStrategy(const Options& options)
-    : options_(options),
-      step_estimate_(std::max<std::uint64_t>(1, options.initial_step_estimate)) {
+    : options_(options), step_estimate_(std::max<std::uint64_t>(1, options.initial_step_estimate)) {
   if (options_.depth == 0) options_.depth = 1;
 }
 
@@ -63,8 +62,7 @@ std::size_t PctStrategy::NextActor(const SchedulingPoint& point) {
   std::size_t chosen = highest();
   // Several change points may fall on the same step; each demotes whoever
   // would run next.
-  while (next_change_ < change_points_.size() &&
-         change_points_[next_change_] == steps_) {
+  while (next_change_ < change_points_.size() && change_points_[next_change_] == steps_) {
     ++next_change_;
     priority_[point.runnable[chosen].actor] = options_.depth - next_change_;
     chosen = highest();
@@ -72,8 +70,6 @@ std::size_t PctStrategy::NextActor(const SchedulingPoint& point) {
   return chosen;
 }
 
-std::uint64_t PctStrategy::NextNumber(std::uint64_t n) {
-  return n <= 1 ? 0 : rng_.Below(n);
-}
+std::uint64_t PctStrategy::NextNumber(std::uint64_t n) { return n <= 1 ? 0 : rng_.Below(n); }
 
 }  // namespace stackcheck::sim

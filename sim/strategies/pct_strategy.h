@@ -26,7 +26,7 @@ class PctStrategy : public Strategy {
  public:
   struct Options {
     std::uint64_t seed = 0;
-    std::uint32_t depth = 3;  // d >= 1; d = 1 means no change points
+    std::uint32_t depth = 3;           // d >= 1; d = 1 means no change points
     std::uint64_t max_executions = 0;  // 0: no limit
     std::uint64_t initial_step_estimate = 64;
   };
@@ -40,9 +40,7 @@ class PctStrategy : public Strategy {
   std::uint64_t step_estimate() const { return step_estimate_; }
   std::uint64_t executions_started() const { return started_; }
   // The change points of the execution in progress (1-based step numbers).
-  absl::Span<const std::uint64_t> change_points() const {
-    return change_points_;
-  }
+  absl::Span<const std::uint64_t> change_points() const { return change_points_; }
 
  private:
   std::uint64_t PriorityOf(ActorId actor);
@@ -51,7 +49,7 @@ class PctStrategy : public Strategy {
   Rng rng_;
   std::uint64_t started_ = 0;
   std::uint64_t step_estimate_;
-  std::uint64_t steps_ = 0;  // NextActor calls in this execution
+  std::uint64_t steps_ = 0;                              // NextActor calls in this execution
   absl::InlinedVector<std::uint64_t, 4> change_points_;  // sorted
   std::size_t next_change_ = 0;
   // Indexed by actor id (ids are dense); 0 = not seen yet.

@@ -124,8 +124,8 @@ TEST(PctStrategy, BeatsUniformRandomOnADeepPreemption) {
     RandomStrategy random({seed});
     random_total += ExecutionsToBug(random, 1000);
   }
-  std::printf("executions to the depth-2 bug over 20 seeds: PCT %d, random %d\n",
-              pct_total, random_total);
+  std::printf("executions to the depth-2 bug over 20 seeds: PCT %d, random %d\n", pct_total,
+              random_total);
   EXPECT_LT(pct_total, random_total);
 }
 

@@ -27,8 +27,6 @@ std::size_t RandomStrategy::NextActor(const SchedulingPoint& point) {
   return n <= 1 ? 0 : static_cast<std::size_t>(rng_.Below(n));
 }
 
-std::uint64_t RandomStrategy::NextNumber(std::uint64_t n) {
-  return n <= 1 ? 0 : rng_.Below(n);
-}
+std::uint64_t RandomStrategy::NextNumber(std::uint64_t n) { return n <= 1 ? 0 : rng_.Below(n); }
 
 }  // namespace stackcheck::sim

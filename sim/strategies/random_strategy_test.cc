@@ -13,13 +13,11 @@ namespace {
 
 std::uint32_t SameObject(int, int) { return 1; }
 
-std::vector<std::vector<std::uint64_t>> Schedules(std::uint64_t seed,
-                                                  std::uint64_t executions,
+std::vector<std::vector<std::uint64_t>> Schedules(std::uint64_t seed, std::uint64_t executions,
                                                   std::uint64_t first = 0) {
   RandomStrategy random({seed, executions, first});
   std::vector<std::vector<std::uint64_t>> schedules;
-  for (const toy::Outcome& o :
-       toy::RunAll(toy::Writers(3, 3, SameObject), random)) {
+  for (const toy::Outcome& o : toy::RunAll(toy::Writers(3, 3, SameObject), random)) {
     EXPECT_EQ(o.error, "");
     schedules.push_back(o.choices);
   }
@@ -31,9 +29,7 @@ TEST(RandomStrategy, SameSeedSameSchedules) {
   EXPECT_NE(Schedules(7, 50), Schedules(8, 50));
 }
 
-TEST(RandomStrategy, StopsAtItsBudget) {
-  EXPECT_EQ(Schedules(1, 17).size(), 17u);
-}
+TEST(RandomStrategy, StopsAtItsBudget) { EXPECT_EQ(Schedules(1, 17).size(), 17u); }
 
 TEST(RandomStrategy, AnExecutionCanBeRerunOnItsOwn) {
   const auto all = Schedules(42, 10);
@@ -49,8 +45,7 @@ TEST(RandomStrategy, CoversEveryInterleavingOfASmallSystem) {
   // fixed so the test is deterministic.
   RandomStrategy random({/*seed=*/3, /*max_executions=*/200});
   std::set<std::uint64_t> finals;
-  for (const toy::Outcome& o :
-       toy::RunAll(toy::Writers(2, 2, SameObject), random)) {
+  for (const toy::Outcome& o : toy::RunAll(toy::Writers(2, 2, SameObject), random)) {
     finals.insert(o.FinalState());
   }
   EXPECT_EQ(finals.size(), 6u);

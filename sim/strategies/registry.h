@@ -22,12 +22,12 @@ class SplitTree;
 
 // Everything a registered strategy may read; each reads only its own fields.
 struct StrategyParams {
-  std::uint64_t seed = 1;             // random, pct
-  std::uint64_t max_executions = 0;   // 0: the strategy's own end (none for sampling)
-  int preemption_bound = -1;          // dfs, plain-dfs; < 0: none
-  bool iterative_bounding = false;    // dfs, plain-dfs: bounds 0, 1, ... up to the bound
-  std::uint32_t depth = 3;            // pct: bug depth
-  std::uint64_t step_estimate = 64;   // pct: steps per execution, before it learns
+  std::uint64_t seed = 1;               // random, pct
+  std::uint64_t max_executions = 0;     // 0: the strategy's own end (none for sampling)
+  int preemption_bound = -1;            // dfs, plain-dfs; < 0: none
+  bool iterative_bounding = false;      // dfs, plain-dfs: bounds 0, 1, ... up to the bound
+  std::uint32_t depth = 3;              // pct: bug depth
+  std::uint64_t step_estimate = 64;     // pct: steps per execution, before it learns
   std::vector<std::uint64_t> schedule;  // sequence, replay
   // dfs, plain-dfs without a bound: a split search's split and the top its
   // workers share (DfsStrategy::Options::split_choices).

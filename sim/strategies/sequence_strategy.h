@@ -35,9 +35,7 @@ class SequenceStrategy : public Strategy {
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
 
-  const std::vector<std::uint64_t>& effective_choices() const {
-    return effective_;
-  }
+  const std::vector<std::uint64_t>& effective_choices() const { return effective_; }
   // How many values of the sequence were consumed.
   std::size_t consumed() const { return position_; }
 

@@ -37,8 +37,7 @@ void AnswerLoop(benchmark::State& state, Strategy& strategy) {
   int current = 0;
   std::uint64_t steps = 0;
   for (auto _ : state) {
-    const std::size_t chosen =
-        strategy.NextActor(SchedulingPoint{candidates, current});
+    const std::size_t chosen = strategy.NextActor(SchedulingPoint{candidates, current});
     benchmark::DoNotOptimize(chosen);
     current = static_cast<int>(chosen);
     // Keep executions realistic in length (PCT's change points, DFS's stack).
@@ -72,8 +71,7 @@ void BM_SequenceAnswer(benchmark::State& state) {
     state.ResumeTiming();
     int current = 0;
     for (int i = 0; i < 1000; ++i) {
-      current = static_cast<int>(
-          sequence.NextActor(SchedulingPoint{candidates, current}));
+      current = static_cast<int>(sequence.NextActor(SchedulingPoint{candidates, current}));
     }
     benchmark::DoNotOptimize(current);
   }

@@ -22,8 +22,8 @@ std::uint64_t StrictSequenceStrategy::Take(std::uint64_t n, const char* what) {
   const std::uint64_t value = values_[position_];
   if (n == 0 || value >= n) {
     status_ = absl::InvalidArgumentError(absl::StrFormat(
-        "replay step %d: choice %d is out of range for a choice among %d %s (valid: 0..%d)",
-        step, value, n, what, n == 0 ? 0 : n - 1));
+        "replay step %d: choice %d is out of range for a choice among %d %s (valid: 0..%d)", step,
+        value, n, what, n == 0 ? 0 : n - 1));
     return 0;
   }
   ++position_;

@@ -28,9 +28,7 @@ Step Read(std::uint32_t object) { return {Step::Kind::kRead, object, 1}; }
 Step Write(std::uint32_t object) { return {Step::Kind::kWrite, object, 1}; }
 Step Lock(std::uint32_t mutex) { return {Step::Kind::kLock, mutex, 1}; }
 Step Unlock(std::uint32_t mutex) { return {Step::Kind::kUnlock, mutex, 1}; }
-Step Choose(std::uint32_t object, std::uint64_t n) {
-  return {Step::Kind::kChoose, object, n};
-}
+Step Choose(std::uint32_t object, std::uint64_t n) { return {Step::Kind::kChoose, object, n}; }
 Step Exit(std::uint32_t object) { return {Step::Kind::kExit, object, 1}; }
 
 std::uint64_t Outcome::FinalState() const {
@@ -81,8 +79,8 @@ Outcome Run(const System& system, Strategy& strategy) {
     }
     if (runnable.size() > 1) out.choices.push_back(index);
     if (index >= runnable.size()) {
-      out.error = absl::StrFormat("step %d: answer %d among %d runnable",
-                                  out.order.size(), index, runnable.size());
+      out.error = absl::StrFormat("step %d: answer %d among %d runnable", out.order.size(), index,
+                                  runnable.size());
       return out;
     }
     const ActorId t = runnable[index].actor;
@@ -117,8 +115,7 @@ Outcome Run(const System& system, Strategy& strategy) {
         const std::uint64_t value = strategy.NextNumber(step.n);
         out.choices.push_back(value);
         if (value >= step.n) {
-          out.error = absl::StrFormat("step %d: number %d of %d",
-                                      out.order.size(), value, step.n);
+          out.error = absl::StrFormat("step %d: number %d of %d", out.order.size(), value, step.n);
           return out;
         }
         object = Mix(object, value);
@@ -131,8 +128,7 @@ Outcome Run(const System& system, Strategy& strategy) {
   }
 }
 
-std::vector<Outcome> RunAll(const System& system, Strategy& strategy,
-                            std::size_t limit) {
+std::vector<Outcome> RunAll(const System& system, Strategy& strategy, std::size_t limit) {
   std::vector<Outcome> outcomes;
   while (outcomes.size() < limit && strategy.NewExecution()) {
     outcomes.push_back(Run(system, strategy));

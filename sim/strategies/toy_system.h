@@ -55,12 +55,12 @@ struct System {
 };
 
 struct Outcome {
-  std::vector<std::uint64_t> choices;   // the schedule: answers at points
-                                        // with 2+ candidates, and numbers
-  std::vector<ActorId> order;           // who took each step (a lock that
-                                        // found its mutex held counts too)
-  std::vector<std::uint64_t> objects;   // final object values
-  std::vector<std::uint64_t> registers; // final per-thread registers
+  std::vector<std::uint64_t> choices;    // the schedule: answers at points
+                                         // with 2+ candidates, and numbers
+  std::vector<ActorId> order;            // who took each step (a lock that
+                                         // found its mutex held counts too)
+  std::vector<std::uint64_t> objects;    // final object values
+  std::vector<std::uint64_t> registers;  // final per-thread registers
   bool deadlock = false;
   std::string error;  // the strategy answered out of range
 
@@ -72,8 +72,7 @@ struct Outcome {
 Outcome Run(const System& system, Strategy& strategy);
 
 // Runs executions until NewExecution() returns false or `limit` is reached.
-std::vector<Outcome> RunAll(const System& system, Strategy& strategy,
-                            std::size_t limit = 1000000);
+std::vector<Outcome> RunAll(const System& system, Strategy& strategy, std::size_t limit = 1000000);
 
 // A system of `threads` threads with `steps` writes each, all to `object`s
 // chosen by `object_of(thread, step)`.

@@ -77,8 +77,7 @@ TEST(DeterminismCheck, NamesTheExecutionWhoseDigestChanged) {
     check.ReportDigest(o.FinalState() + (flaky ? 1 : 0));
   }
   EXPECT_EQ(check.status().code(), absl::StatusCode::kInternal);
-  EXPECT_THAT(std::string(check.status().message()),
-              HasSubstr("execution 3 is not deterministic"));
+  EXPECT_THAT(std::string(check.status().message()), HasSubstr("execution 3 is not deterministic"));
   EXPECT_EQ(check.execution(), 3u);  // stopped there
 }
 
@@ -92,8 +91,7 @@ TEST(DeterminismCheck, NamesTheExecutionWhoseChoicesChanged) {
   // The re-run meets a different program: more steps than recorded.
   toy::Run(toy::Writers(2, 3, SameObject), check);
   check.ReportDigest(0);
-  EXPECT_THAT(std::string(check.status().message()),
-              HasSubstr("execution 1 is not deterministic"));
+  EXPECT_THAT(std::string(check.status().message()), HasSubstr("execution 1 is not deterministic"));
   EXPECT_FALSE(check.NewExecution());
 }
 

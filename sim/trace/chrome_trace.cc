@@ -22,55 +22,45 @@ constexpr int kGpuPid = 2;
 // A JSON string literal, escaped by nlohmann-json as the --json writer's are;
 // bytes that are not UTF-8 become U+FFFD.
 std::string JsonString(absl::string_view s) {
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // Trace Event Format timestamps are microseconds; keep every nanosecond.
-std::string Micros(std::uint64_t ns) {
-  return absl::StrFormat("%d.%03d", ns / 1000, ns % 1000);
-}
+std::string Micros(std::uint64_t ns) { return absl::StrFormat("%d.%03d", ns / 1000, ns % 1000); }
 
 // Accumulates the "traceEvents" array.
 class TraceWriter {
  public:
-  void Metadata(int pid, std::int64_t tid, absl::string_view what,
-                absl::string_view name) {
+  void Metadata(int pid, std::int64_t tid, absl::string_view what, absl::string_view name) {
     Open();
     absl::StrAppend(&out_, "{\"ph\":\"M\",\"pid\":", pid, ",\"tid\":", tid,
-                    ",\"name\":", JsonString(what),
-                    ",\"args\":{\"name\":", JsonString(name), "}}");
+                    ",\"name\":", JsonString(what), ",\"args\":{\"name\":", JsonString(name), "}}");
   }
-  void Complete(int pid, std::int64_t tid, absl::string_view name,
-                absl::string_view cat, std::uint64_t start_ns,
-                std::uint64_t end_ns, absl::string_view args_json) {
+  void Complete(int pid, std::int64_t tid, absl::string_view name, absl::string_view cat,
+                std::uint64_t start_ns, std::uint64_t end_ns, absl::string_view args_json) {
     Open();
     absl::StrAppend(&out_, "{\"ph\":\"X\",\"pid\":", pid, ",\"tid\":", tid,
-                    ",\"name\":", JsonString(name), ",\"cat\":",
-                    JsonString(cat), ",\"ts\":", Micros(start_ns),
+                    ",\"name\":", JsonString(name), ",\"cat\":", JsonString(cat),
+                    ",\"ts\":", Micros(start_ns),
                     ",\"dur\":", Micros(end_ns >= start_ns ? end_ns - start_ns : 0), ",\"args\":{",
                     args_json, "}}");
   }
   // scope: "t" thread, "p" process, "g" global.
-  void Instant(int pid, std::int64_t tid, absl::string_view name,
-               absl::string_view cat, std::uint64_t ts_ns, char scope,
-               absl::string_view args_json) {
+  void Instant(int pid, std::int64_t tid, absl::string_view name, absl::string_view cat,
+               std::uint64_t ts_ns, char scope, absl::string_view args_json) {
     Open();
-    absl::StrAppend(&out_, "{\"ph\":\"i\",\"s\":\"", std::string(1, scope),
-                    "\",\"pid\":", pid, ",\"tid\":", tid, ",\"name\":",
-                    JsonString(name), ",\"cat\":", JsonString(cat),
+    absl::StrAppend(&out_, "{\"ph\":\"i\",\"s\":\"", std::string(1, scope), "\",\"pid\":", pid,
+                    ",\"tid\":", tid, ",\"name\":", JsonString(name), ",\"cat\":", JsonString(cat),
                     ",\"ts\":", Micros(ts_ns), ",\"args\":{", args_json, "}}");
   }
   // Async (nestable) begin 'b' or end 'e', matched by cat and id.
-  void Async(char phase, int pid, std::int64_t tid, absl::string_view name,
-             absl::string_view cat, std::uint64_t id, std::uint64_t ts_ns,
-             absl::string_view args_json) {
+  void Async(char phase, int pid, std::int64_t tid, absl::string_view name, absl::string_view cat,
+             std::uint64_t id, std::uint64_t ts_ns, absl::string_view args_json) {
     Open();
-    absl::StrAppend(&out_, "{\"ph\":\"", std::string(1, phase),
-                    "\",\"pid\":", pid, ",\"tid\":", tid, ",\"name\":",
-                    JsonString(name), ",\"cat\":", JsonString(cat),
-                    ",\"id\":", id, ",\"ts\":", Micros(ts_ns), ",\"args\":{",
-                    args_json, "}}");
+    absl::StrAppend(&out_, "{\"ph\":\"", std::string(1, phase), "\",\"pid\":", pid,
+                    ",\"tid\":", tid, ",\"name\":", JsonString(name), ",\"cat\":", JsonString(cat),
+                    ",\"id\":", id, ",\"ts\":", Micros(ts_ns), ",\"args\":{", args_json, "}}");
   }
   std::string Finish() && {
     out_ += "],\"displayTimeUnit\":\"ns\"}\n";
@@ -94,8 +84,7 @@ std::string Arg(absl::string_view key, absl::string_view value) {
 
 std::string EventArgs(std::size_t index, const Event& e,
                       absl::Span<const std::string> actor_names) {
-  return absl::StrCat("\"event\":", index, ",",
-                      Arg("what", FormatEventNamed(e, actor_names)));
+  return absl::StrCat("\"event\":", index, ",", Arg("what", FormatEventNamed(e, actor_names)));
 }
 
 // Something that began and has not ended yet.
@@ -107,8 +96,7 @@ struct Opened {
 }  // namespace
 
 std::string ChromeTraceJson(absl::Span<const Event> events,
-                            absl::Span<const std::string> actor_names,
-                            const Violation* violation) {
+                            absl::Span<const std::string> actor_names, const Violation* violation) {
   TraceWriter w;
   w.Metadata(kHostPid, 0, "process_name", "host threads and driver callbacks");
   w.Metadata(kGpuPid, 0, "process_name", "GPU streams");
@@ -128,20 +116,17 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
       max_stream = std::max(max_stream, e.b);
     }
   }
-  const std::size_t named_actors =
-      std::max<std::size_t>(actor_names.size(), max_actor);
+  const std::size_t named_actors = std::max<std::size_t>(actor_names.size(), max_actor);
   for (std::size_t a = 0; a < named_actors; ++a) {
     w.Metadata(kHostPid, static_cast<std::int64_t>(a), "thread_name",
-               a < actor_names.size() ? absl::string_view(actor_names[a])
-                                      : absl::StrCat("#", a));
+               a < actor_names.size() ? absl::string_view(actor_names[a]) : absl::StrCat("#", a));
   }
   // Events without an actor go to track -1.
   if (anonymous) w.Metadata(kHostPid, -1, "thread_name", "(no actor)");
   if (any_stream) {
     for (std::uint32_t s = 0; s <= max_stream; ++s) {
       w.Metadata(kGpuPid, s, "thread_name",
-                 s == 0 ? std::string("stream 0 (legacy)")
-                        : absl::StrCat("stream ", s));
+                 s == 0 ? std::string("stream 0 (legacy)") : absl::StrCat("stream ", s));
     }
   }
 
@@ -152,8 +137,8 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
   // output is the same bytes on every run.
   std::map<std::uint32_t, Opened> kernels;  // kernel id
   std::map<std::uint32_t, std::string> kernel_names;
-  std::map<std::int64_t, Opened> callbacks;  // actor
-  std::map<std::int64_t, Opened> regions;    // actor
+  std::map<std::int64_t, Opened> callbacks;      // actor
+  std::map<std::int64_t, Opened> regions;        // actor
   std::map<std::int64_t, Opened> blocked_calls;  // actor
   std::map<std::int64_t, Opened> mutex_waits;    // actor
   std::map<std::uint32_t, bool> mutex_held;      // mutex id
@@ -166,10 +151,10 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
     switch (e.kind) {
       case EventKind::kKernelEnqueue:
         kernel_names[e.a] = absl::StrCat(
-            "kernel ", e.a, e.c == 0 ? std::string(" (no region)")
-                                     : absl::StrCat(" (region ", e.c, ")"));
-        w.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", e.a),
-                  "launch", e.time_ns, 't', args);
+            "kernel ", e.a,
+            e.c == 0 ? std::string(" (no region)") : absl::StrCat(" (region ", e.c, ")"));
+        w.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", e.a), "launch", e.time_ns, 't',
+                  args);
         break;
       case EventKind::kKernelStart:
         kernels[e.a] = Opened{i, e.time_ns};
@@ -179,14 +164,11 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
         const std::string& name = kernel_names[e.a];
         auto it = kernels.find(e.a);
         if (it != kernels.end()) {
-          w.Complete(kGpuPid, e.b, name.empty() ? "kernel" : name, "kernel",
-                     it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"start_event\":", it->second.index, ",",
-                                  args));
+          w.Complete(kGpuPid, e.b, name.empty() ? "kernel" : name, "kernel", it->second.start_ns,
+                     e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
           kernels.erase(it);
         } else {
-          w.Instant(kGpuPid, e.b,
-                    absl::StrCat(EventKindName(e.kind), " ", e.a), "kernel",
+          w.Instant(kGpuPid, e.b, absl::StrCat(EventKindName(e.kind), " ", e.a), "kernel",
                     e.time_ns, 't', args);
         }
         break;
@@ -200,13 +182,10 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
         auto it = callbacks.find(tid);
         const bool cb = e.kind == EventKind::kCallbackEnd;
         const std::string name =
-            absl::StrCat(cb ? "callback " : "host fn ", e.b, " (stream ", e.a,
-                         ")");
+            absl::StrCat(cb ? "callback " : "host fn ", e.b, " (stream ", e.a, ")");
         if (it != callbacks.end()) {
-          w.Complete(kHostPid, tid, name, "callback", it->second.start_ns,
-                     e.time_ns,
-                     absl::StrCat("\"start_event\":", it->second.index, ",",
-                                  args));
+          w.Complete(kHostPid, tid, name, "callback", it->second.start_ns, e.time_ns,
+                     absl::StrCat("\"start_event\":", it->second.index, ",", args));
           callbacks.erase(it);
         }
         break;
@@ -217,10 +196,9 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
       case EventKind::kRegionEnd: {
         auto it = regions.find(tid);
         if (it != regions.end()) {
-          w.Complete(kHostPid, tid, absl::StrCat("run(region ", e.c, ")"),
-                     "region", it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"start_event\":", it->second.index, ",",
-                                  args));
+          w.Complete(kHostPid, tid, absl::StrCat("run(region ", e.c, ")"), "region",
+                     it->second.start_ns, e.time_ns,
+                     absl::StrCat("\"start_event\":", it->second.index, ",", args));
           regions.erase(it);
         }
         break;
@@ -232,10 +210,8 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
         const absl::string_view api = DriverCallName(static_cast<DriverCall>(e.a));
         auto it = blocked_calls.find(tid);
         if (it != blocked_calls.end()) {
-          w.Complete(kHostPid, tid, api, "driver", it->second.start_ns,
-                     e.time_ns,
-                     absl::StrCat("\"blocked_at_event\":", it->second.index,
-                                  ",", args));
+          w.Complete(kHostPid, tid, api, "driver", it->second.start_ns, e.time_ns,
+                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
           blocked_calls.erase(it);
         } else {
           w.Instant(kHostPid, tid, api, "driver", e.time_ns, 't', args);
@@ -249,39 +225,34 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
       case EventKind::kMutexPass: {
         auto it = mutex_waits.find(tid);
         if (it != mutex_waits.end()) {
-          w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a),
-                     "mutex", it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"blocked_at_event\":", it->second.index,
-                                  ",", args));
+          w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex",
+                     it->second.start_ns, e.time_ns,
+                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
           mutex_waits.erase(it);
         }
         if (e.kind == EventKind::kMutexPass) {  // locked and unlocked in one step
-          w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't',
-                    args);
+          w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
           break;
         }
-        w.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a,
-                e.time_ns, args);
+        w.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
         mutex_held[e.a] = true;
         break;
       }
       case EventKind::kMutexUnlock:
         if (mutex_held[e.a]) {
-          w.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex",
-                  e.a, e.time_ns, args);
+          w.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
           mutex_held[e.a] = false;
         } else {
-          w.Instant(kHostPid, tid, "unlock of a free mutex", "mutex",
-                    e.time_ns, 't', args);
+          w.Instant(kHostPid, tid, "unlock of a free mutex", "mutex", e.time_ns, 't', args);
         }
         break;
       case EventKind::kStickyError:
-        w.Instant(kGpuPid, 0, absl::StrCat("sticky error ", FormatResult(e.x)),
-                  "error", e.time_ns, 'g', args);
+        w.Instant(kGpuPid, 0, absl::StrCat("sticky error ", FormatResult(e.x)), "error", e.time_ns,
+                  'g', args);
         break;
       default:
-        w.Instant(kHostPid, tid, EventKindName(e.kind),
-                  std::string(EventKindName(e.kind)), e.time_ns, 't', args);
+        w.Instant(kHostPid, tid, EventKindName(e.kind), std::string(EventKindName(e.kind)),
+                  e.time_ns, 't', args);
         break;
     }
   }
@@ -291,20 +262,16 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
   const std::string unfinished = "\"unfinished\":true";
   for (const auto& [id, open] : kernels) {
     const std::string& name = kernel_names[id];
-    w.Complete(kGpuPid, events[open.index].b, name.empty() ? "kernel" : name,
-               "kernel", open.start_ns, last_ns,
-               absl::StrCat(unfinished, ",\"start_event\":", open.index));
+    w.Complete(kGpuPid, events[open.index].b, name.empty() ? "kernel" : name, "kernel",
+               open.start_ns, last_ns, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : callbacks) {
-    w.Complete(kHostPid, tid, FormatEvent(events[open.index]), "callback",
-               open.start_ns, last_ns,
+    w.Complete(kHostPid, tid, FormatEvent(events[open.index]), "callback", open.start_ns, last_ns,
                absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : regions) {
-    w.Complete(kHostPid, tid,
-               absl::StrCat("run(region ", events[open.index].c, ")"), "region",
-               open.start_ns, last_ns,
-               absl::StrCat(unfinished, ",\"start_event\":", open.index));
+    w.Complete(kHostPid, tid, absl::StrCat("run(region ", events[open.index].c, ")"), "region",
+               open.start_ns, last_ns, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : blocked_calls) {
     w.Complete(kHostPid, tid, DriverCallName(static_cast<DriverCall>(events[open.index].a)),
@@ -312,24 +279,20 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
                absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
   for (const auto& [tid, open] : mutex_waits) {
-    w.Complete(kHostPid, tid,
-               absl::StrCat("wait for mutex ", events[open.index].a), "mutex",
+    w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", events[open.index].a), "mutex",
                open.start_ns, last_ns,
                absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
   for (const auto& [id, held] : mutex_held) {
     if (held) {
-      w.Async('e', kHostPid, 0, absl::StrCat("mutex ", id), "mutex", id,
-              last_ns, unfinished);
+      w.Async('e', kHostPid, 0, absl::StrCat("mutex ", id), "mutex", id, last_ns, unfinished);
     }
   }
 
   if (violation != nullptr) {
-    const std::uint64_t at = violation->event_index < events.size()
-                                 ? events[violation->event_index].time_ns
-                                 : last_ns;
-    w.Instant(kHostPid, 0, absl::StrCat("VIOLATION ", violation->property),
-              "violation", at, 'g',
+    const std::uint64_t at =
+        violation->event_index < events.size() ? events[violation->event_index].time_ns : last_ns;
+    w.Instant(kHostPid, 0, absl::StrCat("VIOLATION ", violation->property), "violation", at, 'g',
               absl::StrCat("\"event\":", violation->event_index, ",",
                            Arg("message", violation->message)));
   }

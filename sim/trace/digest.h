@@ -29,8 +29,7 @@ class EventDigest {
       return;
     }
     Mix(e.time_ns);
-    Mix(static_cast<std::uint64_t>(e.actor) << 8 |
-        static_cast<std::uint64_t>(e.kind));
+    Mix(static_cast<std::uint64_t>(e.actor) << 8 | static_cast<std::uint64_t>(e.kind));
     Mix(static_cast<std::uint64_t>(e.a) << 32 | e.b);
     Mix(static_cast<std::uint64_t>(e.c) << 32 | e.d);
     Mix(e.x);

@@ -11,14 +11,11 @@ std::vector<Event> Sample() {
   std::vector<Event> events(3);
   events[0] = {0, 0, EventKind::kThreadStart, kNoActor, 0, 0, 0, 0, 0};
   events[1] = {10, 0, EventKind::kAlloc, 0, 0, 0, 0, 0x200000, 8 << 20};
-  events[2] = {25, 2, EventKind::kKernelEnqueue, 1, 0, 3, 64, 0x200000,
-               128 << 10};
+  events[2] = {25, 2, EventKind::kKernelEnqueue, 1, 0, 3, 64, 0x200000, 128 << 10};
   return events;
 }
 
-TEST(DigestTest, SameListSameDigest) {
-  EXPECT_EQ(Digest(Sample()), Digest(Sample()));
-}
+TEST(DigestTest, SameListSameDigest) { EXPECT_EQ(Digest(Sample()), Digest(Sample())); }
 
 TEST(DigestTest, KnownValueIsStableAcrossBuilds) {
   // FNV-1a of nothing is the offset basis; pinning it catches a changed hash.

@@ -31,8 +31,7 @@ TEST(FormatEventTest, EveryKindHasANameAndALine) {
     Event e;
     e.kind = static_cast<EventKind>(k);
     EXPECT_NE(EventKindName(e.kind), "unknown-event") << k;
-    EXPECT_EQ(FormatEvent(e).rfind(std::string(EventKindName(e.kind)), 0), 0u)
-        << k;
+    EXPECT_EQ(FormatEvent(e).rfind(std::string(EventKindName(e.kind)), 0), 0u) << k;
   }
 }
 
@@ -45,8 +44,7 @@ TEST(FormatEventTest, KernelEnqueueNamesRegionAndStacks) {
   e.d = 64;
   e.x = 0x200000;
   e.y = 128 * 1024;
-  EXPECT_EQ(FormatEvent(e),
-            "kernel-enqueue k3 s0 region 2 stacks 0x200000+8MiB (64 x 128 KiB)");
+  EXPECT_EQ(FormatEvent(e), "kernel-enqueue k3 s0 region 2 stacks 0x200000+8MiB (64 x 128 KiB)");
 }
 
 TEST(FormatEventTest, ResultsAndProbesByName) {

@@ -14,8 +14,7 @@
 namespace stackcheck::sim {
 
 // `actor_names[i]` names actor i; actors beyond it print as "#i".
-std::string FormatEventNamed(const Event& event,
-                             absl::Span<const std::string> actor_names = {});
+std::string FormatEventNamed(const Event& event, absl::Span<const std::string> actor_names = {});
 
 }  // namespace stackcheck::sim
 

@@ -28,10 +28,8 @@ void AppendCell(std::string* out, absl::string_view text, int width) {
 
 }  // namespace
 
-std::string Timeline(absl::Span<const Event> events,
-                     absl::Span<const std::string> actor_names,
-                     const Violation* violation,
-                     const TimelineOptions& options) {
+std::string Timeline(absl::Span<const Event> events, absl::Span<const std::string> actor_names,
+                     const Violation* violation, const TimelineOptions& options) {
   const int width = std::max(options.column_width, 8);
   std::size_t actors = actor_names.size();
   bool anonymous = false;
@@ -47,8 +45,7 @@ std::string Timeline(absl::Span<const Event> events,
   std::string out;
   const auto header_cell = [&](std::size_t column) {
     if (column == actors) return std::string("-");
-    return column < actor_names.size() ? actor_names[column]
-                                       : absl::StrCat("#", column);
+    return column < actor_names.size() ? actor_names[column] : absl::StrCat("#", column);
   };
   AppendCell(&out, "#", kIndexWidth);
   AppendCell(&out, "time", kTimeWidth);
@@ -77,9 +74,8 @@ std::string Timeline(absl::Span<const Event> events,
     out.push_back('\n');
   }
   if (violation != nullptr) {
-    absl::StrAppend(&out, "!! violation of ", violation->property,
-                    " at event ", violation->event_index, ": ",
-                    violation->message, "\n");
+    absl::StrAppend(&out, "!! violation of ", violation->property, " at event ",
+                    violation->event_index, ": ", violation->message, "\n");
   }
   return out;
 }

@@ -22,10 +22,8 @@ struct TimelineOptions {
 // `actor_names[i]` names actor i; actors without a name show as "#i". Events
 // without an actor get a last column "-". When `violation` is given, its event
 // is marked "!!" and the message follows the table.
-std::string Timeline(absl::Span<const Event> events,
-                     absl::Span<const std::string> actor_names,
-                     const Violation* violation = nullptr,
-                     const TimelineOptions& options = {});
+std::string Timeline(absl::Span<const Event> events, absl::Span<const std::string> actor_names,
+                     const Violation* violation = nullptr, const TimelineOptions& options = {});
 
 }  // namespace stackcheck::sim
 

@@ -101,8 +101,7 @@ TEST(NamedFormatTest, DriverCallsByName) {
   e.a = static_cast<std::uint32_t>(DriverCall::kMemFree);
   e.b = kCallFromCallback;
   e.x = 800;
-  EXPECT_EQ(FormatEventNamed(e),
-            "driver-call cuMemFree -> 800 NOT_PERMITTED [from callback]");
+  EXPECT_EQ(FormatEventNamed(e), "driver-call cuMemFree -> 800 NOT_PERMITTED [from callback]");
   e.kind = EventKind::kDriverCallBlock;
   e.b = 0;
   EXPECT_EQ(FormatEventNamed(e), "driver-call-block cuMemFree");
@@ -155,8 +154,7 @@ const Json* FindNamed(const std::vector<Json>& events, absl::string_view ph,
 TEST(ChromeTraceTest, WellFormedWithTheTracksItPromises) {
   const Trace t = Execution();
   const Violation v = AtEvent(11);
-  const std::vector<Json> events =
-      TraceEvents(ChromeTraceJson(t.events(), kNames, &v));
+  const std::vector<Json> events = TraceEvents(ChromeTraceJson(t.events(), kNames, &v));
   ASSERT_FALSE(events.empty());
 
   // Kernel 1 ran from event 8 to 9 on stream 0 of the GPU process.
@@ -209,8 +207,7 @@ TEST(ChromeTraceTest, WellFormedWithTheTracksItPromises) {
 
 TEST(ChromeTraceTest, SameEventsSameBytes) {
   const Trace t = Execution();
-  EXPECT_EQ(ChromeTraceJson(t.events(), kNames),
-            ChromeTraceJson(t.events(), kNames));
+  EXPECT_EQ(ChromeTraceJson(t.events(), kNames), ChromeTraceJson(t.events(), kNames));
 }
 
 TEST(ChromeTraceTest, EmptyExecutionIsStillATrace) {
@@ -243,8 +240,7 @@ TEST(ChromeTraceTest, RandomStreamsGiveWellFormedTraces) {
     v.event_index = rng() % 80;  // sometimes past the end
     TraceEvents(ChromeTraceJson(events, kNames, &v));
     const std::string text = Timeline(events, kNames, &v);
-    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'),
-              static_cast<long>(2 + events.size() + 1));
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), static_cast<long>(2 + events.size() + 1));
   }
 }
 
@@ -252,8 +248,7 @@ TEST(ChromeTraceTest, NamesAreEscaped) {
   Trace t;
   t.Add(0, EventKind::kThreadStart, kNoActor);
   const std::vector<std::string> odd = {"a \"quoted\"\\name\n"};
-  const std::vector<Json> events =
-      TraceEvents(ChromeTraceJson(t.events(), odd));
+  const std::vector<Json> events = TraceEvents(ChromeTraceJson(t.events(), odd));
   bool found = false;
   for (const Json& e : events) {
     if (e.at("name").get<std::string>() == "thread_name") {

@@ -3,8 +3,8 @@
 #include <string>
 #include <vector>
 
-#include "gtest/gtest.h"
 #include "core/policies/registry.h"
+#include "gtest/gtest.h"
 #include "properties/catalogue.h"
 #include "properties/explore.h"
 #include "properties/replay_file.h"
@@ -40,13 +40,11 @@ end
 )";
 
 TEST(EventFenceRegressionTest, OomAfterAnotherThreadsAbortKeepsItsOwnCode) {
-  absl::StatusOr<properties::ReplayRecord> record =
-      properties::ParseReplayFile(kOomAfterAbort);
+  absl::StatusOr<properties::ReplayRecord> record = properties::ParseReplayFile(kOomAfterAbort);
   ASSERT_TRUE(record.ok()) << record.status();
   const PolicyInfo* policy = FindPolicy(record->policy);
   ASSERT_NE(policy, nullptr);
-  const properties::PropertyInfo* property =
-      properties::FindProperty(record->property);
+  const properties::PropertyInfo* property = properties::FindProperty(record->property);
   ASSERT_NE(property, nullptr);
   const std::vector<const properties::PropertyInfo*> monitored = {property};
   absl::StatusOr<properties::Execution> run =

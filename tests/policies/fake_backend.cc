@@ -14,8 +14,7 @@ class FakeMutex : public Mutex {
   FakeMutex(FakeHost& host, absl::string_view name) : host_(host), name_(name) {}
   ~FakeMutex() override {
     if (owner_ != kNoThread && !destroyed_) {
-      host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d",
-                                         name_, owner_));
+      host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d", name_, owner_));
     }
   }
   void Lock() override {
@@ -23,12 +22,11 @@ class FakeMutex : public Mutex {
     const ThreadId me = host_.CurrentThread();
     if (owner_ != kNoThread) host_.OnBlock();
     if (owner_ == me) {
-      throw HostHang(absl::StrFormat("%s relocked by its owner, thread %d",
-                                     name_, me));
+      throw HostHang(absl::StrFormat("%s relocked by its owner, thread %d", name_, me));
     }
     if (owner_ != kNoThread) {
-      throw HostHang(absl::StrFormat(
-          "thread %d waits for %s, held by thread %d", me, name_, owner_));
+      throw HostHang(
+          absl::StrFormat("thread %d waits for %s, held by thread %d", me, name_, owner_));
     }
     owner_ = me;
   }
@@ -36,8 +34,8 @@ class FakeMutex : public Mutex {
     if (destroyed_) return;
     const ThreadId me = host_.CurrentThread();
     if (owner_ != me) {
-      host_.AddViolation(absl::StrFormat(
-          "%s unlocked by thread %d, owned by thread %d", name_, me, owner_));
+      host_.AddViolation(
+          absl::StrFormat("%s unlocked by thread %d, owned by thread %d", name_, me, owner_));
     }
     owner_ = kNoThread;
   }
@@ -50,8 +48,7 @@ class FakeMutex : public Mutex {
   ThreadId Owner() const override { return owner_; }
   bool Destroy() override {
     if (owner_ != kNoThread) {
-      host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d",
-                                         name_, owner_));
+      host_.AddViolation(absl::StrFormat("%s destroyed while held by thread %d", name_, owner_));
       return false;  // EBUSY: stays locked
     }
     destroyed_ = true;
@@ -114,15 +111,13 @@ void FakeHost::RunAs(ThreadId thread, const std::function<void()>& fn) {
   fn();
 }
 
-FakeDevice::FakeDevice(FakeHost& host, FakeDeviceOptions options)
-    : host_(host), options_(options) {
+FakeDevice::FakeDevice(FakeHost& host, FakeDeviceOptions options) : host_(host), options_(options) {
   host_.SetOnBlock([this] { Drain(); });
 }
 
 CuResult FakeDevice::Call(DriverCall call, bool allowed_in_callback, bool context_dependent) {
   ++calls_[static_cast<std::size_t>(call)];
-  if (host_.CurrentThread() == FakeHost::kCallbackThread &&
-      !allowed_in_callback) {
+  if (host_.CurrentThread() == FakeHost::kCallbackThread && !allowed_in_callback) {
     host_.AddViolation(absl::StrCat(DriverCallName(call), " called from a stream callback"));
     return CuResult::kNotPermitted;
   }
@@ -145,9 +140,8 @@ void FakeDevice::Drain() {
       case Op::Kind::kKernel:
         if (sticky_ != CuResult::kSuccess) break;  // dropped (SEM-06)
         if (!InAllocation(op.args.stacks, op.stack_bytes)) {
-          host_.AddViolation(absl::StrFormat(
-              "kernel of region %d ran on freed stack memory 0x%x",
-              op.args.region_tag, op.args.stacks));
+          host_.AddViolation(absl::StrFormat("kernel of region %d ran on freed stack memory 0x%x",
+                                             op.args.region_tag, op.args.stacks));
         }
         if (op.args.action == KernelAction::kTrap) {
           sticky_ = CuResult::kLaunchFailed;
@@ -223,9 +217,9 @@ CuResult FakeDevice::MemFree(DevicePtr ptr) {
     for (const Op& op : queue_) {
       if (op.kind == Op::Kind::kKernel && op.args.stacks < ptr + it->second &&
           ptr < op.args.stacks + op.stack_bytes) {
-        host_.AddViolation(absl::StrFormat(
-            "block 0x%x freed while the queued kernel of region %d uses it",
-            ptr, op.args.region_tag));
+        host_.AddViolation(
+            absl::StrFormat("block 0x%x freed while the queued kernel of region %d uses it", ptr,
+                            op.args.region_tag));
       }
     }
   }
@@ -276,26 +270,25 @@ CuResult FakeDevice::MemcpyDtoH(void*, DevicePtr src, std::uint64_t bytes) {
   return InAllocation(src, bytes) ? CuResult::kSuccess : CuResult::kInvalidValue;
 }
 
-CuResult FakeDevice::LaunchKernel(FunctionHandle, Dim3 grid, Dim3 block,
-                                  const KernelArgs& args, StreamHandle) {
+CuResult FakeDevice::LaunchKernel(FunctionHandle, Dim3 grid, Dim3 block, const KernelArgs& args,
+                                  StreamHandle) {
   if (CuResult r = Call(DriverCall::kLaunchKernel); r != CuResult::kSuccess) return r;
   if (++launch_calls_ == options_.fail_launch_at_call) {
     return CuResult::kLaunchOutOfResources;
   }
-  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 ||
-      block.y == 0 || block.z == 0 ||
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || block.x == 0 || block.y == 0 || block.z == 0 ||
       std::uint64_t{block.x} * block.y * block.z > 1024) {
     return CuResult::kInvalidValue;
   }
   Op op{Op::Kind::kKernel};
   op.args = args;
   // One slot per warp: teams (grid.x) times warps per team (block.y).
-  op.stack_bytes = std::uint64_t{grid.x} * grid.y * grid.z * block.y *
-                   block.z * args.stack_size_per_warp;
+  op.stack_bytes =
+      std::uint64_t{grid.x} * grid.y * grid.z * block.y * block.z * args.stack_size_per_warp;
   if (!InAllocation(args.stacks, op.stack_bytes)) {
-    host_.AddViolation(absl::StrFormat(
-        "kernel of region %d launched on 0x%x + %d bytes, not a live allocation",
-        args.region_tag, args.stacks, op.stack_bytes));
+    host_.AddViolation(
+        absl::StrFormat("kernel of region %d launched on 0x%x + %d bytes, not a live allocation",
+                        args.region_tag, args.stacks, op.stack_bytes));
   }
   queue_.push_back(op);
   return CuResult::kSuccess;
@@ -322,8 +315,7 @@ CuResult FakeDevice::StreamQuery(StreamHandle) {
   return sticky_;
 }
 
-CuResult FakeDevice::StreamAddCallback(StreamHandle, StreamCallbackFn fn,
-                                       void* user_data) {
+CuResult FakeDevice::StreamAddCallback(StreamHandle, StreamCallbackFn fn, void* user_data) {
   if (CuResult r = Call(DriverCall::kStreamAddCallback, /*allowed_in_callback=*/true);
       r != CuResult::kSuccess) {
     return r;  // refused on a poisoned context, never runs (SEM-06)
@@ -383,8 +375,7 @@ CuResult FakeDevice::HostWordAlloc(HostWordHandle* word) {
 
 CuResult FakeDevice::HostWordFree(HostWordHandle) { return Call(DriverCall::kMemFreeHost); }
 
-CuResult FakeDevice::StreamWriteValue32(StreamHandle, HostWordHandle word,
-                                        std::uint32_t value) {
+CuResult FakeDevice::StreamWriteValue32(StreamHandle, HostWordHandle word, std::uint32_t value) {
   if (CuResult r = Call(DriverCall::kStreamWriteValue32); r != CuResult::kSuccess) return r;
   const auto w = static_cast<std::uint32_t>(word);
   if (w == 0 || w > host_words_.size()) return CuResult::kInvalidValue;

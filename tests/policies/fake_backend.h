@@ -120,26 +120,21 @@ class FakeDevice : public Device {
   CuResult MemAllocAsync(DevicePtr*, std::uint64_t, StreamHandle) override {
     return CuResult::kNotSupported;
   }
-  CuResult MemFreeAsync(DevicePtr, StreamHandle) override {
-    return CuResult::kNotSupported;
-  }
-  CuResult MemcpyHtoD(DevicePtr dst, const void* src,
-                      std::uint64_t bytes) override;
+  CuResult MemFreeAsync(DevicePtr, StreamHandle) override { return CuResult::kNotSupported; }
+  CuResult MemcpyHtoD(DevicePtr dst, const void* src, std::uint64_t bytes) override;
   CuResult MemcpyDtoH(void* dst, DevicePtr src, std::uint64_t bytes) override;
   CuResult ModuleLoad(ModuleHandle* module, absl::string_view image) override;
   CuResult ModuleUnload(ModuleHandle module) override;
   CuResult ModuleGetFunction(FunctionHandle* function, ModuleHandle module,
                              absl::string_view name) override;
-  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
-                        const KernelArgs& args, StreamHandle stream) override;
+  CuResult LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block, const KernelArgs& args,
+                        StreamHandle stream) override;
   CuResult StreamCreate(StreamHandle* stream, StreamFlags flags) override;
   CuResult StreamDestroy(StreamHandle stream) override;
   CuResult StreamSynchronize(StreamHandle stream) override;
   CuResult StreamQuery(StreamHandle stream) override;
-  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn,
-                             void* user_data) override;
-  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn,
-                          void* user_data) override;
+  CuResult StreamAddCallback(StreamHandle stream, StreamCallbackFn fn, void* user_data) override;
+  CuResult LaunchHostFunc(StreamHandle stream, HostFn fn, void* user_data) override;
   CuResult EventCreate(EventHandle* event) override;
   CuResult EventDestroy(EventHandle event) override;
   CuResult EventRecord(EventHandle event, StreamHandle stream) override;
@@ -167,9 +162,7 @@ class FakeDevice : public Device {
   CuResult sticky() const { return sticky_; }
   std::uint32_t calls(DriverCall call) const;
   // Region tags of kernels that completed, in completion order.
-  const std::vector<std::uint32_t>& completed_regions() const {
-    return completed_regions_;
-  }
+  const std::vector<std::uint32_t>& completed_regions() const { return completed_regions_; }
   std::size_t queued() const { return queue_.size(); }
 
  private:
@@ -201,7 +194,7 @@ class FakeDevice : public Device {
   bool destroyed_ = false;
   std::size_t leaked_at_destroy_ = 0;
   std::uint32_t next_event_ = 1;
-  std::vector<std::uint32_t> host_words_;  // handle i+1; no liveness tracked
+  std::vector<std::uint32_t> host_words_;                // handle i+1; no liveness tracked
   std::array<std::uint32_t, kDriverCallCount> calls_{};  // by DriverCall
   std::vector<std::uint32_t> completed_regions_;
 };
@@ -218,17 +211,14 @@ struct RecordingObserver : RuntimeObserver {
     begun_needing.push_back(stacks_bytes);
   }
   void RegionEnd(RegionId region) override { ended.push_back(region); }
-  void FatalReported(RegionId region, CuResult code,
-                     absl::string_view message) override {
+  void FatalReported(RegionId region, CuResult code, absl::string_view message) override {
     fatals.push_back({region, code, std::string(message)});
   }
   void ErrorReported(CuResult code, absl::string_view message) override {
     errors.push_back({kNoRegion, code, std::string(message)});
   }
   void CacheHeld(std::uint64_t held) override { cache_held.push_back(held); }
-  void Probe(absl::string_view probe) override {
-    probes.push_back(std::string(probe));
-  }
+  void Probe(absl::string_view probe) override { probes.push_back(std::string(probe)); }
   bool Probed(absl::string_view probe) const;
 
   std::vector<RegionId> begun, ended;

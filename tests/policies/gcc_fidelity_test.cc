@@ -70,8 +70,7 @@ TEST(GccFidelityTest, RegionMapsRunsAndUnmaps) {
 TEST(GccFidelityTest, V2DestroysTheHeldStacksLockAndItStaysLocked) {
   Harness h("v2-gcc11");
   EXPECT_THROW(h.runtime->Run(Region(1, 2, 2, /*aborts=*/true)), ProcessExited);
-  EXPECT_TRUE(Contains(h.Violations(), "stacks lock destroyed while held"))
-      << h.Violations();
+  EXPECT_TRUE(Contains(h.Violations(), "stacks lock destroyed while held")) << h.Violations();
 }
 
 // nvptx_close_device stops at the first failing driver call (CUDA_CALL

@@ -1,10 +1,9 @@
 // The hazards each version carries on purpose, shown sequentially on the fake
 // backend, and event-fence's answers to each of them. (The simulator explores
 // the interleavings; these pin down the logic.)
+#include <memory>
 #include <string>
 #include <vector>
-
-#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
@@ -62,8 +61,7 @@ TEST(V1aCallbackUnlockTest, CloseFreesUnderAQueuedKernelWhenFreeDoesNotWait) {
   Harness h("v1a-callback-unlock", options);
   h.runtime->Run(Region(4, 2, 2));
   h.ExitNormally();  // close frees the block without any wait
-  EXPECT_TRUE(Contains(h.Violations(),
-                       "freed while the queued kernel of region 4 uses it"))
+  EXPECT_TRUE(Contains(h.Violations(), "freed while the queued kernel of region 4 uses it"))
       << h.Violations();
 }
 
@@ -108,8 +106,7 @@ TEST(V2Gcc11Test, FatalUnderTheLockDestroysALockedMutexAtClose) {
   ASSERT_EQ(h.observer.fatals.size(), 2u);  // then "device finalization failed"
   EXPECT_EQ(h.observer.fatals[0].region, 1u);
   EXPECT_EQ(h.observer.fatals[0].message,
-            absl::StrCat("cuCtxSynchronize error: ",
-                         CuResultDescription(CuResult::kLaunchFailed),
+            absl::StrCat("cuCtxSynchronize error: ", CuResultDescription(CuResult::kLaunchFailed),
                          " (perhaps abort was called)"));
   EXPECT_TRUE(Contains(h.Violations(), "stacks lock destroyed while held by thread 1"))
       << h.Violations();
@@ -214,7 +211,11 @@ TEST(EventFenceTest, AbortInFlightIsFoundWhenTheBlockMustGrow) {
 TEST(EventFenceTest, AbortSeenByAnotherThreadIsStillBlamedOnItsRegion) {
   Harness h("event-fence");
   h.host.Spawn("a", [&] { h.runtime->Run(Region(7, 2, 2, /*aborts=*/true)); });
-  EXPECT_THROW(h.host.Spawn("b", [&] { h.runtime->DeviceAlloc(kMiB); h.runtime->Run(Region(8, 64, 8)); }),
+  EXPECT_THROW(h.host.Spawn("b",
+                            [&] {
+                              h.runtime->DeviceAlloc(kMiB);
+                              h.runtime->Run(Region(8, 64, 8));
+                            }),
                ProcessExited);
   // The allocation returned NULL, reporting the abort with its region; the
   // region after it raised the fatal error, naming region 7.
@@ -259,8 +260,7 @@ TEST(EventFenceTest, AbortInTheLastRegionIsReportedAtClose) {
   // Close finds the abort: it prints it, naming the region, and fails, so
   // the process ends with "device finalization failed" and status 1.
   ASSERT_FALSE(h.observer.errors.empty());
-  EXPECT_TRUE(Contains(h.observer.errors[0].message,
-                       "(perhaps abort was called) in region 2"))
+  EXPECT_TRUE(Contains(h.observer.errors[0].message, "(perhaps abort was called) in region 2"))
       << h.observer.errors[0].message;
   ASSERT_EQ(h.observer.fatals.size(), 1u);
   EXPECT_EQ(h.observer.fatals[0].message, "device finalization failed");
@@ -324,8 +324,7 @@ TEST(EventFenceTest, SeveralThreadsShareOneBlockSafely) {
     h.host.Spawn("t", [&, id] { h.runtime->Run(Region(id, id, 4)); });
   }
   h.ExitNormally();
-  EXPECT_EQ(h.device.completed_regions(),
-            (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
+  EXPECT_EQ(h.device.completed_regions(), (std::vector<std::uint32_t>{1, 2, 3, 4, 5, 6}));
   EXPECT_EQ(h.Violations(), "");
   EXPECT_EQ(h.device.leaked_at_destroy(), 0u);
 }

@@ -16,9 +16,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "gtest/gtest.h"
 #include "core/policies/registry.h"
 #include "core/scenario.h"
+#include "gtest/gtest.h"
 #include "properties/explore.h"
 #include "properties/scenarios.h"
 #include "sim/sim_config.h"
@@ -74,8 +74,8 @@ using Set = std::set<std::string>;
 
 // The scenarios explored: the catalogue's race rows, named in the table below.
 constexpr const char* kScenarios[] = {
-    "race-grow",       "race-abort",  "race-abort+cdtors", "race-soft-limit",
-    "race-oom",        "race-stress", "race-stress+abort", "race-abort-while-mapping",
+    "race-grow", "race-abort",  "race-abort+cdtors", "race-soft-limit",
+    "race-oom",  "race-stress", "race-stress+abort", "race-abort-while-mapping",
 };
 
 const Scenario& Named(absl::string_view name) {
@@ -111,33 +111,60 @@ const std::vector<Verdict>& Verdicts() {
       {"v0-nocache", "race-abort-while-mapping", {}, {"abort-attribution"}},
       // v1a: the callback unlocks the launching thread's mutex; no soft limit.
       {"v1a-callback-unlock", "race-grow", {"mutex-discipline"}, {}},
-      {"v1a-callback-unlock", "race-abort", {"mutex-discipline"},
+      {"v1a-callback-unlock",
+       "race-abort",
+       {"mutex-discipline"},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1a-callback-unlock", "race-abort+cdtors", {"mutex-discipline"},
+      {"v1a-callback-unlock",
+       "race-abort+cdtors",
+       {"mutex-discipline"},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
       {"v1a-callback-unlock", "race-soft-limit", {"bounded-cache"}, {"mutex-discipline"}},
-      {"v1a-callback-unlock", "race-oom", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache"}},
-      {"v1a-callback-unlock", "race-abort-while-mapping", {},
+      {"v1a-callback-unlock",
+       "race-oom",
+       {"mutex-discipline"},
+       {"no-use-after-free", "bounded-cache"}},
+      {"v1a-callback-unlock",
+       "race-abort-while-mapping",
+       {},
        {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback", "no-deadlock"}},
-      {"v1a-callback-unlock", "race-stress", {"mutex-discipline"}, {"no-use-after-free", "bounded-cache", "no-leak"}},
-      {"v1a-callback-unlock", "race-stress+abort", {},
-       {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback",
-        "no-deadlock", "no-use-after-free", "bounded-cache", "no-leak"}},
+      {"v1a-callback-unlock",
+       "race-stress",
+       {"mutex-discipline"},
+       {"no-use-after-free", "bounded-cache", "no-leak"}},
+      {"v1a-callback-unlock",
+       "race-stress+abort",
+       {},
+       {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback", "no-deadlock",
+        "no-use-after-free", "bounded-cache", "no-leak"}},
       // v1b: growth holds the lock while waiting for the callback that needs
       // it; aborts are blamed on the last region launched.
       {"v1b-callback-lock", "race-grow", {"no-deadlock"}, {"no-use-after-free"}},
-      {"v1b-callback-lock", "race-abort", {"abort-attribution"},
+      {"v1b-callback-lock",
+       "race-abort",
+       {"abort-attribution"},
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
-      {"v1b-callback-lock", "race-abort+cdtors", {"abort-attribution"},
+      {"v1b-callback-lock",
+       "race-abort+cdtors",
+       {"abort-attribution"},
        {"no-driver-call-in-callback", "no-use-after-free", "no-deadlock"}},
-      {"v1b-callback-lock", "race-soft-limit", {"no-deadlock"}, {"bounded-cache", "no-use-after-free"}},
+      {"v1b-callback-lock",
+       "race-soft-limit",
+       {"no-deadlock"},
+       {"bounded-cache", "no-use-after-free"}},
       {"v1b-callback-lock", "race-oom", {"no-deadlock"}, {"no-use-after-free", "bounded-cache"}},
       // A fatal exit's close reads the block without the stacks lock (data-race).
-      {"v1b-callback-lock", "race-abort-while-mapping", {},
+      {"v1b-callback-lock",
+       "race-abort-while-mapping",
+       {},
        {"abort-attribution", "no-driver-call-in-callback", "no-deadlock", "data-race"}},
-      {"v1b-callback-lock", "race-stress", {"no-deadlock"},
+      {"v1b-callback-lock",
+       "race-stress",
+       {"no-deadlock"},
        {"no-use-after-free", "no-leak", "bounded-cache", "data-race"}},
-      {"v1b-callback-lock", "race-stress+abort", {},
+      {"v1b-callback-lock",
+       "race-stress+abort",
+       {},
        {"no-deadlock", "abort-attribution", "no-use-after-free", "no-leak",
         "no-driver-call-in-callback", "bounded-cache", "data-race"}},
       // v2: the fatal error is raised with the stacks lock held and the exit
@@ -149,16 +176,26 @@ const std::vector<Verdict>& Verdicts() {
       {"v2-gcc11", "race-abort", {"mutex-discipline"}, {}},
       {"v2-gcc11", "race-abort+cdtors", {"mutex-discipline"}, {}},
       {"v2-gcc11", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
-      {"v2-gcc11", "race-stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
-      {"v2-gcc11", "race-abort-while-mapping", {"no-deadlock"},
+      {"v2-gcc11",
+       "race-stress+abort",
+       {},
+       {"mutex-discipline", "abort-attribution", "no-deadlock"}},
+      {"v2-gcc11",
+       "race-abort-while-mapping",
+       {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
       // v3: as v2 (after an abort the destructor's look-up fails before it
       // takes the lock).
       {"v3-trunk", "race-abort", {"mutex-discipline"}, {}},
       {"v3-trunk", "race-abort+cdtors", {"mutex-discipline"}, {}},
       {"v3-trunk", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
-      {"v3-trunk", "race-stress+abort", {}, {"mutex-discipline", "abort-attribution", "no-deadlock"}},
-      {"v3-trunk", "race-abort-while-mapping", {"no-deadlock"},
+      {"v3-trunk",
+       "race-stress+abort",
+       {},
+       {"mutex-discipline", "abort-attribution", "no-deadlock"}},
+      {"v3-trunk",
+       "race-abort-while-mapping",
+       {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
       // event-fence: nothing, anywhere.
   };
@@ -175,9 +212,9 @@ const Verdict* FindVerdict(absl::string_view policy, absl::string_view scenario)
 TEST(PolicySimVerdictsTest, EveryRowNamesAnExploredScenarioAndPolicy) {
   for (const Verdict& v : Verdicts()) {
     EXPECT_NE(FindPolicy(v.policy), nullptr) << v.policy;
-    EXPECT_NE(std::find(std::begin(kScenarios), std::end(kScenarios),
-                        absl::string_view(v.scenario)),
-              std::end(kScenarios))
+    EXPECT_NE(
+        std::find(std::begin(kScenarios), std::end(kScenarios), absl::string_view(v.scenario)),
+        std::end(kScenarios))
         << v.scenario;
   }
 }
@@ -197,30 +234,26 @@ TEST_P(PolicySimTest, FindsWhatIsExpectedAndNothingElse) {
       allowed.insert(required.begin(), required.end());
     }
     for (const auto& [property, message] : found) {
-      EXPECT_EQ(allowed.count(property), 1u) << "unexpected: " << property
-                                             << ": " << message;
+      EXPECT_EQ(allowed.count(property), 1u) << "unexpected: " << property << ": " << message;
     }
     for (const std::string& property : required) {
-      EXPECT_EQ(found.count(property), 1u) << "not found: " << property << "\n"
-                                           << Describe(found);
+      EXPECT_EQ(found.count(property), 1u) << "not found: " << property << "\n" << Describe(found);
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    AllPolicies, PolicySimTest,
-    ::testing::ValuesIn([] {
-      std::vector<const PolicyInfo*> all;
-      for (const PolicyInfo& p : AllPolicies()) all.push_back(&p);
-      return all;
-    }()),
-    [](const ::testing::TestParamInfo<const PolicyInfo*>& info) {
-      std::string name = info.param->name;
-      for (char& c : name) {
-        if (c == '-') c = '_';
-      }
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(AllPolicies, PolicySimTest, ::testing::ValuesIn([] {
+                           std::vector<const PolicyInfo*> all;
+                           for (const PolicyInfo& p : AllPolicies()) all.push_back(&p);
+                           return all;
+                         }()),
+                         [](const ::testing::TestParamInfo<const PolicyInfo*>& info) {
+                           std::string name = info.param->name;
+                           for (char& c : name) {
+                             if (c == '-') c = '_';
+                           }
+                           return name;
+                         });
 
 TEST(EventFenceSimTest, ItsOnlyDeviationIsAsyncCompletion) {
   Findings found = Explore(*FindPolicy("event-fence"), Named("race-stress+abort"),
@@ -231,16 +264,14 @@ TEST(EventFenceSimTest, ItsOnlyDeviationIsAsyncCompletion) {
 // B1 as trunk has it: a rejected launch (not sticky) is fatal with the
 // stacks lock held; the exit path's "__mgomp" destructor relocks it.
 TEST(V3TrunkSimTest, B1IsTheOwnerRelockingTheStacksLockAtExit) {
-  Findings found =
-      Explore(*FindPolicy("v3-trunk"), Named("rejected-launch-with-destructors"));
+  Findings found = Explore(*FindPolicy("v3-trunk"), Named("rejected-launch-with-destructors"));
   EXPECT_NE(found["mutex-discipline"].find("relock by the owner"), std::string::npos)
       << Describe(found);
 }
 
 TEST(V1bCallbackLockSimTest, TheDeadlockCycleRunsThroughTheCallback) {
   Findings found = Explore(*FindPolicy("v1b-callback-lock"), Named("race-grow"));
-  EXPECT_NE(found["no-deadlock"].find("callback waits for mutex 'stacks lock'"),
-            std::string::npos)
+  EXPECT_NE(found["no-deadlock"].find("callback waits for mutex 'stacks lock'"), std::string::npos)
       << Describe(found);
 }
 

@@ -25,14 +25,12 @@ inline RegionSpec Region(RegionId id, std::uint32_t teams, std::uint32_t warps,
 
 // Host, device, observer and an opened runtime with the image loaded.
 struct Harness {
-  explicit Harness(const std::string& policy, FakeDeviceOptions options = {},
-                   bool ctors = false, bool dtors = false,
-                   RuntimeOptions runtime_options = {})
+  explicit Harness(const std::string& policy, FakeDeviceOptions options = {}, bool ctors = false,
+                   bool dtors = false, RuntimeOptions runtime_options = {})
       : device(host, options) {
     const PolicyInfo* info = FindPolicy(policy);
     if (info == nullptr) throw std::invalid_argument("no policy " + policy);
-    runtime = std::make_unique<Runtime>(device, host, observer, *info,
-                                        runtime_options);
+    runtime = std::make_unique<Runtime>(device, host, observer, *info, runtime_options);
     runtime->OpenDevice();
     runtime->LoadImage(ctors, dtors);
   }
@@ -45,9 +43,7 @@ struct Harness {
     }
   }
 
-  std::string Violations() const {
-    return absl::StrJoin(host.violations(), "\n");
-  }
+  std::string Violations() const { return absl::StrJoin(host.violations(), "\n"); }
 
   // Declared first: mutexes report to the host when destroyed.
   FakeHost host;

@@ -2,8 +2,8 @@
 // the sequential fake backend.
 #include <string>
 
-#include "gtest/gtest.h"
 #include "core/scenario_runner.h"
+#include "gtest/gtest.h"
 #include "tests/policies/policy_test_util.h"
 
 namespace stackcheck::testing {
@@ -115,8 +115,7 @@ TEST(ScenarioRunnerTest, EveryPolicyRunsAScenarioAndClosesThroughExit) {
     EXPECT_EQ(device.leaked_at_destroy(), 0u) << info.name;
     EXPECT_EQ(observer.begun, (std::vector<RegionId>{1, 2})) << info.name;
     EXPECT_EQ(observer.cache_held.size(), 3u) << info.name;
-    EXPECT_EQ(device.completed_regions(), (std::vector<std::uint32_t>{1, 2}))
-        << info.name;
+    EXPECT_EQ(device.completed_regions(), (std::vector<std::uint32_t>{1, 2})) << info.name;
   }
 }
 
@@ -140,8 +139,7 @@ TEST(ScenarioRunnerTest, FaultPlanDrivesConstructorsAndAllocationFailure) {
   options.fail_alloc_at_call = s.faults.alloc_failure_at_call;
   FakeDevice device(host, options);
   RecordingObserver observer;
-  EXPECT_THROW(RunScenario(s, device, host, observer, *FindPolicy("v3-trunk")),
-               ProcessExited);
+  EXPECT_THROW(RunScenario(s, device, host, observer, *FindPolicy("v3-trunk")), ProcessExited);
   EXPECT_TRUE(observer.Probed("oom-retry"));
   EXPECT_TRUE(observer.fatals.empty());
   // constructors, two regions, destructors

@@ -71,8 +71,7 @@ int main(int argc, char** argv) {
   int index[2] = {0, 1};
   const int count = lost ? 1 : 2;
   for (int i = 0; i < count; ++i) {
-    if (thrd_create(&workers[i], lost ? lost_worker : handover_worker, &index[i]) !=
-        thrd_success) {
+    if (thrd_create(&workers[i], lost ? lost_worker : handover_worker, &index[i]) != thrd_success) {
       fprintf(stderr, "c11_threads: thrd_create failed\n");
       return 1;
     }

@@ -8,7 +8,7 @@
 
 int main(void) {
   int trap = 1;
-  #pragma omp target firstprivate(trap)
+#pragma omp target firstprivate(trap)
   {
     if (trap) abort();
   }

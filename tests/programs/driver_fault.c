@@ -7,7 +7,7 @@
 
 int main(void) {
   int x = 0;
-  #pragma omp target map(tofrom : x)
+#pragma omp target map(tofrom : x)
   x = 1;
   if (x != 1) return 3;
   void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);

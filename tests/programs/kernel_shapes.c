@@ -24,14 +24,14 @@ static void Check(const char* shape, long got, long want) {
 }
 
 int main(void) {
-  // No map: nothing is passed.
-  #pragma omp target
-  { }
+// No map: nothing is passed.
+#pragma omp target
+  {}
 
   // One array, tofrom.
   int a[kN];
   for (int i = 0; i < kN; ++i) a[i] = i;
-  #pragma omp target map(tofrom : a)
+#pragma omp target map(tofrom : a)
   for (int i = 0; i < kN; ++i) a[i] *= 3;
   long sum = 0;
   for (int i = 0; i < kN; ++i) sum += a[i];
@@ -39,7 +39,7 @@ int main(void) {
 
   // Firstprivate scalars only; the result comes back through `from`.
   int x = 7, y = 5, product = 0;
-  #pragma omp target firstprivate(x, y) map(from : product)
+#pragma omp target firstprivate(x, y) map(from : product)
   product = x * y;
   Check("firstprivate", product, 35);
 
@@ -50,7 +50,7 @@ int main(void) {
     puts("omp_target_alloc failed");
     return 1;
   }
-  #pragma omp target is_device_ptr(d)
+#pragma omp target is_device_ptr(d)
   for (int i = 0; i < kN; ++i) d[i] = i + 1;
   int back[kN];
   omp_target_memcpy(back, d, sizeof back, 0, 0, omp_get_initial_device(), device);
@@ -59,22 +59,22 @@ int main(void) {
 
   // A deferred region.
   int later = 0;
-  #pragma omp target map(tofrom : later) nowait
+#pragma omp target map(tofrom : later) nowait
   later = 42;
-  #pragma omp taskwait
+#pragma omp taskwait
   Check("nowait", later, 42);
 
   // A declare-target variable, updated both ways.
   counter = 5;
-  #pragma omp target update to(counter)
-  #pragma omp target
+#pragma omp target update to(counter)
+#pragma omp target
   counter += 10;
-  #pragma omp target update from(counter)
+#pragma omp target update from(counter)
   Check("declare target", counter, 15);
 
   // Teams, threads and a reduction.
   long total = 0;
-  #pragma omp target teams distribute parallel for reduction(+ : total) map(tofrom : total)
+#pragma omp target teams distribute parallel for reduction(+ : total) map(tofrom : total)
   for (int i = 0; i < 10000; ++i) total += i;
   Check("teams reduction", total, 10000L * 9999 / 2);
 
@@ -83,7 +83,7 @@ int main(void) {
   // once; an unnumbered parallel region one thread per warp of a block.
   // (Native runs fall back to the host: one team, the host's threads.)
   int teams4 = 0, seen4[4] = {0, 0, 0, 0};
-  #pragma omp target teams num_teams(4) map(tofrom : teams4, seen4)
+#pragma omp target teams num_teams(4) map(tofrom : teams4, seen4)
   {
     if (omp_get_team_num() == 0) teams4 = omp_get_num_teams();
     if (omp_get_team_num() < 4) seen4[omp_get_team_num()] += 1;
@@ -93,9 +93,9 @@ int main(void) {
   enum { kMaxTeams = 4096 };
   static int seen[kMaxTeams];
   int teams = 0, on_device = 0, threads = 0;
-  #pragma omp target map(from : on_device)
+#pragma omp target map(from : on_device)
   on_device = !omp_is_initial_device();
-  #pragma omp target teams map(tofrom : teams, seen)
+#pragma omp target teams map(tofrom : teams, seen)
   {
     if (omp_get_team_num() == 0) teams = omp_get_num_teams();
     if (omp_get_team_num() < kMaxTeams) seen[omp_get_team_num()] += 1;
@@ -104,7 +104,7 @@ int main(void) {
   for (int t = 0; t < kMaxTeams; ++t) distinct += seen[t] == 1;
   Check("teams: each team once", distinct, teams < kMaxTeams ? teams : kMaxTeams);
   if (on_device) Check("teams: more than one on a device", teams > 1, 1);
-  #pragma omp target parallel map(tofrom : threads)
+#pragma omp target parallel map(tofrom : threads)
   {
     if (omp_get_thread_num() == 0) threads = omp_get_num_threads();
   }

@@ -10,8 +10,8 @@
 #include "core/policies/registry.h"
 #include "gtest/gtest.h"
 #include "properties/catalogue.h"
-#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/explore.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "sim/strategies/strict_sequence_strategy.h"
@@ -41,8 +41,8 @@ TEST(Corpus, OneFilePerKnownBugAndNothingElse) {
   for (const ExpectedRow& row : ExpectedRows()) {
     if (!IsBug(row.expectation)) continue;
     const std::string name = absl::StrCat(row.policy, ".", row.property, ".replay");
-    EXPECT_EQ(corpus.count(name), 1u) << "no corpus file for a known bug: " << name
-                                      << " (tests/corpus/regenerate.sh)";
+    EXPECT_EQ(corpus.count(name), 1u)
+        << "no corpus file for a known bug: " << name << " (tests/corpus/regenerate.sh)";
   }
   for (const auto& [name, record] : corpus) {
     EXPECT_EQ(name, absl::StrCat(record.policy, ".", record.property, ".replay"));

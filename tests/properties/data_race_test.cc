@@ -82,9 +82,8 @@ TEST(DataRaceTest, LockedPoliciesHaveNoRaceInAnySchedule) {
       const ExploreReport r = Search(Regions(2, 1, abort), *policy, "dfs");
       ASSERT_TRUE(r.status.ok()) << name << ": " << r.status;
       EXPECT_TRUE(r.exhausted) << name;
-      EXPECT_EQ(r.FindingFor("data-race"), nullptr)
-          << name << (abort ? " with an abort: " : ": ")
-          << r.FindingFor("data-race")->violation.message;
+      EXPECT_EQ(r.FindingFor("data-race"), nullptr) << name << (abort ? " with an abort: " : ": ")
+                                                    << r.FindingFor("data-race")->violation.message;
     }
   }
 }

@@ -77,9 +77,8 @@ std::vector<Config> Configs() {
   return configs;
 }
 
-std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
-                               const std::string& property, bool cuts,
-                               const std::string& label) {
+std::set<std::string> Violated(const Case& c, const PolicyInfo& policy, const std::string& property,
+                               bool cuts, const std::string& label) {
   ExploreSpec spec = testing::OnePropertySpec(c, policy, property, "dfs");
   spec.exit_cuts_every_step = cuts;
   const ExploreReport r = Explore(spec);
@@ -90,8 +89,8 @@ std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
   // were done, which a fingerprint names for the event it was judged at.
   std::set<std::string> violated;
   for (const Finding& f : r.findings) {
-    violated.insert(absl::StrReplaceAll(f.violation.fingerprint,
-                                        {{"exit-handlers-done", "process-exit"}}));
+    violated.insert(
+        absl::StrReplaceAll(f.violation.fingerprint, {{"exit-handlers-done", "process-exit"}}));
   }
   return violated;
 }

@@ -15,8 +15,8 @@
 #include "gtest/gtest.h"
 #include "properties/campaign.h"
 #include "properties/catalogue.h"
-#include "properties/explore.h"
 #include "properties/expected_verdicts.h"
+#include "properties/explore.h"
 #include "properties/generators.h"
 #include "properties/replay_file.h"
 #include "properties/shrinker.h"
@@ -68,8 +68,8 @@ RC_GTEST_PROP(EventFence, ExpectedPropertiesHold, ()) { ExpectedPropertiesHold("
 // The policies above, each with its own suite.
 const std::vector<std::string>& PoliciesWithOwnSuite() {
   static const auto* const names = new std::vector<std::string>{
-      "v0-nocache", "v1a-callback-unlock", "v1b-callback-lock",
-      "v2-gcc11",   "v3-trunk",            "event-fence"};
+      "v0-nocache", "v1a-callback-unlock", "v1b-callback-lock", "v2-gcc11",
+      "v3-trunk",   "event-fence"};
   return *names;
 }
 

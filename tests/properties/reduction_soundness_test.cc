@@ -148,9 +148,9 @@ std::vector<Config> Configs() {
 // The properties violated in some execution of one search: only `property`'s
 // monitor on (or none, for kEngineOnly), and past violations to the end, so
 // that no-deadlock found in one execution cannot hide `property` in another.
-std::set<std::string> Violated(const Case& c, const PolicyInfo& policy,
-                               const std::string& property, const std::string& strategy,
-                               int bound, const std::string& label, int jobs = 0) {
+std::set<std::string> Violated(const Case& c, const PolicyInfo& policy, const std::string& property,
+                               const std::string& strategy, int bound, const std::string& label,
+                               int jobs = 0) {
   ExploreSpec spec = testing::OnePropertySpec(c, policy, property, strategy);
   // A split search (properties/explore.h): the nodes of the first three
   // choices explore every option, the units below them run on two threads.
@@ -229,10 +229,9 @@ TEST(ReductionSoundnessTest, ReducedSearchesFindEveryViolationPlainDfsFinds) {
         split ? Violated(c, *item.policy, item.property, "dfs", -1, label, /*jobs=*/2) : by_dpor;
     EXPECT_EQ(by_sleep, by_plain) << label << ": sleep sets within bound " << bound;
     for (const std::string& p : by_plain) {
-      EXPECT_TRUE(by_dpor.count(p)) << label << ": DPOR missed " << p
-                                    << ", which plain DFS found";
-      EXPECT_TRUE(by_split.count(p)) << label << ": the split DPOR search missed " << p
-                                     << ", which plain DFS found";
+      EXPECT_TRUE(by_dpor.count(p)) << label << ": DPOR missed " << p << ", which plain DFS found";
+      EXPECT_TRUE(by_split.count(p))
+          << label << ": the split DPOR search missed " << p << ", which plain DFS found";
     }
     ++compared;
     violated += Found(by_plain, item.property) ? 1 : 0;

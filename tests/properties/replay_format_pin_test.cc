@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -196,7 +196,9 @@ schedule 0 1 200 3 1099511627776
 digest fedcba9876543210
 end
 )",
-     "sc1.AgUwLjIuMAh2My10cnVuawduby1sZWFrAAC8BYCAgAGfjQaAgICAgCC5YAAD8KIEAQECBgAHAwKAIJWa7zoBBQEC4KcSAwFABQEEAQICAgAJASCAgAjoBwEAA4DQrPMOAQUAAcgBA4CAgICAIAGQ5NCyh9Ou7v4B"},
+     "sc1."
+     "AgUwLjIuMAh2My10cnVuawduby1sZWFrAAC8BYCAgAGfjQaAgICAgCC5YAAD8KIEAQECBgAHAwKAIJWa7zoBBQEC4KcSA"
+     "wFABQEEAQICAgAJASCAgAjoBwEAA4DQrPMOAQUAAcgBA4CAgICAIAGQ5NCyh9Ou7v4B"},
     {"Smallest", &Smallest,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -211,7 +213,9 @@ run id=1 teams=1 warps=1 stack_size_per_warp=131072 duration_ns=1000 aborts=0 ma
 schedule
 end
 )",
-     "sc1.AgUwLjIuMAp2MC1ub2NhY2hlC25vLWRlYWRsb2NrAQHPBYCABKCcAYCAgIAEgICAQAEAAAAAAQEAAQEBgIAI6AcAAAAA"},
+     "sc1."
+     "AgUwLjIuMAp2MC1ub2NhY2hlC25vLWRlYWRsb2NrAQHPBYCABKCcAYCAgIAEgICAQAEAAAAAAQEAAQEBgIAI6AcAAAA"
+     "A"},
     {"AtTheBounds", &AtTheBounds,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -232,7 +236,9 @@ schedule 18446744073709551615 0
 digest 0000000000000000
 end
 )",
-     "sc1.AgUwLjIuMBN2MWEtY2FsbGJhY2stdW5sb2NrDWJvdW5kZWQtY2FjaGUBAcYFgICAgICABIDC1y-AgICAgIAEgICAgICABAH_____D_____8PAAAEAAADAP____8PgAEggICAgBCAoJSljR0AQAH_____D4CAgICAgAQDAP___________wEAAv___________wEAAQA"},
+     "sc1.AgUwLjIuMBN2MWEtY2FsbGJhY2stdW5sb2NrDWJvdW5kZWQtY2FjaGUBAcYFgICAgICABIDC1y-"
+     "AgICAgIAEgICAgICABAH_____D_____8PAAAEAAADAP____8PgAEggICAgBCAoJSljR0AQAH_____D4CAgICAgAQDAP__"
+     "_________wEAAv___________wEAAQA"},
     {"GenCase seed 1000 size 5", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -256,7 +262,10 @@ schedule 0 1 0 0 1 0 3 7 0 0 0 0 0 7 1 0 0 5 0 0 2 3 0 0 3 0 0 0 0 0 1 0 0 0 6 0
 digest 9e3779b97f4a7c15
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEAzwWAgASgnAGAgIgBgIAIAQAAAAEEAgMCQAUDAQABAQSAgAjoBwAAAgEAgIAIAgABAwNALwABAAABAAMHAAAAAAAHAQAABQAAAgMAAAMAAAAAAAEAAAAGAAAAAAACAAAAAAQHAZX4qfqXt96bngE"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEAzwWAgASgnAGAgIgBgIAIAQAAAAEEAgMCQAUDAQABAQSAg"
+     "AjoBwAAAgEAgIAIAgABAwNALwABAAABAAMHAAAAAAAHAQAABQAAAgMAAAMAAAAAAAEAAAAGAAAAAAACAAAAAAQHAZX4qf"
+     "qXt96bngE"},
     {"GenCase seed 1001 size 20", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -285,7 +294,11 @@ run id=9 teams=3 warps=3 stack_size_per_warp=131072 duration_ns=100000 aborts=1 
 schedule 0 4 0 0 0 0 0 0 0 0 0 0 5 0 0 6 0 0 0 0 0 7 2 0 0 0 7 6 1 0 0 0 0 0 0 0 0 0 0
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgJgBgIAQAQAAAQAEBAIBAAECAYCACOgHAQIBAICAIAACBAGAgAigjQYAAQIAAwQDgIAIoI0GAAAABAMBgIAIoJwBAAIFAAUCAoCACOgHAAIABgEEgIAIoI0GAQAABwQDgIAI6AcAAAEBgIAwAAgCA4CACIgnAAABAAkDA4CACKCNBgEBJwAEAAAAAAAAAAAAAAUAAAYAAAAAAAcCAAAABwYBAAAAAAAAAAAAAAA"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgJgBgIAQAQAAAQAEBAIBAAECAYCACOgHA"
+     "QIBAICAIAACBAGAgAigjQYAAQIAAwQDgIAIoI0GAAAABAMBgIAIoJwBAAIFAAUCAoCACOgHAAIABgEEgIAIoI0GAQAABw"
+     "QDgIAI6AcAAAEBgIAwAAgCA4CACIgnAAABAAkDA4CACKCNBgEBJwAEAAAAAAAAAAAAAAUAAAYAAAAAAAcCAAAABwYBAAA"
+     "AAAAAAAAAAAA"},
     {"GenCase seed 1002 size 50", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -315,7 +328,10 @@ schedule 0 0 5 0 0 0 4 0 5 2 0 1 0 2 0 5 6 0 0 0 0 0 0 0 0 0 1 3 0 5 0 0 0 0 0 0
 digest daa66d2c7ddf743f
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEAzwWAgASgnAGAgNgBgIAoAQEAAAEEAgABAwKAgAiIJwAAAAIEAYCACOgHAAACAwNAAAMEAYCACIgnAAIEAAQEBICACOgHAAADAkAABQIEgIAI6AcAAAAGBAOAgAiIJwABBAUCAwJABAIDAkAnAAAFAAAABAAFAgABAAIABQYAAAAAAAAAAAABAwAFAAAAAAAABQcAAb_o_e7HpZvT2gE"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEAzwWAgASgnAGAgNgBgIAoAQEAAAEEAgABAwKAgAiIJwAAA"
+     "AIEAYCACOgHAAACAwNAAAMEAYCACIgnAAIEAAQEBICACOgHAAADAkAABQIEgIAI6AcAAAAGBAOAgAiIJwABBAUCAwJABA"
+     "IDAkAnAAAFAAAABAAFAgABAAIABQYAAAAAAAAAAAABAwAFAAAAAAAABQcAAb_o_e7HpZvT2gE"},
     {"GenCase seed 1003 size 100", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -334,7 +350,9 @@ enter slot=3 bytes=64
 schedule 3 0 0 4 0 0 1 0 0 7 0 7 0 6 0 5 0 0 0 0 0 0 6 0 2 0
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgKABgIAYAQIAAAACAwABAgOAgAigjQYAAQACBASAgAjoBwACAAMBBICACKCNBgACAQMDQBoDAAAEAAABAAAHAAcABgAFAAAAAAAABgACAAA"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgKABgIAYAQIAAAACAwABAgOAgAigjQYAA"
+     "QACBASAgAjoBwACAAMBBICACKCNBgACAQMDQBoDAAAEAAABAAAHAAcABgAFAAAAAAAABgACAAA"},
     {"GenCase seed 1004 size 100", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -369,7 +387,11 @@ schedule 0 5 0 5 0 0 0 6 0 0 3 0 0 0 3 0 4 0 0 0 0 0 0 0 0 0 0 3 0 0 5 0 0 0 0 0
 digest 1715609f7c746c69
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgPgBgIAIAQAEAAAEBQABBASAgAignAEAAAACAQKAgAigjQYAAQADBAKAgAjoBwACAAQBAYCACIgnAAADA0AFAAUCA4CACOgHAAAABgQCgIAIiCcBAgQDAAcCA4CACOgHAAIACAMDgIAIoI0GAAIDAQGAgDgACQECgIAIiCcAAAAKAQKAgAjoBwACBAEBgIA4BAMFAgALBAOAgAigjQYBAC4ABQAFAAAABgAAAwAAAAMABAAAAAAAAAAAAAADAAAFAAAAAAAAAAAAAAIAAAAAAenY0eP3k9iKFw"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgPgBgIAIAQAEAAAEBQABBASAgAignAEAA"
+     "AACAQKAgAigjQYAAQADBAKAgAjoBwACAAQBAYCACIgnAAADA0AFAAUCA4CACOgHAAAABgQCgIAIiCcBAgQDAAcCA4CACO"
+     "gHAAIACAMDgIAIoI0GAAIDAQGAgDgACQECgIAIiCcAAAAKAQKAgAjoBwACBAEBgIA4BAMFAgALBAOAgAigjQYBAC4ABQA"
+     "FAAAABgAAAwAAAAMABAAAAAAAAAAAAAADAAAFAAAAAAAAAAAAAAIAAAAAAenY0eP3k9iKFw"},
     {"GenCase seed 1005 size 100", nullptr,
      R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
 stackcheck-replay 2
@@ -392,7 +414,10 @@ run id=5 teams=2 warps=3 stack_size_per_warp=131072 duration_ns=100000 aborts=1 
 schedule 2 0 0 0 0 0 2 0 0 0 0 0 0 0 0 0 0 0 0 0 0 1 0 0 1
 end
 )",
-     "sc1.AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgKABgIAYAQAAAQACAwABAgGAgAjoBwABAAICAoCACKCNBgAAAAMDAYCACKCNBgACBQUCAAQEBICACKCNBgABBAMDA0AABQIDgIAIoI0GAQEZAgAAAAAAAgAAAAAAAAAAAAAAAAAAAQAAAQA"},
+     "sc1."
+     "AgUwLjIuMAh2Mi1nY2MxMRFuby11c2UtYWZ0ZXItZnJlZQEBzwWAgASgnAGAgKABgIAYAQAAAQACAwABAgGAgAjoBwABA"
+     "AICAoCACKCNBgAAAAMDAYCACKCNBgACBQUCAAQEBICACKCNBgABBAMDA0AABQIDgIAIoI0GAQEZAgAAAAAAAgAAAAAAAA"
+     "AAAAAAAAAAAQAAAQA"},
 };
 
 TEST(ReplayFormatPin, GoldensFormatParseEncodeAndDecodeExactly) {
@@ -422,8 +447,9 @@ TEST(ReplayFormatPin, GoldensFormatParseEncodeAndDecodeExactly) {
 TEST(ReplayFormatPin, FieldErrorsAreExact) {
   const std::string good = FormatReplayFile(Smallest());
   ASSERT_TRUE(ParseReplayFile(good).ok());
-  const std::string run = "run id=1 teams=1 warps=1 stack_size_per_warp=131072 duration_ns=1000 "
-                          "aborts=0 mapped_vars=0\n";
+  const std::string run =
+      "run id=1 teams=1 warps=1 stack_size_per_warp=131072 duration_ns=1000 "
+      "aborts=0 mapped_vars=0\n";
   const struct {
     std::string from, to, message;
   } kEdits[] = {
@@ -442,8 +468,7 @@ TEST(ReplayFormatPin, FieldErrorsAreExact) {
       {"capacity=1073741824", "capacity=0", "line 7: device capacity must be 1..17592186044416"},
       {"soft_limit=134217728", "soft_limit=17592186044417",
        "line 7: soft_limit must be at most 17592186044416"},
-      {"close_at_end=1", "close_at_end=2",
-       "line 7: field 'close_at_end': expected 0 or 1, got 2"},
+      {"close_at_end=1", "close_at_end=2", "line 7: field 'close_at_end': expected 0 or 1, got 2"},
       {"close_at_end=1", "close_at_end=1 colour=blue", "line 7: unknown field 'colour'"},
       {"alloc_failure_at_call=0", "alloc_failure_at_call=4294967296",
        "line 8: field 'alloc_failure_at_call': 4294967296 is out of range"},
@@ -456,8 +481,9 @@ TEST(ReplayFormatPin, FieldErrorsAreExact) {
       {"mapped_vars=0", "mapped_vars=4294967296",
        "line 10: field 'mapped_vars': 4294967296 is out of range"},
       {"aborts=0", "aborts", "line 10: expected key=value, got 'aborts'"},
-      {"warps=1", "warps=33", "line 10: region 1: geometry 1x33 outside 1..32 warps per team, "
-                              "4096 slots"},
+      {"warps=1", "warps=33",
+       "line 10: region 1: geometry 1x33 outside 1..32 warps per team, "
+       "4096 slots"},
       {run, run + "alloc slot=0 bytes=0\n",
        "line 11: thread 0: alloc of 0 bytes (1..17592186044416)"},
       {run, run + "alloc slot=0 bytes=17592186044417\n",
@@ -469,8 +495,9 @@ TEST(ReplayFormatPin, FieldErrorsAreExact) {
       {run, run + "exit slot=-1\n",
        "line 11: field 'slot': expected an unsigned integer, got '-1'"},
       {run, run + "run id=2\n", "line 11: missing field 'teams'"},
-      {run, run + "run id=1 teams=1 warps=1 stack_size_per_warp=1 duration_ns=1 aborts=0 "
-                  "mapped_vars=0\n",
+      {run,
+       run + "run id=1 teams=1 warps=1 stack_size_per_warp=1 duration_ns=1 aborts=0 "
+             "mapped_vars=0\n",
        "line 11: region id 1: ids must be >= 1 and unique"},
   };
   for (const auto& e : kEdits) {
@@ -491,8 +518,7 @@ TEST(ReplayFormatPin, TokenErrorsAreExact) {
        "replay token: bad or truncated modes"},
       {[](Case& c) { c.modes.trap_code = static_cast<CuResult>(70); },
        "replay token: trap_code 70 is not a sticky error (700, 710 or 719)"},
-      {[](Case& c) { c.modes.step_bound = 0; },
-       "replay token: step_bound must be 1..100000000"},
+      {[](Case& c) { c.modes.step_bound = 0; }, "replay token: step_bound must be 1..100000000"},
       {[](Case& c) { c.scenario.device_capacity = 0; },
        "replay token: device capacity must be 1..17592186044416"},
       {[](Case& c) { c.scenario.threads[0].ops[0].region.mapped_vars = 65; },
@@ -501,7 +527,8 @@ TEST(ReplayFormatPin, TokenErrorsAreExact) {
        "replay token: region 1: duration too long"},
       {[](Case& c) { c.scenario.threads[0].ops.push_back(HostOp::DeviceAlloc(0, 1)); },
        "replay token: thread 0: alloc of 0 bytes (1..17592186044416)"},
-      {[](Case& c) { c.scenario.threads.resize(5); }, "replay token: bad or truncated thread count"},
+      {[](Case& c) { c.scenario.threads.resize(5); },
+       "replay token: bad or truncated thread count"},
   };
   for (const auto& e : kEdits) {
     ReplayRecord record = Smallest();

@@ -22,9 +22,7 @@ bool ParseCount(const char* text, int* out) {
   return absl::SimpleAtoi(s, out);
 }
 
-std::string Shown(const char* text) {
-  return absl::CEscape(absl::string_view(text).substr(0, 32));
-}
+std::string Shown(const char* text) { return absl::CEscape(absl::string_view(text).substr(0, 32)); }
 
 // Whether the space-separated RC_PARAMS `params` sets `key`.
 bool Sets(absl::string_view params, absl::string_view key) {

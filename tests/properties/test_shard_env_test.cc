@@ -24,8 +24,8 @@ TEST(ShardFromEnvironment, AcceptsEveryShardOfAValidCount) {
 }
 
 TEST(ShardFromEnvironment, RejectsABadCount) {
-  for (const char* total : {"0", "", "abc", "-1", "+2", " 2", "2x", "6001", "2147483647",
-                            "99999999999999999999"}) {
+  for (const char* total :
+       {"0", "", "abc", "-1", "+2", " 2", "2x", "6001", "2147483647", "99999999999999999999"}) {
     EXPECT_FALSE(ShardFromEnvironment(total, "0").ok()) << "TEST_TOTAL_SHARDS=" << total;
   }
 }

@@ -21,8 +21,8 @@
 // its block must be interleaved; three threads with one region each, with
 // and without an abort, for v2 and ours. The split search of parallel
 // exploration (ExploreSpec::jobs) must observe what DPOR and random
-// schedules observe on the 3 x 1 and 2 x 1 + abort cases. Callback workers are left serial: a concurrent worker's actor
-// number depends on the order of independent spawns.
+// schedules observe on the 3 x 1 and 2 x 1 + abort cases. Callback workers are left serial: a
+// concurrent worker's actor number depends on the order of independent spawns.
 #include <map>
 #include <set>
 #include <string>
@@ -49,8 +49,7 @@ namespace {
 std::string Observed(const sim::ExecutionResult& r) {
   std::map<sim::ActorId, std::string> by_actor;
   for (const sim::Event& e : r.trace) {
-    if (e.kind == sim::EventKind::kDriverCallBlock ||
-        e.kind == sim::EventKind::kMutexBlock) {
+    if (e.kind == sim::EventKind::kDriverCallBlock || e.kind == sim::EventKind::kMutexBlock) {
       continue;
     }
     absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", e.a, ",", e.b, ",", e.c, ",",
@@ -125,17 +124,16 @@ std::set<std::string> RandomlyObserved(const Case& c, const PolicyInfo& policy,
 }
 
 // Fails with up to three of the sequences `reference` saw and DPOR did not.
-void ExpectCovered(const std::set<std::string>& by_dpor,
-                   const std::set<std::string>& reference, const std::string& what,
-                   const std::string& label) {
+void ExpectCovered(const std::set<std::string>& by_dpor, const std::set<std::string>& reference,
+                   const std::string& what, const std::string& label) {
   int missed = 0;
   for (const std::string& o : reference) {
     if (by_dpor.count(o) == 0 && missed++ < 3) {
       ADD_FAILURE() << label << ": DPOR never observed what " << what << " did:\n  " << o;
     }
   }
-  EXPECT_EQ(missed, 0) << label << ": " << missed << " of " << reference.size()
-                       << " observations " << what << " made";
+  EXPECT_EQ(missed, 0) << label << ": " << missed << " of " << reference.size() << " observations "
+                       << what << " made";
 }
 
 TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
@@ -163,10 +161,10 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
           Case c;
           c.scenario = RegionsScenario(2, regions, abort, mapped);
           c.modes.free_waits_for_streams = free_waits;
-          configs.push_back({absl::StrCat("2x", regions, abort ? "+abort" : "",
-                                          free_waits ? "" : ",free-no-wait",
-                                          mapped != 0 ? ",mapped" : ""),
-                             c});
+          configs.push_back(
+              {absl::StrCat("2x", regions, abort ? "+abort" : "", free_waits ? "" : ",free-no-wait",
+                            mapped != 0 ? ",mapped" : ""),
+               c});
         }
       }
     }
@@ -218,12 +216,11 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
                     policy.name != std::string("v2-gcc11") &&
                     !(policy.name == testing::RacyGrowPolicy().name && config.name == "2x1"))
             << label << ": DPOR must finish within " << kDporBudget;
-        std::printf("skipped %s: DPOR not exhausted in %llu executions\n",
-                    label.c_str(), static_cast<unsigned long long>(kDporBudget));
+        std::printf("skipped %s: DPOR not exhausted in %llu executions\n", label.c_str(),
+                    static_cast<unsigned long long>(kDporBudget));
         continue;
       }
-      const std::set<std::string> by_random =
-          RandomlyObserved(config.c, policy, /*seed=*/item);
+      const std::set<std::string> by_random = RandomlyObserved(config.c, policy, /*seed=*/item);
       ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
       // The split search (a few configurations: it costs what DPOR costs).
       if (three || config.name == std::string("2x1+abort")) {
@@ -238,9 +235,9 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
         ExpectCovered(by_dpor.observed, by_plain.observed, "plain DFS", label);
         plain_note = absl::StrCat("plain DFS ", by_plain.executions, " executions");
       }
-      std::printf("%s: DPOR %llu executions, %zu observations; random %zu; %s\n",
-                  label.c_str(), static_cast<unsigned long long>(by_dpor.executions),
-                  by_dpor.observed.size(), by_random.size(), plain_note.c_str());
+      std::printf("%s: DPOR %llu executions, %zu observations; random %zu; %s\n", label.c_str(),
+                  static_cast<unsigned long long>(by_dpor.executions), by_dpor.observed.size(),
+                  by_random.size(), plain_note.c_str());
       ++compared;
     }
   }

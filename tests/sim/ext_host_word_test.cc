@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -29,8 +29,7 @@ TEST(ExtHostWord, EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault) {
     HostWordHandle word{};
     ASSERT_EQ(d.HostWordAlloc(&word), CuResult::kSuccess);
     seen.push_back(d.HostWordLoad(word));  // 0: fresh
-    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(block, 1, 1000000),
-                             kLegacyStream),
+    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(block, 1, 1000000), kLegacyStream),
               CuResult::kSuccess);
     ASSERT_EQ(d.StreamWriteValue32(kLegacyStream, word, 1), CuResult::kSuccess);
     // The non-preemptive strategy keeps running this thread: the kernel has
@@ -50,10 +49,9 @@ TEST(ExtHostWord, EXT01_WriteLandsInStreamOrderAndIsDroppedBehindAFault) {
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
   EXPECT_EQ(seen, (std::vector<std::uint32_t>{0, 0, 1, 1}));
-  EXPECT_EQ(results, (std::vector<CuResult>{
-                         CuResult::kSuccess, CuResult::kSuccess,
-                         CuResult::kLaunchFailed, CuResult::kLaunchFailed,
-                         CuResult::kLaunchFailed}));
+  EXPECT_EQ(results,
+            (std::vector<CuResult>{CuResult::kSuccess, CuResult::kSuccess, CuResult::kLaunchFailed,
+                                   CuResult::kLaunchFailed, CuResult::kLaunchFailed}));
   EXPECT_EQ(Count(r.trace, EventKind::kHostWordWrite), 1);
 }
 
@@ -74,10 +72,9 @@ TEST(ExtHostWord, EXT01_BadHandlesAreRefusedAndTheContextOwnsItsWords) {
     after_destroy = d.HostWordLoad(word);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
-  EXPECT_EQ(results, (std::vector<CuResult>{
-                         CuResult::kInvalidValue, CuResult::kInvalidValue,
-                         CuResult::kSuccess, CuResult::kInvalidHandle,
-                         CuResult::kSuccess, CuResult::kSuccess}));
+  EXPECT_EQ(results, (std::vector<CuResult>{CuResult::kInvalidValue, CuResult::kInvalidValue,
+                                            CuResult::kSuccess, CuResult::kInvalidHandle,
+                                            CuResult::kSuccess, CuResult::kSuccess}));
   EXPECT_EQ(after_destroy, 0u) << "freed with the context";
   EXPECT_EQ(Count(r.trace, EventKind::kHostWordWrite), 1) << "drained at destroy";
 }
@@ -96,13 +93,11 @@ TEST(ExtHostWord, EXT02_KernelWritesItsCompletionWordUnlessItTraps) {
     KernelArgs a = Args(block, 1, 1000000);
     a.completion_word = word;
     a.completion_value = 1;
-    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream),
-              CuResult::kSuccess);
+    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream), CuResult::kSuccess);
     a = Args(block, 2, 10);
     a.completion_word = word;
     a.completion_value = 2;
-    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream),
-              CuResult::kSuccess);
+    ASSERT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream), CuResult::kSuccess);
     a = Args(block, 3, 10, KernelAction::kTrap);
     a.completion_word = word;
     a.completion_value = 3;
@@ -111,7 +106,7 @@ TEST(ExtHostWord, EXT02_KernelWritesItsCompletionWordUnlessItTraps) {
     a.completion_word = word;
     a.completion_value = 4;
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), a, kLegacyStream);  // dropped
-    seen.push_back(d.HostWordLoad(word));  // nothing has run yet
+    seen.push_back(d.HostWordLoad(word));                           // nothing has run yet
     synced = d.StreamSynchronize(kLegacyStream);
     seen.push_back(d.HostWordLoad(word));  // 2: the last kernel that completed
   });

@@ -5,8 +5,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -32,8 +32,7 @@ void SleepingCallback(StreamHandle, CuResult, void* p) {
 
 // Two non-blocking streams, a sleeping callback on each, then a context-wide
 // synchronisation: whether the callbacks overlap is up to the callback mode.
-std::function<void(Device&, Host&, RuntimeObserver&)> TwoSleepingCallbacks(
-    Context& ctx) {
+std::function<void(Device&, Host&, RuntimeObserver&)> TwoSleepingCallbacks(Context& ctx) {
   return [&ctx](Device& d, Host& h, RuntimeObserver&) {
     testing::Open(d);
     ctx.host = &h;
@@ -106,13 +105,16 @@ TEST(SemCallbacks, SEM08_RunningCallbackHoldsItsStreamAndTheLegacyStream) {
     d.StreamCreate(&s, StreamFlags::kBlocking);
     EventHandle e{};
     d.EventCreate(&e);
-    d.StreamAddCallback(s, [](StreamHandle, CuResult, void* p) {
-      auto* c = static_cast<Context*>(p);
-      c->started = true;
-      c->mutex->Lock();  // held by T0: the callback stays running
-      c->mutex->Unlock();
-    }, &ctx);
-    d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1), s);              // kernel 0
+    d.StreamAddCallback(
+        s,
+        [](StreamHandle, CuResult, void* p) {
+          auto* c = static_cast<Context*>(p);
+          c->started = true;
+          c->mutex->Lock();  // held by T0: the callback stays running
+          c->mutex->Unlock();
+        },
+        &ctx);
+    d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1), s);  // kernel 0
     d.EventRecord(e, s);
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 2), kLegacyStream);  // kernel 1
     while (!ctx.started) h.Yield();
@@ -141,20 +143,26 @@ TEST(SemCallbacks, SEM09_DriverCallsFromCallbackAreRefusedAndFlagged) {
     ctx.device = &d;
     static FunctionHandle kernel;
     kernel = o.kernel;
-    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
-      auto* c = static_cast<Context*>(p);
-      Device& dev = *c->device;
-      DevicePtr ptr = 0;
-      StreamHandle s{};
-      c->results.push_back(dev.MemAlloc(&ptr, kMiB));
-      c->results.push_back(dev.MemFree(0x1000));
-      c->results.push_back(dev.MemFreeAsync(0x1000, kLegacyStream));
-      c->results.push_back(dev.LaunchKernel(kernel, Grid(1), Warps(1), Args(0, 1), kLegacyStream));
-      c->results.push_back(dev.CtxSynchronize());
-      c->results.push_back(dev.StreamCreate(&s, StreamFlags::kBlocking));
-      c->results.push_back(dev.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void*) {}, nullptr));
-      c->results.push_back(dev.LaunchHostFunc(kLegacyStream, [](void*) {}, nullptr));
-    }, &ctx);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* p) {
+          auto* c = static_cast<Context*>(p);
+          Device& dev = *c->device;
+          DevicePtr ptr = 0;
+          StreamHandle s{};
+          c->results.push_back(dev.MemAlloc(&ptr, kMiB));
+          c->results.push_back(dev.MemFree(0x1000));
+          c->results.push_back(dev.MemFreeAsync(0x1000, kLegacyStream));
+          c->results.push_back(
+              dev.LaunchKernel(kernel, Grid(1), Warps(1), Args(0, 1), kLegacyStream));
+          c->results.push_back(dev.CtxSynchronize());
+          c->results.push_back(dev.StreamCreate(&s, StreamFlags::kBlocking));
+          c->results.push_back(dev.StreamAddCallback(
+              kLegacyStream, [](StreamHandle, CuResult, void*) {}, nullptr));
+          c->results.push_back(dev.LaunchHostFunc(
+              kLegacyStream, [](void*) {}, nullptr));
+        },
+        &ctx);
     EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -182,9 +190,12 @@ TEST(SemCallbacks, SEM09_StreamSynchronizeFromCallbackHangsAsDeadlock) {
   const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
     testing::Open(d);
     ctx.device = &d;
-    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* p) {
-      static_cast<Context*>(p)->device->StreamSynchronize(kLegacyStream);
-    }, &ctx);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* p) {
+          static_cast<Context*>(p)->device->StreamSynchronize(kLegacyStream);
+        },
+        &ctx);
     d.CtxSynchronize();
   });
   ASSERT_TRUE(r.violation.has_value());

@@ -42,7 +42,8 @@ TEST(SemErrors, SEM05_StickyErrorIsAbsorbingAndEveryContextCallReturnsIt) {
     results.push_back(d.StreamQuery(kLegacyStream));
     results.push_back(d.MemGetInfo(&info));
     results.push_back(d.CtxCreate());  // no recovery by re-retaining
-    results.push_back(d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void*) {}, nullptr));
+    results.push_back(d.StreamAddCallback(
+        kLegacyStream, [](StreamHandle, CuResult, void*) {}, nullptr));
     results.push_back(d.CtxSynchronize());
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -172,8 +173,7 @@ TEST(SemErrors, SEM14_CopyWaitingBehindATrapEndsThereWithoutWaitingForCallbacks)
     DevicePtr block = 0;
     ASSERT_EQ(d.MemAlloc(&block, kMiB), CuResult::kSuccess);
     lock->Lock();
-    d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 10, KernelAction::kTrap),
-                   kLegacyStream);
+    d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 10, KernelAction::kTrap), kLegacyStream);
     d.StreamAddCallback(
         kLegacyStream,
         [](StreamHandle, CuResult, void* p) {

@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -38,10 +38,10 @@ TEST(SemMemory, SEM10_AllocValidatesRoundsAndFailsWithoutWaiting) {
     const testing::Opened o = testing::Open(d);
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 500000000), kLegacyStream);
     DevicePtr p = 0;
-    results.push_back(d.MemAlloc(&p, 0));              // invalid value
+    results.push_back(d.MemAlloc(&p, 0));                              // invalid value
     for (int i = 0; i < 5; ++i) results.push_back(d.MemAlloc(&p, 1));  // 5 x 2 MiB
-    results.push_back(d.MemAlloc(&p, 1));              // out of memory
-    results.push_back(d.MemGetInfo(nullptr));          // not sticky: still answers
+    results.push_back(d.MemAlloc(&p, 1));                              // out of memory
+    results.push_back(d.MemGetInfo(nullptr));                          // not sticky: still answers
     d.CtxSynchronize();
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -126,9 +126,12 @@ TEST(SemMemory, SEM11_FreeWaitsForRunningCallback) {
     StreamHandle s{};
     d.StreamCreate(&s, StreamFlags::kNonBlocking);
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 1000), s);
-    d.StreamAddCallback(s, [](StreamHandle, CuResult, void* p) {
-      static_cast<Sleeper*>(p)->host->SleepFor(absl::Milliseconds(1));
-    }, &sleeper);
+    d.StreamAddCallback(
+        s,
+        [](StreamHandle, CuResult, void* p) {
+          static_cast<Sleeper*>(p)->host->SleepFor(absl::Milliseconds(1));
+        },
+        &sleeper);
     EXPECT_EQ(d.MemFree(unrelated), CuResult::kSuccess);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -152,12 +155,12 @@ TEST(SemMemory, SEM11_NoWaitModeFreesAtOnceAndRejectsBadPointers) {
     DevicePtr p = 0;
     ASSERT_EQ(d.MemAlloc(&p, 4 * kMiB), CuResult::kSuccess);
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(p, 1, 1000000), kLegacyStream);
-    results.push_back(d.MemFree(p));        // the kernel has not even started
-    results.push_back(d.MemFree(p));        // double free
-    results.push_back(d.MemFree(0));        // null is fine
+    results.push_back(d.MemFree(p));  // the kernel has not even started
+    results.push_back(d.MemFree(p));  // double free
+    results.push_back(d.MemFree(0));  // null is fine
     DevicePtr q = 0;
     d.MemAlloc(&q, 4 * kMiB);
-    results.push_back(d.MemFree(q + 64));   // interior pointer
+    results.push_back(d.MemFree(q + 64));  // interior pointer
     d.CtxSynchronize();
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -231,12 +234,15 @@ TEST(SemMemory, SEM13_StreamOrderedFreeCompletesInStreamOrderAndNeverSynchronize
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(a, 1, 100000), s);
     EXPECT_EQ(d.MemFreeAsync(a, s), CuResult::kSuccess);
     sync_free = d.MemFree(b);  // stream-ordered memory: no implicit synchronisation
-    d.StreamAddCallback(s, [](StreamHandle stream, CuResult, void* p) {
-      auto* c = static_cast<AsyncCtx*>(p);
-      DevicePtr x = 0;
-      c->results.push_back(c->device->MemAllocAsync(&x, kMiB, stream));
-      c->results.push_back(c->device->MemFreeAsync(0x1234, stream));
-    }, &ctx);
+    d.StreamAddCallback(
+        s,
+        [](StreamHandle stream, CuResult, void* p) {
+          auto* c = static_cast<AsyncCtx*>(p);
+          DevicePtr x = 0;
+          c->results.push_back(c->device->MemAllocAsync(&x, kMiB, stream));
+          c->results.push_back(c->device->MemFreeAsync(0x1234, stream));
+        },
+        &ctx);
     d.StreamSynchronize(s);
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;

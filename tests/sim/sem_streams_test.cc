@@ -4,8 +4,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -35,7 +35,8 @@ TEST(SemStreams, SEM01_StreamOperationsRunInFifoOrder) {
       EventHandle e{};
       ASSERT_EQ(d.EventCreate(&e), CuResult::kSuccess);
       d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 9000), s);  // kernel 0
-      d.StreamAddCallback(s, [](StreamHandle, CuResult, void*) {}, nullptr);
+      d.StreamAddCallback(
+          s, [](StreamHandle, CuResult, void*) {}, nullptr);
       d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 2, 10), s);  // kernel 1
       d.EventRecord(e, s);
       EXPECT_EQ(d.StreamSynchronize(s), CuResult::kSuccess);
@@ -64,10 +65,10 @@ TEST(SemStreams, SEM02_LegacyStreamBarrierExemptsNonBlockingStreams) {
       StreamHandle blocking{}, free_running{};
       d.StreamCreate(&blocking, StreamFlags::kBlocking);
       d.StreamCreate(&free_running, StreamFlags::kNonBlocking);
-      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 0, 100), blocking);      // 0
-      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 100), kLegacyStream); // 1
-      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 2, 100), blocking);      // 2
-      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 3, 100), free_running);  // 3
+      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 0, 100), blocking);       // 0
+      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 1, 100), kLegacyStream);  // 1
+      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 2, 100), blocking);       // 2
+      d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 3, 100), free_running);   // 3
       EXPECT_EQ(d.CtxSynchronize(), CuResult::kSuccess);
     });
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
@@ -89,17 +90,14 @@ TEST(SemStreams, SEM02_LegacyStreamBarrierExemptsNonBlockingStreams) {
 TEST(SemStreams, SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs) {
   Simulator sim;
   // Host threads move before the GPU whenever they can.
-  testing::Priority strategy([&](ActorId a) {
-    return absl::StartsWith(sim.ActorName(a), "gpu") ? 1 : 0;
-  });
+  testing::Priority strategy(
+      [&](ActorId a) { return absl::StartsWith(sim.ActorName(a), "gpu") ? 1 : 0; });
   CuResult query = CuResult::kSuccess, zero_grid = CuResult::kSuccess,
-           too_many = CuResult::kSuccess, after = CuResult::kUnknown,
-           sync = CuResult::kUnknown;
+           too_many = CuResult::kSuccess, after = CuResult::kUnknown, sync = CuResult::kUnknown;
   const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
     const testing::Opened o = testing::Open(d);
     KernelArgs args = Args(0x1000, 5, 300000000);
-    EXPECT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), args, kLegacyStream),
-              CuResult::kSuccess);
+    EXPECT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), args, kLegacyStream), CuResult::kSuccess);
     args.region_tag = 99;  // too late: the launch copied its arguments
     args.stacks = 0x2000;
     query = d.StreamQuery(kLegacyStream);
@@ -129,8 +127,8 @@ TEST(SemStreams, SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd) {
     CuResult launch = CuResult::kUnknown, sync = CuResult::kUnknown;
     const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
       const testing::Opened o = testing::Open(d);
-      launch = d.LaunchKernel(o.kernel, Grid(2), Warps(2),
-                              Args(0, 1, 7000, KernelAction::kTrap), kLegacyStream);
+      launch = d.LaunchKernel(o.kernel, Grid(2), Warps(2), Args(0, 1, 7000, KernelAction::kTrap),
+                              kLegacyStream);
       sync = d.CtxSynchronize();
     });
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;

@@ -3,8 +3,8 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
-#include "sim/simulator.h"
 #include "sim/sim_test_util.h"
+#include "sim/simulator.h"
 #include "sim/test_strategies.h"
 
 namespace stackcheck::sim {
@@ -77,9 +77,8 @@ TEST(SemSync, SEM14_StreamSynchronizeWaitsForOneStreamOnly) {
 
 TEST(SemSync, SEM14_EventsCaptureTheTailAndStreamWaitEventOrdersWithoutBlocking) {
   Simulator sim;
-  testing::Priority strategy([&](ActorId a) {
-    return absl::StartsWith(sim.ActorName(a), "T") ? 0 : 1;
-  });
+  testing::Priority strategy(
+      [&](ActorId a) { return absl::StartsWith(sim.ActorName(a), "T") ? 0 : 1; });
   std::vector<CuResult> q;
   const ExecutionResult& r = sim.Run(strategy, [&](Device& d, Host&, RuntimeObserver&) {
     const testing::Opened o = testing::Open(d);
@@ -94,15 +93,15 @@ TEST(SemSync, SEM14_EventsCaptureTheTailAndStreamWaitEventOrdersWithoutBlocking)
     q.push_back(d.EventQuery(e));  // pending
     q.push_back(d.StreamWaitEvent(s2, e));
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, 2, 10), s2);  // kernel 1
-    q.push_back(d.StreamQuery(s2));  // the host was not blocked
+    q.push_back(d.StreamQuery(s2));                                   // the host was not blocked
     q.push_back(d.EventSynchronize(e));
     q.push_back(d.EventQuery(e));
     d.CtxSynchronize();
   });
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
-  EXPECT_EQ(q, (std::vector<CuResult>{CuResult::kSuccess, CuResult::kNotReady,
-                                      CuResult::kSuccess, CuResult::kNotReady,
-                                      CuResult::kSuccess, CuResult::kSuccess}));
+  EXPECT_EQ(q,
+            (std::vector<CuResult>{CuResult::kSuccess, CuResult::kNotReady, CuResult::kSuccess,
+                                   CuResult::kNotReady, CuResult::kSuccess, CuResult::kSuccess}));
   long end0 = -1, start1 = -1;
   for (std::size_t i = 0; i < r.trace.size(); ++i) {
     if (r.trace[i].kind == EventKind::kKernelEnd && r.trace[i].a == 0) end0 = i;
@@ -127,9 +126,9 @@ TEST(SemSync, SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks) {
     DevicePtr p = 0;
     d.MemAlloc(&p, kMiB);
     d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(p, 1, 1000), kLegacyStream);
-    d.StreamAddCallback(kLegacyStream, [](StreamHandle, CuResult, void* c) {
-      ++static_cast<TeardownCtx*>(c)->callbacks;
-    }, &ctx);
+    d.StreamAddCallback(
+        kLegacyStream,
+        [](StreamHandle, CuResult, void* c) { ++static_cast<TeardownCtx*>(c)->callbacks; }, &ctx);
     EXPECT_EQ(d.CtxDestroy(), CuResult::kSuccess);
     after.push_back(d.MemFree(p));
     DevicePtr q = 0;
@@ -146,9 +145,9 @@ TEST(SemSync, SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks) {
   EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverCall::kCtxDestroy));
   EXPECT_LT(block, cb);  // the callback ran while the destroyer was blocked
   EXPECT_LT(cb, destroyed);
-  EXPECT_EQ(after, (std::vector<CuResult>{CuResult::kContextIsDestroyed,
-                                          CuResult::kContextIsDestroyed, CuResult::kSuccess,
-                                          CuResult::kContextIsDestroyed}));
+  EXPECT_EQ(after,
+            (std::vector<CuResult>{CuResult::kContextIsDestroyed, CuResult::kContextIsDestroyed,
+                                   CuResult::kSuccess, CuResult::kContextIsDestroyed}));
 }
 
 TEST(SemSync, SEM15_DriverUseConcurrentWithTeardownIsFlagged) {
@@ -192,9 +191,9 @@ TEST(SemSync, SEM16_CallsFromSeveralThreadsAreAtomicAndOrderTheirStream) {
       for (std::uint32_t t = 0; t < 3; ++t) {
         threads.push_back(h.Spawn("launcher", [&d, &o, t] {
           for (std::uint32_t k = 0; k < 3; ++k) {
-            EXPECT_EQ(d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, t * 10 + k, 5),
-                                     kLegacyStream),
-                      CuResult::kSuccess);
+            EXPECT_EQ(
+                d.LaunchKernel(o.kernel, Grid(1), Warps(1), Args(0, t * 10 + k, 5), kLegacyStream),
+                CuResult::kSuccess);
           }
         }));
       }

@@ -34,12 +34,12 @@ void Notified(const Notification* n) { __tsan_acquire(const_cast<Notification*>(
 }  // namespace
 
 #define STACKCHECK_WRAP(mangled, ret, params, args, before, after) \
-  extern "C" ret __real_##mangled params;                           \
-  extern "C" ret __wrap_##mangled params {                          \
-    before;                                                         \
-    ret result = __real_##mangled args;                             \
-    after;                                                          \
-    return result;                                                  \
+  extern "C" ret __real_##mangled params;                          \
+  extern "C" ret __wrap_##mangled params {                         \
+    before;                                                        \
+    ret result = __real_##mangled args;                            \
+    after;                                                         \
+    return result;                                                 \
   }
 
 #define STACKCHECK_WRAP_VOID(mangled, params, args, before, after) \
@@ -55,8 +55,10 @@ STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex4LockEv, (Mutex * mu), (mu), (void)0,
 STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex6UnlockEv, (Mutex * mu), (mu), Releasing(mu), (void)0)
 STACKCHECK_WRAP(_ZN4absl7debian35Mutex7TryLockEv, bool, (Mutex * mu), (mu), (void)0,
                 if (result) Acquired(mu))
-STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex10ReaderLockEv, (Mutex * mu), (mu), (void)0, Acquired(mu))
-STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex12ReaderUnlockEv, (Mutex * mu), (mu), Releasing(mu), (void)0)
+STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex10ReaderLockEv, (Mutex * mu), (mu), (void)0,
+                     Acquired(mu))
+STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex12ReaderUnlockEv, (Mutex * mu), (mu), Releasing(mu),
+                     (void)0)
 STACKCHECK_WRAP(_ZN4absl7debian35Mutex13ReaderTryLockEv, bool, (Mutex * mu), (mu), (void)0,
                 if (result) Acquired(mu))
 
@@ -70,7 +72,8 @@ STACKCHECK_WRAP(_ZN4absl7debian35Mutex20LockWhenWithDeadlineERKNS0_9ConditionENS
 STACKCHECK_WRAP_VOID(_ZN4absl7debian35Mutex5AwaitERKNS0_9ConditionE,
                      (Mutex * mu, const Condition& c), (mu, c), Releasing(mu), Acquired(mu))
 STACKCHECK_WRAP(_ZN4absl7debian35Mutex16AwaitWithTimeoutERKNS0_9ConditionENS0_8DurationE, bool,
-                (Mutex * mu, const Condition& c, Duration d), (mu, c, d), Releasing(mu), Acquired(mu))
+                (Mutex * mu, const Condition& c, Duration d), (mu, c, d), Releasing(mu),
+                Acquired(mu))
 STACKCHECK_WRAP(_ZN4absl7debian35Mutex17AwaitWithDeadlineERKNS0_9ConditionENS0_4TimeE, bool,
                 (Mutex * mu, const Condition& c, Time t), (mu, c, t), Releasing(mu), Acquired(mu))
 
@@ -87,7 +90,7 @@ STACKCHECK_WRAP_VOID(_ZN4absl7debian312Notification6NotifyEv, (Notification * n)
                      (void)0)
 STACKCHECK_WRAP_VOID(_ZNK4absl7debian312Notification19WaitForNotificationEv,
                      (const Notification* n), (n), (void)0, Notified(n))
-STACKCHECK_WRAP(_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE, bool,
-                (const Notification* n, Duration d), (n, d), (void)0, if (result) Notified(n))
+STACKCHECK_WRAP(_ZNK4absl7debian312Notification30WaitForNotificationWithTimeoutENS0_8DurationE,
+                bool, (const Notification* n, Duration d), (n, d), (void)0, if (result) Notified(n))
 STACKCHECK_WRAP(_ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE, bool,
                 (const Notification* n, Time t), (n, t), (void)0, if (result) Notified(n))
