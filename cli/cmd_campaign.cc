@@ -274,7 +274,7 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
   if (r.new_bugs() > 0) {
     absl::StrAppendFormat(&verdict,
                           "NEW: %d violation fingerprint(s) that no known bug explains "
-                          "(properties/known_bugs.cc)\n",
+                          "(properties/known_bugs.txt)\n",
                           r.new_bugs());
   }
   for (const std::string& s : r.shortfalls) {

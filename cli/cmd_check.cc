@@ -18,7 +18,7 @@
 //
 // Every simulator property is monitored, except deviations the policy
 // declares it accepts. Each violation has a fingerprint (sim/fingerprint.h):
-// known when properties/known_bugs.cc lists it for the policy, NEW otherwise.
+// known when properties/known_bugs.txt lists it for the policy, NEW otherwise.
 // With --only_kept a known bug does not end its execution (so that an
 // exhaustive search goes past it) and the known bugs met are listed. Prints
 // `executions N`, `exhausted yes|no` and the
@@ -82,7 +82,7 @@ ABSL_FLAG(std::uint64_t, plain_budget, 0,
           "least 1,000)");
 ABSL_FLAG(bool, no_plain, false, "check: skip the plain-DFS comparison");
 ABSL_FLAG(bool, only_kept, false,
-          "check: a known bug of the policy (properties/known_bugs.cc, by fingerprint) "
+          "check: a known bug of the policy (properties/known_bugs.txt, by fingerprint) "
           "does not end its execution, so dfs explores past it; only a NEW bug is a "
           "violation, `exhausted yes` proves the rest, and a known bug recorded for "
           "this scenario that the search did not meet is reported FIXED?");
@@ -240,7 +240,7 @@ bool WriteKnownBugs(const properties::ExploreReport& r, const PolicyInfo& policy
   }
   for (const std::string& fp : fixed) {
     out.Note(absl::StrCat("FIXED?: the exhaustive search did not meet the known bug ", fp,
-                          " (properties/known_bugs.cc records it for this scenario)"));
+                          " (properties/known_bugs.txt records it for this scenario)"));
   }
   if (out.json()) out.List("fixed", fixed);
   return !fixed.empty();

@@ -1,15 +1,17 @@
 // The known bugs, by fingerprint (sim/fingerprint.h): which violations are
-// the bugs properties/expected_verdicts.cc explains. A violation whose
+// the bugs properties/expected_verdicts.txt explains. A violation whose
 // fingerprint is not listed for its policy is NEW, even on a property the
 // policy is known to break, so a second bug never hides behind the first.
-// This table is the one record: the corpus (tests/corpus) holds a replay of
-// each row that names one, the campaign and `check` judge against it.
+// The table is data, properties/known_bugs.txt, compiled in: the one record.
+// The corpus (tests/corpus) holds a replay of each row that names one, the
+// campaign and `check` judge against it.
 #ifndef STACKCHECK_PROPERTIES_KNOWN_BUGS_H_
 #define STACKCHECK_PROPERTIES_KNOWN_BUGS_H_
 
 #include <vector>
 
 #include "absl/strings/string_view.h"
+#include "properties/data_records.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::properties {
@@ -26,6 +28,11 @@ struct KnownBug {
 };
 
 const std::vector<KnownBug>& KnownBugs();
+
+// known_bugs.txt's text and the schema of its records ("bug POLICY", then
+// "fingerprint", and optionally "corpus" and "check").
+absl::string_view KnownBugsTable();
+const RecordSchema& KnownBugSchema();
 
 // The property a fingerprint is of (the text before its first ':').
 absl::string_view FingerprintProperty(absl::string_view fingerprint);

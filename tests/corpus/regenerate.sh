@@ -4,7 +4,7 @@
 # Run from the repository root after a change that legitimately alters
 # schedules (the engine's scheduling points, a policy's driver calls, the tool
 # version), then review the diff: corpus_test replays every file and checks
-# that it shows the fingerprint it records, which properties/known_bugs.cc
+# that it shows the fingerprint it records, which properties/known_bugs.txt
 # must list for it (a NEW fingerprint fails the campaign here first).
 #
 # With --digests, nothing is re-searched: each file is replayed and, where its

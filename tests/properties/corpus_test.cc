@@ -85,8 +85,9 @@ TEST(Corpus, EveryFileIsAKnownBugRowAndEveryRowItsFile) {
     for (const KnownBug* bug : KnownBugsOf(record.policy, record.property)) {
       listed |= bug->fingerprint == record.fingerprint && bug->corpus == name;
     }
-    EXPECT_TRUE(listed) << "properties/known_bugs.cc has no row {" << record.policy << ", \""
-                        << record.fingerprint << "\", \"" << name << "\"}";
+    EXPECT_TRUE(listed) << "properties/known_bugs.txt has no record 'bug " << record.policy
+                        << "' with 'fingerprint " << record.fingerprint << "' and 'corpus " << name
+                        << "'";
   }
   for (const KnownBug& bug : KnownBugs()) {
     EXPECT_TRUE(IsBug(ExpectedVerdict(bug.policy, FingerprintProperty(bug.fingerprint))))
