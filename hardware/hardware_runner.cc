@@ -20,6 +20,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "core/scenario_runner.h"
+#include "hardware/hardware_judgements.h"
 #include "hardware/run_observer.h"
 #include "hardware/run_record.h"
 #include "properties/catalogue.h"
@@ -167,136 +168,7 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   _exit(0);
 }
 
-std::string Stamp(std::uint64_t stamp) {
-  return absl::StrFormat("region %d warp %d", stamp >> 32, stamp & 0xffffffff);
-}
-
-bool Hung(const HardwareRunResult& r) {
-  return r.ending == HardwareRunResult::Ending::kWatchdog ||
-         r.ending == HardwareRunResult::Ending::kKilled;
-}
-
 }  // namespace
-
-PropertyResult JudgeOnHardware(absl::string_view property, const RunRecord& rec,
-                               const Scenario& scenario, const HardwareRunResult& run) {
-  PropertyResult p{std::string(property), HwVerdict::kHolds, ""};
-  auto violated = [&p](std::string why) {
-    p.verdict = HwVerdict::kViolated;
-    p.evidence = std::move(why);
-    return p;
-  };
-  auto unobserved = [&p](std::string why) {
-    p.verdict = HwVerdict::kNotObserved;
-    p.evidence = std::move(why);
-    return p;
-  };
-  const bool sticky =
-      IsStickyError(static_cast<CuResult>(rec.fatal_code)) || rec.callbacks_run_with_error > 0;
-
-  if (property == "no-deadlock" || property == "progress") {
-    if (Hung(run)) {
-      return violated(absl::StrCat("watchdog: ", run.hang_report.empty()
-                                                     ? "no thread activity recorded"
-                                                     : absl::StrJoin(run.hang_report, "; ")));
-    }
-    return p;
-  }
-  if (property == "no-stack-overlap") {
-    if (!rec.device_snapshot) return unobserved("no device snapshot");
-    if (rec.corruptions > 0) {
-      return violated(absl::StrFormat(
-          "%d warp(s) found their slot overwritten (%s found %s's stamp)", rec.corruptions,
-          Stamp(rec.corrupt_expected), Stamp(rec.corrupt_observed)));
-    }
-    return p;
-  }
-  if (property == "no-leak") {
-    if (!rec.device_snapshot || Hung(run)) return unobserved("run did not end");
-    if (!rec.context_destroyed) return unobserved("device never closed");
-    if (rec.leaked_bytes > 0 && !sticky) {
-      std::string driver_view;
-      if (rec.baseline_known && rec.free_at_close_known) {
-        driver_view = absl::StrFormat(
-            "; cuMemGetInfo: %.1f MiB less free than on a fresh context",
-            (static_cast<double>(rec.free_at_start) - static_cast<double>(rec.free_at_close)) /
-                kMiB);
-      }
-      return violated(absl::StrFormat("%d block(s), %.1f MiB still allocated at context destroy%s",
-                                      rec.leaked_blocks,
-                                      static_cast<double>(rec.leaked_bytes) / kMiB, driver_view));
-    }
-    return p;
-  }
-  if (property == "mutex-discipline") {
-    if (rec.mutex_anomalies > 0) {
-      return violated(absl::StrFormat("%d anomal%s, first: %s", rec.mutex_anomalies.load(),
-                                      rec.mutex_anomalies > 1 ? "ies" : "y",
-                                      rec.first_mutex_anomaly));
-    }
-    return p;
-  }
-  if (property == "abort-attribution") {
-    std::vector<RegionId> aborting;
-    for (const ThreadProgram& t : scenario.threads) {
-      for (const HostOp& op : t.ops) {
-        if (op.HasRegion() && op.region.aborts) {
-          aborting.push_back(op.region.id);
-        }
-      }
-    }
-    const bool reported = rec.fatals > 0;
-    const auto code = static_cast<CuResult>(rec.fatal_code);
-    if (aborting.empty()) {
-      if (reported && code == CuResult::kLaunchFailed) {
-        return violated(absl::StrFormat("an abort reported against region %d, but no region aborts",
-                                        rec.fatal_region));
-      }
-      return p;
-    }
-    if (!reported) {
-      if (Hung(run)) return unobserved("hung before any fatal report");
-      return violated(absl::StrFormat(
-          "abort lost: the process ended (status %d) without a fatal report", run.exit_status));
-    }
-    if (code != CuResult::kLaunchFailed) {
-      return unobserved(absl::StrFormat("first fatal was %s, not the abort", CuResultName(code)));
-    }
-    if (std::find(aborting.begin(), aborting.end(), rec.fatal_region) == aborting.end()) {
-      return violated(absl::StrFormat("abort reported against %s; aborting: region %s",
-                                      rec.fatal_region == kNoRegion
-                                          ? std::string("no region")
-                                          : absl::StrCat("region ", rec.fatal_region),
-                                      absl::StrJoin(aborting, ", ")));
-    }
-    return p;
-  }
-  if (property == "bounded-cache") {
-    if (rec.cache_over_bound > 0) {
-      return violated(absl::StrFormat(
-          "cache held %.1f MiB after device_alloc, bound %.1f MiB (%d time(s))",
-          static_cast<double>(rec.cache_worst_held) / kMiB,
-          static_cast<double>(rec.cache_worst_bound) / kMiB, rec.cache_over_bound.load()));
-    }
-    return p;
-  }
-  if (property == "sync-completion") {
-    if (rec.returned_before_kernel_done > 0) {
-      return violated(absl::StrFormat("%d region(s) returned while their kernel was still running",
-                                      rec.returned_before_kernel_done.load()));
-    }
-    return p;
-  }
-  if (property == "no-driver-call-in-callback") {
-    if (!rec.device_snapshot) return unobserved("no device snapshot");
-    if (rec.calls_from_callback > 0) {
-      return violated(absl::StrFormat("%d driver call(s) from a callback, first %s",
-                                      rec.calls_from_callback, rec.first_call_from_callback));
-    }
-    return p;
-  }
-  return unobserved(std::string(kNoHardwareRule));
-}
 
 namespace {
 
@@ -446,16 +318,11 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& original, const 
     result.ending = HardwareRunResult::Ending::kExited;
     result.exit_status = WEXITSTATUS(status);
   }
-  if (Hung(result)) {
+  if (result.Hung()) {
     const std::int64_t at = rec->watchdog_fired ? rec->watchdog_at_ns : real::MonotonicNowNs();
     result.hang_report = real::DescribeActivity(rec->activity, at);
   }
   for (const properties::PropertyInfo& info : properties::AllProperties()) {
-    if (!info.ObservableOn(properties::kCudaBackend)) {
-      result.properties.push_back({std::string(info.name), HwVerdict::kNotObserved,
-                                   "not observable on hardware (the property catalogue)"});
-      continue;
-    }
     result.properties.push_back(JudgeOnHardware(info.name, *rec, scenario, result));
   }
   result.facts = Facts(*rec);

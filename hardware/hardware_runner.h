@@ -70,18 +70,6 @@ struct PropertyResult {
   std::string evidence;  // one line, empty when it holds
 };
 
-struct RunRecord;  // run_record.h: what the run's child wrote
-struct HardwareRunResult;
-
-// The verdict on one property the property catalogue says the GPU observes
-// (properties/catalogue.cc, kCudaBackend), from what the run recorded. A
-// property without a rule here is "not observed" with kNoHardwareRule as the
-// evidence; hardware_runner_judge_test holds every such property to a rule.
-PropertyResult JudgeOnHardware(absl::string_view property, const RunRecord& rec,
-                               const Scenario& scenario, const HardwareRunResult& run);
-inline constexpr absl::string_view kNoHardwareRule =
-    "the catalogue says the GPU observes it, but the runner has no rule for it";
-
 struct HardwareRunResult {
   enum class Ending {
     kExited,    // the process ended by itself (exit_status)
@@ -91,6 +79,8 @@ struct HardwareRunResult {
     kSetupFailed,
   };
   Ending ending = Ending::kSetupFailed;
+  // The watchdog ended it, or it did not end even then.
+  bool Hung() const { return ending == Ending::kWatchdog || ending == Ending::kKilled; }
   int exit_status = 0;  // kExited
   int signal = 0;       // kCrashed / kKilled
   double seconds = 0;

@@ -70,7 +70,7 @@ struct SteeredReplayOptions {
 
 // Whether the hardware runner judges `property` at all: what the property
 // catalogue says (properties/catalogue.cc, its backends), the one home of that
-// fact; hardware_runner_judge_test holds the runner's judge to it. A
+// fact; hardware_judgements_test holds the judgements to it. A
 // property the GPU cannot observe is never counted as "steered, not
 // reproduced".
 bool HardwareObserves(absl::string_view property);

@@ -14,8 +14,8 @@ constexpr std::uint8_t kBoth = kSimBackend | kCudaBackend;
 // under a kernel without the kernel noticing (cuMemFree waits for the device,
 // SEM-11: reuse shows as overlap), two accesses were unordered (data-race), or
 // an allocation gave up while the cache could have made room (avoidable OOM),
-// only the simulator can tell. hardware/hardware_runner.cc judges exactly the
-// properties marked kBoth (hardware_runner_judge_test).
+// only the simulator can tell. hardware/hardware_judgements.cc judges exactly the
+// properties marked kBoth (hardware_judgements_test).
 constexpr PropertyInfo kProperties[] = {
     {"no-use-after-free",
      "no kernel uses a stacks block after it was freed, and nothing frees a block an unfinished "
