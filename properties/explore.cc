@@ -26,9 +26,8 @@
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
-#include "sim/strategies/dfs_strategy.h"
 #include "sim/strategies/sequence_strategy.h"
-#include "sim/strategies/strict_sequence_strategy.h"
+#include "sim/strategies/split_tree.h"
 
 namespace stackcheck::properties {
 namespace {
@@ -215,25 +214,24 @@ struct Workers {
   }
 };
 
-// One explorer: the whole run, or one worker of `workers`.
-ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
-  ExploreReport report;
-  if (spec.policy == nullptr) {
-    report.status = absl::InvalidArgumentError("no policy to explore");
-    return report;
-  }
+// An explorer's engine, set up from the spec: the simulator with its
+// monitors and configuration, and the strategy from the registry.
+struct Engine {
+  sim::Simulator* simulator = nullptr;
+  const sim::StrategyRow* row = nullptr;
+  std::unique_ptr<sim::Strategy> strategy;
+};
+
+absl::StatusOr<Engine> SetUp(const ExploreSpec& spec, Workers* workers, ExploreReport& report) {
+  if (spec.policy == nullptr) return absl::InvalidArgumentError("no policy to explore");
   const PolicyInfo& policy = *spec.policy;
+  Engine engine;
   absl::StatusOr<const sim::StrategyRow*> row = sim::FindStrategy(spec.strategy);
-  if (!row.ok()) {
-    report.status = row.status();
-    return report;
-  }
+  if (!row.ok()) return row.status();
+  engine.row = *row;
   absl::StatusOr<std::vector<const PropertyInfo*>> monitored =
       SelectMonitors(spec.monitors, policy);
-  if (!monitored.ok()) {
-    report.status = monitored.status();
-    return report;
-  }
+  if (!monitored.ok()) return monitored.status();
   report.monitored = *monitored;
   for (const PropertyInfo& p : AllProperties()) {
     if (HasSimMonitor(p) &&
@@ -243,20 +241,17 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   }
   absl::StatusOr<sim::Simulator*> sim =
       SimulatorFor(report.monitored, spec.test_case.scenario.soft_limit, policy.cache_bound);
-  if (!sim.ok()) {
-    report.status = sim.status();
-    return report;
-  }
-  sim::Simulator& simulator = **sim;
+  if (!sim.ok()) return sim.status();
+  engine.simulator = *sim;
   sim::SimConfig config = SimConfigFor(spec.test_case);
   config.exact_memory_ledger = spec.exact_memory_ledger;
   config.exit_cuts_every_step = spec.exit_cuts_every_step;
-  simulator.set_config(config);
-  SetPass(simulator, policy, spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept,
+  engine.simulator->set_config(config);
+  SetPass(*engine.simulator, policy,
+          spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept,
           spec.pass_unnamed && spec.monitors.kind == MonitorSelection::kNamed
               ? spec.monitors.names
               : std::vector<std::string>{});
-
   sim::StrategyParams params = spec.strategy_params;
   if (params.schedule.empty()) params.schedule = spec.test_case.schedule;
   if (params.max_executions == 0) params.max_executions = spec.max_executions;
@@ -265,174 +260,228 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
     params.split_choices = workers->split_choices;
     params.split_tree = workers->tree;
   }
-  const std::unique_ptr<sim::Strategy> strategy = (*row)->make(params);
-  auto* dfs = dynamic_cast<sim::DfsStrategy*>(strategy.get());
-  auto* strict = dynamic_cast<sim::StrictSequenceStrategy*>(strategy.get());
-  if (dfs != nullptr) report.reduction = dfs->reduction();
+  engine.strategy = engine.row->make(params);
+  report.reduction = engine.strategy->State(false).reduction;
+  return engine;
+}
 
+// What one execution found: its passed known bugs and its violation, each
+// fingerprint once. Returns whether the stop rule ends the run.
+bool RecordFindings(const ExploreSpec& spec, const sim::ExecutionResult& r,
+                    const ScheduleRecorder& recorder, ExploreReport& report) {
+  const PolicyInfo& policy = *spec.policy;
+  auto finding = [&](const sim::Violation& v) {
+    Finding f;
+    f.violation = v;
+    f.known = IsKnownViolation(policy.name, v);
+    f.at_execution = report.executions;
+    f.schedule = recorder.Schedule();
+    ReplayRecord record;
+    record.policy = policy.name;
+    record.property = v.property;
+    record.test_case = spec.test_case;
+    record.test_case.schedule = f.schedule;
+    f.token = EncodeReplayToken(record);
+    return f;
+  };
+  for (const sim::Violation& v : r.passed) {
+    if (FindFingerprint(report.known_met, v.fingerprint) == nullptr) {
+      report.known_met.push_back(finding(v));
+    }
+  }
+  if (!r.violation) return false;
+  ++report.violating_executions;
+  if (FindFingerprint(report.findings, r.violation->fingerprint) == nullptr) {
+    report.findings.push_back(finding(*r.violation));
+  }
+  // Under a pass, a known bug that still ended its execution (the engine's
+  // cap on passes) does not end the run.
+  const bool passing = spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept;
+  return spec.stop == StopRule::kFirstViolation &&
+         !(passing && IsKnownViolation(policy.name, *r.violation));
+}
+
+// An execution the search cannot count: the engine skipped points the
+// search must see, or the strategy failed (a replayed schedule that does
+// not fit).
+absl::Status CheckExecution(const sim::Strategy& strategy, const sim::ExecutionResult& r) {
+  const sim::SearchState state = strategy.State(false);
+  // DPOR is sound only if the engine asked at every point but the last (the
+  // one that finds nobody runnable).
+  if (strategy.ObservesEveryStep() && r.steps > state.points_seen + 1) {
+    return absl::FailedPreconditionError("the engine skipped scheduling points that DPOR must see");
+  }
+  return state.status;
+}
+
+// The clocks and counters an explorer's loop keeps.
+struct Pace {
+  std::chrono::steady_clock::time_point start;
+  std::chrono::steady_clock::time_point deadline;
+  std::chrono::steady_clock::time_point next_progress;
+  std::uint64_t budget;
+};
+
+Pace PaceOf(const ExploreSpec& spec, const Workers* workers) {
+  Pace pace;
+  pace.start = workers != nullptr ? workers->start : std::chrono::steady_clock::now();
+  pace.deadline = spec.time_budget == absl::InfiniteDuration()
+                      ? std::chrono::steady_clock::time_point::max()
+                      : pace.start + absl::ToChronoNanoseconds(spec.time_budget);
+  pace.next_progress = pace.start + std::chrono::milliseconds(500);
+  pace.budget = spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
+  return pace;
+}
+
+void ReportProgress(const ExploreSpec& spec, const sim::Strategy& strategy, Workers* workers,
+                    std::chrono::steady_clock::time_point now, Pace& pace,
+                    const ExploreReport& report) {
+  if (now < pace.next_progress) return;
+  pace.next_progress = now + std::chrono::milliseconds(500);
+  if (!spec.on_progress || (workers != nullptr && !workers->TakeProgressTurn(now))) return;
+  const sim::SearchState state = strategy.State(/*estimate=*/true);
+  ExploreProgress progress;
+  // A split search's estimate is the shared top's, whichever worker reads
+  // it (the least of the workers' was 0 while one waited for work).
+  progress.executions = workers != nullptr ? workers->executions.load() : report.executions;
+  progress.elapsed_s = SecondsSince(pace.start);
+  progress.fraction = state.explored_fraction;
+  progress.depth = state.depth;
+  spec.on_progress(progress);
+}
+
+// Records one counted execution; returns whether the run ends with it.
+bool Counted(const ExploreSpec& spec, const sim::ExecutionResult& r,
+             const ScheduleRecorder& recorder, sim::Simulator& simulator, Workers* workers,
+             ExploreReport& report) {
+  ++report.executions;
+  if (workers != nullptr) workers->executions.fetch_add(1, std::memory_order_relaxed);
+  report.digest = r.digest;
+  report.steps = r.steps;
+  report.process_exited = r.process_exited;
+  report.exit_status = r.exit_status;
+  if (spec.coverage != nullptr) {
+    spec.coverage->Observe(r.trace,
+                           [&simulator](std::uint32_t id) { return simulator.probes().Name(id); });
+  }
+  if (spec.on_execution) spec.on_execution(r);
+  if (absl::Status s = CheckExecution(recorder, r); !s.ok()) {
+    report.status = s;
+    return true;
+  }
+  return RecordFindings(spec, r, recorder, report);
+}
+
+// Whether the budget is spent, or another worker stopped, before the next
+// execution.
+bool BudgetSpent(const Workers* workers, const Pace& pace, const ExploreReport& report) {
+  const std::uint64_t done =
+      workers != nullptr ? workers->executions.load(std::memory_order_relaxed) : report.executions;
+  return done >= pace.budget || (workers != nullptr && workers->stop.load());
+}
+
+// Whether the clock or an interrupt ends the run after an execution.
+bool TimeIsUp(const ExploreSpec& spec, const Pace& pace, std::chrono::steady_clock::time_point now,
+              ExploreReport& report) {
+  if (now >= pace.deadline) {
+    report.out_of_time = true;
+    return true;
+  }
+  if (spec.interrupt != nullptr && spec.interrupt->load(std::memory_order_relaxed)) {
+    report.interrupted = true;
+    return true;
+  }
+  return false;
+}
+
+// The strategy's account at the end, into the report.
+void Conclude(const ExploreSpec& spec, Engine& engine, Workers* workers, bool stopped,
+              ExploreReport& report) {
+  sim::Strategy& strategy = *engine.strategy;
+  // A recorded schedule must be used up exactly.
+  if (report.status.ok()) report.status = strategy.Finish();
+  const sim::SearchState state = strategy.State(/*estimate=*/true);
+  report.sleep_blocked = state.sleep_blocked;
+  report.rounds = state.rounds;
+  report.last_bound = state.bound;
+  report.bound_cut = state.bound_cut;
+  report.units = state.units;
+  report.exhausted = engine.row->exhaustive && !stopped && report.status.ok() && state.exhausted;
+  if (engine.row->exhaustive && !report.exhausted) {
+    report.explored_fraction = state.explored_fraction;
+  }
+  // Stopped unfinished, a worker leaves its stack to the tree for the
+  // checkpoint (a no-op if it holds no claim).
+  if (workers != nullptr && spec.keep_checkpoint && report.status.ok()) strategy.Suspend();
+  if (workers != nullptr && (stopped || !report.status.ok())) {
+    // Workers waiting for work would wait for this one's.
+    workers->stop = true;
+    workers->tree->Cancel();
+  }
+}
+
+// One explorer: the whole run, or one worker of `workers`.
+ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
+  ExploreReport report;
+  absl::StatusOr<Engine> engine = SetUp(spec, workers, report);
+  if (!engine.ok()) {
+    report.status = engine.status();
+    return report;
+  }
+  sim::Simulator& simulator = *engine->simulator;
   // Wrappers, innermost first: metrics count what the strategy chose, the
   // determinism check re-runs some executions (never reaching the strategy),
-  // the recorder keeps the schedule that replays the execution.
-  // Without re-runs the determinism check is left out: every wrapper is a
-  // call at every scheduling point.
-  sim::MetricsStrategy metrics(*strategy);
+  // the recorder keeps the schedule that replays the execution. Without
+  // re-runs the determinism check is left out: every wrapper is a call at
+  // every scheduling point.
+  sim::MetricsStrategy metrics(*engine->strategy);
   std::optional<sim::DeterminismCheck> determinism;
   if (spec.determinism_every != 0) {
     determinism.emplace(metrics, sim::DeterminismCheck::Options{spec.determinism_every});
   }
   ScheduleRecorder recorder(determinism ? static_cast<sim::Strategy&>(*determinism)
                                         : static_cast<sim::Strategy&>(metrics));
-
-  const std::uint64_t budget = spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
-  const auto start = workers != nullptr ? workers->start : std::chrono::steady_clock::now();
-  const auto deadline = spec.time_budget == absl::InfiniteDuration()
-                            ? std::chrono::steady_clock::time_point::max()
-                            : start + absl::ToChronoNanoseconds(spec.time_budget);
-  auto next_progress = start + std::chrono::milliseconds(500);
-  SampledClock<> clock(start);
+  Pace pace = PaceOf(spec, workers);
+  SampledClock<> clock(pace.start);
   bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
-  while (true) {
-    const std::uint64_t done = workers != nullptr
-                                   ? workers->executions.load(std::memory_order_relaxed)
-                                   : report.executions;
-    if (done >= budget || (workers != nullptr && workers->stop.load())) {
-      stopped = true;
-      break;
-    }
+  while (!(stopped = BudgetSpent(workers, pace, report))) {
     if (!recorder.NewExecution()) break;
-    const sim::ExecutionResult& r = RunOnce(simulator, recorder, spec.test_case, policy);
+    const sim::ExecutionResult& r = RunOnce(simulator, recorder, spec.test_case, *spec.policy);
     last = &r;
     if (determinism) {
       determinism->ReportDigest(r.digest);
-      if (!determinism->status().ok()) {
-        report.status = determinism->status();
-        break;
-      }
+      report.status = determinism->status();
+      if (!report.status.ok()) break;
       if (determinism->is_rerun()) {
         ++report.determinism_reruns;
         continue;
       }
     }
-    if (dfs != nullptr && r.capacity_premise_broken &&
-        absl::string_view(dfs->reduction()) != "none") {
-      report.capacity_premise_broken = true;
+    // A reduced search's premise that allocations commute broke: Explore
+    // runs it again with the exact ledger.
+    if (r.capacity_premise_broken && !report.reduction.empty() && report.reduction != "none") {
+      report.capacity_premise_broken = stopped = true;
+      break;
+    }
+    if (Counted(spec, r, recorder, simulator, workers, report)) {
       stopped = true;
       break;
-    }
-    ++report.executions;
-    if (workers != nullptr) workers->executions.fetch_add(1, std::memory_order_relaxed);
-    report.digest = r.digest;
-    report.steps = r.steps;
-    report.process_exited = r.process_exited;
-    report.exit_status = r.exit_status;
-    if (spec.coverage != nullptr) {
-      spec.coverage->Observe(
-          r.trace, [&simulator](std::uint32_t id) { return simulator.probes().Name(id); });
-    }
-    if (spec.on_execution) spec.on_execution(r);
-    // DPOR is sound only if the engine asked at every point but the last
-    // (the one that finds nobody runnable).
-    if (dfs != nullptr && dfs->ObservesEveryStep() && r.steps > dfs->points_seen() + 1) {
-      report.status =
-          absl::FailedPreconditionError("the engine skipped scheduling points that DPOR must see");
-      break;
-    }
-    if (strict != nullptr && !strict->status().ok()) {
-      report.status = strict->status();
-      break;
-    }
-    auto finding = [&](const sim::Violation& v) {
-      Finding f;
-      f.violation = v;
-      f.known = IsKnownViolation(policy.name, v);
-      f.at_execution = report.executions;
-      f.schedule = recorder.Schedule();
-      ReplayRecord record;
-      record.policy = policy.name;
-      record.property = v.property;
-      record.test_case = spec.test_case;
-      record.test_case.schedule = f.schedule;
-      f.token = EncodeReplayToken(record);
-      return f;
-    };
-    for (const sim::Violation& v : r.passed) {
-      if (FindFingerprint(report.known_met, v.fingerprint) == nullptr) {
-        report.known_met.push_back(finding(v));
-      }
-    }
-    if (r.violation) {
-      ++report.violating_executions;
-      if (FindFingerprint(report.findings, r.violation->fingerprint) == nullptr) {
-        report.findings.push_back(finding(*r.violation));
-      }
-      // Under a pass, a known bug that still ended its execution (the
-      // engine's cap on passes) does not end the run.
-      const bool passing = spec.pass_known || spec.monitors.kind == MonitorSelection::kOnlyKept;
-      if (spec.stop == StopRule::kFirstViolation &&
-          !(passing && IsKnownViolation(policy.name, *r.violation))) {
-        stopped = true;
-        break;
-      }
     }
     const auto now = clock.Now();
-    if (now >= deadline) {
-      report.out_of_time = true;
+    if (TimeIsUp(spec, pace, now, report)) {
       stopped = true;
       break;
     }
-    if (spec.interrupt != nullptr && spec.interrupt->load(std::memory_order_relaxed)) {
-      report.interrupted = true;
-      stopped = true;
-      break;
-    }
-    if (now >= next_progress) {
-      next_progress = now + std::chrono::milliseconds(500);
-      ExploreProgress progress;
-      progress.executions = report.executions;
-      progress.elapsed_s = SecondsSince(start);
-      if (dfs != nullptr) {
-        progress.fraction = dfs->EstimatedFraction();
-        progress.depth = dfs->frontier_depth();
-      }
-      // A split search's estimate is the shared top's, whichever worker
-      // reads it (the least of the workers' was 0 while one waited for work).
-      if (workers != nullptr) progress.executions = workers->executions.load();
-      if (spec.on_progress && (workers == nullptr || workers->TakeProgressTurn(now))) {
-        spec.on_progress(progress);
-      }
-    }
+    ReportProgress(spec, recorder, workers, now, pace, report);
   }
   if (spec.keep_trace && last != nullptr) {
     report.trace = last->trace;
     report.actor_names = ActorNames(simulator, report.trace);
   }
-  // A recorded schedule must be used up exactly.
-  if (strict != nullptr && report.status.ok()) report.status = strict->Finish();
-  report.seconds = SecondsSince(start);
+  report.seconds = SecondsSince(pace.start);
   report.metrics = metrics.metrics();
-  if (dfs != nullptr) {
-    if (report.status.ok()) report.status = dfs->status();
-    const sim::DfsStrategy::Stats& stats = dfs->stats();
-    report.sleep_blocked = stats.sleep_blocked;
-    report.rounds = stats.rounds;
-    report.last_bound = dfs->current_bound();
-    report.bound_cut = dfs->bound_cut();
-  }
-  report.exhausted =
-      (*row)->exhaustive && !stopped && report.status.ok() && (dfs == nullptr || dfs->exhausted());
-  if (dfs != nullptr && !report.exhausted) report.explored_fraction = dfs->EstimatedFraction();
-  if (dfs != nullptr) report.units = dfs->units();
-  // Stopped unfinished, a worker leaves its stack to the tree for the
-  // checkpoint (a no-op if it holds no claim).
-  if (workers != nullptr && dfs != nullptr && spec.keep_checkpoint && report.status.ok()) {
-    dfs->Suspend();
-  }
-  if (workers != nullptr && (stopped || !report.status.ok())) {
-    // Workers waiting for work would wait for this one's.
-    workers->stop = true;
-    workers->tree->Cancel();
-  }
+  Conclude(spec, *engine, workers, stopped, report);
   return report;
 }
 

@@ -26,6 +26,9 @@ class ScheduleRecorder : public sim::Strategy {
   std::size_t NextActor(const sim::SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
   bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
+  sim::SearchState State(bool estimate) const override { return inner_.State(estimate); }
+  absl::Status Finish() override { return inner_.Finish(); }
+  void Suspend() override { inner_.Suspend(); }
 
   // The execution in progress (or the last one), without trailing zeros: they
   // are SequenceStrategy's defaults once its values run out.

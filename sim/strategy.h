@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "absl/status/status.h"
 #include "absl/types/span.h"
 #include "sim/footprint.h"
 
@@ -29,6 +30,26 @@ struct SchedulingPoint {
   // it is no longer runnable (blocked or finished). Choosing another index
   // while this is >= 0 is a preemption.
   int current = -1;
+};
+
+// What a search knows of itself, for its report and its progress
+// (Strategy::State): read the same way whatever the strategy, through any
+// wrapper.
+struct SearchState {
+  // Exhaustive strategies: the reduction ("dpor + sleep sets", "none").
+  const char* reduction = "";
+  bool exhausted = false;           // it has given every execution it had
+  double explored_fraction = -1;    // State(true): an estimate; -1 none
+  std::size_t depth = 0;            // its stack's depth
+  int bound = -1;                   // the preemption bound in force; -1 none
+  bool bound_cut = false;           // the bound left executions out
+  std::uint64_t sleep_blocked = 0;  // executions sleep sets cut short
+  std::uint64_t rounds = 0;         // iterative bounding's rounds
+  std::uint64_t units = 0;          // a split search's claims
+  // With ObservesEveryStep: the points asked about in this execution. An
+  // execution of more steps than this + 1 skipped points the search needs.
+  std::uint64_t points_seen = 0;
+  absl::Status status;  // not OK: the search failed, and ends
 };
 
 class Strategy {
@@ -50,6 +71,19 @@ class Strategy {
   // points for speed. An engine that ignores it makes DfsStrategy fall back
   // to sleep sets only (see DfsStrategy::points_seen()).
   virtual bool ObservesEveryStep() const { return false; }
+
+  // --- the search's account of itself (defaults: a strategy with no state) ---
+  // With `estimate`, explored_fraction too, which may walk its stack.
+  virtual SearchState State(bool estimate) const {
+    (void)estimate;
+    return {};
+  }
+  // After the last execution: what only the end can tell (a recorded
+  // schedule used up), and the search's final status.
+  virtual absl::Status Finish() { return State(false).status; }
+  // Stopped unfinished: leaves what a later run of the same search goes on
+  // from (a split search's claims); no-op otherwise.
+  virtual void Suspend() {}
 };
 
 }  // namespace stackcheck::sim

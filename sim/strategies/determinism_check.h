@@ -39,6 +39,9 @@ class DeterminismCheck : public Strategy {
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
   bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
+  SearchState State(bool estimate) const override { return inner_.State(estimate); }
+  absl::Status Finish() override { return inner_.Finish(); }
+  void Suspend() override { inner_.Suspend(); }
 
   // Call once after every execution (first runs and re-runs alike).
   void ReportDigest(std::uint64_t digest);

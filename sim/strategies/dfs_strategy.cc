@@ -342,6 +342,22 @@ bool DfsStrategy::ChooseFirstAtTop(Node& node) {
   return true;
 }
 
+SearchState DfsStrategy::State(bool estimate) const {
+  SearchState state;
+  state.reduction = reduction();
+  state.exhausted = exhausted_;
+  if (estimate) state.explored_fraction = EstimatedFraction();
+  state.depth = frontier_depth();
+  state.bound = bound_;
+  state.bound_cut = bound_cut();
+  state.sleep_blocked = stats_.sleep_blocked;
+  state.rounds = stats_.rounds;
+  state.units = units();
+  state.points_seen = points_seen_;
+  state.status = status_;
+  return state;
+}
+
 double DfsStrategy::EstimatedFraction() const {
   if (exhausted_) return 1;
   if (split_tree_) return split_tree_->FinishedShare();

@@ -124,7 +124,8 @@ class DfsStrategy : public Strategy {
   // false): the claims it holds and its stack below them go to the tree
   // (SplitTree::Suspend), for a worker of a later run of the same search to
   // go on with (dfs_strategy_suspend.cc). NewExecution() returns false after.
-  void Suspend();
+  void Suspend() override;
+  SearchState State(bool estimate) const override;
 
   // True once NewExecution() returned false because nothing is left.
   bool exhausted() const { return exhausted_; }

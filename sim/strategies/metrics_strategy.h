@@ -32,6 +32,9 @@ class MetricsStrategy : public Strategy {
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
   bool ObservesEveryStep() const override { return inner_.ObservesEveryStep(); }
+  SearchState State(bool estimate) const override { return inner_.State(estimate); }
+  absl::Status Finish() override { return inner_.Finish(); }
+  void Suspend() override { inner_.Suspend(); }
 
   // The counts so far, the execution in progress included.
   StrategyMetrics metrics() const;

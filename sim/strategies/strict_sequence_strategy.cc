@@ -53,4 +53,10 @@ absl::Status StrictSequenceStrategy::Finish() {
   return status_;
 }
 
+SearchState StrictSequenceStrategy::State(bool /*estimate*/) const {
+  SearchState state;
+  state.status = status_;
+  return state;
+}
+
 }  // namespace stackcheck::sim

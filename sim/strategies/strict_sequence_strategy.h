@@ -36,7 +36,8 @@ class StrictSequenceStrategy : public Strategy {
 
   // Call after the execution: adds the "values left over" check and returns
   // status().
-  absl::Status Finish();
+  absl::Status Finish() override;
+  SearchState State(bool estimate) const override;
   // OK while every value so far fitted.
   const absl::Status& status() const { return status_; }
 
