@@ -301,14 +301,16 @@ bool RecordFindings(const ExploreSpec& spec, const sim::ExecutionResult& r,
          !(passing && IsKnownViolation(policy.name, *r.violation));
 }
 
-// An execution the search cannot count: the engine skipped points the
-// search must see, or the strategy failed (a replayed schedule that does
-// not fit).
+// An execution a search that sees every step cannot count: the engine
+// skipped points it must see, or the search failed. (Other strategies'
+// errors, a replayed schedule that does not fit, are read at the end:
+// Finish.) Asked only of such searches: every other execution would pay
+// for a state nobody reads.
 absl::Status CheckExecution(const sim::Strategy& strategy, const sim::ExecutionResult& r) {
   const sim::SearchState state = strategy.State(false);
   // DPOR is sound only if the engine asked at every point but the last (the
   // one that finds nobody runnable).
-  if (strategy.ObservesEveryStep() && r.steps > state.points_seen + 1) {
+  if (r.steps > state.points_seen + 1) {
     return absl::FailedPreconditionError("the engine skipped scheduling points that DPOR must see");
   }
   return state.status;
@@ -333,10 +335,10 @@ Pace PaceOf(const ExploreSpec& spec, const Workers* workers) {
   return pace;
 }
 
+// Called when the next report is due (`pace.next_progress`).
 void ReportProgress(const ExploreSpec& spec, const sim::Strategy& strategy, Workers* workers,
                     std::chrono::steady_clock::time_point now, Pace& pace,
                     const ExploreReport& report) {
-  if (now < pace.next_progress) return;
   pace.next_progress = now + std::chrono::milliseconds(500);
   if (!spec.on_progress || (workers != nullptr && !workers->TakeProgressTurn(now))) return;
   const sim::SearchState state = strategy.State(/*estimate=*/true);
@@ -351,9 +353,10 @@ void ReportProgress(const ExploreSpec& spec, const sim::Strategy& strategy, Work
 }
 
 // Records one counted execution; returns whether the run ends with it.
+// `sees_every_step`: the strategy's ObservesEveryStep(), fixed for a run.
 bool Counted(const ExploreSpec& spec, const sim::ExecutionResult& r,
-             const ScheduleRecorder& recorder, sim::Simulator& simulator, Workers* workers,
-             ExploreReport& report) {
+             const ScheduleRecorder& recorder, bool sees_every_step, sim::Simulator& simulator,
+             Workers* workers, ExploreReport& report) {
   ++report.executions;
   if (workers != nullptr) workers->executions.fetch_add(1, std::memory_order_relaxed);
   report.digest = r.digest;
@@ -365,9 +368,11 @@ bool Counted(const ExploreSpec& spec, const sim::ExecutionResult& r,
                            [&simulator](std::uint32_t id) { return simulator.probes().Name(id); });
   }
   if (spec.on_execution) spec.on_execution(r);
-  if (absl::Status s = CheckExecution(recorder, r); !s.ok()) {
-    report.status = s;
-    return true;
+  if (sees_every_step) {
+    if (absl::Status s = CheckExecution(recorder, r); !s.ok()) {
+      report.status = s;
+      return true;
+    }
   }
   return RecordFindings(spec, r, recorder, report);
 }
@@ -442,6 +447,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   ScheduleRecorder recorder(determinism ? static_cast<sim::Strategy&>(*determinism)
                                         : static_cast<sim::Strategy&>(metrics));
   Pace pace = PaceOf(spec, workers);
+  const bool sees_every_step = recorder.ObservesEveryStep();
   SampledClock<> clock(pace.start);
   bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
@@ -464,7 +470,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
       report.capacity_premise_broken = stopped = true;
       break;
     }
-    if (Counted(spec, r, recorder, simulator, workers, report)) {
+    if (Counted(spec, r, recorder, sees_every_step, simulator, workers, report)) {
       stopped = true;
       break;
     }
@@ -473,7 +479,7 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
       stopped = true;
       break;
     }
-    ReportProgress(spec, recorder, workers, now, pace, report);
+    if (now >= pace.next_progress) ReportProgress(spec, recorder, workers, now, pace, report);
   }
   if (spec.keep_trace && last != nullptr) {
     report.trace = last->trace;
