@@ -6,7 +6,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -17,6 +16,7 @@
 #include "properties/expected_verdicts.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
+#include "properties/worker_pool.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/registry.h"
 
@@ -315,10 +315,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
         }
       }
     };
-    std::vector<std::thread> threads;
-    for (int j = 1; j < options.jobs; ++j) threads.emplace_back(work, j);
-    work(0);
-    for (std::thread& t : threads) t.join();
+    RunOnWorkers(options.jobs, work);
 
     // Merge: counts add up, the smallest violating index wins.
     PolicyResult pr;
@@ -474,10 +471,7 @@ absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
         }
       }
     };
-    threads.clear();
-    for (int j = 1; j < options.jobs; ++j) threads.emplace_back(shrink, j);
-    shrink(0);
-    for (std::thread& t : threads) t.join();
+    RunOnWorkers(options.jobs, shrink);
     for (const absl::Status& s : errors) {
       if (!s.ok()) return s;
     }

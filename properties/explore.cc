@@ -5,7 +5,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <utility>
 
 #ifdef STACKCHECK_ASAN
@@ -23,6 +22,7 @@
 #include "properties/sampled_clock.h"
 #include "properties/schedule_recorder.h"
 #include "properties/search_checkpoint.h"
+#include "properties/worker_pool.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
@@ -572,11 +572,7 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
   }
   workers.start = std::chrono::steady_clock::now();
   std::vector<ExploreReport> reports(spec.jobs);
-  std::vector<std::thread> threads;
-  for (int w = 0; w < spec.jobs; ++w) {
-    threads.emplace_back([&, w] { reports[w] = ExploreOne(spec, &workers); });
-  }
-  for (std::thread& t : threads) t.join();
+  RunOnWorkers(spec.jobs, [&](int w) { reports[w] = ExploreOne(spec, &workers); });
   report = std::move(reports[0]);
   for (int w = 1; w < spec.jobs; ++w) Merge(report, std::move(reports[w]));
   report.metrics.executions = report.executions;
