@@ -53,7 +53,7 @@ struct Violation {
   std::string fingerprint;
 };
 
-class DeviceBooks;  // sim/monitors/device_books.h
+class DeviceBooks;  // sim/device_books.h
 
 // Read-only facts the engine offers monitors beyond the event stream.
 class SimView {
@@ -82,7 +82,7 @@ class SimView {
   virtual std::optional<bool> guards_order_accesses() const { return std::nullopt; }
   // The memory ledger and the kernels in flight up to the newest event, kept
   // once for the monitors whose reads_device_books() is true
-  // (sim/monitors/device_books.h says who keeps them, and when). Not
+  // (sim/device_books.h says who keeps them, and when). Not
   // virtual, since it is read at most events. A view that keeps none stops
   // the program here rather than show empty books: feed monitors outside
   // the engine through BookkeepingView (sim/monitors/bookkeeping_view.h).

@@ -49,11 +49,11 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "sim/device_books.h"
 #include "sim/driver_api.h"
 #include "sim/event.h"
 #include "sim/fiber.h"
 #include "sim/monitor.h"
-#include "sim/monitors/device_books.h"
 #include "sim/strategy.h"
 #include "sim/trace/digest.h"
 

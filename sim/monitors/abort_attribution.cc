@@ -5,9 +5,9 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/observer.h"
+#include "sim/device_books.h"
 #include "sim/event_format.h"
-#include "sim/monitors/device_books.h"
-#include "sim/monitors/kernel_table.h"
+#include "sim/kernel_table.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {

@@ -11,9 +11,9 @@
 #include <optional>
 
 #include "absl/types/span.h"
+#include "sim/device_books.h"
 #include "sim/event.h"
 #include "sim/monitor.h"
-#include "sim/monitors/device_books.h"
 
 namespace stackcheck::sim {
 

@@ -30,9 +30,9 @@
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "core/probes.h"
+#include "sim/block_ledger.h"
 #include "sim/event.h"
-#include "sim/monitors/block_ledger.h"
-#include "sim/monitors/kernel_table.h"
+#include "sim/kernel_table.h"
 
 namespace stackcheck::sim {
 

@@ -1,4 +1,4 @@
-#include "sim/monitors/device_books.h"
+#include "sim/device_books.h"
 
 #include "gtest/gtest.h"
 #include "sim/monitors/testing.h"

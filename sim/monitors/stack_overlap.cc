@@ -4,8 +4,8 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "sim/device_books.h"
 #include "sim/event_format.h"
-#include "sim/monitors/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {

@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "absl/base/attributes.h"
+#include "sim/block_ledger.h"
+#include "sim/kernel_table.h"
 #include "sim/monitor.h"
-#include "sim/monitors/block_ledger.h"
-#include "sim/monitors/kernel_table.h"
 
 namespace stackcheck::sim {
 

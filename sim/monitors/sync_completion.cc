@@ -1,7 +1,7 @@
 #include "sim/monitors/sync_completion.h"
 
 #include "absl/strings/str_cat.h"
-#include "sim/monitors/device_books.h"
+#include "sim/device_books.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {

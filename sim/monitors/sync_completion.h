@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "absl/base/attributes.h"
+#include "sim/kernel_table.h"
 #include "sim/monitor.h"
-#include "sim/monitors/kernel_table.h"
 
 namespace stackcheck::sim {
 

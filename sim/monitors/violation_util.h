@@ -8,6 +8,7 @@
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "sim/device_books.h"  // kMaxIndexedId
 #include "sim/event.h"
 #include "sim/monitor.h"
 
@@ -22,10 +23,6 @@ inline Violation ViolationAtLast(absl::string_view property, absl::Span<const Ev
   v.event_index = events.empty() ? 0 : events.size() - 1;
   return v;
 }
-
-// Actor and stream ids are dense small numbers, so tables are indexed by them;
-// an id this large is treated as untracked rather than sizing a table by it.
-inline constexpr std::uint32_t kMaxIndexedId = 1u << 16;
 
 // The actor's name, or "nobody" for kNoActor.
 inline std::string Who(const SimView& view, ActorId actor) {

@@ -1,8 +1,6 @@
-#include "sim/monitors/device_books.h"
+#include "sim/device_books.h"
 
 #include <algorithm>
-
-#include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
 

@@ -3,8 +3,8 @@
 //
 // Reused across executions without reallocating; lookups are linear in the
 // number of kernels in flight, which the streams keep small.
-#ifndef STACKCHECK_SIM_MONITORS_KERNEL_TABLE_H_
-#define STACKCHECK_SIM_MONITORS_KERNEL_TABLE_H_
+#ifndef STACKCHECK_SIM_KERNEL_TABLE_H_
+#define STACKCHECK_SIM_KERNEL_TABLE_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
+#include "sim/block_ledger.h"
 #include "sim/event.h"
-#include "sim/monitors/block_ledger.h"
 
 namespace stackcheck::sim {
 
@@ -111,4 +111,4 @@ inline std::string KernelLabel(const KernelInFlight& k) { return KernelLabel(k.i
 
 }  // namespace stackcheck::sim
 
-#endif  // STACKCHECK_SIM_MONITORS_KERNEL_TABLE_H_
+#endif  // STACKCHECK_SIM_KERNEL_TABLE_H_

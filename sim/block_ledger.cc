@@ -1,4 +1,4 @@
-#include "sim/monitors/block_ledger.h"
+#include "sim/block_ledger.h"
 
 namespace stackcheck::sim {
 

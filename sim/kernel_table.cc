@@ -1,4 +1,4 @@
-#include "sim/monitors/kernel_table.h"
+#include "sim/kernel_table.h"
 
 #include "absl/strings/str_cat.h"
 

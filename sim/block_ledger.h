@@ -4,8 +4,8 @@
 //
 // Containers are reused across Reset(), so steady-state bookkeeping does not
 // allocate; lookups are linear in the (small) number of live blocks.
-#ifndef STACKCHECK_SIM_MONITORS_BLOCK_LEDGER_H_
-#define STACKCHECK_SIM_MONITORS_BLOCK_LEDGER_H_
+#ifndef STACKCHECK_SIM_BLOCK_LEDGER_H_
+#define STACKCHECK_SIM_BLOCK_LEDGER_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -87,4 +87,4 @@ class BlockLedger {
 
 }  // namespace stackcheck::sim
 
-#endif  // STACKCHECK_SIM_MONITORS_BLOCK_LEDGER_H_
+#endif  // STACKCHECK_SIM_BLOCK_LEDGER_H_

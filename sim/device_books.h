@@ -15,20 +15,24 @@
 // books with its event in them -- except a context teardown, applied after, so
 // that the monitors judge the context it destroys (leaked blocks, kernels
 // still on them).
-#ifndef STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
-#define STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
+#ifndef STACKCHECK_SIM_DEVICE_BOOKS_H_
+#define STACKCHECK_SIM_DEVICE_BOOKS_H_
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
+#include "sim/block_ledger.h"
 #include "sim/event.h"
+#include "sim/kernel_table.h"
 #include "sim/monitor.h"
-#include "sim/monitors/block_ledger.h"
-#include "sim/monitors/kernel_table.h"
 
 namespace stackcheck::sim {
+
+// Actor and stream ids are dense small numbers, so tables are indexed by them;
+// an id this large is treated as untracked rather than sizing a table by it.
+inline constexpr std::uint32_t kMaxIndexedId = 1u << 16;
 
 class DeviceBooks {
  public:
@@ -86,4 +90,4 @@ class DeviceBooks {
 
 }  // namespace stackcheck::sim
 
-#endif  // STACKCHECK_SIM_MONITORS_DEVICE_BOOKS_H_
+#endif  // STACKCHECK_SIM_DEVICE_BOOKS_H_
