@@ -263,249 +263,305 @@ void ReportProgress(const properties::ExploreProgress& p) {
                 p.elapsed_s, rate, where);
 }
 
-int RunCheck(const std::vector<std::string>& args) {
-  if (!args.empty()) return UsageError("check takes no arguments (use --policy, --strategy, ...)");
+absl::StatusOr<const PolicyInfo*> PolicyFromFlags() {
   const std::string policy_name = absl::GetFlag(FLAGS_policy);
-  if (policy_name.empty()) return UsageError("check needs --policy (see `stackcheck policies`)");
-  const PolicyInfo* policy = FindPolicy(policy_name);
-  if (policy == nullptr) {
-    std::vector<std::string> known;
-    for (const PolicyInfo& p : AllPolicies()) known.emplace_back(p.name);
-    return UsageError(absl::StrFormat("unknown policy '%s' (known: %s)", policy_name,
-                                      absl::StrJoin(known, ", ")));
+  if (policy_name.empty()) {
+    return absl::InvalidArgumentError("check needs --policy (see `stackcheck policies`)");
   }
+  const PolicyInfo* policy = FindPolicy(policy_name);
+  if (policy != nullptr) return policy;
+  std::vector<std::string> known;
+  for (const PolicyInfo& p : AllPolicies()) known.emplace_back(p.name);
+  return absl::InvalidArgumentError(
+      absl::StrFormat("unknown policy '%s' (known: %s)", policy_name, absl::StrJoin(known, ", ")));
+}
+
+// The strategy, its bound and depth, the budgets, the seed and the
+// determinism check, into `spec`.
+absl::Status SearchFromFlags(properties::ExploreSpec& spec) {
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
   if (std::find(std::begin(kCheckStrategies), std::end(kCheckStrategies), strategy) ==
       std::end(kCheckStrategies)) {
-    return UsageError(absl::StrFormat("--strategy must be %s, not '%s'",
-                                      absl::StrJoin(kCheckStrategies, ", "), strategy));
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--strategy must be %s, not '%s'", absl::StrJoin(kCheckStrategies, ", "), strategy));
   }
   const bool is_dfs = strategy == "dfs" || strategy == "plain-dfs";
   const int bound = absl::GetFlag(FLAGS_bound);
-  if (bound < -1) return UsageError("--bound must be -1 (none) or at least 0");
+  if (bound < -1) return absl::InvalidArgumentError("--bound must be -1 (none) or at least 0");
   if (absl::GetFlag(FLAGS_iterative) && bound < 0) {
-    return UsageError("--iterative needs a --bound to stop at");
+    return absl::InvalidArgumentError("--iterative needs a --bound to stop at");
   }
-  if (absl::Status s = CheckFlagsApply(strategy); !s.ok()) return UsageError(s.message());
+  if (absl::Status s = CheckFlagsApply(strategy); !s.ok()) return s;
   const int depth = absl::GetFlag(FLAGS_depth);
-  if (depth < 1) return UsageError("--depth must be at least 1");
-  std::uint64_t budget = absl::GetFlag(FLAGS_max_executions);
-  if (budget == 0) budget = is_dfs ? 10000000 : 10000;
-  absl::StatusOr<CheckCase> check_case;
-  if (!EnumerateRequested()) {
-    check_case = CheckCaseFromFlags();
-    if (!check_case.ok()) return UsageError(check_case.status().message());
-    if (absl::Status s = CheckStepBoundLetsItEnd(*check_case, *policy); !s.ok()) {
-      return UsageError(s.message());
-    }
-  }
-
-  properties::ExploreSpec spec;
-  if (check_case.ok()) spec.test_case = check_case->test_case;
-  spec.policy = policy;
-  spec.monitors.kind = absl::GetFlag(FLAGS_only_kept) ? properties::MonitorSelection::kOnlyKept
-                                                      : properties::MonitorSelection::kAll;
-  if (const std::string property = absl::GetFlag(FLAGS_property); !property.empty()) {
-    if (properties::FindProperty(property) == nullptr) {
-      return UsageError(
-          absl::StrCat("unknown property '", property, "' (`stackcheck policies` lists them)"));
-    }
-    if (absl::GetFlag(FLAGS_only_kept)) {
-      return UsageError("--property and --only_kept do not go together");
-    }
-    spec.monitors = properties::MonitorSelection::Named({property});
-    spec.pass_unnamed = true;
-  }
+  if (depth < 1) return absl::InvalidArgumentError("--depth must be at least 1");
   spec.strategy = strategy;
   spec.strategy_params.seed = absl::GetFlag(FLAGS_seed);
   spec.strategy_params.preemption_bound = bound;
   spec.strategy_params.iterative_bounding = absl::GetFlag(FLAGS_iterative);
   spec.strategy_params.depth = static_cast<std::uint32_t>(depth);
-  spec.max_executions = budget;
+  spec.max_executions = absl::GetFlag(FLAGS_max_executions);
+  if (spec.max_executions == 0) spec.max_executions = is_dfs ? 10000000 : 10000;
   if (FlagGiven("time_budget_s")) {
     const double seconds = absl::GetFlag(FLAGS_time_budget_s);
     if (!(seconds > 0 && seconds < 7 * 24 * 3600)) {
-      return UsageError("--time_budget_s must be positive (and under a week)");
+      return absl::InvalidArgumentError("--time_budget_s must be positive (and under a week)");
     }
     spec.time_budget = absl::Seconds(seconds);
   }
   spec.determinism_every = absl::GetFlag(FLAGS_determinism_every);
+  return absl::OkStatus();
+}
+
+// --only_kept and --property, into `spec`.
+absl::Status MonitorsFromFlags(properties::ExploreSpec& spec) {
+  spec.monitors.kind = absl::GetFlag(FLAGS_only_kept) ? properties::MonitorSelection::kOnlyKept
+                                                      : properties::MonitorSelection::kAll;
+  const std::string property = absl::GetFlag(FLAGS_property);
+  if (property.empty()) return absl::OkStatus();
+  if (properties::FindProperty(property) == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown property '", property, "' (`stackcheck policies` lists them)"));
+  }
+  if (absl::GetFlag(FLAGS_only_kept)) {
+    return absl::InvalidArgumentError("--property and --only_kept do not go together");
+  }
+  spec.monitors = properties::MonitorSelection::Named({property});
+  spec.pass_unnamed = true;
+  return absl::OkStatus();
+}
+
+// --checkpoint's file can be written: found out now, not after hours of
+// search whose end it was to keep.
+absl::Status CheckpointWritable(const std::string& path) {
+  if (FlagGiven("checkpoint") && path.empty()) {
+    return absl::InvalidArgumentError("--checkpoint needs a file name");
+  }
+  if (path.empty()) return absl::OkStatus();
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "--checkpoint %s: %s is not a directory this process can write to", path, dir));
+  }
+  if (std::filesystem::is_directory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat("--checkpoint ", path, ": is a directory"));
+  }
+  return absl::OkStatus();
+}
+
+// --jobs, --split_choices, --checkpoint and --resume, into `spec`.
+absl::Status ParallelFromFlags(properties::ExploreSpec& spec) {
   const int jobs = absl::GetFlag(FLAGS_jobs);
   if (FlagGiven("jobs") && (jobs < 1 || jobs > 256)) {
-    return UsageError("--jobs must be 1..256");
+    return absl::InvalidArgumentError("--jobs must be 1..256");
   }
-  if (FlagGiven("jobs") && bound >= 0) {
-    return UsageError("--jobs works without a preemption bound only (--bound -1)");
+  if (FlagGiven("jobs") && spec.strategy_params.preemption_bound >= 0) {
+    return absl::InvalidArgumentError("--jobs works without a preemption bound only (--bound -1)");
   }
   if (FlagGiven("split_choices") && !FlagGiven("jobs")) {
-    return UsageError("--split_choices has no effect without --jobs");
+    return absl::InvalidArgumentError("--split_choices has no effect without --jobs");
   }
   if (absl::GetFlag(FLAGS_split_choices) > 1000) {
-    return UsageError("--split_choices must be at most 1000");
+    return absl::InvalidArgumentError("--split_choices must be at most 1000");
   }
   for (const char* flag : {"checkpoint", "resume"}) {
     if (FlagGiven(flag) && !FlagGiven("jobs")) {
-      return UsageError(absl::StrFormat(
+      return absl::InvalidArgumentError(absl::StrFormat(
           "--%s needs --jobs: a checkpoint holds a split search's shared top", flag));
     }
   }
-  const std::string checkpoint_path = absl::GetFlag(FLAGS_checkpoint);
-  const std::string resume_path = absl::GetFlag(FLAGS_resume);
-  if (FlagGiven("checkpoint") && checkpoint_path.empty()) {
-    return UsageError("--checkpoint needs a file name");
-  }
-  if (!checkpoint_path.empty()) {
-    // Found out now, not after hours of search whose end it was to keep.
-    std::string dir = std::filesystem::path(checkpoint_path).parent_path().string();
-    if (dir.empty()) dir = ".";
-    if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0) {
-      return UsageError(
-          absl::StrFormat("--checkpoint %s: %s is not a directory this process can write to",
-                          checkpoint_path, dir));
-    }
-    if (std::filesystem::is_directory(checkpoint_path)) {
-      return UsageError(absl::StrCat("--checkpoint ", checkpoint_path, ": is a directory"));
-    }
-  }
+  if (absl::Status s = CheckpointWritable(absl::GetFlag(FLAGS_checkpoint)); !s.ok()) return s;
   if (FlagGiven("resume")) {
+    const std::string resume_path = absl::GetFlag(FLAGS_resume);
     // A search can be hours deep: its top and stacks are megabytes at most.
     constexpr std::size_t kMaxCheckpointBytes = std::size_t{1} << 30;
     absl::StatusOr<std::string> text =
         properties::ReadWholeFile(resume_path, kMaxCheckpointBytes, "checkpoint");
-    if (!text.ok()) return UsageError(absl::StrCat("--resume: ", text.status().message()));
-    if (text->empty()) return UsageError(absl::StrCat("--resume: ", resume_path, " is empty"));
+    if (!text.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("--resume: ", text.status().message()));
+    }
+    if (text->empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--resume: ", resume_path, " is empty"));
+    }
     spec.resume = *std::move(text);
   }
-  spec.keep_checkpoint = !checkpoint_path.empty();
+  spec.keep_checkpoint = !absl::GetFlag(FLAGS_checkpoint).empty();
   spec.jobs = FlagGiven("jobs") ? jobs : 0;
   spec.split_choices = absl::GetFlag(FLAGS_split_choices);
-  // A search can run for hours: the first SIGINT or SIGTERM stops it where it
-  // is and prints what it covered (the second ends the process).
-  spec.interrupt = StopOnSignals();
-  ReportSink out(absl::GetFlag(FLAGS_json));
-  if (EnumerateRequested()) {
-    const int rc =
-        RunEnumeration(spec, FlagGiven("max_executions") ? budget : 0, spec.time_budget, out);
-    // Bad input printed its one line; main reports it under --json.
-    if (rc == kExitUsage) return rc;
-    return out.Finish(CaughtSignal() != 0 ? 128 + CaughtSignal() : rc);
-  }
-  spec.on_progress = ReportProgress;
+  return absl::OkStatus();
+}
 
+bool IsDfs(const properties::ExploreSpec& spec) {
+  return spec.strategy == "dfs" || spec.strategy == "plain-dfs";
+}
+
+// The header: what is explored, and how.
+void DescribeSearch(const properties::ExploreSpec& spec, const CheckCase& check_case,
+                    ReportSink& out) {
   const properties::CaseSize size = properties::SizeOf(spec.test_case);
   bool abort = false;
   for (const ThreadProgram& t : spec.test_case.scenario.threads) {
-    for (const HostOp& op : t.ops) {
-      abort = abort || (op.HasRegion() && op.region.aborts);
-    }
+    for (const HostOp& op : t.ops) abort = abort || (op.HasRegion() && op.region.aborts);
   }
+  const bool is_dfs = IsDfs(spec);
+  const int bound = spec.strategy_params.preemption_bound;
   out.Note(absl::StrFormat(
-      "check: policy %s, scenario %s (%s), strategy %s%s", policy->name, check_case->name,
-      size.ToString(), strategy,
+      "check: policy %s, scenario %s (%s), strategy %s%s", spec.policy->name, check_case.name,
+      size.ToString(), spec.strategy,
       !is_dfs ? ""
               : absl::StrFormat(", preemption bound %s%s",
                                 bound < 0 ? std::string("none") : absl::StrCat(bound),
                                 absl::GetFlag(FLAGS_iterative) ? " (iterative)" : "")));
-  if (out.json()) {
-    out.Field("command", "check").Field("policy", policy->name);
-    out.Field("scenario", check_case->name);
-    out.Field("threads", size.threads).Field("regions_in_all", size.regions);
-    out.Field("ops_in_all", size.ops).Field("faults", size.faults);
-    out.Field("abort", abort).Field("strategy", strategy);
-    if (is_dfs) out.Field("bound", bound).Field("iterative", absl::GetFlag(FLAGS_iterative));
-    if (!is_dfs) out.Field("seed", absl::GetFlag(FLAGS_seed));
-  }
+  if (!out.json()) return;
+  out.Field("command", "check").Field("policy", spec.policy->name);
+  out.Field("scenario", check_case.name);
+  out.Field("threads", size.threads).Field("regions_in_all", size.regions);
+  out.Field("ops_in_all", size.ops).Field("faults", size.faults);
+  out.Field("abort", abort).Field("strategy", spec.strategy);
+  if (is_dfs) out.Field("bound", bound).Field("iterative", absl::GetFlag(FLAGS_iterative));
+  if (!is_dfs) out.Field("seed", absl::GetFlag(FLAGS_seed));
+}
 
-  const properties::ExploreReport r = properties::Explore(spec);
-  // A checkpoint the resumed search cannot take is bad input.
-  if (!spec.resume.empty() && r.status.code() == absl::StatusCode::kInvalidArgument) {
-    return UsageError(absl::StrCat("--resume ", resume_path, ": ", r.status.message()));
-  }
+// What the search covered, and what cut it short when a budget did (the
+// execution cap, given or the default, or the time budget).
+void DescribeCoverage(const properties::ExploreSpec& spec, const properties::ExploreReport& r,
+                      ReportSink& out) {
   out.List("not_monitored", r.not_monitored);
   if (!r.reduction.empty()) out.Field("reduction", r.reduction);
   out.Field("executions", r.executions);
   out.Field("exhausted", r.exhausted);
-  // What cut a search short, when a budget did: the execution cap (given or
-  // the default) or the time budget.
   if (!r.exhausted && r.first() == nullptr && r.status.ok()) {
     if (r.interrupted) {
       out.Field("stopped_by", "signal");
     } else if (r.out_of_time) {
       out.Field("stopped_by", "time_budget_s");
-    } else if (r.executions - r.resumed_executions >= budget) {
+    } else if (r.executions - r.resumed_executions >= spec.max_executions) {
       out.Field("stopped_by", FlagGiven("max_executions")
                                   ? std::string("max_executions")
                                   : absl::StrFormat("the default cap of %d executions "
                                                     "(--max_executions raises it)",
-                                                    budget));
+                                                    spec.max_executions));
     }
   }
   // What a search cut short covered: its own estimate of the tree's share.
   if (!r.exhausted && r.explored_fraction >= 0) {
     out.Field("explored_estimate", absl::StrFormat("%.3g", r.explored_fraction));
   }
-  if (r.exhausted && bound >= 0) out.Field("bound_cut", r.bound_cut);
+  if (r.exhausted && spec.strategy_params.preemption_bound >= 0) {
+    out.Field("bound_cut", r.bound_cut);
+  }
   if (r.units > 0 && spec.jobs > 0) out.Field("units", r.units);
   if (!spec.resume.empty()) {
     out.Field("resumed_executions", r.resumed_executions);
     out.Seconds("resumed_seconds", r.resumed_seconds);
   }
-  // Written before the rest of the report, so that a failure to write it is
-  // said next to the figures it would have kept.
-  bool checkpoint_failed = false;
-  if (!r.checkpoint.empty()) {
-    if (absl::Status s = properties::WriteFileAtomically(checkpoint_path, r.checkpoint); !s.ok()) {
-      absl::FPrintF(stderr, "stackcheck: --checkpoint: %s\n", s.message());
-      checkpoint_failed = true;
-    } else {
-      out.Field("checkpoint", checkpoint_path);
-    }
+}
+
+// Writes the checkpoint a stopped split search left, before the rest of the
+// report, so that a failure to write it is said next to the figures it
+// would have kept. Returns whether it failed.
+bool KeepCheckpoint(const properties::ExploreReport& r, ReportSink& out) {
+  if (r.checkpoint.empty()) return false;
+  const std::string path = absl::GetFlag(FLAGS_checkpoint);
+  if (absl::Status s = properties::WriteFileAtomically(path, r.checkpoint); !s.ok()) {
+    absl::FPrintF(stderr, "stackcheck: --checkpoint: %s\n", s.message());
+    return true;
   }
-  if (is_dfs) out.Field("sleep_blocked", r.sleep_blocked);
+  out.Field("checkpoint", path);
+  return false;
+}
+
+// After an unbounded dfs: the same case by plain DFS, for the reduction's
+// ratio (both searches must end alike to compare). Returns a UsageError's
+// exit status, or -1.
+int ComparePlainDfs(const properties::ExploreSpec& spec, const CheckCase& check_case,
+                    const properties::ExploreReport& r, ReportSink& out) {
+  std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
+  if (plain_budget == 0) plain_budget = std::max<std::uint64_t>(1000, 20 * r.executions);
+  properties::ExploreSpec plain_spec = spec;
+  plain_spec.strategy = "plain-dfs";
+  plain_spec.max_executions = plain_budget;
+  plain_spec.on_progress = nullptr;
+  plain_spec.jobs = 0;
+  const properties::ExploreReport p = properties::Explore(plain_spec);
+  if (absl::Status s = CheckLivelocksAreReal(check_case, *spec.policy, p); !s.ok()) {
+    return UsageError(s.message());
+  }
+  out.Group("plain_dfs");
+  out.Field("executions", p.executions);
+  out.Field("exhausted", p.exhausted);
+  out.Seconds("seconds", p.seconds);
+  WriteOutcome(p, *spec.policy, out);
+  out.EndGroup();
+  if (r.first() == nullptr && p.first() == nullptr && r.exhausted) {
+    out.Ratio("reduction_ratio",
+              static_cast<double>(p.executions) /
+                  static_cast<double>(std::max<std::uint64_t>(1, r.executions)),
+              !p.exhausted);
+  }
+  return -1;
+}
+
+// One scenario's search, reported.
+int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, ReportSink& out) {
+  spec.on_progress = ReportProgress;
+  DescribeSearch(spec, check_case, out);
+  const properties::ExploreReport r = properties::Explore(spec);
+  // A checkpoint the resumed search cannot take is bad input.
+  if (!spec.resume.empty() && r.status.code() == absl::StatusCode::kInvalidArgument) {
+    return UsageError(
+        absl::StrCat("--resume ", absl::GetFlag(FLAGS_resume), ": ", r.status.message()));
+  }
+  DescribeCoverage(spec, r, out);
+  const bool checkpoint_failed = KeepCheckpoint(r, out);
+  if (IsDfs(spec)) out.Field("sleep_blocked", r.sleep_blocked);
   if (absl::GetFlag(FLAGS_iterative)) {
     out.Field("rounds", r.rounds).Field("last_bound", r.last_bound);
   }
   out.Seconds("seconds", r.seconds);
-  if (check_case.ok()) {
-    if (absl::Status s = CheckLivelocksAreReal(*check_case, *policy, r); !s.ok()) {
-      return UsageError(s.message());
-    }
+  if (absl::Status s = CheckLivelocksAreReal(check_case, *spec.policy, r); !s.ok()) {
+    return UsageError(s.message());
   }
-  WriteOutcome(r, *policy, out);
+  WriteOutcome(r, *spec.policy, out);
   bool fixed = false;
-  if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *policy, check_case->key, out);
+  if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *spec.policy, check_case.key, out);
   const int rc = Unexpected(r) || fixed || checkpoint_failed ? kExitMismatch : kExitOk;
-
   if (r.interrupted) return out.Finish(128 + CaughtSignal());
-  if (!spec.resume.empty() || !checkpoint_path.empty()) return out.Finish(rc);
-  if (strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
-    std::uint64_t plain_budget = absl::GetFlag(FLAGS_plain_budget);
-    if (plain_budget == 0) plain_budget = std::max<std::uint64_t>(1000, 20 * r.executions);
-    properties::ExploreSpec plain_spec = spec;
-    plain_spec.strategy = "plain-dfs";
-    plain_spec.max_executions = plain_budget;
-    plain_spec.on_progress = nullptr;
-    plain_spec.jobs = 0;
-    const properties::ExploreReport p = properties::Explore(plain_spec);
-    if (absl::Status s = CheckLivelocksAreReal(*check_case, *policy, p); !s.ok()) {
-      return UsageError(s.message());
-    }
-    const bool plain_exhausted = p.exhausted;
-    out.Group("plain_dfs");
-    out.Field("executions", p.executions);
-    out.Field("exhausted", plain_exhausted);
-    out.Seconds("seconds", p.seconds);
-    WriteOutcome(p, *policy, out);
-    out.EndGroup();
-    // Comparable only when both searches ran to the same end.
-    if (r.first() == nullptr && p.first() == nullptr && r.exhausted) {
-      out.Ratio("reduction_ratio",
-                static_cast<double>(p.executions) /
-                    static_cast<double>(std::max<std::uint64_t>(1, r.executions)),
-                !plain_exhausted);
-    }
+  if (!spec.resume.empty() || spec.keep_checkpoint) return out.Finish(rc);
+  if (spec.strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
+    if (const int usage = ComparePlainDfs(spec, check_case, r, out); usage >= 0) return usage;
   }
   return out.Finish(rc);
+}
+
+int RunCheck(const std::vector<std::string>& args) {
+  if (!args.empty()) return UsageError("check takes no arguments (use --policy, --strategy, ...)");
+  properties::ExploreSpec spec;
+  absl::StatusOr<const PolicyInfo*> policy = PolicyFromFlags();
+  if (!policy.ok()) return UsageError(policy.status().message());
+  spec.policy = *policy;
+  if (absl::Status s = SearchFromFlags(spec); !s.ok()) return UsageError(s.message());
+  absl::StatusOr<CheckCase> check_case;
+  if (!EnumerateRequested()) {
+    check_case = CheckCaseFromFlags();
+    if (!check_case.ok()) return UsageError(check_case.status().message());
+    if (absl::Status s = CheckStepBoundLetsItEnd(*check_case, **policy); !s.ok()) {
+      return UsageError(s.message());
+    }
+    spec.test_case = check_case->test_case;
+  }
+  if (absl::Status s = MonitorsFromFlags(spec); !s.ok()) return UsageError(s.message());
+  if (absl::Status s = ParallelFromFlags(spec); !s.ok()) return UsageError(s.message());
+  // A search can run for hours: the first SIGINT or SIGTERM stops it where it
+  // is and prints what it covered (the second ends the process).
+  spec.interrupt = StopOnSignals();
+  ReportSink out(absl::GetFlag(FLAGS_json));
+  if (!EnumerateRequested()) return CheckOne(spec, *check_case, out);
+  const int rc = RunEnumeration(spec, FlagGiven("max_executions") ? spec.max_executions : 0,
+                                spec.time_budget, out);
+  // Bad input printed its one line; main reports it under --json.
+  if (rc == kExitUsage) return rc;
+  return out.Finish(CaughtSignal() != 0 ? 128 + CaughtSignal() : rc);
 }
 
 const bool registered = RegisterCommand(
