@@ -421,6 +421,15 @@ void SimHost::ProgramExitBegins() {
   scheduler_->ExitHandlersStart(/*program_wide=*/true);
 }
 
+void SimHost::ProgramExitAgain(ThreadId first) {
+  scheduler_->ReportViolation(
+      "no-concurrent-exit",
+      absl::StrCat(scheduler_->ActorName(scheduler_->current()), " calls exit() while ",
+                   scheduler_->ActorName(ToActor(first)),
+                   "'s exit runs the exit handlers: both threads run them at once"));
+  scheduler_->Point(GlobalFootprint());
+}
+
 void SimHost::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
   scheduler_->Log(EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
 }

@@ -88,6 +88,13 @@ class SimHost final : public Host, public RuntimeObserver {
   // run now, as real code between this thread's points, which are
   // program-wide from here on; Exit ends the simulated process after them.
   void ProgramExitBegins();
+  // The program's exit() was called on the calling thread while `first`'s
+  // exit runs the exit handlers: reported as no-concurrent-exit, which ends
+  // the execution. C11 (7.22.4.4) leaves a second exit undefined; glibc 2.36
+  // (Debian 12's) runs the remaining handlers on both threads at once, and a
+  // GPU run died of it (hardware/VALIDATION.md). An exit from a handler on
+  // the exiting thread itself is not this: glibc goes on with the handlers.
+  void ProgramExitAgain(ThreadId first);
 
   // RuntimeObserver
   void RegionBegin(RegionId region, std::uint64_t stacks_bytes) override;

@@ -48,11 +48,12 @@ std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host, 
 ExecReport DescribeExecution(const sim::Simulator& simulator, const sim::SimHost& host,
                              const sim::ExecutionResult& result, bool chrome_trace) {
   ExecReport report;
-  // The violation that ended the execution, or else the first one it went
-  // past (a destroy of a held mutex, program_threads.cc).
-  const sim::Violation* shown = result.violation        ? &*result.violation
-                                : result.passed.empty() ? nullptr
-                                                        : &result.passed.front();
+  // The first violation: one the execution went past (a destroy of a held
+  // mutex, program_threads.cc) came before the one that ended it, which is
+  // often its consequence (the thread whose lock was destroyed fails, exits).
+  const sim::Violation* shown = !result.passed.empty() ? &result.passed.front()
+                                : result.violation     ? &*result.violation
+                                                       : nullptr;
   if (shown != nullptr) {
     const sim::Violation& v = *shown;
     report.verdict = "violation";

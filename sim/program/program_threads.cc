@@ -559,17 +559,14 @@ ThreadId TwinOf(pthread_t handle) { return TheController().TwinOf(handle); }
 // shows it if that never happens.
 void ExitBegins(int status) {
   static ThreadId first = kNoThread;
-  static std::uint32_t queue = 0;
   AtPoint([status](Twin& twin) {
     twin.host.ProgramCall("exit", 0, static_cast<std::uint64_t>(status));
     if (first == kNoThread) {
       first = twin.host.CurrentThread();
-      queue = twin.host.NewWaitQueue("another thread's exit (exit is not thread-safe)");
-      twin.host.BlameWaitQueue(queue, first);
       twin.host.ProgramExitBegins();
       return;
     }
-    if (first != twin.host.CurrentThread()) twin.host.WaitOnQueue(queue);
+    if (first != twin.host.CurrentThread()) twin.host.ProgramExitAgain(first);
   });
 }
 

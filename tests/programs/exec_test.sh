@@ -18,7 +18,7 @@
 # 9. recursive, error-checking and normal mutexes; timed mutex locks,
 #    read-write locks, spin locks, and threads that block every signal;
 # 10. a thread spinning on sched_yield, and one spinning without (fair
-#     scheduling);
+#     scheduling); exit() on two threads at once, and from an exit handler;
 # 11. fault plans count the program's own allocations, and hold several: one
 #     failed allocation is retried (the plugin frees its cache), two in a row
 #     make the mapping's failure fatal;
@@ -330,6 +330,21 @@ explore busy_dfs_1 0 --exec_strategy dfs --exec_bound 1 --executions 60 --exec_w
   -- "$programs/busy_spin"
 expect_in busy_dfs_1 "^exec .*: 60 executions (dfs, preemption bound 1: exhausted no), .*no violation" \
   "a fair schedule of the spinning program did not end clean"
+
+# Two exits (two_exits.c). Natively, glibc runs the exit handlers on both
+# threads at once - what makes a second exit a finding; under exec that is
+# no-concurrent-exit. An exit from a handler on the exiting thread goes on
+# with the other handlers, natively and under exec alike: clean, status 4.
+"$programs/two_exits" threads >"$tmp/two_exits_native.out" 2>&1 || true
+grep -q "handler [0-9] on main" "$tmp/two_exits_native.out" &&
+  grep -q "handler [0-9] on other" "$tmp/two_exits_native.out" ||
+  { cat "$tmp/two_exits_native.out"; fail "glibc did not run the handlers on both exiting threads"; }
+explore exits_threads 1 --executions 20 -- "$programs/two_exits" threads
+expect_in exits_threads "^VIOLATION no-concurrent-exit: T[0-9] calls exit() while T[0-9]'s exit runs the exit handlers" \
+  "the second thread's exit is not reported"
+explore exits_handler 0 --exec_strategy dfs --exec_bound 1 -- "$programs/two_exits" handler
+expect_in exits_handler "exhausted yes.*no violation, the program exited 4" \
+  "an exit from an exit handler is not clean with status 4"
 
 # 11. threads_regions 1 2 allocates three times itself (a mapping, the
 # stacks, a mapping); the module's variables are the driver's own.
