@@ -614,6 +614,16 @@ EXPORT CUresult cuMemGetInfo_v2(std::size_t* free_bytes, std::size_t* total_byte
 EXPORT CUresult cuMemGetAddressRange_v2(CUdeviceptr* base, std::size_t* size, CUdeviceptr ptr) {
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (CurrentContext() == nullptr) return Code(CuResult::kInvalidContext);
+  // The sticky error first (SEM-05): on an H100 the query returns 719 after a
+  // trap, for a live block and for none alike, and sets neither output.
+  const CuResult sticky = RunOnDevice([](Device& d) {
+    auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d);
+    return sim ? sim->sticky() : CuResult::kSuccess;
+  });
+  if (sticky != CuResult::kSuccess) {
+    LogDriverCall("cuMemGetAddressRange_v2", absl::StrFormat("(0x%x) -> %s", ptr, Name(sticky)));
+    return Code(sticky);
+  }
   std::lock_guard<std::mutex> lock(g_mu);
   DevicePtr b = 0;
   Shadow* block = FindBlock(ptr, 0, &b);
