@@ -146,11 +146,15 @@ struct Link {
   std::string image;
 };
 
+// The tables are never destroyed: a program's other threads may still call
+// the driver while one thread's exit runs the exit handlers, static
+// destructors among them (what glibc does, no-concurrent-exit aside).
 std::mutex g_mu;  // guards the tables below (not the device: the bridge does)
-std::map<DevicePtr, Shadow> g_blocks;
+std::map<DevicePtr, Shadow>& g_blocks = *new std::map<DevicePtr, Shadow>;
 // The device variables of loaded modules paired with the program's host
 // variables, by the device block.
-std::map<DevicePtr, stackcheck::program::HostVariable> g_paired;
+std::map<DevicePtr, stackcheck::program::HostVariable>& g_paired =
+    *new std::map<DevicePtr, stackcheck::program::HostVariable>;
 
 // The current context of each host thread: a stack, as the driver keeps it.
 // There is one context (the SimDevice's); its handle is this address.
@@ -972,7 +976,9 @@ void ReadLaunchArguments(const std::vector<std::uint64_t>& words,
 }
 
 // Launched kernels' code, each waiting for its kernel to start.
-std::map<std::uint64_t, stackcheck::program::KernelLaunch> g_bodies;  // guarded by g_mu
+// Never destroyed, like the tables above.
+std::map<std::uint64_t, stackcheck::program::KernelLaunch>& g_bodies =
+    *new std::map<std::uint64_t, stackcheck::program::KernelLaunch>;  // guarded by g_mu
 std::uint64_t g_next_body = 0;                                        // guarded by g_mu
 
 // Where a device variable's bytes are: in its block, or for a link
