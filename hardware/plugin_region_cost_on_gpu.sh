@@ -10,7 +10,8 @@
 # PROGRAMS_TAR is //tests/programs:gpu_programs.tar (Debian's libgomp and
 # plugin inside); each PLUGIN_DIR holds a libgomp-plugin-nvptx.so.1 that
 # replaces Debian's for the runs named NAME ("debian" uses the one in the
-# tar). The cost per region is (time of 220 regions - time of 20) / 200, so
+# tar), and its own libgomp.so.1 when it has one. The cost per region is
+# (time of 220 regions - time of 20) / 200, so
 # process start, context creation and image load cancel out; each length is
 # run 5 times alternately with every plugin and the median taken. With
 # OBSERVE_SO=libstackcheck_observe.so, one more 220-region run per plugin
@@ -38,7 +39,10 @@ names=(debian)
 for spec in "$@"; do
   name=${spec%%=*} dir=$(readlink -f "${spec#*=}")
   mkdir -p "$work/lib_$name"
-  cp -L "$d/lib/libgomp.so.1" "$work/lib_$name/"
+  # A PLUGIN_DIR may hold its own libgomp.so.1 (//gcc:fixed_libgomp) too.
+  libgomp=$d/lib/libgomp.so.1
+  [[ -e $dir/libgomp.so.1 ]] && libgomp=$dir/libgomp.so.1
+  cp -L "$libgomp" "$work/lib_$name/"
   cp -L "$dir/libgomp-plugin-nvptx.so.1" "$work/lib_$name/"
   libdir[$name]=$work/lib_$name
   names+=("$name")
