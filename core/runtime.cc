@@ -91,12 +91,13 @@ void Runtime::LoadImage(bool device_constructors, bool device_destructors) {
   }
   ctx_.has_constructors = device_constructors;
   ctx_.has_destructors = device_destructors;
-  // Loaded before the constructors run: if one fails, the exit path still
-  // closes the device (and runs the destructors).
-  state_.Write() = State::kLoaded;
+  // gomp_init_device marks the device initialised only after its images
+  // load: if a constructor fails, the device stays open but uninitialised,
+  // and the exit path (gomp_target_fini) closes nothing.
   if (!policy_->OnImageLoad()) {
     FatalUnlocking(kNoRegion, CuResult::kUnknown, "Cannot map target functions or variables");
   }
+  state_.Write() = State::kLoaded;
   device_lock_->Unlock();
 }
 
@@ -121,7 +122,13 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   // in outcome.
   State state = State::kClosed;
   device_lock_->ReadUnder([&] { state = state_.Read(); });
-  if (state == State::kNew || state == State::kOpen) {
+  if (state == State::kOpen) {
+    // An image load that failed left the device uninitialised: resolve_device
+    // initialises it again (gomp_init_device), and the plugin refuses a
+    // device it has open (GOMP_OFFLOAD_init_device).
+    ctx_.Fatal(region.id, CuResult::kUnknown, "device initialization failed");
+  }
+  if (state == State::kNew) {
     ctx_.Fatal(region.id, CuResult::kInvalidContext,
                absl::StrFormat("run of region %d: no image loaded on an open device", region.id));
   }
@@ -282,7 +289,9 @@ void Runtime::CloseDevice() {
   device_lock_->Lock();
   const State state = state_.Read();
   bool ok = true;
-  if (state == State::kOpen || state == State::kLoaded) {
+  // gomp_target_fini finalises an initialised device only: one whose image
+  // load failed is left open.
+  if (state == State::kLoaded) {
     ok = policy_->Close();
     if (ok) {
       CuResult r = ctx_.device.CtxDestroy();

@@ -3,11 +3,16 @@
 // Each is looked up first: cuModuleGetFunction of the plain entry name, and
 // on CUDA_ERROR_NOT_FOUND the "__mgomp" variant that OpenMP images carry.
 // Only that variant takes the stacks lock and a one-warp block from the cache,
-// launches on the NULL stream and synchronises the stream. Every failure is
-// reported (not fatal): the lock is released and load, or close, returns
-// failure; libgomp then releases its device lock and raises the fatal error.
-// The destructors run inside close, before the mutexes are destroyed; images
-// are not unloaded at exit.
+// launches on the NULL stream and synchronises the stream. Its block comes
+// from nvptx_stacks_acquire, whose failures (cuCtxSynchronize, cuMemFree,
+// cuMemAlloc) are fatal there as in a region: raised with the stacks lock
+// held, and with libgomp's device lock too, which load and close run under.
+// A failed look-up, launch or synchronisation is reported: the lock is
+// released and load, or close, returns failure; libgomp then releases its
+// device lock and raises the fatal error. The destructors run inside close,
+// before the mutexes are destroyed, and close goes on after a failed one:
+// it frees the block and destroys the context, then reports the failure
+// (nvptx_close_device). Images are not unloaded at exit.
 //
 // Hazard carried on purpose (B1, by reading trunk): a fatal error raised with
 // the stacks lock held on a healthy context - the stacks allocation out of
@@ -36,9 +41,15 @@ class V3TrunkPolicy : public V2Gcc11Policy {
   bool OnImageLoad() override { return !ctx_.has_constructors || RunCtorDtor(); }
 
   bool Close() override {
-    bool ok = !ctx_.has_destructors || RunCtorDtor();
-    // Trunk goes on after a failed destructor and reports the failure last.
-    return ReleaseAtClose() && ok;
+    const bool destructors_ran = !ctx_.has_destructors || RunCtorDtor();
+    if (!ReleaseAtClose()) return false;
+    if (destructors_ran) return true;  // the runtime destroys the context
+    // nvptx_close_device goes on after a failed destructor: the context is
+    // destroyed here, and the failure reported last (the runtime then
+    // raises "device finalization failed" and destroys nothing more).
+    const CuResult r = ctx_.device.CtxDestroy();
+    if (r != CuResult::kSuccess) ctx_.Error(DriverCall::kCtxDestroy, r);
+    return false;
   }
 
  private:
@@ -59,17 +70,10 @@ class V3TrunkPolicy : public V2Gcc11Policy {
       return false;
     }
     lock_->Lock();
-    DriverCall call = DriverCall::kMemAlloc;
-    if (!block_.Fits(kDefaultStackSizePerWarp)) {
-      r = block_.Free(ctx_.device);
-      if (r == CuResult::kSuccess) {
-        r = block_.Allocate(ctx_.device, kDefaultStackSizePerWarp);
-      }
-    }
-    if (r == CuResult::kSuccess) {
-      call = DriverCall::kLaunchKernel;
-      r = ctx_.LaunchCtorDtor(kernel, block_.ptr());
-    }
+    // nvptx_stacks_acquire: fatal on failure, with this lock held.
+    AcquireLocked(kNoRegion, kDefaultStackSizePerWarp);
+    DriverCall call = DriverCall::kLaunchKernel;
+    r = ctx_.LaunchCtorDtor(kernel, block_.ptr());
     if (r == CuResult::kSuccess) {
       call = DriverCall::kStreamSynchronize;
       r = ctx_.device.StreamSynchronize(kLegacyStream);

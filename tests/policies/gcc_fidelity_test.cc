@@ -143,6 +143,71 @@ TEST(GccFidelityTest, V3RejectedLaunchThenDestructorRelocksTheStacksLock) {
   }
 }
 
+// A runtime opened but not yet loaded, for tests whose load itself fails.
+struct Unloaded {
+  explicit Unloaded(const std::string& policy, FakeDeviceOptions options = {})
+      : device(host, options) {
+    runtime =
+        std::make_unique<Runtime>(device, host, observer, *FindPolicy(policy), RuntimeOptions{});
+    runtime->OpenDevice();
+  }
+  FakeHost host;
+  FakeDevice device;
+  RecordingObserver observer;
+  std::unique_ptr<Runtime> runtime;
+};
+
+// nvptx_do_global_cdtors (trunk) gets the "__mgomp" variant's block from
+// nvptx_stacks_acquire, whose failed cuMemAlloc is fatal with the stacks lock
+// held - at image load, with libgomp's device lock held too
+// (GOMP_OFFLOAD_load_image under gomp_init_device). The exit handler,
+// gomp_target_fini, then waits for the device lock its own thread holds.
+TEST(GccFidelityTest, V3ConstructorStacksAllocationFailsUnderBothLocks) {
+  FakeDeviceOptions options;
+  options.fail_alloc_at_call = 1;  // the constructor's one-warp block
+  Unloaded u("v3-trunk", options);
+  try {
+    u.runtime->LoadImage(/*ctors=*/true, /*dtors=*/false);
+    FAIL() << "the failed stacks allocation must be fatal";
+  } catch (const HostHang& hang) {
+    EXPECT_TRUE(Contains(hang.what(), "device lock relocked by its owner")) << hang.what();
+  } catch (const ProcessExited&) {
+    FAIL() << "exited: the fatal error was raised without the device lock";
+  }
+  ASSERT_EQ(u.observer.fatals.size(), 1u);
+  EXPECT_TRUE(Contains(u.observer.fatals[0].message, "cuMemAlloc error"))
+      << u.observer.fatals[0].message;
+}
+
+// gomp_init_device marks the device initialised only after its images load:
+// when a constructor fails (here its launch is rejected, which
+// nvptx_do_global_cdtors reports), gomp_target_fini finalises nothing - no
+// destructor, no cuCtxDestroy - and only the load's fatal error is raised.
+TEST(GccFidelityTest, FailedConstructorLeavesTheDeviceUnfinalised) {
+  FakeDeviceOptions options;
+  options.fail_launch_at_call = 1;  // the constructor's launch
+  Unloaded u("v3-trunk", options);
+  EXPECT_THROW(u.runtime->LoadImage(/*ctors=*/true, /*dtors=*/true), ProcessExited);
+  EXPECT_EQ(u.device.calls(DriverCall::kLaunchKernel), 1u);  // no destructor
+  EXPECT_EQ(u.device.calls(DriverCall::kCtxDestroy), 0u);
+  ASSERT_EQ(u.observer.fatals.size(), 1u);
+  EXPECT_EQ(u.observer.fatals[0].message, "Cannot map target functions or variables");
+}
+
+// nvptx_close_device (trunk) goes on after a failed destructor: it frees the
+// stacks block, destroys the context, and reports the failure last, which
+// gomp_target_fini raises as "device finalization failed".
+TEST(GccFidelityTest, V3FailedDestructorStillDestroysTheContext) {
+  FakeDeviceOptions options;
+  options.fail_launch_at_call = 2;  // after one region: the destructor's launch
+  Harness h("v3-trunk", options, /*ctors=*/false, /*dtors=*/true);
+  h.runtime->Run(Region(1, 1, 1));
+  EXPECT_THROW(h.host.Exit(0), ProcessExited);
+  EXPECT_EQ(h.device.calls(DriverCall::kCtxDestroy), 1u);
+  ASSERT_EQ(h.observer.fatals.size(), 1u);
+  EXPECT_EQ(h.observer.fatals[0].message, "device finalization failed");
+}
+
 // omp_target_alloc on a device gomp_target_fini finalized returns NULL.
 TEST(GccFidelityTest, AllocationAfterCloseReturnsNull) {
   Harness h("v2-gcc11");
