@@ -959,6 +959,61 @@ def proofs_section():
     return lines + [""]
 
 
+# ------------------------------------------------- GCC's libgomp under exec
+
+GCC_EXEC_DIR = "docs/gcc_exec"
+GCC_EXEC_BUILDS = [
+    ("debian", "Debian's libgomp and plugin"),
+    ("plugin", "plugin with 0001 + 0002, Debian's libgomp"),
+    ("fixed", "libgomp and plugin with 0001-0003"),
+]
+
+
+def gcc_exec_section():
+    """gcc/exec_verification.sh's recorded runs: one `exec --json` per build of
+    libgomp and mode of abort_while_mapping, headed as read_recorded reads."""
+    gdir = os.path.join(ROOT, GCC_EXEC_DIR)
+    lines = ["## GCC's libgomp and nvptx plugin under exec, stock and patched", "",
+             "`abort_while_mapping MODE 1 0 2`, depth-first over every plan of up to two faults "
+             "(a trap, a rejected launch, allocations failing), each with every schedule within "
+             "one preemption (`gcc/exec_verification.sh`, the patches in `gcc/patches/`, "
+             "`docs/gcc-report.md`). Each row is rendered from its file under `%s/`; the "
+             "findings are counted by property. In mode `alloc` the program exits itself when "
+             "`omp_target_alloc` returns NULL, a normal exit that 0003 leaves as it was (the "
+             "patch's header says so)." % GCC_EXEC_DIR, ""]
+    files = sorted(f for f in os.listdir(gdir) if f.endswith(".txt")) \
+        if os.path.isdir(gdir) else []
+    if not files:
+        return lines + ["No recorded runs.", ""]
+    order = {name: i for i, (name, _) in enumerate(GCC_EXEC_BUILDS)}
+    modes = {m: i for i, m in enumerate(["map", "update", "alloc", "regions"])}
+    rows = []
+    for name in files:
+        head, body = read_recorded(os.path.join(gdir, name))
+        build, _, mode = head.get("what", "? ?").partition(" ")
+        try:
+            result = json.loads("\n".join(body))
+        except ValueError:
+            result = {}
+        findings = {}
+        for f in result.get("findings", []):
+            prop = f.get("property", "?")
+            findings[prop] = findings.get(prop, 0) + 1
+        rows.append(((order.get(build, 9), modes.get(mode, 9)), [
+            dict(GCC_EXEC_BUILDS).get(build, build), mode,
+            count(result["fault_plans"]) if "fault_plans" in result else "?",
+            num(int(result["executions"])) if "executions" in result else "?",
+            "yes" if result.get("exhausted") else "no",
+            ", ".join("%s %d" % kv for kv in sorted(findings.items())) or "none",
+            seconds(float(result["seconds"])) if "seconds" in result else "?",
+            "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
+                                         head.get("machine", "?"), GCC_EXEC_DIR, name)]))
+    rows.sort(key=lambda r: r[0])
+    lines.append(table(["libraries", "mode", "fault plans", "executions", "exhausted",
+                        "findings", "time", "run"], [r for _, r in rows]))
+    return lines + [""]
+
+
 # ------------------------------------------------------------- fuzzing
 
 FUZZ_DIR = "docs/fuzzing"
@@ -1163,6 +1218,7 @@ def main():
             body.append(m.group(1).rstrip() + "\n")
 
     body += proofs_section()
+    body += gcc_exec_section()
     body += fuzz_section()
     body += hardware_section()
     body += mutants_section()
