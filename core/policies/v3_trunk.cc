@@ -7,8 +7,9 @@
 // from nvptx_stacks_acquire, whose failures (cuCtxSynchronize, cuMemFree,
 // cuMemAlloc) are fatal there as in a region: raised with the stacks lock
 // held, and with libgomp's device lock too, which load and close run under.
-// A failed look-up, launch or synchronisation is reported: the lock is
-// released and load, or close, returns failure; libgomp then releases its
+// A failed look-up, launch or synchronisation is reported (the stream is
+// synchronised after a rejected launch too; neither name found is no
+// failure): the lock is released and load, or close, returns failure; libgomp then releases its
 // device lock and raises the fatal error. The destructors run inside close,
 // before the mutexes are destroyed, and close goes on after a failed one:
 // it frees the block and destroys the context, then reports the failure
@@ -65,6 +66,7 @@ class V3TrunkPolicy : public V2Gcc11Policy {
       return false;
     }
     r = ctx_.device.ModuleGetFunction(&kernel, ctx_.module, kCtorDtorKernel);
+    if (r == CuResult::kNotFound) return true;  // neither name: nothing to run
     if (r != CuResult::kSuccess) {
       ctx_.Error(DriverCall::kModuleGetFunction, r);
       return false;
@@ -72,18 +74,20 @@ class V3TrunkPolicy : public V2Gcc11Policy {
     lock_->Lock();
     // nvptx_stacks_acquire: fatal on failure, with this lock held.
     AcquireLocked(kNoRegion, kDefaultStackSizePerWarp);
-    DriverCall call = DriverCall::kLaunchKernel;
+    bool ok = true;
     r = ctx_.LaunchCtorDtor(kernel, block_.ptr());
-    if (r == CuResult::kSuccess) {
-      call = DriverCall::kStreamSynchronize;
-      r = ctx_.device.StreamSynchronize(kLegacyStream);
+    if (r != CuResult::kSuccess) {
+      ctx_.Error(DriverCall::kLaunchKernel, r);
+      ok = false;
+    }
+    // Synchronised whether or not the launch was accepted.
+    r = ctx_.device.StreamSynchronize(kLegacyStream);
+    if (r != CuResult::kSuccess) {
+      ctx_.Error(DriverCall::kStreamSynchronize, r);
+      ok = false;
     }
     lock_->Unlock();
-    if (r != CuResult::kSuccess) {
-      ctx_.Error(call, r);
-      return false;
-    }
-    return true;
+    return ok;
   }
 };
 
