@@ -974,7 +974,8 @@ def gcc_exec_section():
     libgomp and mode of abort_while_mapping, headed as read_recorded reads."""
     gdir = os.path.join(ROOT, GCC_EXEC_DIR)
     lines = ["## GCC's libgomp and nvptx plugin under exec, stock and patched", "",
-             "`abort_while_mapping MODE 1 0 2`, depth-first over every plan of up to two faults "
+             "`abort_while_mapping MODE 1 0 2`, and `threads_regions 2 1 8 1` (mode `threads`: "
+             "two threads, a region each, one mapped array), depth-first over every plan of up to two faults "
              "(a trap, a rejected launch, allocations failing), each with every schedule within "
              "one preemption (`gcc/exec_verification.sh`, the patches in `gcc/patches/`, "
              "`docs/gcc-report.md`). Each row is rendered from its file under `%s/`; the "
@@ -986,7 +987,7 @@ def gcc_exec_section():
     if not files:
         return lines + ["No recorded runs.", ""]
     order = {name: i for i, (name, _) in enumerate(GCC_EXEC_BUILDS)}
-    modes = {m: i for i, m in enumerate(["map", "update", "alloc", "regions"])}
+    modes = {m: i for i, m in enumerate(["map", "update", "alloc", "regions", "threads"])}
     rows = []
     for name in files:
         head, body = read_recorded(os.path.join(gdir, name))
