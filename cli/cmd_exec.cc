@@ -58,6 +58,9 @@ ABSL_FLAG(std::string, exec_replay_dir, "stackcheck-replays",
 namespace stackcheck::cli {
 namespace {
 
+using properties::kMaxFaultsPerPlan;
+using properties::kMaxPreemptionBound;
+using properties::kMaxWatchdogSeconds;
 using properties::ProgramFinding;
 using properties::ProgramReport;
 using properties::ProgramSpec;
@@ -84,8 +87,9 @@ absl::StatusOr<ProgramSpec> SpecFromFlags(const std::vector<std::string>& args) 
   }
   const bool dfs = spec.strategy == "dfs";
   spec.preemption_bound = absl::GetFlag(FLAGS_exec_bound);
-  if (spec.preemption_bound < -1 || spec.preemption_bound > 1000) {
-    return absl::InvalidArgumentError("--exec_bound must be in [-1, 1000]");
+  if (spec.preemption_bound < -1 || spec.preemption_bound > kMaxPreemptionBound) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--exec_bound must be in [-1, %d]", kMaxPreemptionBound));
   }
   // A search by default; a depth-first walk covers one plan's schedules, so
   // it injects none unless given one.
@@ -95,8 +99,9 @@ absl::StatusOr<ProgramSpec> SpecFromFlags(const std::vector<std::string>& args) 
                 : faults == "none" ? ProgramSpec::Faults::kNone
                                    : ProgramSpec::Faults::kPlan;
   spec.max_faults = absl::GetFlag(FLAGS_exec_max_faults);
-  if (spec.max_faults < 1 || spec.max_faults > 4) {
-    return absl::InvalidArgumentError("--exec_max_faults must be in [1, 4]");
+  if (spec.max_faults < 1 || spec.max_faults > kMaxFaultsPerPlan) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--exec_max_faults must be in [1, %d]", kMaxFaultsPerPlan));
   }
   if (FlagGiven("exec_max_faults") && spec.faults != ProgramSpec::Faults::kSearch) {
     return absl::InvalidArgumentError(
@@ -115,8 +120,9 @@ absl::StatusOr<ProgramSpec> SpecFromFlags(const std::vector<std::string>& args) 
 // The budgets and the output's flags.
 absl::Status AddBudgets(ProgramSpec* spec) {
   spec->watchdog_s = absl::GetFlag(FLAGS_exec_watchdog_s);
-  if (spec->watchdog_s < 1 || spec->watchdog_s > 3600) {
-    return absl::InvalidArgumentError("--exec_watchdog_s must be in [1, 3600]");
+  if (spec->watchdog_s < 1 || spec->watchdog_s > kMaxWatchdogSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("--exec_watchdog_s must be in [1, %d]", kMaxWatchdogSeconds));
   }
   spec->shrink_executions = absl::GetFlag(FLAGS_exec_shrink_executions);
   if (spec->shrink_executions < 0) {

@@ -31,20 +31,28 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+absl::Status CheckWatchdog(int watchdog_s) {
+  if (watchdog_s < 1 || watchdog_s > kMaxWatchdogSeconds) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the watchdog must be in [1, %d] seconds", kMaxWatchdogSeconds));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status CheckSpec(const ProgramSpec& spec) {
   if (spec.strategy != "random" && spec.strategy != "pct" && spec.strategy != "dfs") {
     return absl::InvalidArgumentError(
         absl::StrCat("the strategy is random, pct or dfs, not '", spec.strategy, "'"));
   }
-  if (spec.preemption_bound < -1 || spec.preemption_bound > 1000) {
-    return absl::InvalidArgumentError("the preemption bound must be in [-1, 1000]");
+  if (spec.preemption_bound < -1 || spec.preemption_bound > kMaxPreemptionBound) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the preemption bound must be in [-1, %d]", kMaxPreemptionBound));
   }
-  if (spec.max_faults < 1 || spec.max_faults > 4) {
-    return absl::InvalidArgumentError("the faults a plan may hold must be in [1, 4]");
+  if (spec.max_faults < 1 || spec.max_faults > kMaxFaultsPerPlan) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("the faults a plan may hold must be in [1, %d]", kMaxFaultsPerPlan));
   }
-  if (spec.watchdog_s < 1 || spec.watchdog_s > 3600) {
-    return absl::InvalidArgumentError("the watchdog must be in [1, 3600] seconds");
-  }
+  if (absl::Status s = CheckWatchdog(spec.watchdog_s); !s.ok()) return s;
   if (spec.shrink_executions < 0) {
     return absl::InvalidArgumentError("the shrinking's executions must be >= 0");
   }
@@ -418,9 +426,7 @@ absl::StatusOr<ProgramReplayReport> ReplayProgram(const ProgramReplaySpec& spec)
   r.replay.program = *named;
   absl::StatusOr<program::FaultPlan> faults = program::ParseFaults(r.replay.faults);
   if (!faults.ok()) return absl::InvalidArgumentError(faults.status().message());
-  if (spec.watchdog_s < 1 || spec.watchdog_s > 3600) {
-    return absl::InvalidArgumentError("the watchdog must be in [1, 3600] seconds");
-  }
+  if (absl::Status s = CheckWatchdog(spec.watchdog_s); !s.ok()) return s;
   absl::StatusOr<ScratchDirectory> scratch = ScratchDirectory::Make();
   if (!scratch.ok()) return scratch.status();
   ProgramUnderTest program{spec.libcuda, r.replay.program, r.replay.args, spec.watchdog_s,

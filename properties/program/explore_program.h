@@ -33,6 +33,12 @@
 
 namespace stackcheck::properties {
 
+// The ranges ExploreProgram and ReplayProgram accept (a command line checks
+// its flags against the same).
+inline constexpr int kMaxPreemptionBound = 1000;  // -1 (none) to this
+inline constexpr int kMaxFaultsPerPlan = 4;       // 1 to this
+inline constexpr int kMaxWatchdogSeconds = 3600;  // 1 to this
+
 struct ProgramSpec {
   std::string libcuda;  // the simulated libcuda.so.1 (FindLibcuda)
   std::string program;  // an executable's absolute path (ResolveProgram)

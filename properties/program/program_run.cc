@@ -278,8 +278,10 @@ absl::StatusOr<std::string> FindLibcuda(const std::string& flag) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path dir = self.parent_path();
+    // Beside bazel-bin/cli/stackcheck, or in its runfiles (the workspace is
+    // named stackcheck in WORKSPACE).
     for (const fs::path& candidate : {dir / ".." / "sim" / "libcuda" / "libcuda.so.1",
-                                      fs::path(self.string() + ".runfiles") / "__main__" / "sim" /
+                                      fs::path(self.string() + ".runfiles") / "stackcheck" / "sim" /
                                           "libcuda" / "libcuda.so.1"}) {
       if (Readable(candidate.string())) return fs::canonical(candidate, ec).string();
     }
