@@ -919,6 +919,13 @@ def read_recorded(path):
     return head, body
 
 
+def recorded_files(directory):
+    """The recorded runs (`.txt`) in a directory, by name; none if it is absent."""
+    if not os.path.isdir(directory):
+        return []
+    return sorted(f for f in os.listdir(directory) if f.endswith(".txt"))
+
+
 def parse_proof(path):
     """A recorded `check` run: the header (read_recorded), then the command's
     text output as it printed it. A search run in parts (`--checkpoint`,
@@ -940,8 +947,7 @@ def proofs_section():
              "Each row is rendered from a file under `%s/`: the command's own text output, "
              "headed by the date it began, the commit it was built from and the machine. "
              "Nothing here is re-measured; rerun the command to check a row." % PROOFS_DIR, ""]
-    files = sorted(f for f in os.listdir(pdir) if f.endswith(".txt")) \
-        if os.path.isdir(pdir) else []
+    files = recorded_files(pdir)
     if not files:
         return lines + ["No recorded runs.", ""]
     rows = []
@@ -982,8 +988,7 @@ def gcc_exec_section():
              "findings are counted by property. In mode `alloc` the program exits itself when "
              "`omp_target_alloc` returns NULL, a normal exit that 0003 leaves as it was (the "
              "patch's header says so)." % GCC_EXEC_DIR, ""]
-    files = sorted(f for f in os.listdir(gdir) if f.endswith(".txt")) \
-        if os.path.isdir(gdir) else []
+    files = recorded_files(gdir)
     if not files:
         return lines + ["No recorded runs.", ""]
     order = {name: i for i, (name, _) in enumerate(GCC_EXEC_BUILDS)}
