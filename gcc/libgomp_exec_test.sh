@@ -13,13 +13,11 @@
 #    under another thread's region) is found with Debian's libgomp and gone
 #    with the patches.
 set -uo pipefail
-here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
+# shellcheck source=gcc/exec_search.sh
+source "${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}/gcc/exec_search.sh"
 stock=$(dirname "$here/$1") fixed=$(dirname "$here/$2")
-stackcheck=$here/cli/stackcheck
-libcuda=$here/sim/libcuda/libcuda.so.1
 awm=$here/tests/programs/abort_while_mapping
 regions=$here/tests/programs/threads_regions
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail=0
 symbols() { objdump -T "$1" | awk '$2 == "g" && ($4 == ".text" || $4 == ".data" || $4 == ".bss") {print $(NF-1), $NF}' | sort; }
 symbols /usr/lib/x86_64-linux-gnu/libgomp.so.1 >"$tmp/debian.sym"
@@ -29,12 +27,7 @@ for lib in stock fixed; do
   [[ -s $tmp/$lib.sym ]] && cmp -s "$tmp/debian.sym" "$tmp/$lib.sym" ||
     { echo "FAIL: the $lib libgomp's symbols differ from Debian's:"; diff "$tmp/debian.sym" "$tmp/$lib.sym" | head; fail=1; }
 done
-search() {  # search NAME LIBRARY_DIR MODE
-  LD_LIBRARY_PATH=$2 "$stackcheck" exec --json --exec_strategy dfs --exec_bound 0 \
-    --exec_faults search --exec_max_faults 2 --executions 100000 --libcuda "$libcuda" \
-    --exec_replay_dir "" -- "$awm" "$3" 1 0 2 >"$tmp/$1.json" 2>"$tmp/$1.err"
-}
-fingerprints() { grep -o '"fingerprint":"[^"]*"' "$tmp/$1.json" | sort; }
+search() { exec_search "$1" "$2" "$awm" "$3" 1 0 2; }  # search NAME LIBRARY_DIR MODE
 for mode in map update alloc regions; do
   search "debian_$mode" "" "$mode"
   search "stock_$mode" "$stock" "$mode"

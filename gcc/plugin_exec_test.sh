@@ -10,21 +10,13 @@
 # and, on threads_regions at the default geometry, the stacks block kept
 # across regions that map data by the patched plugin (0002).
 set -uo pipefail
-here=${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}
+# shellcheck source=gcc/exec_search.sh
+source "${TEST_SRCDIR:-$PWD}/${TEST_WORKSPACE:-__main__}/gcc/exec_search.sh"
 stock=$(dirname "$here/$1") patched=$(dirname "$here/$2")
-stackcheck=$here/cli/stackcheck
-libcuda=$here/sim/libcuda/libcuda.so.1
 program=$here/tests/programs/abort_while_mapping
 regions_program=$here/tests/programs/threads_regions
-tmp=${TEST_TMPDIR:-$(mktemp -d)}
 fail=0
-search() {  # search NAME PLUGIN_DIR MODE: the JSON in $tmp/NAME.json
-  local name=$1 dir=$2 mode=$3
-  LD_LIBRARY_PATH=$dir "$stackcheck" exec --json --exec_strategy dfs --exec_bound 0 \
-    --exec_faults search --exec_max_faults 2 --executions 100000 --libcuda "$libcuda" \
-    --exec_replay_dir "" -- "$program" "$mode" 1 0 2 >"$tmp/$name.json" 2>"$tmp/$name.err"
-}
-fingerprints() { grep -o '"fingerprint":"[^"]*"' "$tmp/$1.json" | sort; }
+search() { exec_search "$1" "$2" "$program" "$3" 1 0 2; }  # search NAME PLUGIN_DIR MODE
 for mode in map regions; do
   search "debian_$mode" "" "$mode"
   search "stock_$mode" "$stock" "$mode"
