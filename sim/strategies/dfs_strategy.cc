@@ -42,7 +42,11 @@ DfsStrategy::DfsStrategy(const Options& options)
   // (the sleep rule), so units would not be independent.
   if (options_.preemption_bound >= 0) options_.split_choices = 0;
   if (options_.max_depth == 0) options_.max_depth = 1;
-  if (options_.split_choices > 0) {
+  // A sharded search shares nothing: no split tree.
+  if (options_.shard_plan && options_.preemption_bound < 0 && !options_.split_tree) {
+    shard_plan_ = options_.shard_plan;
+  }
+  if (options_.split_choices > 0 && !shard_plan_) {
     split_tree_ = options_.split_tree ? options_.split_tree
                                       : std::make_shared<SplitTree>(/*wait_for_work=*/false);
   }
@@ -64,6 +68,11 @@ bool DfsStrategy::NewExecution() {
       return false;
     }
     const bool advanced = Backtrack();
+    // A sharded search's unit is finished once the search leaves it.
+    if (in_unit_ && (!advanced || fresh_from_ < unit_node_)) {
+      shard_plan_->Finished(unit_);
+      in_unit_ = false;
+    }
     if (!advanced && split_tree_) {
       if (root_cut_) split_tree_->NoteCut();
       if (!TakeWork()) return false;
@@ -72,6 +81,7 @@ bool DfsStrategy::NewExecution() {
           options_.iterative_bounding && root_cut_ && bound_ < options_.preemption_bound;
       if (!another_round) {
         exhausted_ = true;
+        if (shard_plan_) shard_plan_->WalkEnded();
         return false;
       }
       ++bound_;
@@ -103,7 +113,82 @@ bool DfsStrategy::NewExecution() {
   choices_.clear();
   points_seen_ = 0;
   crossed_split_ = false;
+  top_ = Top::kOpen;
+  top_branchings_ = 0;
   return true;
+}
+
+void DfsStrategy::EnterUnit() {
+  if (top_branchings_ < options_.split_choices) return;
+  if (in_unit_) {
+    // Back into the unit in progress: the same prefix, so the same place.
+    if (position_ != unit_node_) {
+      Diverged(absl::StrFormat("unit %d began at branching point %d, and now at %d", unit_,
+                               unit_node_, position_));
+      return;
+    }
+    top_ = Top::kUnit;
+    unit_first_execution_ = false;
+    return;
+  }
+  const std::uint64_t unit = next_unit_++;
+  shard_plan_->Seen(next_unit_);
+  // Its first execution is every shard's (what it shows of the top is
+  // shared); only its owner explores the rest.
+  unit_node_ = position_;
+  unit_first_execution_ = true;
+  if (!shard_plan_->Explores(unit)) {
+    top_ = Top::kWalk;
+    return;
+  }
+  in_unit_ = true;
+  unit_ = unit;
+  top_ = Top::kUnit;
+}
+
+bool DfsStrategy::SharedExecution() const {
+  switch (top_) {
+    case Top::kOpen:
+    case Top::kBlocked:
+    case Top::kWalk:
+      return true;
+    case Top::kUnit:
+      return unit_first_execution_;
+    case Top::kPrivate:
+      return false;
+  }
+  return false;
+}
+
+void DfsStrategy::CloseTop() {
+  switch (top_) {
+    case Top::kOpen: {
+      // It ended within the top: a unit of one execution, which every shard
+      // ran.
+      const std::uint64_t unit = next_unit_++;
+      shard_plan_->Seen(next_unit_);
+      if (shard_plan_->Explores(unit)) {
+        shard_plan_->Finished(unit);
+      } else {
+        shard_plan_->Walked(/*blocked=*/false);
+      }
+      break;
+    }
+    case Top::kBlocked:
+      shard_plan_->Walked(/*blocked=*/true);
+      break;
+    case Top::kWalk:
+      // Another shard's unit (or one finished before): its first execution
+      // ran here too, for what it shows of the top; the rest is not ours.
+      shard_plan_->Walked(/*blocked=*/false);
+      stack_.resize(unit_node_);
+      break;
+    case Top::kUnit:
+      break;
+    case Top::kPrivate:
+      shard_plan_->PrivateExecution();
+      break;
+  }
 }
 
 bool DfsStrategy::CloseExecution() {
@@ -149,6 +234,7 @@ bool DfsStrategy::CloseExecution() {
     last.dirty = true;
   }
   if (split_tree_) PublishTop();
+  if (shard_plan_) CloseTop();
   restored_unproven_ = false;
   return true;
 }
@@ -184,6 +270,9 @@ bool DfsStrategy::Backtrack() {
       stack_.pop_back();
       continue;
     }
+    if (node.chosen_private) {
+      shard_plan_->EscapeExplored(PathTo(stack_.size() - 1), node.chosen);
+    }
     // A finished option may sleep in its later siblings' subtrees if the
     // bound cut nothing below it, or if it was the current actor's step:
     // moving a current actor's independent step to the front of an
@@ -191,8 +280,10 @@ bool DfsStrategy::Backtrack() {
     // holds the equivalent of anything the sleep prunes.
     const bool current_option =
         node.current >= 0 && node.chosen == static_cast<std::uint32_t>(node.current);
+    // (An option a sharded search explores privately never sleeps: the other
+    // shards' sleep sets do not have it.)
     if (node.is_actor && options_.sleep_sets && !(node.flags[node.chosen] & kMayEnd) &&
-        (!node.child_cut || current_option)) {
+        !node.chosen_private && (!node.child_cut || current_option)) {
       node.done.push_back(node.runnable[node.chosen]);
     }
     node.any_cut |= node.child_cut;
@@ -279,17 +370,25 @@ void DfsStrategy::PublishTop() {
 void DfsStrategy::ScheduleFirst(Node& node) const {
   if (!node.is_actor || !dpor_) {
     node.flags.assign(node.options, kBacktrack);
-    return;
-  }
-  // Start with the first awake option in exploration order; races found
-  // later add the others.
-  node.flags.assign(node.options, 0);
-  for (std::uint32_t rank = 0; rank < node.options; ++rank) {
-    const std::uint32_t option = OptionAt(node, rank);
-    if (!Asleep(node, option)) {
-      node.flags[option] |= kBacktrack;
-      break;
+  } else {
+    // Start with the first awake option in exploration order; races found
+    // later add the others.
+    node.flags.assign(node.options, 0);
+    for (std::uint32_t rank = 0; rank < node.options; ++rank) {
+      const std::uint32_t option = OptionAt(node, rank);
+      if (!Asleep(node, option)) {
+        node.flags[option] |= kBacktrack;
+        break;
+      }
     }
+  }
+  // A sharded search's top node: the escapes an earlier run of this shard
+  // met here.
+  if (!node.shard_top) return;
+  const std::map<std::uint32_t, bool>* known = shard_plan_->EscapesAt(PathTo(position_));
+  if (known == nullptr) return;
+  for (const auto& [option, explored] : *known) {
+    if (option < node.options) node.flags[option] |= explored ? kEscaped | kTriedPrivate : kEscaped;
   }
 }
 
@@ -340,6 +439,23 @@ bool DfsStrategy::ChooseFirstAtTop(Node& node) {
   node.claim_owned = true;
   node.done.assign(done.begin(), done.end());
   return true;
+}
+
+absl::Status DfsStrategy::Finish() {
+  if (shard_plan_ && status_.ok()) {
+    if (execution_open_) CloseExecution();
+    if (awaiting_backtrack_ && status_.ok()) {
+      const bool advanced = Backtrack();
+      if (in_unit_ && (!advanced || fresh_from_ < unit_node_)) {
+        shard_plan_->Finished(unit_);
+        in_unit_ = false;
+      }
+      if (!advanced) shard_plan_->WalkEnded();
+      // The stack moved on: nothing runs after Finish.
+      suspended_ = true;
+    }
+  }
+  return State(false).status;
 }
 
 SearchState DfsStrategy::State(bool estimate) const {
@@ -396,9 +512,25 @@ bool DfsStrategy::Asleep(const Node& node, std::uint32_t index) const {
 }
 
 bool DfsStrategy::Advance(Node& node) {
+  node.chosen_private = false;
   for (std::uint32_t rank = 0; rank < node.options; ++rank) {
     const std::uint32_t option = OptionAt(node, rank);
     std::uint8_t& flags = node.flags[option];
+    if (node.shard_top && (flags & kEscaped) && !(flags & kTriedPrivate)) {
+      // Scheduled by a race this shard alone saw: explored here, privately,
+      // unless a race every shard saw scheduled it since (its units are
+      // explored then, by their owners) or it is asleep (a sibling's
+      // subtree holds its equivalent).
+      flags |= kTriedPrivate;
+      if ((flags & kBacktrack) || Asleep(node, option)) {
+        shard_plan_->EscapeExplored(PathTo(static_cast<std::size_t>(&node - stack_.data())),
+                                    option);
+      } else {
+        node.chosen = option;
+        node.chosen_private = true;
+        return true;
+      }
+    }
     if (flags & kTried) continue;
     if (node.is_actor) {
       if (dpor_ && !(flags & kBacktrack)) continue;
@@ -442,19 +574,38 @@ void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor, const Footprint&
     const int k = index_of(q);
     if (k < 0) continue;
     if (node.flags[k] & kBacktrack) return;  // the reversal is scheduled
+    if (node.shard_top && !SharedExecution() && (node.flags[k] & kEscaped)) return;
     if (runnable_initial < 0 ||
         (Asleep(node, runnable_initial) && !Asleep(node, static_cast<std::uint32_t>(k)))) {
       runnable_initial = k;
     }
   }
   node.dirty = true;  // for a split search's top node: to publish
+  // A sharded search's top node takes what every shard sees; a race only
+  // this shard saw schedules a private exploration.
+  const bool escape = node.shard_top && !SharedExecution();
+  auto schedule = [&](std::uint32_t option) {
+    std::uint8_t& flags = node.flags[option];
+    if (!escape) {
+      flags |= kBacktrack;
+    } else if (!(flags & (kEscaped | kBacktrack))) {
+      flags |= kEscaped;
+      shard_plan_->Escape(PathTo(step_node_[step]), option);
+    }
+  };
   if (runnable_initial >= 0) {
-    node.flags[runnable_initial] |= kBacktrack;
+    schedule(static_cast<std::uint32_t>(runnable_initial));
     return;
   }
   // No initial was runnable there (the engine's blocking is finer than the
   // footprints say): fall back to trying everything at that point.
-  for (std::uint8_t& flags : node.flags) flags |= kBacktrack;
+  for (std::uint32_t option = 0; option < node.options; ++option) schedule(option);
+}
+
+std::vector<std::uint32_t> DfsStrategy::PathTo(std::size_t node_index) const {
+  std::vector<std::uint32_t> path(node_index);
+  for (std::size_t i = 0; i < node_index; ++i) path[i] = stack_[i].chosen;
+  return path;
 }
 
 void DfsStrategy::CheckRaces(ActorId actor, const Footprint& next) {
@@ -556,6 +707,8 @@ void DfsStrategy::Diverged(const std::string& what) {
 
 std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
   std::uint64_t answer = DefaultActor(point);
+  if (shard_plan_ && top_ == Top::kOpen && !off_tree_) EnterUnit();
+  const bool in_top = shard_plan_ && top_ == Top::kOpen && !off_tree_;
   if (point.runnable.empty()) {
     Diverged("a scheduling point with no runnable actor");
   } else if (off_tree_) {
@@ -570,6 +723,7 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
                           position_));
     } else {
       answer = node.chosen;
+      if (node.chosen_private) top_ = Top::kPrivate;
       if (dpor_) NoteRunnable(point);
       RecordStep(node.runnable[node.chosen], position_);
       last_actor_node_ = position_;
@@ -587,10 +741,12 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
     node.options = static_cast<std::uint32_t>(point.runnable.size());
     node.preemptions_before = preemptions_;
     node.runnable.assign(point.runnable.begin(), point.runnable.end());
+    node.shard_top = in_top;
     node.sleep = SleepFor(node.runnable);
     if (dpor_) NoteRunnable(point);
     if (ChooseFirst(node)) {
       answer = node.chosen;
+      if (node.chosen_private) top_ = Top::kPrivate;
       RecordStep(node.runnable[node.chosen], position_);
       stack_.push_back(std::move(node));
       last_actor_node_ = position_;
@@ -600,11 +756,13 @@ std::size_t DfsStrategy::NextActor(const SchedulingPoint& point) {
       // Every option is asleep or over the bound: whatever follows is
       // equivalent to an explored execution (or excluded by the bound).
       ++stats_.sleep_blocked;
+      if (in_top) top_ = Top::kBlocked;
       if (node.cut_here) MarkCutAbove();
       if (dpor_) CheckPending();
       off_tree_ = true;
     }
   }
+  if (in_top && !off_tree_ && point.runnable.size() > 1) ++top_branchings_;
   if (point.current >= 0 && answer != static_cast<std::uint64_t>(point.current)) {
     ++preemptions_;
   }
@@ -647,6 +805,7 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
     // values and count the rest as cut, so the search is not "exhausted".
     constexpr std::uint64_t kMaxNumberOptions = 4096;
     node.options = static_cast<std::uint32_t>(std::min(n, kMaxNumberOptions));
+    node.shard_top = shard_plan_ && top_ == Top::kOpen;
     node.cut_here = n > kMaxNumberOptions;
     if (ChooseFirst(node)) {
       answer = node.chosen;
@@ -656,6 +815,7 @@ std::uint64_t DfsStrategy::NextNumber(std::uint64_t n) {
       off_tree_ = true;
     }
   }
+  if (shard_plan_ && top_ == Top::kOpen && !off_tree_ && n > 1) ++top_branchings_;
   choices_.push_back(answer);
   AtChoice();
   stats_.max_depth_seen = std::max(stats_.max_depth_seen, choices_.size());

@@ -70,6 +70,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "sim/strategies/happens_before.h"
+#include "sim/strategies/shard_plan.h"
 #include "sim/strategies/split_tree.h"
 #include "sim/strategy.h"
 
@@ -99,6 +100,19 @@ class DfsStrategy : public Strategy {
     // makes one of its own (one worker).
     std::size_t split_choices = 0;
     std::shared_ptr<SplitTree> split_tree;
+    // Sharded search (a proof split across processes that share nothing;
+    // no preemption bound, no split tree): the nodes met before an
+    // execution's `split_choices`-th choice are the top, and its leaves the
+    // units. Every shard walks the whole top, each unit's subtree only if
+    // the plan gives it the unit: one execution through it otherwise.
+    // So that every shard sees the same top, whatever units it explores,
+    // the top is reduced by sleep sets alone: every option that is awake is
+    // explored (DPOR schedules no more there, as races found in one shard's
+    // units cannot reach the others), and what puts an option to sleep is
+    // known from the walk (whether its step ended an execution shows in the
+    // first execution through it). Below a unit the search is DPOR's, with
+    // the sleep set the top hands it.
+    std::shared_ptr<ShardPlan> shard_plan;
   };
 
   struct Stats {
@@ -117,7 +131,9 @@ class DfsStrategy : public Strategy {
   std::size_t NextActor(const SchedulingPoint& point) override;
   std::uint64_t NextNumber(std::uint64_t n) override;
   // True with DPOR, which must see every step.
-  bool ObservesEveryStep() const override { return dpor_; }
+  // A sharded search too: its units must begin at the same step in every
+  // shard, whatever reduction runs below them.
+  bool ObservesEveryStep() const override { return dpor_ || shard_plan_ != nullptr; }
 
   // Split search: stops this worker where it stands, after the execution
   // NewExecution() started ran (or at any point NewExecution() returned
@@ -126,6 +142,9 @@ class DfsStrategy : public Strategy {
   // go on with (dfs_strategy_suspend.cc). NewExecution() returns false after.
   void Suspend() override;
   SearchState State(bool estimate) const override;
+  // A sharded search stopped by its caller (a budget, a signal) settles
+  // whether its last execution finished the unit it was in.
+  absl::Status Finish() override;
 
   // True once NewExecution() returned false because nothing is left.
   bool exhausted() const { return exhausted_; }
@@ -144,7 +163,11 @@ class DfsStrategy : public Strategy {
   // points with two or more candidates, and numbers.
   const std::vector<std::uint64_t>& choices() const { return choices_; }
   // Split search: the top options claimed so far, by every worker.
-  std::uint64_t units() const { return split_tree_ ? split_tree_->claims() : 0; }
+  // A sharded search: the units numbered so far (every shard's).
+  std::uint64_t units() const {
+    if (shard_plan_) return next_unit_;
+    return split_tree_ ? split_tree_->claims() : 0;
+  }
   // A progress estimate: the share of the tree explored, from the position
   // of each node's chosen option among the options it has scheduled so far
   // (DPOR schedules more as it goes, so early figures are high), and the
@@ -180,12 +203,20 @@ class DfsStrategy : public Strategy {
     SplitTree::Node* top = nullptr;
     bool claim_owned = false;
     bool dirty = false;
+    // Sharded search: a node of the top (which every shard walks), and
+    // whether the chosen option there is explored privately (kEscaped).
+    bool shard_top = false;
+    bool chosen_private = false;
   };
   static constexpr std::uint8_t kTried = 1;
   static constexpr std::uint8_t kBacktrack = SplitTree::kBacktrack;
   // The option's step may have been the last of an execution (see
   // NewExecution): it then never sleeps.
   static constexpr std::uint8_t kMayEnd = SplitTree::kMayEnd;
+  // Sharded search, at a top node: scheduled by a race only this shard saw
+  // (in its own unit, or in what it explores privately), and explored here.
+  static constexpr std::uint8_t kEscaped = 16;
+  static constexpr std::uint8_t kTriedPrivate = 32;
 
   std::uint32_t OptionAt(const Node& node, std::uint32_t rank) const;
   // Moves `node` to its first untried eligible option in exploration order;
@@ -280,6 +311,32 @@ class DfsStrategy : public Strategy {
   bool execution_open_ = false;          // started, not yet closed
   bool awaiting_backtrack_ = false;      // closed, not yet backtracked
   bool suspended_ = false;
+  // Sharded search.
+  enum class Top {
+    kOpen,     // this execution is still in the top
+    kBlocked,  // every option asleep in the top: redundant
+    kWalk,     // the first execution of another shard's unit (or a finished one)
+    kUnit,     // it is in this shard's unit `unit_`
+    kPrivate,  // below a top option this shard explores privately
+  };
+  // Whether every shard runs this execution alike (so what its races
+  // schedule in the top is every shard's).
+  bool SharedExecution() const;
+  // The options chosen at the nodes before stack index `node_index`: a top
+  // node's name in a shard's progress (ShardProgress::Escape::path).
+  std::vector<std::uint32_t> PathTo(std::size_t node_index) const;
+  // At an actor point: whether the top ends here, and whose unit follows.
+  void EnterUnit();
+  // After an execution: counts a unit that ended within the top.
+  void CloseTop();
+  std::shared_ptr<ShardPlan> shard_plan_;
+  Top top_ = Top::kOpen;
+  std::size_t top_branchings_ = 0;  // this execution's choices so far, in the top
+  std::uint64_t next_unit_ = 0;     // units numbered so far
+  bool in_unit_ = false;            // exploring unit_ below stack index unit_node_
+  std::uint64_t unit_ = 0;
+  std::size_t unit_node_ = 0;
+  bool unit_first_execution_ = false;
 };
 
 }  // namespace stackcheck::sim

@@ -21,6 +21,7 @@ std::unique_ptr<Strategy> MakeDfs(const StrategyParams& p, bool reduce) {
   o.max_executions = p.max_executions;
   o.split_choices = p.split_choices;
   o.split_tree = p.split_tree;
+  o.shard_plan = p.shard_plan;
   return std::make_unique<DfsStrategy>(o);
 }
 

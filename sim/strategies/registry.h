@@ -18,6 +18,7 @@
 
 namespace stackcheck::sim {
 
+class ShardPlan;
 class SplitTree;
 
 // Everything a registered strategy may read; each reads only its own fields.
@@ -33,6 +34,9 @@ struct StrategyParams {
   // workers share (DfsStrategy::Options::split_choices).
   std::size_t split_choices = 0;
   std::shared_ptr<SplitTree> split_tree;
+  // dfs, plain-dfs without a bound: a sharded search's plan, its top ending
+  // after split_choices choices (DfsStrategy::Options::shard_plan).
+  std::shared_ptr<ShardPlan> shard_plan;
 };
 
 struct StrategyRow {
