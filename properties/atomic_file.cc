@@ -56,6 +56,20 @@ absl::Status WriteInPlace(const std::string& path, absl::string_view contents) {
 
 }  // namespace
 
+absl::Status CheckWritable(const std::string& path, absl::string_view flag) {
+  if (path.empty()) return absl::InvalidArgumentError(absl::StrCat(flag, " needs a file name"));
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  if (dir.empty()) dir = ".";
+  if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("%s %s: %s is not a directory this process can write to", flag, path, dir));
+  }
+  if (std::filesystem::is_directory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat(flag, " ", path, ": is a directory"));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents) {
   struct stat st {};
   if (lstat(path.c_str(), &st) == 0) {

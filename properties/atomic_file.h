@@ -20,6 +20,11 @@ namespace stackcheck::properties {
 // replaced by a regular file; a directory is refused.
 absl::Status WriteFileAtomically(const std::string& path, absl::string_view contents);
 
+// Whether WriteFileAtomically could write `path` now: its directory exists
+// and is writable, and it is not a directory. Found out before a long run
+// whose end is to keep the file; errors start with `flag` and the path.
+absl::Status CheckWritable(const std::string& path, absl::string_view flag);
+
 // Reads a regular file of at most `max_bytes` (not a directory, a device or a
 // pipe); errors start with the path and name `what` it must be.
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path, std::size_t max_bytes,

@@ -27,6 +27,7 @@
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
 #include "sim/strategies/sequence_strategy.h"
+#include "sim/strategies/shard_plan.h"
 #include "sim/strategies/split_tree.h"
 
 namespace stackcheck::properties {
@@ -109,14 +110,6 @@ std::vector<std::string> ActorNames(const sim::Simulator& simulator,
     names.emplace_back(simulator.ActorName(a));
   }
   return names;
-}
-
-const Finding* FindFingerprint(const std::vector<Finding>& findings,
-                               absl::string_view fingerprint) {
-  for (const Finding& f : findings) {
-    if (f.violation.fingerprint == fingerprint) return &f;
-  }
-  return nullptr;
 }
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
@@ -220,6 +213,7 @@ struct Engine {
   sim::Simulator* simulator = nullptr;
   const sim::StrategyRow* row = nullptr;
   std::unique_ptr<sim::Strategy> strategy;
+  std::shared_ptr<sim::ShardPlan> shard_plan;  // a sharded proof's
 };
 
 absl::StatusOr<Engine> SetUp(const ExploreSpec& spec, Workers* workers, ExploreReport& report) {
@@ -259,6 +253,12 @@ absl::StatusOr<Engine> SetUp(const ExploreSpec& spec, Workers* workers, ExploreR
     params.max_executions = 0;  // the budget is the workers' together
     params.split_choices = workers->split_choices;
     params.split_tree = workers->tree;
+  }
+  if (spec.shard.count > 0) {
+    engine.shard_plan =
+        std::make_shared<sim::ShardPlan>(spec.shard.count, spec.shard.index, spec.shard.before);
+    params.split_choices = ShardChoices(spec);
+    params.shard_plan = engine.shard_plan;
   }
   engine.strategy = engine.row->make(params);
   report.reduction = engine.strategy->State(false).reduction;
@@ -414,6 +414,13 @@ void Conclude(const ExploreSpec& spec, Engine& engine, Workers* workers, bool st
   report.exhausted = engine.row->exhaustive && !stopped && report.status.ok() && state.exhausted;
   if (engine.row->exhaustive && !report.exhausted) {
     report.explored_fraction = state.explored_fraction;
+  }
+  if (const sim::ShardPlan* plan = engine.shard_plan.get()) {
+    report.shard.units_seen = plan->units_seen();
+    report.shard.walk_ended = plan->walk_ended();
+    report.shard.progress = plan->progress();
+    report.shard.walk_executions = plan->walk_executions();
+    report.shard.private_executions = plan->private_executions();
   }
   // Stopped unfinished, a worker leaves its stack to the tree for the
   // checkpoint (a no-op if it holds no claim).
@@ -594,9 +601,40 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
   return report;
 }
 
+// What a sharded proof needs of its spec (a usage error otherwise).
+absl::Status CheckShardSpec(const ExploreSpec& spec) {
+  if (spec.shard.index >= spec.shard.count) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "shard %d of %d: the index must be below the count", spec.shard.index, spec.shard.count));
+  }
+  if (spec.strategy != "dfs" && spec.strategy != "plain-dfs") {
+    return absl::InvalidArgumentError(
+        "a sharded proof needs an exhaustive strategy: dfs or plain-dfs");
+  }
+  if (spec.strategy_params.preemption_bound >= 0) {
+    return absl::InvalidArgumentError("a sharded proof works without a preemption bound only");
+  }
+  if (spec.jobs > 0 || !spec.resume.empty()) {
+    return absl::InvalidArgumentError(
+        "a sharded proof is one process per shard: no jobs, and no checkpoint to resume");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+std::size_t ShardChoices(const ExploreSpec& spec) {
+  return spec.split_choices == 0 ? kDefaultShardChoices : spec.split_choices;
+}
+
 ExploreReport Explore(const ExploreSpec& spec) {
+  if (spec.shard.count > 0) {
+    if (absl::Status s = CheckShardSpec(spec); !s.ok()) {
+      ExploreReport refused;
+      refused.status = s;
+      return refused;
+    }
+  }
   std::optional<SearchCheckpoint> resumed;
   if (!spec.resume.empty()) {
     ExploreReport refused;

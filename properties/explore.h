@@ -38,6 +38,7 @@
 #include "sim/simulator.h"
 #include "sim/strategies/metrics_strategy.h"
 #include "sim/strategies/registry.h"
+#include "sim/strategies/shard_plan.h"
 #include "sim/strategy.h"
 
 namespace stackcheck::properties {
@@ -135,6 +136,19 @@ struct ExploreSpec {
   // and whether this run keeps one if it stops unfinished.
   std::string resume;
   bool keep_checkpoint = false;
+  // A sharded proof (dfs, plain-dfs, no preemption bound, no jobs): this run
+  // is shard `index` of `count` processes that share nothing; each walks the
+  // top (the nodes before `split_choices` choices, 0: kDefaultShardChoices;
+  // properties/shard_top.h chooses one for the shards' count)
+  // and explores the units that fall to it (sim/strategies/shard_plan.h), but
+  // those an earlier run of the same shard finished (`before`). Its report's
+  // `shard` says what it covered, for a merge (properties/proof_part.h).
+  struct Shard {
+    std::uint32_t count = 0;  // 0: not sharded
+    std::uint32_t index = 0;
+    sim::ShardProgress before;
+  };
+  Shard shard;
   // About twice a second, from the exploring thread (with jobs, from one
   // worker at a time: whichever explores when a report is due).
   std::function<void(const ExploreProgress&)> on_progress;
@@ -164,6 +178,15 @@ struct ExploreReport {
   // Not exhausted: DfsStrategy::EstimatedFraction at the end (-1: none).
   double explored_fraction = -1;
   std::uint64_t units = 0;  // parallel exploration: units of the split
+  // A sharded proof: what this shard covered.
+  struct ShardCoverage {
+    std::uint64_t units_seen = 0;          // every shard's, numbered so far
+    bool walk_ended = false;               // the top walked to its end: units_seen is all
+    sim::ShardProgress progress;           // earlier runs' included
+    std::uint64_t walk_executions = 0;     // first executions of others' units
+    std::uint64_t private_executions = 0;  // below escapes (sim/strategies/shard_plan.h)
+  };
+  ShardCoverage shard;
   // Parallel exploration with keep_checkpoint, stopped by a budget or an
   // interrupt with no finding: what ExploreSpec::resume takes to go on.
   std::string checkpoint;
@@ -199,8 +222,13 @@ struct ExploreReport {
 
 // The split a parallel exploration uses unless told.
 inline constexpr std::size_t kDefaultSplitChoices = 16;
+// The top of a sharded proof unless told (ExploreSpec::Shard).
+inline constexpr std::size_t kDefaultShardChoices = 32;
 
 ExploreReport Explore(const ExploreSpec& spec);
+
+// The choices before which a sharded proof of `spec` has its top.
+std::size_t ShardChoices(const ExploreSpec& spec);
 
 // --- one execution, the form the campaign and the shrinker call at a rate of
 // hundreds of thousands a second (no spec to copy) ---

@@ -24,6 +24,15 @@ struct Finding {
   std::string token;
 };
 
+// The finding of `findings` with that fingerprint, or null.
+inline const Finding* FindFingerprint(const std::vector<Finding>& findings,
+                                      const std::string& fingerprint) {
+  for (const Finding& f : findings) {
+    if (f.violation.fingerprint == fingerprint) return &f;
+  }
+  return nullptr;
+}
+
 }  // namespace stackcheck::properties
 
 #endif  // STACKCHECK_PROPERTIES_FINDING_H_

@@ -84,9 +84,11 @@ std::string SearchKey(const ExploreSpec& spec) {
       ", monitors ", SelectionName(spec.monitors.kind), spec.monitors.names.empty() ? "" : " ",
       absl::StrJoin(spec.monitors.names, "+"), spec.pass_known ? ", passing known bugs" : "",
       spec.pass_unnamed ? ", passing unnamed properties" : "",
-      spec.exit_cuts_every_step ? ", exit cuts every step" : "", ", split after ",
-      spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices, " choices, case ",
-      EncodeReplayToken(record));
+      spec.exit_cuts_every_step ? ", exit cuts every step" : "",
+      spec.shard.count > 0 ? ", sharded, top of " : ", split after ",
+      spec.shard.count > 0 ? ShardChoices(spec)
+                           : (spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices),
+      " choices, case ", EncodeReplayToken(record));
 }
 
 std::string EncodeCheckpoint(const SearchCheckpoint& c) {

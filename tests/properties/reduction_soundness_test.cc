@@ -8,8 +8,9 @@
 //  - DPOR without a bound, which must find everything the bounded plain
 //    search finds (it covers every schedule, the bounded search a subset).
 //  - the same DPOR split into units explored by two worker threads
-//    (ExploreSpec::jobs), which must find everything plain DFS finds too
-//    (three threads).
+//    (ExploreSpec::jobs), and into three shards that share nothing
+//    (ExploreSpec::shard, their findings together), which must find
+//    everything plain DFS finds too (three threads).
 // Scenarios: three threads of one region (within one preemption, v2 and
 // ours; with an abort, within two); two threads of one region, with and without an abort, with
 // mapped data, under both cuMemFree modes and with faults (out of memory,
@@ -20,6 +21,7 @@
 // registered policies, a racy one (tests/properties/racy_policy.h) touches its
 // block outside its lock: its unguarded accesses must be explored as such.
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -150,18 +152,22 @@ std::vector<Config> Configs() {
 // that no-deadlock found in one execution cannot hide `property` in another.
 std::set<std::string> Violated(const Case& c, const PolicyInfo& policy, const std::string& property,
                                const std::string& strategy, int bound, const std::string& label,
-                               int jobs = 0) {
+                               int jobs = 0, std::uint32_t shards = 0) {
   ExploreSpec spec = testing::OnePropertySpec(c, policy, property, strategy);
   // A split search (properties/explore.h): the nodes of the first three
-  // choices explore every option, the units below them run on two threads.
+  // choices are the top shared by two threads, or walked by every shard.
   spec.jobs = jobs;
   spec.split_choices = 3;
   spec.strategy_params.preemption_bound = bound;
-  const ExploreReport r = Explore(spec);
-  EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
-  EXPECT_TRUE(r.exhausted) << label << ": not exhausted after " << r.executions;
   std::set<std::string> violated;
-  for (const Finding& f : r.findings) violated.insert(f.violation.property);
+  for (std::uint32_t index = 0; index < std::max<std::uint32_t>(shards, 1); ++index) {
+    spec.shard.count = shards;
+    spec.shard.index = index;
+    const ExploreReport r = Explore(spec);
+    EXPECT_TRUE(r.status.ok()) << label << ": " << r.status;
+    EXPECT_TRUE(r.exhausted) << label << ": not exhausted after " << r.executions;
+    for (const Finding& f : r.findings) violated.insert(f.violation.property);
+  }
   return violated;
 }
 
@@ -227,11 +233,16 @@ TEST(ReductionSoundnessTest, ReducedSearchesFindEveryViolationPlainDfsFinds) {
     const bool split = item.config->c.scenario.threads.size() == 3;
     const std::set<std::string> by_split =
         split ? Violated(c, *item.policy, item.property, "dfs", -1, label, /*jobs=*/2) : by_dpor;
+    const std::set<std::string> by_shards =
+        split ? Violated(c, *item.policy, item.property, "dfs", -1, label, 0, /*shards=*/3)
+              : by_dpor;
     EXPECT_EQ(by_sleep, by_plain) << label << ": sleep sets within bound " << bound;
     for (const std::string& p : by_plain) {
       EXPECT_TRUE(by_dpor.count(p)) << label << ": DPOR missed " << p << ", which plain DFS found";
       EXPECT_TRUE(by_split.count(p))
           << label << ": the split DPOR search missed " << p << ", which plain DFS found";
+      EXPECT_TRUE(by_shards.count(p))
+          << label << ": the sharded DPOR search missed " << p << ", which plain DFS found";
     }
     ++compared;
     violated += Found(by_plain, item.property) ? 1 : 0;
