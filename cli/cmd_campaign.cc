@@ -36,9 +36,6 @@ ABSL_FLAG(std::string, replay_dir, "stackcheck-replays",
           "campaign: directory for the replay files of violations, one run's only ('' = none; by "
           "default a new subdirectory of stackcheck-replays/ for each run)");
 ABSL_FLAG(int, shrink_executions, 3000, "campaign: executions each violation's shrinking may take");
-ABSL_FLAG(int, shard_index, 0, "campaign: this shard's index (see --shard_count)");
-ABSL_FLAG(int, shard_count, 1,
-          "campaign: explore only executions i with i % shard_count == shard_index");
 
 namespace stackcheck::cli {
 namespace {

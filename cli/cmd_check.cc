@@ -54,6 +54,7 @@
 #include "absl/strings/str_join.h"
 #include "cli/check_enumerate.h"
 #include "cli/check_scenario.h"
+#include "cli/check_shard.h"
 #include "cli/command.h"
 #include "cli/common_flags.h"
 #include "cli/flag_parser.h"
@@ -133,6 +134,9 @@ absl::Status CheckFlagsApply(const std::string& strategy) {
       {"split_choices", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"checkpoint", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"resume", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"shard_count", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"shard_index", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
+      {"part", dfs && single, "--strategy dfs or plain-dfs, one scenario"},
       {"seed", !dfs, "--strategy random or pct"},
   };
   for (const char* flag :
@@ -330,27 +334,29 @@ absl::Status MonitorsFromFlags(properties::ExploreSpec& spec) {
   return absl::OkStatus();
 }
 
-// --checkpoint's file can be written: found out now, not after hours of
-// search whose end it was to keep.
-absl::Status CheckpointWritable(const std::string& path) {
-  if (FlagGiven("checkpoint") && path.empty()) {
-    return absl::InvalidArgumentError("--checkpoint needs a file name");
+// --jobs, --split_choices, --checkpoint and --resume, into `spec`; with
+// shard flags, the shard's (cli/check_shard.h) into `shard`.
+absl::Status ParallelFromFlags(properties::ExploreSpec& spec, ShardRun& shard) {
+  if (absl::GetFlag(FLAGS_split_choices) > 1000) {
+    return absl::InvalidArgumentError("--split_choices must be at most 1000");
   }
-  if (path.empty()) return absl::OkStatus();
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  if (dir.empty()) dir = ".";
-  if (!std::filesystem::is_directory(dir) || access(dir.c_str(), W_OK) != 0) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "--checkpoint %s: %s is not a directory this process can write to", path, dir));
+  if (ShardRequested()) {
+    if (FlagGiven("jobs") || FlagGiven("checkpoint")) {
+      return absl::InvalidArgumentError(
+          "a shard is one process with no checkpoint: --jobs and --checkpoint do not apply "
+          "(a shard goes on from its --part with --resume)");
+    }
+    if (spec.strategy_params.preemption_bound >= 0) {
+      return absl::InvalidArgumentError(
+          "a sharded proof works without a preemption bound only (--bound -1)");
+    }
+    spec.split_choices = absl::GetFlag(FLAGS_split_choices);
+    absl::StatusOr<ShardRun> run = ShardFromFlags(spec, absl::GetFlag(FLAGS_resume));
+    if (!run.ok()) return run.status();
+    shard = *std::move(run);
+    return absl::OkStatus();
   }
-  if (std::filesystem::is_directory(path)) {
-    return absl::InvalidArgumentError(absl::StrCat("--checkpoint ", path, ": is a directory"));
-  }
-  return absl::OkStatus();
-}
-
-// --jobs, --split_choices, --checkpoint and --resume, into `spec`.
-absl::Status ParallelFromFlags(properties::ExploreSpec& spec) {
+  if (absl::Status s = ShardFromFlags(spec, "").status(); !s.ok()) return s;
   const int jobs = absl::GetFlag(FLAGS_jobs);
   if (FlagGiven("jobs") && (jobs < 1 || jobs > 256)) {
     return absl::InvalidArgumentError("--jobs must be 1..256");
@@ -359,10 +365,7 @@ absl::Status ParallelFromFlags(properties::ExploreSpec& spec) {
     return absl::InvalidArgumentError("--jobs works without a preemption bound only (--bound -1)");
   }
   if (FlagGiven("split_choices") && !FlagGiven("jobs")) {
-    return absl::InvalidArgumentError("--split_choices has no effect without --jobs");
-  }
-  if (absl::GetFlag(FLAGS_split_choices) > 1000) {
-    return absl::InvalidArgumentError("--split_choices must be at most 1000");
+    return absl::InvalidArgumentError("--split_choices has no effect without --jobs or shards");
   }
   for (const char* flag : {"checkpoint", "resume"}) {
     if (FlagGiven(flag) && !FlagGiven("jobs")) {
@@ -370,7 +373,13 @@ absl::Status ParallelFromFlags(properties::ExploreSpec& spec) {
           "--%s needs --jobs: a checkpoint holds a split search's shared top", flag));
     }
   }
-  if (absl::Status s = CheckpointWritable(absl::GetFlag(FLAGS_checkpoint)); !s.ok()) return s;
+  // Found out now, not after hours of search whose end it was to keep.
+  if (FlagGiven("checkpoint")) {
+    if (absl::Status s = properties::CheckWritable(absl::GetFlag(FLAGS_checkpoint), "--checkpoint");
+        !s.ok()) {
+      return s;
+    }
+  }
   if (FlagGiven("resume")) {
     const std::string resume_path = absl::GetFlag(FLAGS_resume);
     // A search can be hours deep: its top and stacks are megabytes at most.
@@ -503,7 +512,8 @@ int ComparePlainDfs(const properties::ExploreSpec& spec, const CheckCase& check_
 }
 
 // One scenario's search, reported.
-int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, ReportSink& out) {
+int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, const ShardRun& shard,
+             ReportSink& out) {
   spec.on_progress = ReportProgress;
   DescribeSearch(spec, check_case, out);
   const properties::ExploreReport r = properties::Explore(spec);
@@ -513,7 +523,8 @@ int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, ReportS
         absl::StrCat("--resume ", absl::GetFlag(FLAGS_resume), ": ", r.status.message()));
   }
   DescribeCoverage(spec, r, out);
-  const bool checkpoint_failed = KeepCheckpoint(r, out);
+  const bool checkpoint_failed =
+      spec.shard.count > 0 ? KeepPart(spec, r, shard, out) : KeepCheckpoint(r, out);
   if (IsDfs(spec)) out.Field("sleep_blocked", r.sleep_blocked);
   if (absl::GetFlag(FLAGS_iterative)) {
     out.Field("rounds", r.rounds).Field("last_bound", r.last_bound);
@@ -527,7 +538,7 @@ int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, ReportS
   if (absl::GetFlag(FLAGS_only_kept)) fixed = WriteKnownBugs(r, *spec.policy, check_case.key, out);
   const int rc = Unexpected(r) || fixed || checkpoint_failed ? kExitMismatch : kExitOk;
   if (r.interrupted) return out.Finish(128 + CaughtSignal());
-  if (!spec.resume.empty() || spec.keep_checkpoint) return out.Finish(rc);
+  if (!spec.resume.empty() || spec.keep_checkpoint || spec.shard.count > 0) return out.Finish(rc);
   if (spec.strategy == "dfs" && !absl::GetFlag(FLAGS_no_plain) && r.status.ok()) {
     if (const int usage = ComparePlainDfs(spec, check_case, r, out); usage >= 0) return usage;
   }
@@ -535,6 +546,16 @@ int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, ReportS
 }
 
 int RunCheck(const std::vector<std::string>& args) {
+  if (MergeRequested()) {
+    for (const char* flag : {"policy", "scenario", "scenario_file", "strategy", "shard_count",
+                             "shard_index", "part", "resume", "jobs", "enumerate"}) {
+      if (FlagGiven(flag)) {
+        return UsageError(absl::StrCat("check --merge takes the parts alone (--", flag,
+                                       " does not apply): what they searched is in them"));
+      }
+    }
+    return RunMerge(args);
+  }
   if (!args.empty()) return UsageError("check takes no arguments (use --policy, --strategy, ...)");
   properties::ExploreSpec spec;
   absl::StatusOr<const PolicyInfo*> policy = PolicyFromFlags();
@@ -551,12 +572,13 @@ int RunCheck(const std::vector<std::string>& args) {
     spec.test_case = check_case->test_case;
   }
   if (absl::Status s = MonitorsFromFlags(spec); !s.ok()) return UsageError(s.message());
-  if (absl::Status s = ParallelFromFlags(spec); !s.ok()) return UsageError(s.message());
+  ShardRun shard;
+  if (absl::Status s = ParallelFromFlags(spec, shard); !s.ok()) return UsageError(s.message());
   // A search can run for hours: the first SIGINT or SIGTERM stops it where it
   // is and prints what it covered (the second ends the process).
   spec.interrupt = StopOnSignals();
   ReportSink out(absl::GetFlag(FLAGS_json));
-  if (!EnumerateRequested()) return CheckOne(spec, *check_case, out);
+  if (!EnumerateRequested()) return CheckOne(spec, *check_case, shard, out);
   const int rc = RunEnumeration(spec, FlagGiven("max_executions") ? spec.max_executions : 0,
                                 spec.time_budget, out);
   // Bad input printed its one line; main reports it under --json.
@@ -569,6 +591,7 @@ const bool registered = RegisterCommand(
      "check --policy P [--strategy dfs|plain-dfs|random|pct] [--bound K] "
      "[--scenario regions|NAME | --scenario_file F] [--threads N] [--regions M] [--abort] "
      "[--mapped_vars K] [--warps W] [--oom_at K] ... [--jobs J [--checkpoint F] [--resume F]] "
+     "[--shard_count N --shard_index I --part F [--resume F]] | check --merge PART... "
      "[--enumerate --max_threads T --max_ops N "
      "--max_faults F] [--time_budget_s S]",
      "explore one bounded scenario exhaustively (or by sampling) and report coverage", &RunCheck});

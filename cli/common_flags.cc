@@ -25,6 +25,12 @@ ABSL_FLAG(
     "allows, and a fixed count makes the result independent of --jobs and shards; "
     "exec: 0 = 100; bench exec: 0 = 200)");
 
+ABSL_FLAG(int, shard_index, 0,
+          "campaign, check: this process's shard, 0-based (see --shard_count)");
+ABSL_FLAG(int, shard_count, 1,
+          "campaign, check: how many shards share the work (campaign: executions i with i % "
+          "shard_count == shard_index; check: the units of a proof's top, see --part)");
+
 namespace stackcheck::cli {
 
 namespace {

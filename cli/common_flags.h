@@ -22,6 +22,9 @@ ABSL_DECLARE_FLAG(std::uint64_t, seed);
 ABSL_DECLARE_FLAG(double, time_budget_s);
 // Executions to run (campaign: per policy; exec: schedules of the program).
 ABSL_DECLARE_FLAG(std::uint64_t, executions);
+// campaign, check: which shard of how many this process is.
+ABSL_DECLARE_FLAG(int, shard_index);
+ABSL_DECLARE_FLAG(int, shard_count);
 
 namespace stackcheck::cli {
 
