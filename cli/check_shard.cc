@@ -32,7 +32,7 @@ std::string StoppedBy(const properties::ExploreSpec& spec, const properties::Exp
   if (!r.findings.empty()) return "a violation";
   if (r.interrupted) return "a signal";
   if (r.out_of_time) return "time_budget_s";
-  if (r.executions >= spec.max_executions) return "max_executions";
+  if (spec.max_executions != 0 && r.executions >= spec.max_executions) return "max_executions";
   return "";
 }
 
@@ -74,6 +74,9 @@ absl::StatusOr<ShardRun> ShardFromFlags(properties::ExploreSpec& spec,
         "--shard_count needs --part FILE: where the shard's part goes");
   }
   if (absl::Status s = properties::CheckWritable(run.part_path, "--part"); !s.ok()) return s;
+  // A shard is a proof's part: no default cap on its executions (a budget
+  // is --time_budget_s or --max_executions, and a part goes on from there).
+  if (!FlagGiven("max_executions")) spec.max_executions = 0;
   spec.shard.count = static_cast<std::uint32_t>(count);
   spec.shard.index = static_cast<std::uint32_t>(index);
   if (!FlagGiven("split_choices")) {

@@ -7,7 +7,9 @@
 //       units per shard, properties/shard_top.h) and writes its part to
 //       F, whole or not; --resume F goes on from a part an earlier run of the
 //       same shard wrote, skipping the units it finished. `whole yes` says
-//       the part covers every unit of the shard.
+//       the part covers every unit of the shard. A shard has no default cap
+//       on its executions (check's 10,000,000 would stop a long proof's
+//       shards one by one).
 //   check --merge PART...
 //       says what the parts prove together: `exhausted yes` only when every
 //       shard is there once, whole, of one search and one build; a part that

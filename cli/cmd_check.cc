@@ -444,7 +444,8 @@ void DescribeCoverage(const properties::ExploreSpec& spec, const properties::Exp
       out.Field("stopped_by", "signal");
     } else if (r.out_of_time) {
       out.Field("stopped_by", "time_budget_s");
-    } else if (r.executions - r.resumed_executions >= spec.max_executions) {
+    } else if (spec.max_executions != 0 &&
+               r.executions - r.resumed_executions >= spec.max_executions) {
       out.Field("stopped_by", FlagGiven("max_executions")
                                   ? std::string("max_executions")
                                   : absl::StrFormat("the default cap of %d executions "
