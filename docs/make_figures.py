@@ -965,6 +965,70 @@ def proofs_section():
     return lines + [""]
 
 
+# ------------------------------------------------------ sharded proofs
+
+SHARDED_DIR = "docs/proofs/sharded"
+
+
+def parse_sharded(path):
+    """A recorded sharded proof: the header (read_recorded), then the output of
+    properties/proof_shards.sh (`shard I: exit RC, S s` lines, `wall_seconds`)
+    or of a Bazel run (`# wall: S` in the header), and `check --merge`'s text
+    output, whose `seconds I S` rows are the shards' own times."""
+    head, body = read_recorded(path)
+    out = {"shard_seconds": []}
+    for line in body:
+        fields = line.split()
+        if len(fields) == 2 and fields[0] in ("shards", "units", "executions", "walk_executions",
+                                               "private_executions", "escapes", "exhausted",
+                                               "wall_seconds", "longest_over_mean_seconds",
+                                               "most_over_mean_executions"):
+            out[fields[0]] = fields[1]
+        elif len(fields) == 3 and fields[0] == "seconds":
+            out["shard_seconds"].append(float(fields[2]))
+        elif line.startswith("violation "):
+            out["violation"] = line[len("violation "):]
+    if "wall_seconds" not in out and "wall" in head:
+        out["wall_seconds"] = head["wall"]
+    return head, out
+
+
+def sharded_section():
+    pdir = os.path.join(ROOT, SHARDED_DIR)
+    lines = ["## Sharded proofs", "",
+             "One `check` search split into shards that share nothing (`check --shard_count`, "
+             "merged by `check --merge`; `sim/strategies/README.md`, \"Sharded proofs\"), "
+             "rendered from the output recorded under `%s/`. *One core* is the sum of the "
+             "shards' own times (each shard is one single-threaded process); *speed-up* is that "
+             "over the wall time of the shards run at once; *balance* is the busiest shard's "
+             "time over the mean. The executions include every shard's walk of the top and its "
+             "escapes." % SHARDED_DIR, ""]
+    files = recorded_files(pdir)
+    if not files:
+        return lines + ["No recorded runs.", ""]
+    rows = []
+    for name in files:
+        head, out = parse_sharded(os.path.join(pdir, name))
+        one_core = sum(out["shard_seconds"])
+        wall = float(out["wall_seconds"]) if "wall_seconds" in out else None
+        rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
+                     out.get("shards", "?"), num(int(out["units"])) if "units" in out else "?",
+                     "%s (walks %s, escapes %s)" % (
+                         num(int(out["executions"])) if "executions" in out else "?",
+                         num(int(out.get("walk_executions", 0))),
+                         num(int(out.get("private_executions", 0)))),
+                     out.get("exhausted", "?"), out.get("violation", "?"),
+                     seconds(wall) if wall is not None else "?",
+                     seconds(one_core) if one_core else "?",
+                     "%.1fx" % (one_core / wall) if wall and one_core else "?",
+                     out.get("longest_over_mean_seconds", "?"),
+                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
+                                                 head.get("machine", "?"), SHARDED_DIR, name)])
+    lines.append(table(["what", "command", "shards", "units", "executions", "exhausted",
+                        "violation", "wall", "one core", "speed-up", "balance", "run"], rows))
+    return lines + [""]
+
+
 # ------------------------------------------------- GCC's libgomp under exec
 
 GCC_EXEC_DIR = "docs/gcc_exec"
@@ -1224,6 +1288,7 @@ def main():
             body.append(m.group(1).rstrip() + "\n")
 
     body += proofs_section()
+    body += sharded_section()
     body += gcc_exec_section()
     body += fuzz_section()
     body += hardware_section()
