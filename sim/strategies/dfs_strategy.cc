@@ -118,79 +118,6 @@ bool DfsStrategy::NewExecution() {
   return true;
 }
 
-void DfsStrategy::EnterUnit() {
-  if (top_branchings_ < options_.split_choices) return;
-  if (in_unit_) {
-    // Back into the unit in progress: the same prefix, so the same place.
-    if (position_ != unit_node_) {
-      Diverged(absl::StrFormat("unit %d began at branching point %d, and now at %d", unit_,
-                               unit_node_, position_));
-      return;
-    }
-    top_ = Top::kUnit;
-    unit_first_execution_ = false;
-    return;
-  }
-  const std::uint64_t unit = next_unit_++;
-  shard_plan_->Seen(next_unit_);
-  // Its first execution is every shard's (what it shows of the top is
-  // shared); only its owner explores the rest.
-  unit_node_ = position_;
-  unit_first_execution_ = true;
-  if (!shard_plan_->Explores(unit)) {
-    top_ = Top::kWalk;
-    return;
-  }
-  in_unit_ = true;
-  unit_ = unit;
-  top_ = Top::kUnit;
-}
-
-bool DfsStrategy::SharedExecution() const {
-  switch (top_) {
-    case Top::kOpen:
-    case Top::kBlocked:
-    case Top::kWalk:
-      return true;
-    case Top::kUnit:
-      return unit_first_execution_;
-    case Top::kPrivate:
-      return false;
-  }
-  return false;
-}
-
-void DfsStrategy::CloseTop() {
-  switch (top_) {
-    case Top::kOpen: {
-      // It ended within the top: a unit of one execution, which every shard
-      // ran.
-      const std::uint64_t unit = next_unit_++;
-      shard_plan_->Seen(next_unit_);
-      if (shard_plan_->Explores(unit)) {
-        shard_plan_->Finished(unit);
-      } else {
-        shard_plan_->Walked(/*blocked=*/false);
-      }
-      break;
-    }
-    case Top::kBlocked:
-      shard_plan_->Walked(/*blocked=*/true);
-      break;
-    case Top::kWalk:
-      // Another shard's unit (or one finished before): its first execution
-      // ran here too, for what it shows of the top; the rest is not ours.
-      shard_plan_->Walked(/*blocked=*/false);
-      stack_.resize(unit_node_);
-      break;
-    case Top::kUnit:
-      break;
-    case Top::kPrivate:
-      shard_plan_->PrivateExecution();
-      break;
-  }
-}
-
 bool DfsStrategy::CloseExecution() {
   execution_open_ = false;
   awaiting_backtrack_ = true;
@@ -441,23 +368,6 @@ bool DfsStrategy::ChooseFirstAtTop(Node& node) {
   return true;
 }
 
-absl::Status DfsStrategy::Finish() {
-  if (shard_plan_ && status_.ok()) {
-    if (execution_open_) CloseExecution();
-    if (awaiting_backtrack_ && status_.ok()) {
-      const bool advanced = Backtrack();
-      if (in_unit_ && (!advanced || fresh_from_ < unit_node_)) {
-        shard_plan_->Finished(unit_);
-        in_unit_ = false;
-      }
-      if (!advanced) shard_plan_->WalkEnded();
-      // The stack moved on: nothing runs after Finish.
-      suspended_ = true;
-    }
-  }
-  return State(false).status;
-}
-
 SearchState DfsStrategy::State(bool estimate) const {
   SearchState state;
   state.reduction = reduction();
@@ -600,12 +510,6 @@ void DfsStrategy::AddBacktrack(std::size_t step, ActorId actor, const Footprint&
   // No initial was runnable there (the engine's blocking is finer than the
   // footprints say): fall back to trying everything at that point.
   for (std::uint32_t option = 0; option < node.options; ++option) schedule(option);
-}
-
-std::vector<std::uint32_t> DfsStrategy::PathTo(std::size_t node_index) const {
-  std::vector<std::uint32_t> path(node_index);
-  for (std::size_t i = 0; i < node_index; ++i) path[i] = stack_[i].chosen;
-  return path;
 }
 
 void DfsStrategy::CheckRaces(ActorId actor, const Footprint& next) {
