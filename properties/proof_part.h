@@ -77,6 +77,10 @@ std::string EncodeProofPart(const ProofPart& part);
 // content does not match its digest.
 absl::StatusOr<ProofPart> DecodeProofPart(absl::string_view text);
 
+// `text` with its digest recomputed over what follows it: for tests that
+// damage a part's content on purpose to reach the checks beneath.
+std::string RedigestProofPartForTesting(absl::string_view text);
+
 }  // namespace stackcheck::properties
 
 #endif  // STACKCHECK_PROPERTIES_PROOF_PART_H_

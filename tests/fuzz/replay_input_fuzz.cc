@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "properties/program/program_replay.h"
+#include "properties/proof_part.h"
 #include "properties/replay_file.h"
 #include "properties/search_checkpoint.h"
 #include "sim/program/exec_options.h"
@@ -61,6 +62,8 @@ void FuzzReplayInput(const std::uint8_t* data, std::size_t size) {
   (void)properties::ParseScenarioText(input);
   (void)properties::DecodeCheckpoint(input);
   (void)properties::DecodeCheckpoint(properties::RedigestCheckpointForTesting(input));
+  (void)properties::DecodeProofPart(input);
+  (void)properties::DecodeProofPart(properties::RedigestProofPartForTesting(input));
   (void)properties::ParseExecReplay(input);
   (void)properties::ParseExecReplay(absl::StrCat(properties::kExecReplayHeader, "\n", input));
   (void)program::ParseFaults(input);

@@ -12,7 +12,8 @@ namespace stackcheck::fuzz {
 // Feeds `data` to ParseReplayFile and DecodeReplayToken (as is and behind the
 // token prefix). Whatever they accept must format and parse back to the
 // same record, and encode and decode back to it; a broken promise aborts.
-// Then to ParseScenarioText, DecodeCheckpoint (as is and re-digested),
+// Then to ParseScenarioText, DecodeCheckpoint and DecodeProofPart (as is
+// and re-digested),
 // ParseExecReplay (as is and behind its header) and ParseFaults, which must
 // accept or refuse it without crashing.
 void FuzzReplayInput(const std::uint8_t* data, std::size_t size);
