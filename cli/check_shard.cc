@@ -134,6 +134,13 @@ bool KeepPart(const properties::ExploreSpec& spec, const properties::ExploreRepo
 }
 
 int RunMerge(const std::vector<std::string>& part_paths) {
+  for (const char* flag : {"policy", "scenario", "scenario_file", "strategy", "shard_count",
+                           "shard_index", "part", "resume", "jobs", "enumerate"}) {
+    if (FlagGiven(flag)) {
+      return UsageError(absl::StrCat("check --merge takes the parts alone (--", flag,
+                                     " does not apply): what they searched is in them"));
+    }
+  }
   if (part_paths.empty())
     return UsageError("check --merge takes the parts' files: check --merge PART...");
   std::vector<properties::PartFile> files;

@@ -50,7 +50,8 @@ absl::StatusOr<ShardRun> ShardFromFlags(properties::ExploreSpec& spec,
 bool KeepPart(const properties::ExploreSpec& spec, const properties::ExploreReport& r,
               const ShardRun& run, ReportSink& out);
 
-// `check --merge PART...`: the exit status.
+// `check --merge PART...` (no search flags: the parts name their search):
+// the exit status.
 int RunMerge(const std::vector<std::string>& part_paths);
 
 }  // namespace stackcheck::cli

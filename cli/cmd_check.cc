@@ -547,16 +547,7 @@ int CheckOne(properties::ExploreSpec& spec, const CheckCase& check_case, const S
 }
 
 int RunCheck(const std::vector<std::string>& args) {
-  if (MergeRequested()) {
-    for (const char* flag : {"policy", "scenario", "scenario_file", "strategy", "shard_count",
-                             "shard_index", "part", "resume", "jobs", "enumerate"}) {
-      if (FlagGiven(flag)) {
-        return UsageError(absl::StrCat("check --merge takes the parts alone (--", flag,
-                                       " does not apply): what they searched is in them"));
-      }
-    }
-    return RunMerge(args);
-  }
+  if (MergeRequested()) return RunMerge(args);
   if (!args.empty()) return UsageError("check takes no arguments (use --policy, --strategy, ...)");
   properties::ExploreSpec spec;
   absl::StatusOr<const PolicyInfo*> policy = PolicyFromFlags();
