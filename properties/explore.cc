@@ -17,20 +17,25 @@
 #include "absl/strings/str_format.h"
 #include "core/scenario_runner.h"
 #include "properties/expected_verdicts.h"
+#include "properties/explore_internal.h"
 #include "properties/known_bugs.h"
 #include "properties/replay_file.h"
 #include "properties/sampled_clock.h"
 #include "properties/schedule_recorder.h"
 #include "properties/search_checkpoint.h"
-#include "properties/worker_pool.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
 #include "sim/strategies/sequence_strategy.h"
 #include "sim/strategies/shard_plan.h"
-#include "sim/strategies/split_tree.h"
 
 namespace stackcheck::properties {
+
+using internal::ExploreOne;
+using internal::ExploreParallel;
+using internal::SecondsSince;
+using internal::Workers;
+
 namespace {
 
 bool HasSimMonitor(const PropertyInfo& p) {
@@ -112,10 +117,6 @@ std::vector<std::string> ActorNames(const sim::Simulator& simulator,
   return names;
 }
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 std::vector<const PropertyInfo*> SimProperties() {
@@ -183,29 +184,6 @@ const Finding* ExploreReport::FindingFor(absl::string_view property) const {
 }
 
 namespace {
-
-// What the workers of a parallel exploration share.
-struct Workers {
-  int count = 1;
-  std::size_t split_choices = 0;
-  // The top of the search, which the workers share (its claims: the units).
-  std::shared_ptr<sim::SplitTree> tree = std::make_shared<sim::SplitTree>(/*wait_for_work=*/true);
-  std::atomic<std::uint64_t> executions{0};  // owned executions, all workers
-  std::atomic<bool> stop{false};             // a budget, a violation, an error
-  std::chrono::steady_clock::time_point start;
-  // Progress is reported by whichever worker is exploring when it is due: a
-  // worker waiting for work reports nothing, and the one that does report
-  // may wait a long time. Successful exchanges order the reports.
-  std::atomic<std::int64_t> next_progress_ns{0};
-
-  bool TakeProgressTurn(std::chrono::steady_clock::time_point now) {
-    const std::int64_t now_ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(now - start).count();
-    std::int64_t due = next_progress_ns.load(std::memory_order_acquire);
-    return now_ns >= due && next_progress_ns.compare_exchange_strong(due, now_ns + 400'000'000,
-                                                                     std::memory_order_acq_rel);
-  }
-};
 
 // An explorer's engine, set up from the spec: the simulator with its
 // monitors and configuration, and the strategy from the registry.
@@ -432,7 +410,10 @@ void Conclude(const ExploreSpec& spec, Engine& engine, Workers* workers, bool st
   }
 }
 
-// One explorer: the whole run, or one worker of `workers`.
+}  // namespace
+
+namespace internal {
+
 ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   ExploreReport report;
   absl::StatusOr<Engine> engine = SetUp(spec, workers, report);
@@ -498,108 +479,9 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   return report;
 }
 
-// The choice counts of two runs together (the execution count is the
-// caller's: workers' and parts' are summed differently).
-void AddChoiceMetrics(sim::StrategyMetrics& into, const sim::StrategyMetrics& from) {
-  into.actor_choices += from.actor_choices;
-  into.number_choices += from.number_choices;
-  into.preemptions += from.preemptions;
-  into.max_choices = std::max(into.max_choices, from.max_choices);
-  into.max_preemptions = std::max(into.max_preemptions, from.max_preemptions);
-}
+}  // namespace internal
 
-// Appends the findings of `from` whose fingerprint `into` lacks.
-void AppendNewFingerprints(std::vector<Finding>& into, std::vector<Finding>&& from) {
-  for (Finding& f : from) {
-    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(std::move(f));
-  }
-}
-
-void Merge(ExploreReport& into, ExploreReport&& from) {
-  into.executions += from.executions;
-  into.exhausted = into.exhausted && from.exhausted;
-  into.capacity_premise_broken = into.capacity_premise_broken || from.capacity_premise_broken;
-  into.out_of_time = into.out_of_time || from.out_of_time;
-  into.interrupted = into.interrupted || from.interrupted;
-  into.seconds = std::max(into.seconds, from.seconds);
-  AddChoiceMetrics(into.metrics, from.metrics);
-  into.determinism_reruns += from.determinism_reruns;
-  into.sleep_blocked += from.sleep_blocked;
-  into.explored_fraction = std::min(into.explored_fraction, from.explored_fraction);
-  AppendNewFingerprints(into.findings, std::move(from.findings));
-  AppendNewFingerprints(into.known_met, std::move(from.known_met));
-  into.violating_executions += from.violating_executions;
-  if (into.status.ok()) into.status = from.status;
-}
-
-// Adds what the runs before a resumed one counted.
-void AddResumed(ExploreReport& into, const ExploreReport& before) {
-  into.resumed_executions = before.executions;
-  into.resumed_seconds = before.seconds;
-  into.executions += before.executions;
-  into.seconds += before.seconds;
-  into.sleep_blocked += before.sleep_blocked;
-  into.metrics.executions += before.metrics.executions;
-  AddChoiceMetrics(into.metrics, before.metrics);
-  // The earlier runs' first meetings come first.
-  std::vector<Finding> known = before.known_met;
-  AppendNewFingerprints(known, std::move(into.known_met));
-  into.known_met = std::move(known);
-}
-
-// `spec.jobs` workers over the units of a split search; `resumed`: the
-// checkpoint of an earlier run of the same spec to go on from.
-ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* resumed) {
-  ExploreReport report;
-  if (spec.strategy != "dfs" && spec.strategy != "plain-dfs") {
-    report.status = absl::InvalidArgumentError(
-        "parallel exploration needs an exhaustive strategy: dfs or plain-dfs");
-    return report;
-  }
-  if (spec.strategy_params.preemption_bound >= 0) {
-    report.status =
-        absl::InvalidArgumentError("parallel exploration works without a preemption bound only");
-    return report;
-  }
-  if (spec.jobs > 1 && (spec.coverage != nullptr || spec.on_execution)) {
-    report.status = absl::InvalidArgumentError(
-        "parallel exploration takes no coverage probes nor per-execution callback "
-        "(but with one job)");
-    return report;
-  }
-  Workers workers;
-  workers.count = spec.jobs;
-  workers.split_choices = spec.split_choices == 0 ? kDefaultSplitChoices : spec.split_choices;
-  if (resumed != nullptr) {
-    if (absl::Status s = workers.tree->Load(resumed->tree); !s.ok()) {
-      report.status =
-          absl::InvalidArgumentError(absl::StrCat("the checkpoint's search tree: ", s.message()));
-      return report;
-    }
-  }
-  workers.start = std::chrono::steady_clock::now();
-  std::vector<ExploreReport> reports(spec.jobs);
-  RunOnWorkers(spec.jobs, [&](int w) { reports[w] = ExploreOne(spec, &workers); });
-  report = std::move(reports[0]);
-  for (int w = 1; w < spec.jobs; ++w) Merge(report, std::move(reports[w]));
-  report.metrics.executions = report.executions;
-  report.seconds = SecondsSince(workers.start);
-  if (report.exhausted) report.explored_fraction = -1;
-  report.reduction =
-      absl::StrFormat("%s, split after %d choices into %d units, %d jobs", report.reduction,
-                      workers.split_choices, workers.tree->claims(), spec.jobs);
-  if (resumed != nullptr) AddResumed(report, resumed->totals);
-  if (spec.keep_checkpoint && !report.exhausted && report.status.ok() && report.findings.empty() &&
-      !report.capacity_premise_broken) {
-    SearchCheckpoint checkpoint;
-    checkpoint.key = SearchKey(spec);
-    checkpoint.exact_memory_ledger = spec.exact_memory_ledger;
-    checkpoint.totals = report;
-    checkpoint.tree = workers.tree->Save();
-    report.checkpoint = EncodeCheckpoint(checkpoint);
-  }
-  return report;
-}
+namespace {
 
 // What a sharded proof needs of its spec (a usage error otherwise).
 absl::Status CheckShardSpec(const ExploreSpec& spec) {
