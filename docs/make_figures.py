@@ -977,8 +977,13 @@ def parse_sharded(path):
     output, whose `seconds I S` rows are the shards' own times."""
     head, body = read_recorded(path)
     out = {"shard_seconds": []}
+    walls = []
     for line in body:
         fields = line.split()
+        if line.startswith("merge: "):
+            out["shard_seconds"] = []  # a later merge's rows: the totals so far
+        if len(fields) == 2 and fields[0] == "wall_seconds":
+            walls.append(float(fields[1]))
         if len(fields) == 2 and fields[0] in ("shards", "units", "executions", "walk_executions",
                                                "private_executions", "escapes", "exhausted",
                                                "wall_seconds", "longest_over_mean_seconds",
@@ -988,8 +993,14 @@ def parse_sharded(path):
             out["shard_seconds"].append(float(fields[2]))
         elif line.startswith("violation "):
             out["violation"] = line[len("violation "):]
-    if "wall_seconds" not in out and "wall" in head:
-        out["wall_seconds"] = head["wall"]
+    # A proof run in parts: the walls of its runs together, unless the header
+    # says otherwise (`# wall: none` when the runs were on different machines).
+    out["wall_seconds"] = sum(walls) if walls else None
+    if "wall" in head:
+        try:
+            out["wall_seconds"] = float(head["wall"])
+        except ValueError:
+            out["wall_seconds"] = None
     return head, out
 
 
@@ -1010,7 +1021,7 @@ def sharded_section():
     for name in files:
         head, out = parse_sharded(os.path.join(pdir, name))
         one_core = sum(out["shard_seconds"])
-        wall = float(out["wall_seconds"]) if "wall_seconds" in out else None
+        wall = out["wall_seconds"]
         rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
                      out.get("shards", "?"), num(int(out["units"])) if "units" in out else "?",
                      "%s (walks %s, escapes %s)" % (
