@@ -1029,9 +1029,9 @@ def sharded_section():
                          num(int(out.get("walk_executions", 0))),
                          num(int(out.get("private_executions", 0)))),
                      out.get("exhausted", "?"), out.get("violation", "?"),
-                     seconds(wall) if wall is not None else "?",
+                     seconds(wall) if wall is not None else "–",
                      seconds(one_core) if one_core else "?",
-                     "%.1fx" % (one_core / wall) if wall and one_core else "?",
+                     "%.1fx" % (one_core / wall) if wall and one_core else "–",
                      out.get("longest_over_mean_seconds", "?"),
                      "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
                                                  head.get("machine", "?"), SHARDED_DIR, name)])
