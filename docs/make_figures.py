@@ -919,6 +919,12 @@ def read_recorded(path):
     return head, body
 
 
+def run_cell(head, directory, name):
+    """A recorded run's last cell: when it began, the commit, the machine, the file."""
+    return "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
+                                       head.get("machine", "?"), directory, name)
+
+
 def recorded_files(directory):
     """The recorded runs (`.txt`) in a directory, by name; none if it is absent."""
     if not os.path.isdir(directory):
@@ -957,9 +963,7 @@ def proofs_section():
                      num(int(out["executions"])) if "executions" in out else "?",
                      out.get("exhausted", "?"), seconds(float(out["seconds"]))
                      if "seconds" in out else "?", out.get("violation", "?"),
-                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"),
-                                                 head.get("commit", "?"),
-                                                 head.get("machine", "?"), PROOFS_DIR, name)])
+                     run_cell(head, PROOFS_DIR, name)])
     lines.append(table(["what", "command", "executions", "exhausted", "time", "violation",
                         "run"], rows))
     return lines + [""]
@@ -1033,8 +1037,7 @@ def sharded_section():
                      seconds(one_core) if one_core else "?",
                      "%.1fx" % (one_core / wall) if wall and one_core else "–",
                      out.get("longest_over_mean_seconds", "?"),
-                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
-                                                 head.get("machine", "?"), SHARDED_DIR, name)])
+                     run_cell(head, SHARDED_DIR, name)])
     lines.append(table(["what", "command", "shards", "units", "executions", "exhausted",
                         "violation", "wall", "one core", "speed-up", "balance", "run"], rows))
     return lines + [""]
@@ -1087,8 +1090,7 @@ def gcc_exec_section():
             "yes" if result.get("exhausted") else "no",
             ", ".join("%s %d" % kv for kv in sorted(findings.items())) or "none",
             seconds(float(result["seconds"])) if "seconds" in result else "?",
-            "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
-                                         head.get("machine", "?"), GCC_EXEC_DIR, name)]))
+            run_cell(head, GCC_EXEC_DIR, name)]))
     rows.sort(key=lambda r: r[0])
     lines.append(table(["libraries", "mode", "fault plans", "executions", "exhausted",
                         "findings", "time", "run"], [r for _, r in rows]))
@@ -1126,8 +1128,7 @@ def fuzz_section():
                      seconds(stats.get("seconds")) if not crashed else "?",
                      "none" if not crashed else "see the file",
                      "%s MB" % stats.get("peak_rss_mb", "?"),
-                     "%s · %s · %s · `%s/%s`" % (head.get("started", "?"), head.get("commit", "?"),
-                                                 head.get("machine", "?"), FUZZ_DIR, name)])
+                     run_cell(head, FUZZ_DIR, name)])
     lines.append(table(["what", "command", "inputs", "time", "crash", "peak RSS", "run"], rows))
     return lines + [""]
 

@@ -24,13 +24,6 @@ void AddChoiceMetrics(sim::StrategyMetrics& into, const sim::StrategyMetrics& fr
   into.max_preemptions = std::max(into.max_preemptions, from.max_preemptions);
 }
 
-// Appends the findings of `from` whose fingerprint `into` lacks.
-void AppendNewFingerprints(std::vector<Finding>& into, std::vector<Finding>&& from) {
-  for (Finding& f : from) {
-    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(std::move(f));
-  }
-}
-
 void Merge(ExploreReport& into, ExploreReport&& from) {
   into.executions += from.executions;
   into.exhausted = into.exhausted && from.exhausted;
@@ -42,8 +35,8 @@ void Merge(ExploreReport& into, ExploreReport&& from) {
   into.determinism_reruns += from.determinism_reruns;
   into.sleep_blocked += from.sleep_blocked;
   into.explored_fraction = std::min(into.explored_fraction, from.explored_fraction);
-  AppendNewFingerprints(into.findings, std::move(from.findings));
-  AppendNewFingerprints(into.known_met, std::move(from.known_met));
+  AppendNewFingerprints(into.findings, from.findings);
+  AppendNewFingerprints(into.known_met, from.known_met);
   into.violating_executions += from.violating_executions;
   if (into.status.ok()) into.status = from.status;
 }
@@ -59,7 +52,7 @@ void AddResumed(ExploreReport& into, const ExploreReport& before) {
   AddChoiceMetrics(into.metrics, before.metrics);
   // The earlier runs' first meetings come first.
   std::vector<Finding> known = before.known_met;
-  AppendNewFingerprints(known, std::move(into.known_met));
+  AppendNewFingerprints(known, into.known_met);
   into.known_met = std::move(known);
 }
 

@@ -33,6 +33,14 @@ inline const Finding* FindFingerprint(const std::vector<Finding>& findings,
   return nullptr;
 }
 
+// Appends the findings of `from` whose fingerprint `into` lacks, in order:
+// the first meeting of each bug is kept.
+inline void AppendNewFingerprints(std::vector<Finding>& into, const std::vector<Finding>& from) {
+  for (const Finding& f : from) {
+    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(f);
+  }
+}
+
 }  // namespace stackcheck::properties
 
 #endif  // STACKCHECK_PROPERTIES_FINDING_H_

@@ -34,12 +34,6 @@ absl::Status SameSearch(const ProofPart& first, const std::string& first_name,
   return absl::OkStatus();
 }
 
-void AddNew(std::vector<Finding>& into, const std::vector<Finding>& from) {
-  for (const Finding& f : from) {
-    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(f);
-  }
-}
-
 }  // namespace
 
 absl::StatusOr<MergedProof> MergeProofParts(absl::Span<const PartFile> files) {
@@ -104,8 +98,8 @@ absl::StatusOr<MergedProof> MergeProofParts(absl::Span<const PartFile> files) {
     merged.walk_executions += part.walk_executions;
     merged.private_executions += part.private_executions;
     merged.escapes += part.escapes.size();
-    AddNew(merged.findings, part.findings);
-    AddNew(merged.known_met, part.known_met);
+    AppendNewFingerprints(merged.findings, part.findings);
+    AppendNewFingerprints(merged.known_met, part.known_met);
     covered += part.finished.size();
     if (!part.Whole()) {
       merged.exhausted = false;

@@ -38,9 +38,9 @@ namespace {
 //   known AT<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE
 //   end
 constexpr absl::string_view kHeader = "stackcheck proof part 1";
-// A part lists each finished unit once in memory: more than a walk of the top
-// ever numbers (check's own choice stops at 200,000 units), few enough that
-// a damaged count cannot exhaust memory.
+// A part lists each finished unit once in memory: far more units than the
+// tops check chooses have (it stops deepening once a walk passes 200,000
+// executions), few enough that a damaged count cannot exhaust memory.
 constexpr std::uint64_t kMaxFinishedUnits = 10'000'000;
 
 absl::Status LineError(std::size_t line, absl::string_view why) {
@@ -157,13 +157,6 @@ absl::StatusOr<Finding> DecodeFinding(absl::string_view text, bool with_known, s
   return f;
 }
 
-// Appends the findings of `from` whose fingerprint `into` lacks.
-void AddNew(std::vector<Finding>& into, const std::vector<Finding>& from) {
-  for (const Finding& f : from) {
-    if (FindFingerprint(into, f.violation.fingerprint) == nullptr) into.push_back(f);
-  }
-}
-
 }  // namespace
 
 std::uint64_t ProofPart::EscapesExplored() const {
@@ -224,8 +217,8 @@ ProofPart PartOf(const ExploreSpec& spec, const ExploreReport& report, absl::str
     p.findings = before->findings;
     p.known_met = before->known_met;
   }
-  AddNew(p.findings, report.findings);
-  AddNew(p.known_met, report.known_met);
+  AppendNewFingerprints(p.findings, report.findings);
+  AppendNewFingerprints(p.known_met, report.known_met);
   return p;
 }
 
