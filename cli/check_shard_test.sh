@@ -61,6 +61,9 @@ expect_line foreign "a part of another search"
 printf 'not a part\n' >"$tmp/junk.txt"
 expect_rc junk 2 "$bin" check --merge "$tmp/p0.txt" "$tmp/junk.txt"
 expect_line junk "junk.txt: not a proof part"
+sed '1s/^stackcheck proof part 2$/stackcheck proof part 1/' "$tmp/p3.txt" >"$tmp/earlier.txt"
+expect_rc earlier_format 2 "$bin" check --merge "$tmp"/p{0,1,2}.txt "$tmp/earlier.txt"
+expect_line earlier_format "earlier.txt: the part was written by an earlier stackcheck"
 
 # A shard stopped by its budget says so, and goes on from its part.
 expect_rc stopped 0 "$bin" check "${search[@]}" --shard_count=4 --shard_index=1 \

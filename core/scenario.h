@@ -158,6 +158,16 @@ struct Scenario {
   FaultPlan faults;
   // The main thread closes the device through the exit path after joining.
   bool close_at_end = true;
+
+  // Whether some region's kernel traps (RegionSpec::aborts).
+  bool AnyRegionAborts() const {
+    for (const ThreadProgram& t : threads) {
+      for (const HostOp& op : t.ops) {
+        if (op.HasRegion() && op.region.aborts) return true;
+      }
+    }
+    return false;
+  }
 };
 
 }  // namespace stackcheck

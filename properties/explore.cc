@@ -133,6 +133,7 @@ sim::SimConfig SimConfigFor(const Case& c) {
   config.modes = c.modes;
   config.alloc_failure_at_call = c.scenario.faults.alloc_failure_at_call;
   config.launch_failure_at_call = c.scenario.faults.launch_failure_at_call;
+  config.kernels_never_trap = !c.scenario.AnyRegionAborts();
   return config;
 }
 

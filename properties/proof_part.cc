@@ -37,7 +37,10 @@ namespace {
 //   finding AT<tab>KNOWN<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE
 //   known AT<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE
 //   end
-constexpr absl::string_view kHeader = "stackcheck proof part 1";
+constexpr absl::string_view kHeader = "stackcheck proof part 2";
+// Format 1's suspended stacks lack Footprint::beside, and its search ran
+// under a dependence that ordered host-word loads after traps.
+constexpr absl::string_view kEarlierDependenceHeader = "stackcheck proof part 1";
 // A part lists each finished unit once in memory: far more units than the
 // tops check chooses have (it stops deepening once a walk passes 200,000
 // executions), few enough that a damaged count cannot exhaust memory.
@@ -249,6 +252,11 @@ std::string RedigestProofPartForTesting(absl::string_view text) {
 
 absl::StatusOr<ProofPart> DecodeProofPart(absl::string_view whole) {
   std::vector<absl::string_view> head = absl::StrSplit(whole, absl::MaxSplits('\n', 2));
+  if (head[0] == kEarlierDependenceHeader) {
+    return absl::InvalidArgumentError(
+        "the part was written by an earlier stackcheck, whose steps were ordered by another "
+        "dependence: its units are not this split's; run its shard again");
+  }
   if (head[0] != kHeader) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a proof part: the first line is not '", kHeader, "'"));

@@ -30,8 +30,11 @@ namespace {
 //   known AT_EXECUTION<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE   (C-escaped; any number)
 //   tree
 //   the tree's lines, to the end
-constexpr absl::string_view kHeader = "stackcheck checkpoint 2";
-constexpr absl::string_view kOldHeader = "stackcheck checkpoint 1";
+constexpr absl::string_view kHeader = "stackcheck checkpoint 3";
+// Format 1 had no digest; format 2's candidates lack Footprint::beside, and
+// its search ran under a dependence that ordered host-word loads after traps.
+constexpr absl::string_view kUndigestedHeader = "stackcheck checkpoint 1";
+constexpr absl::string_view kEarlierDependenceHeader = "stackcheck checkpoint 2";
 
 const char* SelectionName(MonitorSelection::Kind kind) {
   switch (kind) {
@@ -113,10 +116,15 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view whole) {
   // The header and the digest, then the content the digest covers; the
   // content's line numbers below count from the file's first line.
   std::vector<absl::string_view> head = absl::StrSplit(whole, absl::MaxSplits('\n', 2));
-  if (head[0] == kOldHeader) {
+  if (head[0] == kUndigestedHeader) {
     return absl::InvalidArgumentError(
         "the checkpoint was written by an earlier stackcheck, without an integrity digest: "
         "its search cannot be trusted to go on; start it again");
+  }
+  if (head[0] == kEarlierDependenceHeader) {
+    return absl::InvalidArgumentError(
+        "the checkpoint was written by an earlier stackcheck, whose steps were ordered by "
+        "another dependence: its tree does not match this search; start it again");
   }
   if (head[0] != kHeader) {
     return absl::InvalidArgumentError(

@@ -147,7 +147,7 @@ TEST(SearchCheckpointTest, RefusesAnotherSearchOrABrokenFile) {
   // Damage beneath the digest: each is re-digested, so that the parser and
   // the tree's own checks are what refuse it.
   const std::vector<std::string> broken = {
-      "stackcheck checkpoint 2\n",
+      "stackcheck checkpoint 3\n",
       good.substr(0, good.size() / 2),  // cut short
       good.substr(0, good.size() - 4),  // the tree's `end` lost
       RedigestCheckpointForTesting(absl::StrReplaceAll(good, {{"counts ", "counts x"}})),
@@ -188,8 +188,12 @@ TEST(SearchCheckpointTest, AnEditedCheckpointIsRefusedByItsDigest) {
   EXPECT_TRUE(absl::StrContains(refused.message(), "does not match its digest")) << refused;
   // A file of the format before digests is refused as such.
   again.resume =
-      absl::StrReplaceAll(good, {{"stackcheck checkpoint 2", "stackcheck checkpoint 1"}});
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 3", "stackcheck checkpoint 1"}});
   EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "without an integrity digest"));
+  // So is one of the format whose steps were ordered by another dependence.
+  again.resume =
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 3", "stackcheck checkpoint 2"}});
+  EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "another dependence"));
   // The untouched file goes on.
   again.resume = good;
   EXPECT_TRUE(Explore(again).status.ok());

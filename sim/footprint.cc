@@ -15,8 +15,14 @@ bool Dependent(const Footprint& a, const Footprint& b) {
       if (x.object == kGlobalObject || y.object == kGlobalObject) return true;
       if (!x.write && !y.write) continue;
       if (x.object == y.object) return true;
-      if (x.object == kDeviceWideObject && (y.object & kDeviceBit)) return true;
-      if (y.object == kDeviceWideObject && (x.object & kDeviceBit)) return true;
+      if (x.object == kDeviceWideObject && (y.object & kDeviceBit) &&
+          !(b.beside & kBesideDeviceWide)) {
+        return true;
+      }
+      if (y.object == kDeviceWideObject && (x.object & kDeviceBit) &&
+          !(a.beside & kBesideDeviceWide)) {
+        return true;
+      }
     }
   }
   return false;

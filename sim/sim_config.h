@@ -60,6 +60,12 @@ struct SimConfig {
   // may, and a search tries every point of the other threads to cut them at:
   // for the tests that check that the longest run shows what every cut does.
   bool exit_cuts_every_step = false;
+  // Footprints only: no kernel of the execution can trap (no aborting
+  // region, no kernel body that decides). Only then is a launch harmless
+  // work to a read-only wait that came before it (kEnqueuesHarmlessWork):
+  // with a trap to come, the launch run first keeps the wait waiting, and a
+  // trap that then wakes it makes it fail.
+  bool kernels_never_trap = false;
 };
 
 }  // namespace stackcheck::sim

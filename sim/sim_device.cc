@@ -592,8 +592,7 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   const std::uint32_t s = StreamIndex(stream);
   const std::uint32_t launch = NextLaunchObject();
   Footprint step = LaunchFootprint(s, args.vars != 0 ? 0 : args.stacks, launch);
-  if (args.action != KernelAction::kTrap && PreciseStream(s))
-    step.blocking |= kEnqueuesHarmlessWork;
+  if (config_.kernels_never_trap && PreciseStream(s)) step.blocking |= kEnqueuesHarmlessWork;
   Call call(this, DriverCall::kLaunchKernel, step);
   if (CuResult r = Admit(call.api(), true); r != CuResult::kSuccess) {
     return call.Return(r);
@@ -871,9 +870,10 @@ std::uint32_t SimDevice::HostWordLoad(HostWordHandle word) {
   // write its progress object (a kernel end's footprint does not name the
   // word), and on any other stream every step is global. So a read of the
   // legacy stream's progress orders the load against every possible writer.
+  // A trap's end (device-wide) writes no word: the load is beside it.
   const auto w = static_cast<std::uint32_t>(word);
-  scheduler_->Point(
-      Touches(StreamProgressObject(0), false, ObjectId(ObjectKind::kHostWord, w), false));
+  scheduler_->Point(BesideDeviceWide(
+      Touches(StreamProgressObject(0), false, ObjectId(ObjectKind::kHostWord, w), false)));
   if (scheduler_->tearing_down() || !ValidHostWord(word)) return 0;
   return host_words_[w - 1].value;
 }

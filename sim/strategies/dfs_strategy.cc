@@ -10,7 +10,7 @@ namespace {
 
 bool SameFootprint(const Footprint& a, const Footprint& b) {
   if (a.count != b.count || a.program != b.program || a.held != b.held || a.breaks != b.breaks ||
-      a.blocking != b.blocking || a.ends != b.ends) {
+      a.blocking != b.blocking || a.ends != b.ends || a.beside != b.beside) {
     return false;
   }
   for (int i = 0; i < a.count; ++i) {

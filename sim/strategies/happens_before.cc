@@ -187,7 +187,8 @@ void HappensBefore::ClockOf(ActorId actor, const Footprint& step, Entry* clock) 
       Join(clock, SpecialClock(kDeviceAll));
       continue;
     }
-    if ((access.object & kDeviceBit) && !device_wide_steps_.empty()) {
+    if ((access.object & kDeviceBit) && !device_wide_steps_.empty() &&
+        !(step.beside & kBesideDeviceWide)) {
       Join(clock, SpecialClock(kDeviceWideClock));
     }
     if (IsThreadEnd(access.object)) {
@@ -224,7 +225,8 @@ std::size_t HappensBefore::Record(ActorId actor, const Footprint& step) {
       global = true;
       continue;
     }
-    if (access.object & kDeviceBit) device = true;
+    // A step beside device-wide ones stays out of the join they follow.
+    if ((access.object & kDeviceBit) && !(step.beside & kBesideDeviceWide)) device = true;
     if (access.object == kDeviceWideObject) {
       SaveSpecial(kDeviceWideClock);
       Copy(SpecialClock(kDeviceWideClock), clock);
@@ -424,7 +426,7 @@ void HappensBefore::ForEachRace(ActorId actor, const Footprint& pending,
     const std::uint32_t object = pending.accesses[a].object;
     // A device-wide step can race with any device step: scan them all.
     pending_global |= object == kGlobalObject || object == kDeviceWideObject;
-    pending_device |= (object & kDeviceBit) != 0;
+    pending_device |= (object & kDeviceBit) != 0 && !(pending.beside & kBesideDeviceWide);
   }
   if (pending_global) {
     std::vector<std::uint32_t> candidates;  // out of the member: visit may query

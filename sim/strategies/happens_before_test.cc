@@ -4,8 +4,8 @@
 // joined thread, and the races skipped as irreversible (Footprint::blocking);
 // that a blocked lock attempt orders nothing after it;
 // waits and the stream work they wait for, either way round, and a copy's
-// race with a trap; and that truncating a record leaves it as if only the kept steps had been
-// recorded.
+// race with a trap; a host-word load beside a trap; and that truncating a record leaves it as if
+// only the kept steps had been recorded.
 #include "sim/strategies/happens_before.h"
 
 #include <algorithm>
@@ -303,6 +303,38 @@ TEST(HappensBefore, ACopyRacesWithTheTrapThatWakesIt) {
   EXPECT_TRUE(Races(hb, 1, sync).empty());
   // ...a copy does not (999 against 719).
   EXPECT_EQ(Races(hb, 1, copy), std::vector<std::size_t>{0});
+}
+
+// A host-word load is beside a trap (Footprint::beside): neither order of
+// the two changes what the load returns or what the trap does. It still
+// races with the kernel end that may write its word, and a step after the
+// load that the trap concerns still follows the trap.
+TEST(HappensBefore, AHostWordLoadIsBesideATrap) {
+  const std::uint32_t progress = ObjectId(ObjectKind::kStreamProgress, 0);
+  const std::uint32_t word = ObjectId(ObjectKind::kHostWord, 1);
+  const Footprint trap = DeviceWideFootprint();
+  const Footprint load = BesideDeviceWide(Touches(progress, false, word, false));
+  const Footprint plain_load = Touches(progress, false, word, false);
+  EXPECT_FALSE(Dependent(trap, load));
+  EXPECT_FALSE(Dependent(load, trap));
+  EXPECT_TRUE(Dependent(trap, plain_load));
+  const Footprint kernel_end = Touches(progress, true);
+  EXPECT_TRUE(Dependent(kernel_end, load));
+
+  HappensBefore hb;
+  hb.Record(2, trap);  // 0
+  EXPECT_TRUE(Races(hb, 1, load).empty());
+  hb.Record(1, load);  // 1: does not follow the trap
+  // A kernel end that may write the word races with the load (and with
+  // the trap, as every device step does).
+  EXPECT_EQ(Races(hb, 3, kernel_end), (std::vector<std::size_t>{1, 0}));
+  // The loading thread's next driver call reads the context the trap wrote.
+  EXPECT_EQ(Races(hb, 1, Touches(ObjectId(ObjectKind::kMemory, 0), true)),
+            std::vector<std::size_t>{0});
+  // And a trap after the load does not follow it.
+  HappensBefore other;
+  other.Record(1, load);  // 0
+  EXPECT_TRUE(Races(other, 2, trap).empty());
 }
 
 TEST(HappensBefore, AStartDoesNotRaceWithTheLaunchThatEnabledIt) {

@@ -12,7 +12,7 @@ void PutCandidate(std::string* out, const Candidate& c) {
   const Footprint& f = c.next;
   for (std::uint64_t v : {std::uint64_t{c.actor}, std::uint64_t{f.count}, std::uint64_t{f.program},
                           std::uint64_t{f.held}, std::uint64_t{f.breaks}, std::uint64_t{f.blocking},
-                          std::uint64_t{f.ends}}) {
+                          std::uint64_t{f.ends}, std::uint64_t{f.beside}}) {
     Put(out, v);
   }
   for (std::uint8_t i = 0; i < f.count; ++i) {
@@ -52,7 +52,7 @@ bool NumberLine::ReadCandidate(Candidate* c) {
   Footprint& f = c->next;
   if (!ReadAs(UINT32_MAX, &c->actor) || !ReadAs(3, &f.count) || !ReadAs(255, &f.program) ||
       !ReadAs(255, &f.held) || !ReadAs(255, &f.breaks) || !ReadAs(255, &f.blocking) ||
-      !ReadAs(255, &f.ends)) {
+      !ReadAs(255, &f.ends) || !ReadAs(255, &f.beside)) {
     return false;
   }
   for (std::uint8_t i = 0; i < f.count; ++i) {

@@ -49,7 +49,7 @@ class NumberLine {
   // it before anything is sized by the count.
   std::size_t Remaining() const { return fields_.size() - next_; }
   // The fields one candidate takes at least (PutCandidate).
-  static constexpr std::size_t kCandidateFields = 7;
+  static constexpr std::size_t kCandidateFields = 8;
   bool ReadCandidate(Candidate* c);
   // At most `max` candidates.
   bool ReadCandidates(std::uint64_t max, CandidateList* cs);

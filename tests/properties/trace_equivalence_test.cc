@@ -244,5 +244,27 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
   EXPECT_GT(compared, 0);
 }
 
+// event-fence at 2 x 2 with a mapped variable per region and an abort: the
+// smallest mapped-and-abort case where both threads map around the trap in
+// more than one region, so that the trap's races with the other thread's
+// copies, allocations and completion-marker loads (a load is beside the
+// trap: Footprint::beside), and the lock sections after it, are all met.
+// One shard runs it: about a quarter of a million executions.
+TEST(TraceEquivalenceTest, DporObservesEverythingOnTwoMappedRegionsWithAnAbort) {
+  const testing::TestShard& shard = testing::CurrentShard();
+  if (testing::kUnderAsan || !shard.Owns(shard.count - 1)) GTEST_SKIP();
+  const PolicyInfo& policy = *FindPolicy("event-fence");
+  Case c;
+  c.scenario = RegionsScenario(2, 2, /*abort=*/true, /*mapped=*/1);
+  const std::string label = "event-fence on 2x2+abort,mapped";
+  const Search by_dpor = Explored(c, policy, "dfs", 1'000'000, label);
+  ASSERT_TRUE(by_dpor.exhausted) << label;
+  const std::set<std::string> by_random = RandomlyObserved(c, policy, /*seed=*/7);
+  ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
+  std::printf("%s: DPOR %llu executions, %zu observations; random %zu\n", label.c_str(),
+              static_cast<unsigned long long>(by_dpor.executions), by_dpor.observed.size(),
+              by_random.size());
+}
+
 }  // namespace
 }  // namespace stackcheck::properties
