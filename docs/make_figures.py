@@ -925,6 +925,15 @@ def run_cell(head, directory, name):
                                        head.get("machine", "?"), directory, name)
 
 
+def what_cell(head, name):
+    """A recorded run's first cell: what it was, and, for a run a later finding
+    took the claim from (`# superseded: WHY`), that it no longer proves it."""
+    what = head.get("what", name)
+    if "superseded" in head:
+        what += " — **not a proof**: %s" % head["superseded"]
+    return what
+
+
 def recorded_files(directory):
     """The recorded runs (`.txt`) in a directory, by name; none if it is absent."""
     if not os.path.isdir(directory):
@@ -959,7 +968,7 @@ def proofs_section():
     rows = []
     for name in files:
         head, out = parse_proof(os.path.join(pdir, name))
-        rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
+        rows.append([what_cell(head, name), "`%s`" % head.get("command", "?"),
                      num(int(out["executions"])) if "executions" in out else "?",
                      out.get("exhausted", "?"), seconds(float(out["seconds"]))
                      if "seconds" in out else "?", out.get("violation", "?"),
@@ -1026,7 +1035,7 @@ def sharded_section():
         head, out = parse_sharded(os.path.join(pdir, name))
         one_core = sum(out["shard_seconds"])
         wall = out["wall_seconds"]
-        rows.append([head.get("what", name), "`%s`" % head.get("command", "?"),
+        rows.append([what_cell(head, name), "`%s`" % head.get("command", "?"),
                      out.get("shards", "?"), num(int(out["units"])) if "units" in out else "?",
                      "%s (walks %s, escapes %s)" % (
                          num(int(out["executions"])) if "executions" in out else "?",
