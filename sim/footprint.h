@@ -130,8 +130,8 @@ inline constexpr std::uint8_t kWaitsOnHealthyContext = 64;
 // past the work show too. Not when a trap may come, even if this kernel
 // does not trap: run first, the launch keeps the wait waiting while its
 // thread enqueues a kernel that traps, and the wait woken by the trap fails
-// (event-fence, 2 x 2 mapped with an abort: the search without that
-// condition missed 36 of 1,174 observations).
+// (event-fence, 2 x 2 mapped with an abort: without that condition the
+// search reached 1,138 observations, with it 1,174).
 inline constexpr std::uint8_t kEnqueuesHarmlessWork = 128;
 
 // Footprint::ends. The step taken when no other actor can move, and so the
