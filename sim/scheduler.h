@@ -11,7 +11,7 @@
 // and is runnable again once that condition holds, so "nobody can move but
 // somebody waits" is a deadlock, reported with its wait-for cycle. An actor
 // that cannot move is not looked at again until the event that can change
-// that (see watch_), and the device's answers are kept until it changes.
+// that (sim/watch_set.h), and the device's answers are kept until it changes.
 //
 // Ending an execution early (process exit, violation, deadlock, step bound)
 // leaves fibers suspended mid-call. Teardown resumes each one and throws
@@ -49,92 +49,20 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "sim/actor.h"
 #include "sim/device_books.h"
 #include "sim/driver_api.h"
 #include "sim/event.h"
 #include "sim/fiber.h"
+#include "sim/gpu_model.h"
 #include "sim/monitor.h"
 #include "sim/strategy.h"
 #include "sim/trace/digest.h"
+#include "sim/watch_set.h"
 
 namespace stackcheck::sim {
 
-enum class ActorKind : std::uint8_t {
-  kHostThread,      // a thread of the simulated process (T0 is main)
-  kCallbackThread,  // the driver's serial callback thread (SEM-07 default)
-  kCallbackWorker,  // one callback in concurrent/unordered mode
-  kGpuStream,       // the GPU's progress on one stream; no fiber
-};
-
-inline bool IsCallbackContext(ActorKind kind) {
-  return kind == ActorKind::kCallbackThread || kind == ActorKind::kCallbackWorker;
-}
-
-enum class ActorState : std::uint8_t { kRunnable, kBlocked, kFinished };
-
-// What a blocked actor waits for. The device kinds are judged by GpuModel.
-enum class WaitKind : std::uint8_t {
-  kNone,
-  kMutex,                  // object: mutex id; until it has no owner
-  kJoin,                   // object: actor id; until it finishes
-  kCallbackWork,           // the idle serial callback thread: until a callback is dispatched
-  kStreamIdle,             // object: stream index; until its queue is empty
-  kAllStreamsIdle,         // until every stream of the context is idle
-  kAllStreamsIdleOrFault,  // the same, or until a kernel poisons the context
-  kEvent,                  // object: event record id; until that record completes
-  kWakeup,                 // object: wait queue id; until a Wake picks this actor
-  // Until no other actor can move (Scheduler::AwaitRest).
-  kRest,
-};
-
-struct WaitReason {
-  WaitKind kind = WaitKind::kNone;
-  std::uint32_t object = 0;
-  DriverCall call = DriverCall::kInit;  // the driver call that waits, if any
-};
-
-// One edge of the wait-for graph, for deadlock reports.
-struct WaitEdge {
-  ActorId to = kNoActor;
-  std::string text;  // "T0 waits in cuMemFree for gpu:s0 to drain"
-};
-
-// The device model as the scheduler sees it (implemented by SimDevice).
-class GpuModel {
- public:
-  virtual ~GpuModel() = default;
-  // Can the GPU make progress on `stream` now? If so, *next is the step's
-  // footprint.
-  virtual bool StreamStepReady(std::uint32_t stream, Footprint* next) = 0;
-  virtual void StreamStep(std::uint32_t stream) = 0;
-  // Device wait reasons (kStreamIdle, kAllStreamsIdle[OrFault], kEvent).
-  virtual bool WaitSatisfied(const WaitReason& reason) = 0;
-  // Has the serial callback thread something to run? *next: its footprint.
-  virtual bool CallbackWorkReady(Footprint* next) = 0;
-  virtual bool sticky_error() const = 0;
-  // Device memory: what a cuMemAlloc of `bytes` takes (rounded to the
-  // allocation granularity), and what is free now.
-  virtual std::uint64_t ChargedBytes(std::uint64_t bytes) const { return bytes; }
-  virtual std::uint64_t FreeBytes() const { return 0; }
-  // Wait-for edges leaving a fiber blocked in a device wait, or a GPU actor
-  // that cannot move.
-  virtual void DeviceWaitEdges(ActorId waiter, const WaitReason& reason,
-                               std::vector<WaitEdge>* out) = 0;
-  virtual void StreamWaitEdges(std::uint32_t stream, std::vector<WaitEdge>* out) = 0;
-};
-
-// Reserved: a fiber whose execution is over is unwound from its scheduling
-// point by a forced unwind (the mechanism pthread_cancel uses), which runs
-// destructors and `catch (...)` blocks (which must rethrow), but no typed
-// handler. Simulated code must never swallow it.
-struct ExecutionAbandoned {};
 struct ForcedUnwindAccess;
-
-// Whether a scheduling point may unwind its fiber at teardown.
-enum class PointKind : std::uint8_t {
-  kMayUnwind,  // every point, except:
-  kNoThrow,    // points reachable from destructors (Mutex::Unlock)
-};
 
 class Scheduler final : public SimView {
  public:
@@ -149,13 +77,13 @@ class Scheduler final : public SimView {
   // engine re-asks the device only after a change, not at every step.
   void DeviceChanged() {
     ++device_epoch_;
-    watch_ |= waiting_for_[kWakeOnDevice];
+    watch_.Wake(WatchSet::kWakeOnDevice);
   }
   // The same, for a change of the serial callback thread's queue: only this
   // one wakes that thread when it waits for work.
   void CallbackWorkChanged() {
     DeviceChanged();
-    watch_ |= waiting_for_[kWakeOnCallbackWork];
+    watch_.Wake(WatchSet::kWakeOnCallbackWork);
   }
   void set_step_bound(std::uint64_t bound) { step_bound_ = bound; }
   // Events reach each monitor (a set's members one by one) only for the
@@ -253,7 +181,7 @@ class Scheduler final : public SimView {
     const ActorId before = m.owner;
     m.owner = owner;
     // A waiter may take it now.
-    if (owner == kNoActor) watch_ |= waiting_for_[kWakeOnMutex];
+    if (owner == kNoActor) watch_.Wake(WatchSet::kWakeOnMutex);
     if (m.guard_bit != 0) GuardsChanged(before, owner);
   }
   // The actor reading under the mutex in a pass (Mutex::ReadUnder: one step
@@ -377,7 +305,6 @@ class Scheduler final : public SimView {
     bool started = false;                // the fiber has run (its body began)
     const void* entry_marker = nullptr;  // a local of FiberEntry's frame
     void* tsan_fiber = nullptr;          // ThreadSanitizer's handle (tsan builds only)
-    std::uint8_t wake_on = 0;            // a WakeOn: where Watch filed it
     std::uint8_t guards_held = 0;        // guard bits of the guard mutexes it owns
     bool woken = false;                  // a WakeQueue picked it (kWakeup waits)
     bool timed = false;                  // its kWakeup wait can time out (WaitOnQueueOrTimeOut)
@@ -424,60 +351,9 @@ class Scheduler final : public SimView {
   // When nothing can move: the timed waits, whose expiry is the next step;
   // when there are none, the actor awaiting rest.
   std::size_t CollectExpiringWaits();
-  // Which event puts an actor that cannot move back into watch_.
-  enum WakeOn : std::uint8_t {
-    kAlwaysWatched,  // runnable host fibers (and a kNone wait): never idle
-    kWakeOnDevice,   // GPU streams, device waits
-    kWakeOnMutex,
-    kWakeOnJoin,
-    kWakeOnCallbackWork,
-    kWakeOnNothing,
-    kWakeOnCount,
-  };
-  static WakeOn WakeOnFor(const WaitReason& wait, bool gpu) {
-    switch (wait.kind) {
-      case WaitKind::kNone:
-        return gpu ? kWakeOnDevice : kAlwaysWatched;
-      case WaitKind::kMutex:
-      case WaitKind::kWakeup:  // woken by WakeQueue, which watches them
-        return kWakeOnMutex;
-      case WaitKind::kJoin:
-        return kWakeOnJoin;
-      case WaitKind::kCallbackWork:
-        return kWakeOnCallbackWork;
-      case WaitKind::kStreamIdle:
-      case WaitKind::kAllStreamsIdle:
-      case WaitKind::kAllStreamsIdleOrFault:
-      case WaitKind::kEvent:
-        return kWakeOnDevice;
-      case WaitKind::kRest:  // no event wakes it: CollectExpiringWaits picks it
-        return kWakeOnNothing;
-    }
-    return kWakeOnDevice;
-  }
-  // Puts `id` into watch_ (it is looked at once at least, whatever it waits
-  // for) and files it under the event that wakes it when it is idle.
-  void Watch(ActorId id, WakeOn wake) {
-    const std::uint64_t bit = Bit(id);
-    Actor& a = actors_[id];
-    waiting_for_[a.wake_on] &= ~bit;
-    a.wake_on = wake;
-    waiting_for_[wake] |= bit;
-    watch_ |= bit;
-  }
-  // A finished actor: never looked at again; whoever joins it may go on.
-  void Unwatch(ActorId id) {
-    const std::uint64_t bit = Bit(id);
-    Actor& a = actors_[id];
-    waiting_for_[a.wake_on] &= ~bit;
-    a.wake_on = kAlwaysWatched;
-    watch_ &= ~bit;
-    watch_ |= waiting_for_[kWakeOnJoin];
-  }
 #ifdef STACKCHECK_ASAN
   void CheckWatched(std::size_t count, int current_index);
 #endif
-  static std::uint64_t Bit(ActorId id) { return id < 64 ? std::uint64_t{1} << id : 0; }
   // Ready for actors that only the device can answer for (GPU streams, device
   // waits, the idle callback thread): cached per actor until the device
   // changes, since most steps leave the device as it was.
@@ -583,17 +459,7 @@ class Scheduler final : public SimView {
   EventDigest digest_;      // sim/trace/digest.h: the same hash as Digest(trace)
   bool observes_every_step_ = false;
   std::uint64_t device_epoch_ = 1;  // bumped by DeviceChanged; never reset
-  // Bit i: actor i may be able to move and the next scan must look at it.
-  // An actor that cannot move leaves the set until the event that can
-  // unblock it: a device change (GPU streams, device waits), a mutex
-  // becoming free (mutex waits), an actor finishing (joins), a change to the
-  // callback queue (the idle serial callback thread). Most of an execution's
-  // actors wait most of the time, so the scan looks at few. Only used while
-  // every actor id is below 64.
-  std::uint64_t watch_ = 0;
-  // By WakeOn: the actors filed under each event ([kAlwaysWatched] is
-  // never read).
-  std::uint64_t waiting_for_[kWakeOnCount] = {};
+  WatchSet watch_;                  // the actors the next scan looks at (ids below 64)
   std::uint64_t steps_ = 0;
   std::uint64_t now_ = 0;
   std::uint64_t generation_ = 0;
