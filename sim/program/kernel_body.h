@@ -4,7 +4,7 @@
 // region's thread limit from the launch's target arguments); the kernel
 // receives the same table with device addresses (GOMP_OFFLOAD_run's
 // `tgt_vars`). Since this library keeps device memory at the device addresses
-// (libcuda.cc), the host function called with the device table computes what
+// (sim/libcuda/entry_kernels.cc), the host function called with the device table computes what
 // the kernel computes, on device memory: device results reach the host
 // through the copies libgomp makes, as they would from a GPU. The call goes
 // through libgomp's own fallback (GOMP_target_ext on the host-fallback device

@@ -7,7 +7,7 @@
 // and variable names, in the same order). This library interposes that call,
 // so a kernel launched by name can run its region's host function
 // (kernel_body.h), which names the host symbols of its device variables
-// (libcuda.cc lends them the device's bytes while it runs).
+// (sim/libcuda/entry_kernels.cc lends them the device's bytes while it runs).
 #ifndef STACKCHECK_SIM_PROGRAM_OFFLOAD_IMAGES_H_
 #define STACKCHECK_SIM_PROGRAM_OFFLOAD_IMAGES_H_
 

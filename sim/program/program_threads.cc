@@ -197,7 +197,7 @@ class Controller {
     config.device_capacity = 140 * kGiB;
     config.first_device_address = FirstDeviceAddress();
     config.modes.step_bound = std::uint64_t{1} << 24;
-    // The plan's allocation failures are the driver's to inject (libcuda.cc):
+    // The plan's allocation failures are the driver's to inject (sim/libcuda/entry_memory.cc):
     // it counts the program's own cuMemAlloc calls.
     config.launch_failure_at_call = options_.faults.reject_at_launch;
     sim::MonitorParams params;
