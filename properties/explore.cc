@@ -23,6 +23,7 @@
 #include "properties/sampled_clock.h"
 #include "properties/schedule_recorder.h"
 #include "properties/search_checkpoint.h"
+#include "properties/stop_when.h"
 #include "sim/monitors/monitor_set.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/determinism_check.h"
@@ -295,23 +296,29 @@ absl::Status CheckExecution(const sim::Strategy& strategy, const sim::ExecutionR
   return state.status;
 }
 
-// The clocks and counters an explorer's loop keeps.
+// When the next progress line is due, from the run's start.
 struct Pace {
   std::chrono::steady_clock::time_point start;
-  std::chrono::steady_clock::time_point deadline;
   std::chrono::steady_clock::time_point next_progress;
-  std::uint64_t budget;
 };
 
-Pace PaceOf(const ExploreSpec& spec, const Workers* workers) {
-  Pace pace;
-  pace.start = workers != nullptr ? workers->start : std::chrono::steady_clock::now();
-  pace.deadline = spec.time_budget == absl::InfiniteDuration()
-                      ? std::chrono::steady_clock::time_point::max()
-                      : pace.start + absl::ToChronoNanoseconds(spec.time_budget);
-  pace.next_progress = pace.start + std::chrono::milliseconds(500);
-  pace.budget = spec.max_executions == 0 ? ~std::uint64_t{0} : spec.max_executions;
-  return pace;
+// The run's stop rules: the spec's budget, deadline and interrupt, and a
+// split run's shared count and stop.
+StopWhen::Rules StopRulesOf(const ExploreSpec& spec, const Workers* workers, const Pace& pace,
+                            const ExploreReport& report) {
+  StopWhen::Rules rules;
+  rules.max_executions = spec.max_executions;
+  rules.counted = &report.executions;
+  rules.start = pace.start;
+  if (spec.time_budget != absl::InfiniteDuration()) {
+    rules.deadline = pace.start + absl::ToChronoNanoseconds(spec.time_budget);
+  }
+  rules.interrupt = spec.interrupt;
+  if (workers != nullptr) {
+    rules.counted_by_all = &workers->executions;
+    rules.peer_stopped = &workers->stop;
+  }
+  return rules;
 }
 
 // Called when the next report is due (`pace.next_progress`).
@@ -354,28 +361,6 @@ bool Counted(const ExploreSpec& spec, const sim::ExecutionResult& r,
     }
   }
   return RecordFindings(spec, r, recorder, report);
-}
-
-// Whether the budget is spent, or another worker stopped, before the next
-// execution.
-bool BudgetSpent(const Workers* workers, const Pace& pace, const ExploreReport& report) {
-  const std::uint64_t done =
-      workers != nullptr ? workers->executions.load(std::memory_order_relaxed) : report.executions;
-  return done >= pace.budget || (workers != nullptr && workers->stop.load());
-}
-
-// Whether the clock or an interrupt ends the run after an execution.
-bool TimeIsUp(const ExploreSpec& spec, const Pace& pace, std::chrono::steady_clock::time_point now,
-              ExploreReport& report) {
-  if (now >= pace.deadline) {
-    report.out_of_time = true;
-    return true;
-  }
-  if (spec.interrupt != nullptr && spec.interrupt->load(std::memory_order_relaxed)) {
-    report.interrupted = true;
-    return true;
-  }
-  return false;
 }
 
 // The strategy's account at the end, into the report.
@@ -435,13 +420,16 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
   }
   ScheduleRecorder recorder(determinism ? static_cast<sim::Strategy&>(*determinism)
                                         : static_cast<sim::Strategy&>(metrics));
-  Pace pace = PaceOf(spec, workers);
+  Pace pace;
+  pace.start = workers != nullptr ? workers->start : std::chrono::steady_clock::now();
+  pace.next_progress = pace.start + std::chrono::milliseconds(500);
+  // Outermost, on NewExecution only: the engine takes its points from the
+  // recorder, so the stop rules cost nothing per step.
+  StopWhen stop(recorder, StopRulesOf(spec, workers, pace, report));
   const bool sees_every_step = recorder.ObservesEveryStep();
   SampledClock<> clock(pace.start);
-  bool stopped = false;  // by the stop rule, a budget or an error
   const sim::ExecutionResult* last = nullptr;
-  while (!(stopped = BudgetSpent(workers, pace, report))) {
-    if (!recorder.NewExecution()) break;
+  while (stop.NewExecution()) {
     const sim::ExecutionResult& r = RunOnce(simulator, recorder, spec.test_case, *spec.policy);
     last = &r;
     if (determinism) {
@@ -456,27 +444,27 @@ ExploreReport ExploreOne(const ExploreSpec& spec, Workers* workers) {
     // A reduced search's premise that allocations commute broke: Explore
     // runs it again with the exact ledger.
     if (r.capacity_premise_broken && !report.reduction.empty() && report.reduction != "none") {
-      report.capacity_premise_broken = stopped = true;
+      report.capacity_premise_broken = true;
+      stop.Stop();
       break;
     }
+    // The stop rule (the first violation) or an error ends the run.
     if (Counted(spec, r, recorder, sees_every_step, simulator, workers, report)) {
-      stopped = true;
+      stop.Stop();
       break;
     }
     const auto now = clock.Now();
-    if (TimeIsUp(spec, pace, now, report)) {
-      stopped = true;
-      break;
-    }
     if (now >= pace.next_progress) ReportProgress(spec, recorder, workers, now, pace, report);
   }
+  report.out_of_time = stop.reason() == StopWhen::Reason::kDeadline;
+  report.interrupted = stop.reason() == StopWhen::Reason::kInterrupt;
   if (spec.keep_trace && last != nullptr) {
     report.trace = last->trace;
     report.actor_names = ActorNames(simulator, report.trace);
   }
   report.seconds = SecondsSince(pace.start);
   report.metrics = metrics.metrics();
-  Conclude(spec, *engine, workers, stopped, report);
+  Conclude(spec, *engine, workers, stop.stopped(), report);
   return report;
 }
 
