@@ -9,10 +9,10 @@
 // pthread functions, which no interposition of the pthread_* names sees, so
 // each is interposed here too.
 //
-// Which calls are the program's, to be modelled: interposed_call.h. Read-write
-// and spin locks: interpose_shared_locks.cc; fork and signal masks:
-// interpose_process.cc.
-#include <dlfcn.h>
+// Which calls are the program's, to be modelled: interposed_call.h. A mutex's
+// model (kinds, owners, the plugin's lock names): program_mutexes.h.
+// Read-write and spin locks: interpose_shared_locks.cc; fork and signal
+// masks: interpose_process.cc.
 #include <pthread.h>
 #include <sched.h>
 #include <threads.h>
@@ -21,17 +21,14 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <map>
-#include <memory>
-#include <string>
 
-#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/host.h"
 #include "sim/program/entry_point.h"
 #include "sim/program/interposed_call.h"
 #include "sim/program/kernel_body.h"
+#include "sim/program/program_mutexes.h"
 #include "sim/program/program_threads.h"
 #include "sim/program/real_functions.h"
 
@@ -42,117 +39,6 @@ bool Modelled(const void* caller) { return IsProgramCall(caller); }
 bool ModelledSync(const void* caller) { return IsProgramSyncCall(caller); }
 
 #define CALLER STACKCHECK_CALLER
-
-// --- names for the plugin's mutexes -----------------------------------------
-// plugin-nvptx.c's nvptx_open_device initialises each device's three locks in
-// this order; its only static mutex is ptx_dev_lock.
-constexpr const char* kPluginDeviceLocks[] = {"ptx_dev->image_lock", "ptx_dev->free_blocks_lock",
-                                              "ptx_dev->omp_stacks.lock (the stacks lock)"};
-
-bool InPlugin(const void* address) {
-  Dl_info info{};
-  return dladdr(address, &info) != 0 && info.dli_fname != nullptr &&
-         std::strstr(info.dli_fname, "libgomp-plugin-nvptx") != nullptr;
-}
-
-struct MutexEntry {
-  std::unique_ptr<Mutex> mutex;
-  unsigned depth = 0;  // a recursive mutex's lock count while held
-  // Where timed lockers wait (pthread_mutex_timedlock), once one has; every
-  // unlock wakes them to try again.
-  std::uint32_t timed_queue = 0;
-};
-
-std::map<const pthread_mutex_t*, MutexEntry>& Mutexes() {
-  static auto* mutexes = new std::map<const pthread_mutex_t*, MutexEntry>;
-  return *mutexes;
-}
-
-std::string NameFor(const pthread_mutex_t* m, const void* initialiser) {
-  static int plugin_inits = 0;
-  static int others = 0;
-  if (initialiser != nullptr && InPlugin(initialiser)) {
-    return kPluginDeviceLocks[plugin_inits++ % 3];
-  }
-  if (InPlugin(m)) return "ptx_dev_lock (plugin-nvptx.c's static mutex)";
-  return absl::StrCat("pthread mutex #", ++others);
-}
-
-MutexEntry& EntryOf(Twin& twin, pthread_mutex_t* m) {
-  MutexEntry& e = Mutexes()[m];
-  if (e.mutex == nullptr) e.mutex = twin.host.NewMutex(NameFor(m, nullptr));
-  return e;
-}
-
-Mutex& MutexOf(Twin& twin, pthread_mutex_t* m) { return *EntryOf(twin, m).mutex; }
-
-// The mutex's type as glibc keeps it in the mutex (set by pthread_mutex_init
-// from its attributes, or by a static initializer such as
-// PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP): normal (and adaptive) mutexes
-// deadlock on a relock by their owner; recursive ones count; error-checking
-// ones refuse. Robust and priority flags are not modelled.
-int KindOf(const pthread_mutex_t* m) {
-  constexpr int kKindMask = 3;  // glibc's PTHREAD_MUTEX_KIND_MASK_NP (internal)
-  return m->__data.__kind & kKindMask;
-}
-
-// Recursive and error-checking mutexes know their owner; the others do not
-// look (a relock waits, an unlock by anyone releases).
-bool ChecksOwner(int kind) {
-  return kind == PTHREAD_MUTEX_RECURSIVE_NP || kind == PTHREAD_MUTEX_ERRORCHECK_NP;
-}
-
-bool OwnedByCaller(Twin& twin, const Mutex& mutex) {
-  return mutex.Owner() == twin.host.CurrentThread();
-}
-
-int Lock(Twin& twin, pthread_mutex_t* m, bool try_only) {
-  MutexEntry& e = EntryOf(twin, m);
-  const int kind = KindOf(m);
-  if (ChecksOwner(kind) && OwnedByCaller(twin, *e.mutex)) {
-    if (kind == PTHREAD_MUTEX_ERRORCHECK_NP) return try_only ? EBUSY : EDEADLK;
-    ++e.depth;
-    return 0;
-  }
-  if (try_only) {
-    if (!e.mutex->TryLock()) return EBUSY;
-  } else {
-    e.mutex->Lock();
-  }
-  e.depth = 1;
-  return 0;
-}
-
-int Unlock(Twin& twin, pthread_mutex_t* m) {
-  MutexEntry& e = EntryOf(twin, m);
-  const int kind = KindOf(m);
-  if (ChecksOwner(kind)) {
-    if (!OwnedByCaller(twin, *e.mutex)) return EPERM;
-    if (--e.depth > 0) return 0;
-  }
-  e.mutex->Unlock();
-  if (e.timed_queue != 0) twin.host.WakeQueue(e.timed_queue, UINT32_MAX);
-  return 0;
-}
-
-// pthread_mutex_timedlock and pthread_mutex_clocklock: the owner's relock as
-// Lock answers it, except that a normal mutex's relock times out instead of
-// waiting for ever; otherwise the caller waits to be woken by an unlock and
-// tries again, or times out (ETIMEDOUT) when no other thread can move, as a
-// timed condition wait does (TimedWait).
-int TimedLock(Twin& twin, pthread_mutex_t* m, const char* name) {
-  MutexEntry& e = EntryOf(twin, m);
-  const int kind = KindOf(m);
-  if (ChecksOwner(kind) && OwnedByCaller(twin, *e.mutex)) return Lock(twin, m, false);
-  if (e.timed_queue == 0) e.timed_queue = WaitQueueOf(twin, m, "timed mutex waiters");
-  twin.host.ProgramCall(name, e.timed_queue);
-  while (!e.mutex->TryLock()) {
-    twin.host.BlameWaitQueue(e.timed_queue, e.mutex->Owner());
-    if (!twin.host.WaitOnQueueOrTimeOut(e.timed_queue)) return ETIMEDOUT;
-  }
-  e.depth = 1;
-  return 0;
-}
 
 std::uint32_t QueueOf(Twin& twin, const void* object, const char* kind) {
   return WaitQueueOf(twin, object, kind);
@@ -210,7 +96,7 @@ int TimedWait(pthread_cond_t* c, pthread_mutex_t* m, const char* name) {
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
     twin.host.ProgramCall(name, queue);
-    Mutex& mutex = MutexOf(twin, m);
+    Mutex& mutex = ProgramMutexOf(twin, m);
     mutex.Unlock();
     woken = twin.host.WaitOnQueueOrTimeOut(queue);
     mutex.Lock();
@@ -270,7 +156,7 @@ STACKCHECK_ENTRY_WORK int InitMutex(const void* caller, pthread_mutex_t* m,
                                     const pthread_mutexattr_t* attr) {
   if (!ModelledSync(caller)) return Real().pthread_mutex_init(m, attr);
   Real().pthread_mutex_init(m, attr);  // the bytes, for whoever reads them
-  AtPoint([&](Twin& twin) { Mutexes()[m].mutex = twin.host.NewMutex(NameFor(m, caller)); });
+  AtPoint([&](Twin& twin) { NameProgramMutex(twin, m, caller); });
   return 0;
 }
 
@@ -279,7 +165,7 @@ STACKCHECK_ENTRY_WORK int LockMutex(const void* caller, pthread_mutex_t* m, bool
     return try_only ? Real().pthread_mutex_trylock(m) : Real().pthread_mutex_lock(m);
   }
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = Lock(twin, m, try_only); })) {
+  if (!AtPoint([&](Twin& twin) { rc = LockProgramMutex(twin, m, try_only); })) {
     return try_only ? Real().pthread_mutex_trylock(m) : Real().pthread_mutex_lock(m);
   }
   return rc;
@@ -288,7 +174,7 @@ STACKCHECK_ENTRY_WORK int LockMutex(const void* caller, pthread_mutex_t* m, bool
 STACKCHECK_ENTRY_WORK int UnlockMutex(const void* caller, pthread_mutex_t* m) {
   if (!ModelledSync(caller)) return Real().pthread_mutex_unlock(m);
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = Unlock(twin, m); })) {
+  if (!AtPoint([&](Twin& twin) { rc = UnlockProgramMutex(twin, m); })) {
     return Real().pthread_mutex_unlock(m);
   }
   return rc;
@@ -297,7 +183,7 @@ STACKCHECK_ENTRY_WORK int UnlockMutex(const void* caller, pthread_mutex_t* m) {
 STACKCHECK_ENTRY_WORK int DestroyMutex(const void* caller, pthread_mutex_t* m) {
   if (!ModelledSync(caller)) return Real().pthread_mutex_destroy(m);
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = MutexOf(twin, m).Destroy() ? 0 : EBUSY; })) {
+  if (!AtPoint([&](Twin& twin) { rc = ProgramMutexOf(twin, m).Destroy() ? 0 : EBUSY; })) {
     return Real().pthread_mutex_destroy(m);
   }
   return rc;
@@ -308,7 +194,7 @@ STACKCHECK_ENTRY_WORK int CondWait(const void* caller, pthread_cond_t* c, pthrea
   AtPoint([&](Twin& twin) {
     const std::uint32_t queue = QueueOf(twin, c, "condition variable");
     twin.host.ProgramCall("pthread_cond_wait", queue);
-    Mutex& mutex = MutexOf(twin, m);
+    Mutex& mutex = ProgramMutexOf(twin, m);
     mutex.Unlock();
     twin.host.WaitOnQueue(queue);
     mutex.Lock();
@@ -393,7 +279,8 @@ STACKCHECK_ENTRY_POINT int pthread_mutex_trylock(pthread_mutex_t* m) {
 STACKCHECK_ENTRY_POINT int pthread_mutex_timedlock(pthread_mutex_t* m, const timespec* deadline) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_timedlock(m, deadline);
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = TimedLock(twin, m, "pthread_mutex_timedlock"); })) {
+  if (!AtPoint(
+          [&](Twin& twin) { rc = TimedLockProgramMutex(twin, m, "pthread_mutex_timedlock"); })) {
     return Real().pthread_mutex_timedlock(m, deadline);
   }
   return rc;
@@ -403,7 +290,8 @@ STACKCHECK_ENTRY_POINT int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t
                                                    const timespec* deadline) {
   if (!ModelledSync(CALLER)) return Real().pthread_mutex_clocklock(m, clock, deadline);
   int rc = 0;
-  if (!AtPoint([&](Twin& twin) { rc = TimedLock(twin, m, "pthread_mutex_clocklock"); })) {
+  if (!AtPoint(
+          [&](Twin& twin) { rc = TimedLockProgramMutex(twin, m, "pthread_mutex_clocklock"); })) {
     return Real().pthread_mutex_clocklock(m, clock, deadline);
   }
   return rc;
