@@ -148,6 +148,8 @@ class CudaDevice final : public Device {
  private:
   struct CallbackThunk;
   CudaDevice(const CudaEntryPoints& api, int ordinal);
+  // The driver's result as core's CuResult (the same numbers).
+  static CuResult R(CUresult r) { return static_cast<CuResult>(r); }
 
   // Every entry point starts here: counts SEM-09 calls and makes our context
   // current on the calling thread (never from callback context, where the
