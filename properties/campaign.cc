@@ -6,16 +6,18 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "core/probes.h"
-#include "core/version.h"
+#include "properties/campaign_shrink.h"
 #include "properties/expected_verdicts.h"
 #include "properties/known_bugs.h"
-#include "properties/replay_file.h"
 #include "properties/worker_pool.h"
 #include "sim/monitors/monitors.h"
 #include "sim/strategies/registry.h"
@@ -250,273 +252,253 @@ absl::StatusOr<Hunt> HuntViolation(const PolicyInfo& policy,
   return hunt;
 }
 
-absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
+namespace {
+
+// Refuses a job count or shard no campaign can run with.
+absl::Status CheckJobsAndShard(const CampaignOptions& options) {
   if (options.jobs < 1) return absl::InvalidArgumentError("--jobs must be at least 1");
   if (options.shard_count < 1 || options.shard_index < 0 ||
       options.shard_index >= options.shard_count) {
     return absl::InvalidArgumentError(
         absl::StrFormat("shard %d of %d does not exist", options.shard_index, options.shard_count));
   }
+  return absl::OkStatus();
+}
+
+std::vector<const PolicyInfo*> PoliciesToRun(const CampaignOptions& options) {
   std::vector<const PolicyInfo*> policies = options.policies;
   if (policies.empty()) {
     for (const PolicyInfo& p : AllPolicies()) policies.push_back(&p);
   }
-  std::vector<std::pair<const PropertyInfo*, std::string>> unavailable;
-  const std::vector<const PropertyInfo*> available = AvailableProperties(&unavailable);
+  return policies;
+}
 
-  const absl::Time start = absl::Now();
-  const absl::Time end = start + options.time_budget;
+// What every policy's turn of one campaign shares.
+struct RunningCampaign {
+  explicit RunningCampaign(const CampaignOptions& o)
+      : options(o),
+        available(AvailableProperties(&unavailable)),
+        start(absl::Now()),
+        end(start + o.time_budget) {}
+
+  bool counted() const { return options.executions > 0; }
+  bool stopped() const {
+    return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
+  }
+
+  const CampaignOptions& options;
+  std::vector<std::pair<const PropertyInfo*, std::string>> unavailable;
+  const std::vector<const PropertyInfo*> available;
+  const absl::Time start;
+  const absl::Time end;
+  std::atomic<std::uint64_t> total_executions{0};  // all policies, for the progress reports
+};
+
+// This policy's share of what is left: 70% exploring, the rest shrinking.
+// A fixed count runs whole, within the whole budget.
+PolicyTurn TurnOf(const RunningCampaign& campaign, const PolicyInfo& policy, size_t policies_left) {
+  const absl::Time end = campaign.end;
+  const absl::Duration slice = (end - absl::Now()) / static_cast<int>(policies_left);
+  const absl::Time explore_end = campaign.counted() ? end : absl::Now() + slice * 0.7;
+  const absl::Time policy_end = campaign.counted() ? end : absl::Now() + slice;
+  return PolicyTurn{campaign.options, policy, explore_end, policy_end, end};
+}
+
+// When job 0 last reported progress.
+struct ProgressPacer {
+  std::mutex mu;
+  absl::Time last = absl::Now();
+};
+
+void ReportProgress(const RunningCampaign& campaign, const PolicyInfo& policy, std::uint64_t done,
+                    ProgressPacer& pacer) {
+  if (!campaign.options.on_progress) return;
+  const absl::Time now = absl::Now();
+  if (now - pacer.last < absl::Milliseconds(500)) return;
+  std::lock_guard<std::mutex> lock(pacer.mu);
+  pacer.last = now;
+  campaign.options.on_progress(CampaignProgress{done, Seconds(now - campaign.start),
+                                                std::max(0.0, Seconds(campaign.end - now)),
+                                                policy.name});
+}
+
+// Job `job`'s indices of this shard: every (shard_count * jobs)-th from its
+// own first, until the count, the end of exploring or a stop.
+void ExploreShare(RunningCampaign& campaign, const PolicyTurn& turn, int job, ProgressPacer& pacer,
+                  WorkerStats& stats) {
+  const CampaignOptions& options = campaign.options;
+  stats.properties.resize(AllProperties().size());
+  const CaseGens gens(options.generator);
+  const std::uint64_t stride = static_cast<std::uint64_t>(options.shard_count) * options.jobs;
+  for (std::uint64_t i =
+           options.shard_index + static_cast<std::uint64_t>(options.shard_count) * job;
+       options.executions == 0 || i < options.executions; i += stride) {
+    if (absl::Now() >= turn.explore_end || campaign.stopped()) break;
+    const PlannedExecution plan =
+        PlanExecution(gens, options.seed, i, turn.policy, campaign.available);
+    absl::StatusOr<Execution> e =
+        RunPlanned(plan, turn.policy, &stats.coverage, /*pass_known=*/true);
+    if (!e.ok()) {
+      stats.error = e.status();
+      return;
+    }
+    Account(plan, i, *e, stats);
+    if (!stats.error.ok()) return;
+    const std::uint64_t done = ++campaign.total_executions;
+    if (job == 0) ReportProgress(campaign, turn.policy, done, pacer);
+  }
+}
+
+// Each job learns on its own; MergeWorkers joins what they learned.
+std::vector<WorkerStats> ExplorePolicy(RunningCampaign& campaign, const PolicyTurn& turn) {
+  std::vector<WorkerStats> workers(campaign.options.jobs);
+  ProgressPacer pacer;
+  RunOnWorkers(campaign.options.jobs,
+               [&](int job) { ExploreShare(campaign, turn, job, pacer, workers[job]); });
+  return workers;
+}
+
+// A verdict for every catalogue property, nothing checked yet.
+PolicyResult NoVerdictsYet(
+    const PolicyInfo& policy,
+    const std::vector<std::pair<const PropertyInfo*, std::string>>& unavailable) {
+  PolicyResult pr;
+  pr.policy = &policy;
+  for (const PropertyInfo& p : AllProperties()) {
+    PropertyVerdict& v = pr.verdicts.emplace_back();
+    v.property = &p;
+  }
+  for (const auto& [p, why] : unavailable) {
+    pr.verdicts[CatalogueIndex(p)].available = false;
+    pr.verdicts[CatalogueIndex(p)].unavailable_why = why;
+  }
+  return pr;
+}
+
+// Adds one worker's `s` to verdict `v` and to the property's fingerprints.
+void MergePropertyStats(PropertyStats& s, PropertyVerdict& v,
+                        std::map<std::string, FingerprintStats>& fingerprints) {
+  v.checked += s.checked;
+  if (s.first.has_value() && (!v.violated || *s.first < v.found_at)) {
+    v.violated = true;
+    v.found_at = *s.first;
+    v.found_by = s.by;
+    v.original = std::move(s.found);
+    v.message = std::move(s.message);
+  }
+  for (auto& [fingerprint, f] : s.fingerprints) {
+    MergeFingerprint(fingerprints[fingerprint], std::move(f));
+  }
+}
+
+// Judges each fingerprint met on `v`'s property known or NEW, in order of
+// first meeting.
+void AddFingerprintVerdicts(const PolicyInfo& policy,
+                            std::map<std::string, FingerprintStats>& fingerprints,
+                            PropertyVerdict& v) {
+  for (auto& [fingerprint, f] : fingerprints) {
+    FingerprintVerdict& fv = v.fingerprints.emplace_back();
+    fv.fingerprint = fingerprint;
+    fv.known = IsKnownBug(policy.name, fingerprint) ||
+               ExpectedVerdict(policy.name, v.property->name) == Expectation::kAcceptedDeviation;
+    fv.found_at = f.first;
+    fv.found_by = f.by;
+    fv.met = f.met;
+    fv.original = std::move(f.found);
+    fv.counterexample = fv.original;
+    fv.message = std::move(f.message);
+  }
+  std::stable_sort(v.fingerprints.begin(), v.fingerprints.end(), FirstMet);
+}
+
+// The policy's verdicts from what its workers learned: counts add up, the
+// smallest violating index wins. Their coverage goes to `probes`.
+absl::StatusOr<PolicyResult> MergeWorkers(
+    const PolicyInfo& policy,
+    const std::vector<std::pair<const PropertyInfo*, std::string>>& unavailable,
+    std::vector<WorkerStats>& workers, std::map<std::string, std::uint64_t>& probes) {
+  PolicyResult pr = NoVerdictsYet(policy, unavailable);
+  std::vector<std::map<std::string, FingerprintStats>> fingerprints(pr.verdicts.size());
+  for (WorkerStats& w : workers) {
+    if (!w.error.ok()) return w.error;
+    pr.executions += w.executions;
+    for (const std::string& probe : KnownProbes()) probes[probe] += w.coverage.hits(probe);
+    for (size_t k = 0; k < w.properties.size(); ++k) {
+      MergePropertyStats(w.properties[k], pr.verdicts[k], fingerprints[k]);
+    }
+  }
+  for (size_t k = 0; k < pr.verdicts.size(); ++k) {
+    AddFingerprintVerdicts(policy, fingerprints[k], pr.verdicts[k]);
+  }
+  return pr;
+}
+
+// With a fixed count: how far the policy's exploration fell short of this
+// shard's share of indices 0 .. executions-1, if it did.
+std::optional<std::string> ExplorationShortfall(const CampaignOptions& options,
+                                                const PolicyInfo& policy, std::uint64_t explored) {
+  const std::uint64_t first = static_cast<std::uint64_t>(options.shard_index);
+  const std::uint64_t share =
+      options.executions > first
+          ? (options.executions - first + options.shard_count - 1) / options.shard_count
+          : 0;
+  if (explored >= share) return std::nullopt;
+  return absl::StrFormat("%s: %d of %d executions explored before the time budget ran out",
+                         policy.name, explored, share);
+}
+
+// FIXED?: the known bugs of each property the table marks violated that no
+// execution met.
+void MarkUnmetKnownBugs(const PolicyInfo& policy, PolicyResult& pr) {
+  for (PropertyVerdict& v : pr.verdicts) {
+    if (ExpectedVerdict(policy.name, v.property->name) != Expectation::kViolated) continue;
+    for (const KnownBug* bug : KnownBugsOf(policy.name, v.property->name)) {
+      const bool seen = std::any_of(
+          v.fingerprints.begin(), v.fingerprints.end(),
+          [bug](const FingerprintVerdict& f) { return f.fingerprint == bug->fingerprint; });
+      if (!seen) v.fixed.emplace_back(bug->fingerprint);
+    }
+  }
+}
+
+// One policy's turn: explore, merge, judge and shrink, into `result`.
+absl::Status RunPolicyTurn(RunningCampaign& campaign, const PolicyTurn& turn,
+                           CampaignResult& result) {
+  std::vector<WorkerStats> workers = ExplorePolicy(campaign, turn);
+  absl::StatusOr<PolicyResult> pr =
+      MergeWorkers(turn.policy, campaign.unavailable, workers, result.probes);
+  if (!pr.ok()) return pr.status();
+  const bool interrupted = campaign.stopped();
+  if (campaign.counted() && !interrupted) {
+    std::optional<std::string> shortfall =
+        ExplorationShortfall(campaign.options, turn.policy, pr->executions);
+    if (shortfall.has_value()) result.shortfalls.push_back(*std::move(shortfall));
+  }
+  if (!interrupted) MarkUnmetKnownBugs(turn.policy, *pr);
+  if (absl::Status s = ShrinkFindings(turn, interrupted, *pr, result.shortfalls); !s.ok()) {
+    return s;
+  }
+  result.executions += pr->executions;
+  result.policies.push_back(*std::move(pr));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<CampaignResult> RunCampaign(const CampaignOptions& options) {
+  if (absl::Status s = CheckJobsAndShard(options); !s.ok()) return s;
+  const std::vector<const PolicyInfo*> policies = PoliciesToRun(options);
+  RunningCampaign campaign(options);
   CampaignResult result;
   for (const std::string& probe : KnownProbes()) result.probes[probe] = 0;
-  std::atomic<std::uint64_t> total_executions{0};
-
-  const bool counted = options.executions > 0;
-  auto stopped = [&options] {
-    return options.stop != nullptr && options.stop->load(std::memory_order_relaxed);
-  };
-  for (size_t pi = 0; pi < policies.size() && !stopped(); ++pi) {
-    const PolicyInfo& policy = *policies[pi];
-    // This policy's share of what is left: 70% exploring, the rest shrinking.
-    // A fixed count runs whole, within the whole budget.
-    const absl::Duration slice = (end - absl::Now()) / static_cast<int>(policies.size() - pi);
-    const absl::Time explore_end = counted ? end : absl::Now() + slice * 0.7;
-    const absl::Time policy_end = counted ? end : absl::Now() + slice;
-
-    std::vector<WorkerStats> workers(options.jobs);
-    std::mutex progress_mu;
-    absl::Time last_progress = absl::Now();
-    auto work = [&](int job) {
-      WorkerStats& stats = workers[job];
-      stats.properties.resize(AllProperties().size());
-      const CaseGens gens(options.generator);
-      const std::uint64_t stride = static_cast<std::uint64_t>(options.shard_count) * options.jobs;
-      for (std::uint64_t i =
-               options.shard_index + static_cast<std::uint64_t>(options.shard_count) * job;
-           options.executions == 0 || i < options.executions; i += stride) {
-        if (absl::Now() >= explore_end || stopped()) break;
-        const PlannedExecution plan = PlanExecution(gens, options.seed, i, policy, available);
-        absl::StatusOr<Execution> e =
-            RunPlanned(plan, policy, &stats.coverage, /*pass_known=*/true);
-        if (!e.ok()) {
-          stats.error = e.status();
-          return;
-        }
-        Account(plan, i, *e, stats);
-        if (!stats.error.ok()) return;
-        const std::uint64_t done = ++total_executions;
-        if (job == 0 && options.on_progress) {
-          const absl::Time now = absl::Now();
-          if (now - last_progress >= absl::Milliseconds(500)) {
-            std::lock_guard<std::mutex> lock(progress_mu);
-            last_progress = now;
-            options.on_progress(CampaignProgress{done, Seconds(now - start),
-                                                 std::max(0.0, Seconds(end - now)), policy.name});
-          }
-        }
-      }
-    };
-    RunOnWorkers(options.jobs, work);
-
-    // Merge: counts add up, the smallest violating index wins.
-    PolicyResult pr;
-    pr.policy = &policy;
-    for (const PropertyInfo& p : AllProperties()) {
-      PropertyVerdict& v = pr.verdicts.emplace_back();
-      v.property = &p;
-    }
-    for (const auto& [p, why] : unavailable) {
-      pr.verdicts[CatalogueIndex(p)].available = false;
-      pr.verdicts[CatalogueIndex(p)].unavailable_why = why;
-    }
-    std::vector<std::map<std::string, FingerprintStats>> fingerprints(pr.verdicts.size());
-    for (WorkerStats& w : workers) {
-      if (!w.error.ok()) return w.error;
-      pr.executions += w.executions;
-      for (const std::string& probe : KnownProbes()) result.probes[probe] += w.coverage.hits(probe);
-      for (size_t k = 0; k < w.properties.size(); ++k) {
-        PropertyStats& s = w.properties[k];
-        PropertyVerdict& v = pr.verdicts[k];
-        v.checked += s.checked;
-        if (s.first.has_value() && (!v.violated || *s.first < v.found_at)) {
-          v.violated = true;
-          v.found_at = *s.first;
-          v.found_by = s.by;
-          v.original = std::move(s.found);
-          v.message = std::move(s.message);
-        }
-        for (auto& [fingerprint, f] : s.fingerprints) {
-          MergeFingerprint(fingerprints[k][fingerprint], std::move(f));
-        }
-      }
-    }
-    for (size_t k = 0; k < pr.verdicts.size(); ++k) {
-      PropertyVerdict& v = pr.verdicts[k];
-      for (auto& [fingerprint, f] : fingerprints[k]) {
-        FingerprintVerdict& fv = v.fingerprints.emplace_back();
-        fv.fingerprint = fingerprint;
-        fv.known =
-            IsKnownBug(policy.name, fingerprint) ||
-            ExpectedVerdict(policy.name, v.property->name) == Expectation::kAcceptedDeviation;
-        fv.found_at = f.first;
-        fv.found_by = f.by;
-        fv.met = f.met;
-        fv.original = std::move(f.found);
-        fv.counterexample = fv.original;
-        fv.message = std::move(f.message);
-      }
-      std::stable_sort(v.fingerprints.begin(), v.fingerprints.end(), FirstMet);
-    }
-
-    const bool interrupted = stopped();
-    if (counted && !interrupted) {
-      // This shard's share of indices 0 .. executions-1.
-      const std::uint64_t first = static_cast<std::uint64_t>(options.shard_index);
-      const std::uint64_t share =
-          options.executions > first
-              ? (options.executions - first + options.shard_count - 1) / options.shard_count
-              : 0;
-      if (pr.executions < share) {
-        result.shortfalls.push_back(
-            absl::StrFormat("%s: %d of %d executions explored before the time budget ran out",
-                            policy.name, pr.executions, share));
-      }
-    }
-
-    if (!interrupted) {
-      for (PropertyVerdict& v : pr.verdicts) {
-        if (ExpectedVerdict(policy.name, v.property->name) != Expectation::kViolated) continue;
-        for (const KnownBug* bug : KnownBugsOf(policy.name, v.property->name)) {
-          const bool seen = std::any_of(
-              v.fingerprints.begin(), v.fingerprints.end(),
-              [bug](const FingerprintVerdict& f) { return f.fingerprint == bug->fingerprint; });
-          if (!seen) v.fixed.emplace_back(bug->fingerprint);
-        }
-      }
-    }
-
-    // Shrink every violation, spread over the jobs (none once interrupted:
-    // the violations are kept as found), and every NEW fingerprint to a case
-    // of its own.
-    std::vector<PropertyVerdict*> to_shrink;
-    std::vector<std::pair<PropertyVerdict*, FingerprintVerdict*>> new_to_shrink;
-    for (PropertyVerdict& v : pr.verdicts) {
-      if (v.violated) to_shrink.push_back(&v);
-      for (FingerprintVerdict& f : v.fingerprints) {
-        if (f.known) continue;
-        new_to_shrink.emplace_back(&v, &f);
-      }
-    }
-    std::atomic<size_t> next{0};
-    std::mutex shortfall_mu;
-    std::vector<absl::Status> errors(options.jobs);
-    auto shrink = [&](int job) {
-      for (size_t k = next++; k < to_shrink.size(); k = next++) {
-        PropertyVerdict& v = *to_shrink[k];
-        if (interrupted) {
-          v.counterexample = v.original;
-          ReplayRecord record;
-          record.tool_version = kVersion;
-          record.policy = policy.name;
-          record.property = std::string(v.property->name);
-          record.test_case = v.original;
-          v.token = EncodeReplayToken(record);
-          continue;
-        }
-        ShrinkOptions so = options.shrink;
-        so.stop = options.stop;
-        if (counted) {
-          // Bounded by its execution count; the budget only caps it, and a
-          // shrink the cap cuts short is reported.
-          so.time_limit = std::max(absl::ZeroDuration(), end - absl::Now());
-        } else {
-          // At least a moment to shrink, even when exploration used the slice up.
-          so.time_limit =
-              std::min(so.time_limit, std::max(absl::Milliseconds(250), policy_end - absl::Now()));
-        }
-        absl::StatusOr<ShrinkResult> s = Shrink(v.original, policy, *v.property, so);
-        if (!s.ok() && s.status().code() == absl::StatusCode::kFailedPrecondition) {
-          v.reproducible = false;
-          v.counterexample = v.original;
-          continue;
-        }
-        if (!s.ok()) {
-          errors[job] = s.status();
-          return;
-        }
-        v.counterexample = s->smallest;
-        v.shrunk = true;
-        v.message = s->execution.violation->message;
-        v.shrink_executions = s->executions;
-        if (counted && (s->timed_out || s->stopped)) {
-          std::lock_guard<std::mutex> lock(shortfall_mu);
-          result.shortfalls.push_back(absl::StrFormat(
-              "%s / %s: shrinking stopped by %s after %d executions", policy.name, v.property->name,
-              s->stopped ? "a signal" : "the time budget", s->executions));
-        }
-        ReplayRecord record;
-        record.tool_version = kVersion;
-        record.policy = policy.name;
-        record.property = std::string(v.property->name);
-        record.test_case = v.counterexample;
-        record.digest = s->execution.digest;
-        record.fingerprint = s->execution.violation->fingerprint;
-        v.token = EncodeReplayToken(record);
-        if (!options.replay_dir.empty()) {
-          v.replay_path =
-              absl::StrCat(options.replay_dir, "/", policy.name, ".", v.property->name, ".replay");
-          if (absl::Status w = WriteReplayFile(v.replay_path, record); !w.ok()) {
-            errors[job] = w;
-            return;
-          }
-        }
-      }
-    };
-    RunOnWorkers(options.jobs, shrink);
-    for (const absl::Status& s : errors) {
-      if (!s.ok()) return s;
-    }
-    for (size_t k = 0; k < new_to_shrink.size(); ++k) {
-      auto [v, f] = new_to_shrink[k];
-      ReplayRecord record;
-      record.tool_version = kVersion;
-      record.policy = policy.name;
-      record.property = std::string(v->property->name);
-      record.test_case = f->original;
-      record.fingerprint = f->fingerprint;
-      if (!interrupted) {
-        ShrinkOptions so = options.shrink;
-        so.stop = options.stop;
-        so.fingerprint = f->fingerprint;
-        so.time_limit = counted ? std::max(absl::ZeroDuration(), end - absl::Now())
-                                : std::min(so.time_limit, std::max(absl::Milliseconds(250),
-                                                                   policy_end - absl::Now()));
-        absl::StatusOr<ShrinkResult> shrunk = Shrink(f->original, policy, *v->property, so);
-        if (!shrunk.ok() && shrunk.status().code() == absl::StatusCode::kFailedPrecondition) {
-          f->reproducible = false;
-        } else if (!shrunk.ok()) {
-          return shrunk.status();
-        } else {
-          f->counterexample = shrunk->smallest;
-          f->shrunk = true;
-          f->message = shrunk->execution.violation->message;
-          record.test_case = f->counterexample;
-          record.digest = shrunk->execution.digest;
-        }
-      }
-      f->token = EncodeReplayToken(record);
-      if (!options.replay_dir.empty()) {
-        f->replay_path = absl::StrCat(options.replay_dir, "/", policy.name, ".", v->property->name,
-                                      ".new", k + 1, ".replay");
-        if (absl::Status w = WriteReplayFile(f->replay_path, record); !w.ok()) return w;
-      }
-    }
-    result.executions += pr.executions;
-    result.policies.push_back(std::move(pr));
+  for (size_t pi = 0; pi < policies.size() && !campaign.stopped(); ++pi) {
+    const PolicyTurn turn = TurnOf(campaign, *policies[pi], policies.size() - pi);
+    if (absl::Status s = RunPolicyTurn(campaign, turn, result); !s.ok()) return s;
   }
   // Set during exploration or shrinking, or before a policy's turn came.
-  result.interrupted = stopped();
+  result.interrupted = campaign.stopped();
   std::sort(result.shortfalls.begin(), result.shortfalls.end());
-  result.elapsed_s = Seconds(absl::Now() - start);
+  result.elapsed_s = Seconds(absl::Now() - campaign.start);
   return result;
 }
 
