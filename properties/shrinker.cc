@@ -56,193 +56,248 @@ void AddScheduleCandidates(const Case& c, std::vector<Case>& out) {
   }
 }
 
-}  // namespace
+// Adds `k` with its regions numbered afresh (dropping a thread or an op leaves
+// gaps).
+void AddRenumbered(Case k, std::vector<Case>& out) {
+  NumberRegions(k.scenario);
+  out.push_back(std::move(k));
+}
 
-std::vector<Case> ShrinkCandidates(const Case& c) {
-  std::vector<Case> out;
-  auto add = [&out](Case k) {
-    NumberRegions(k.scenario);
-    out.push_back(std::move(k));
-  };
-  const Scenario& s = c.scenario;
-  // Fewer threads.
-  if (s.threads.size() > 1) {
-    for (size_t t = 0; t < s.threads.size(); ++t) {
-      Case k = c;
-      k.scenario.threads.erase(k.scenario.threads.begin() + t);
-      add(std::move(k));
-    }
+void AddFewerThreads(const Case& c, std::vector<Case>& out) {
+  const size_t threads = c.scenario.threads.size();
+  if (threads < 2) return;
+  for (size_t t = 0; t < threads; ++t) {
+    Case k = c;
+    k.scenario.threads.erase(k.scenario.threads.begin() + t);
+    AddRenumbered(std::move(k), out);
   }
-  // Fewer operations (a thread keeps at least one).
-  for (size_t t = 0; t < s.threads.size(); ++t) {
-    const std::vector<HostOp>& ops = s.threads[t].ops;
+}
+
+// A thread keeps at least one operation.
+void AddFewerOps(const Case& c, std::vector<Case>& out) {
+  for (size_t t = 0; t < c.scenario.threads.size(); ++t) {
+    const std::vector<HostOp>& ops = c.scenario.threads[t].ops;
     if (ops.size() < 2) continue;
     for (size_t i = 0; i < ops.size(); ++i) {
       Case k = c;
       std::vector<HostOp>& kops = k.scenario.threads[t].ops;
       kops.erase(kops.begin() + i);
-      add(std::move(k));
+      AddRenumbered(std::move(k), out);
     }
   }
-  // Fewer faults.
-  if (s.faults.alloc_failure_at_call != 0) {
+}
+
+void AddFewerFaults(const Case& c, std::vector<Case>& out) {
+  const FaultPlan& f = c.scenario.faults;
+  auto without = [&](auto&& change) {
     Case k = c;
-    k.scenario.faults.alloc_failure_at_call = 0;
-    add(std::move(k));
-  }
-  if (s.faults.launch_failure_at_call != 0) {
+    change(k.scenario.faults);
+    AddRenumbered(std::move(k), out);
+  };
+  if (f.alloc_failure_at_call != 0) without([](FaultPlan& g) { g.alloc_failure_at_call = 0; });
+  if (f.launch_failure_at_call != 0) without([](FaultPlan& g) { g.launch_failure_at_call = 0; });
+  if (f.device_constructors) without([](FaultPlan& g) { g.device_constructors = false; });
+  if (f.device_destructors) without([](FaultPlan& g) { g.device_destructors = false; });
+}
+
+// Simpler versions of operation `i` of thread `t`.
+void AddSimplerOp(const Case& c, size_t t, size_t i, std::vector<Case>& out) {
+  const HostOp& op = c.scenario.threads[t].ops[i];
+  auto modified = [&](auto&& change) {
     Case k = c;
-    k.scenario.faults.launch_failure_at_call = 0;
-    add(std::move(k));
-  }
-  if (s.faults.device_constructors) {
-    Case k = c;
-    k.scenario.faults.device_constructors = false;
-    add(std::move(k));
-  }
-  if (s.faults.device_destructors) {
-    Case k = c;
-    k.scenario.faults.device_destructors = false;
-    add(std::move(k));
-  }
-  // Simpler operations.
-  for (size_t t = 0; t < s.threads.size(); ++t) {
-    for (size_t i = 0; i < s.threads[t].ops.size(); ++i) {
-      const HostOp& op = s.threads[t].ops[i];
-      auto modified = [&](auto&& change) {
-        Case k = c;
-        change(k.scenario.threads[t].ops[i]);
-        add(std::move(k));
-      };
-      if (op.HasRegion()) {
-        // A region that uses no program allocation.
-        if (op.kind == HostOp::Kind::kRunDevicePtr) {
-          modified([](HostOp& o) { o.kind = HostOp::Kind::kRun, o.slot = 0; });
-          if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
-        }
-        if (op.region.aborts) modified([](HostOp& o) { o.region.aborts = false; });
-        if (op.region.mapped_vars > 0) modified([](HostOp& o) { o.region.mapped_vars = 0; });
-        if (op.region.mapped_vars > 1) modified([](HostOp& o) { o.region.mapped_vars = 1; });
-        if (op.region.teams > 1) modified([](HostOp& o) { o.region.teams = 1; });
-        if (op.region.warps > 1) modified([](HostOp& o) { o.region.warps = 1; });
-        if (op.region.teams > 2) modified([](HostOp& o) { o.region.teams /= 2; });
-        if (op.region.warps > 2) modified([](HostOp& o) { o.region.warps /= 2; });
-        if (op.region.duration_ns > 1000) modified([](HostOp& o) { o.region.duration_ns = 1000; });
-      } else if (op.kind == HostOp::Kind::kDeviceAlloc || op.kind == HostOp::Kind::kEnterData) {
-        if (op.bytes > kUnit) modified([](HostOp& o) { o.bytes = kUnit; });
-        if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
-      } else if (op.slot != 0) {
-        modified([](HostOp& o) { o.slot = 0; });
-      }
+    change(k.scenario.threads[t].ops[i]);
+    AddRenumbered(std::move(k), out);
+  };
+  if (op.HasRegion()) {
+    // A region that uses no program allocation.
+    if (op.kind == HostOp::Kind::kRunDevicePtr) {
+      modified([](HostOp& o) { o.kind = HostOp::Kind::kRun, o.slot = 0; });
+      if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
     }
+    if (op.region.aborts) modified([](HostOp& o) { o.region.aborts = false; });
+    if (op.region.mapped_vars > 0) modified([](HostOp& o) { o.region.mapped_vars = 0; });
+    if (op.region.mapped_vars > 1) modified([](HostOp& o) { o.region.mapped_vars = 1; });
+    if (op.region.teams > 1) modified([](HostOp& o) { o.region.teams = 1; });
+    if (op.region.warps > 1) modified([](HostOp& o) { o.region.warps = 1; });
+    if (op.region.teams > 2) modified([](HostOp& o) { o.region.teams /= 2; });
+    if (op.region.warps > 2) modified([](HostOp& o) { o.region.warps /= 2; });
+    if (op.region.duration_ns > 1000) modified([](HostOp& o) { o.region.duration_ns = 1000; });
+  } else if (op.kind == HostOp::Kind::kDeviceAlloc || op.kind == HostOp::Kind::kEnterData) {
+    if (op.bytes > kUnit) modified([](HostOp& o) { o.bytes = kUnit; });
+    if (op.slot != 0) modified([](HostOp& o) { o.slot = 0; });
+  } else if (op.slot != 0) {
+    modified([](HostOp& o) { o.slot = 0; });
   }
-  // The modes a case starts from.
+}
+
+void AddSimplerOps(const Case& c, std::vector<Case>& out) {
+  for (size_t t = 0; t < c.scenario.threads.size(); ++t) {
+    for (size_t i = 0; i < c.scenario.threads[t].ops.size(); ++i) AddSimplerOp(c, t, i, out);
+  }
+}
+
+// The modes a case starts from.
+void AddDefaultModes(const Case& c, std::vector<Case>& out) {
   const sim::SimModes defaults = CaseModes();
   if (c.modes.free_waits_for_streams != defaults.free_waits_for_streams) {
     Case k = c;
     k.modes.free_waits_for_streams = defaults.free_waits_for_streams;
-    add(std::move(k));
+    AddRenumbered(std::move(k), out);
   }
   if (c.modes.serial_callback_thread != defaults.serial_callback_thread) {
     Case k = c;
     k.modes.serial_callback_thread = defaults.serial_callback_thread;
-    add(std::move(k));
+    AddRenumbered(std::move(k), out);
   }
+}
+
+// One shrink of a failing case: the smallest case that still fails so far,
+// and the budget spent on the way.
+class Shrinking {
+ public:
+  Shrinking(const PolicyInfo& policy, const PropertyInfo& property, const ShrinkOptions& options)
+      : policy_(policy), property_(property), options_(options) {}
+
+  absl::StatusOr<ShrinkResult> Run(const Case& failing) {
+    absl::StatusOr<std::optional<Execution>> first = StillFails(failing, nullptr);
+    if (!first.ok()) return first.status();
+    if (!first->has_value()) {
+      return absl::FailedPreconditionError(absl::StrFormat(
+          "the case to shrink does not violate %s when replayed%s", property_.name,
+          options_.fingerprint.empty() ? "" : absl::StrCat(" as ", options_.fingerprint)));
+    }
+    result_.smallest = failing;
+    result_.smallest.schedule = (*first)->schedule;
+    result_.execution = **std::move(first);
+    deadline_ = absl::Now() + options_.time_limit;
+    bool progress = true;
+    while (progress) {
+      absl::StatusOr<bool> accepted = AcceptSmallerCandidate();
+      if (!accepted.ok()) return accepted.status();
+      progress = *accepted;
+    }
+    return std::move(result_);
+  }
+
+ private:
+  // `k`'s execution if it still violates the property (with the fingerprint
+  // asked for); `strategy` null: the case's own schedule.
+  absl::StatusOr<std::optional<Execution>> StillFails(const Case& k,
+                                                      sim::Strategy* strategy) const {
+    const PropertyInfo* const checked[] = {&property_};
+    ExecuteOptions execute;
+    execute.pass_known = !options_.fingerprint.empty();
+    absl::StatusOr<Execution> e = Execute(k, policy_, checked, strategy, execute);
+    if (!e.ok()) return e.status();
+    if (e->violation.has_value() && e->violation->property == property_.name &&
+        (options_.fingerprint.empty() || e->violation->fingerprint == options_.fingerprint)) {
+      return std::optional<Execution>(*std::move(e));
+    }
+    return std::optional<Execution>();
+  }
+
+  // Whether the budget is spent; if so the result says so, and why.
+  bool OutOfBudget() {
+    if (result_.executions >= options_.max_executions) {
+      result_.budget_spent = true;
+      return true;
+    }
+    if (options_.stop != nullptr && options_.stop->load(std::memory_order_relaxed)) {
+      result_.budget_spent = true;
+      result_.stopped = true;
+      return true;
+    }
+    if (absl::Now() <= deadline_) return false;
+    result_.budget_spent = true;
+    result_.timed_out = true;
+    return true;
+  }
+
+  // Takes the first candidate of the smallest case that still fails: false
+  // when none does, or when the budget runs out first.
+  absl::StatusOr<bool> AcceptSmallerCandidate() {
+    std::uint64_t candidate_number = 0;
+    for (Case& candidate : ShrinkCandidates(result_.smallest)) {
+      ++candidate_number;
+      absl::StatusOr<std::optional<Execution>> e = FailingExecution(candidate, candidate_number);
+      if (!e.ok()) return e.status();
+      if (result_.budget_spent) return false;
+      if (!e->has_value()) continue;
+      ++result_.accepted;
+      candidate.schedule = (*e)->schedule;
+      result_.smallest = std::move(candidate);
+      result_.execution = **std::move(e);
+      return true;
+    }
+    return false;
+  }
+
+  // `candidate`'s execution if it still fails: under the smallest case's
+  // schedule or, for a smaller scenario or other modes, one of its own. None
+  // when the budget runs out first.
+  absl::StatusOr<std::optional<Execution>> FailingExecution(const Case& candidate,
+                                                            std::uint64_t candidate_number) {
+    if (OutOfBudget()) return std::optional<Execution>();
+    ++result_.executions;
+    absl::StatusOr<std::optional<Execution>> e = StillFails(candidate, nullptr);
+    if (!e.ok()) return e.status();
+    const bool structural = !SameScenario(candidate.scenario, result_.smallest.scenario) ||
+                            !(candidate.modes == result_.smallest.modes);
+    // A smaller scenario under the old schedule failed to reproduce: search
+    // a few schedules of its own (seeded by the candidate's position, so the
+    // result stays deterministic).
+    for (int attempt = 0; structural && !e->has_value() && attempt < options_.research_attempts;
+         ++attempt) {
+      if (OutOfBudget()) return std::optional<Execution>();
+      ++result_.executions;
+      e = StillFailsUnderOwnSchedule(candidate, candidate_number * 1000003u + attempt, attempt);
+      if (!e.ok()) return e.status();
+    }
+    return e;
+  }
+
+  // Random and PCT schedules by turns.
+  absl::StatusOr<std::optional<Execution>> StillFailsUnderOwnSchedule(const Case& candidate,
+                                                                      std::uint64_t seed,
+                                                                      int attempt) const {
+    if (attempt % 2 == 0) {
+      sim::RandomStrategy::Options o;
+      o.seed = seed;
+      o.max_executions = 1;
+      sim::RandomStrategy random(o);
+      return StillFails(candidate, &random);
+    }
+    sim::PctStrategy::Options o;
+    o.seed = seed;
+    o.depth = 3;
+    o.max_executions = 1;
+    sim::PctStrategy pct(o);
+    return StillFails(candidate, &pct);
+  }
+
+  const PolicyInfo& policy_;
+  const PropertyInfo& property_;
+  const ShrinkOptions& options_;
+  absl::Time deadline_;
+  ShrinkResult result_;
+};
+
+}  // namespace
+
+std::vector<Case> ShrinkCandidates(const Case& c) {
+  std::vector<Case> out;
+  AddFewerThreads(c, out);
+  AddFewerOps(c, out);
+  AddFewerFaults(c, out);
+  AddSimplerOps(c, out);
+  AddDefaultModes(c, out);
   AddScheduleCandidates(c, out);
   return out;
 }
 
 absl::StatusOr<ShrinkResult> Shrink(const Case& failing, const PolicyInfo& policy,
                                     const PropertyInfo& property, const ShrinkOptions& options) {
-  const PropertyInfo* const checked[] = {&property};
-  // `strategy` null: the case's own schedule.
-  auto still_fails = [&](const Case& k,
-                         sim::Strategy* strategy) -> absl::StatusOr<std::optional<Execution>> {
-    ExecuteOptions execute;
-    execute.pass_known = !options.fingerprint.empty();
-    absl::StatusOr<Execution> e = Execute(k, policy, checked, strategy, execute);
-    if (!e.ok()) return e.status();
-    if (e->violation.has_value() && e->violation->property == property.name &&
-        (options.fingerprint.empty() || e->violation->fingerprint == options.fingerprint)) {
-      return std::optional<Execution>(*std::move(e));
-    }
-    return std::optional<Execution>();
-  };
-
-  absl::StatusOr<std::optional<Execution>> first = still_fails(failing, nullptr);
-  if (!first.ok()) return first.status();
-  if (!first->has_value()) {
-    return absl::FailedPreconditionError(absl::StrFormat(
-        "the case to shrink does not violate %s when replayed%s", property.name,
-        options.fingerprint.empty() ? "" : absl::StrCat(" as ", options.fingerprint)));
-  }
-  ShrinkResult result;
-  result.smallest = failing;
-  result.smallest.schedule = (*first)->schedule;
-  result.execution = **std::move(first);
-  const absl::Time deadline = absl::Now() + options.time_limit;
-
-  auto out_of_budget = [&] {
-    if (result.executions >= options.max_executions) {
-      result.budget_spent = true;
-      return true;
-    }
-    if (options.stop != nullptr && options.stop->load(std::memory_order_relaxed)) {
-      result.budget_spent = true;
-      result.stopped = true;
-      return true;
-    }
-    if (absl::Now() <= deadline) return false;
-    result.budget_spent = true;
-    result.timed_out = true;
-    return true;
-  };
-  bool progress = true;
-  while (progress) {
-    progress = false;
-    std::uint64_t candidate_number = 0;
-    for (Case& candidate : ShrinkCandidates(result.smallest)) {
-      ++candidate_number;
-      if (out_of_budget()) return result;
-      ++result.executions;
-      absl::StatusOr<std::optional<Execution>> e = still_fails(candidate, nullptr);
-      if (!e.ok()) return e.status();
-      const bool structural = !SameScenario(candidate.scenario, result.smallest.scenario) ||
-                              !(candidate.modes == result.smallest.modes);
-      // A smaller scenario under the old schedule failed to reproduce: search
-      // a few schedules of its own (seeded by the candidate's position, so the
-      // result stays deterministic).
-      for (int attempt = 0; structural && !e->has_value() && attempt < options.research_attempts;
-           ++attempt) {
-        if (out_of_budget()) return result;
-        ++result.executions;
-        const std::uint64_t seed = candidate_number * 1000003u + attempt;
-        if (attempt % 2 == 0) {
-          sim::RandomStrategy::Options o;
-          o.seed = seed;
-          o.max_executions = 1;
-          sim::RandomStrategy random(o);
-          e = still_fails(candidate, &random);
-        } else {
-          sim::PctStrategy::Options o;
-          o.seed = seed;
-          o.depth = 3;
-          o.max_executions = 1;
-          sim::PctStrategy pct(o);
-          e = still_fails(candidate, &pct);
-        }
-        if (!e.ok()) return e.status();
-      }
-      if (!e->has_value()) continue;
-      ++result.accepted;
-      candidate.schedule = (*e)->schedule;
-      result.smallest = std::move(candidate);
-      result.execution = **std::move(e);
-      progress = true;
-      break;
-    }
-  }
-  return result;
+  return Shrinking(policy, property, options).Run(failing);
 }
 
 }  // namespace stackcheck::properties
