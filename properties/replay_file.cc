@@ -1,5 +1,6 @@
 #include "properties/replay_file.h"
 
+#include <optional>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -269,6 +270,134 @@ void AppendFields(std::string* out, absl::Span<const Field<T>> table, const T& x
   }
 }
 
+// The line a replay file starts with: its format version.
+absl::Status ReadHeader(const Line& l) {
+  if (l.keyword != "stackcheck-replay" || l.rest.size() != 1) {
+    return ErrorAt(l.at, "not a stackcheck replay file (expected 'stackcheck-replay <version>')");
+  }
+  int version = 0;
+  if (!absl::SimpleAtoi(l.rest[0], &version) || version != kReplayFormatVersion) {
+    return ErrorAt(
+        l.at, absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
+                              Quoted(l.rest[0]), kReplayFormatVersion));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadOneWord(const Line& l, std::string* out) {
+  if (l.rest.size() != 1) return ErrorAt(l.at, absl::StrFormat("'%s' takes one value", l.keyword));
+  *out = std::string(l.rest[0]);
+  return absl::OkStatus();
+}
+
+absl::Status ReadSchedule(const Line& l, std::vector<std::uint64_t>* schedule) {
+  if (l.rest.size() > kMaxSchedule) return ErrorAt(l.at, "schedule too long");
+  for (absl::string_view w : l.rest) {
+    std::uint64_t v;
+    if (!absl::SimpleAtoi(w, &v)) {
+      return ErrorAt(
+          l.at, absl::StrFormat("schedule: expected an unsigned integer, got '%s'", Quoted(w)));
+    }
+    schedule->push_back(v);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadDigest(const Line& l, std::optional<std::uint64_t>* digest) {
+  std::string hex;
+  RETURN_IF_ERROR(ReadOneWord(l, &hex));
+  std::uint64_t d;
+  if (!absl::SimpleHexAtoi(hex, &d)) {
+    return ErrorAt(l.at, absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
+  }
+  *digest = d;
+  return absl::OkStatus();
+}
+
+// A fingerprint is the rest of `raw`, its spaces kept.
+absl::Status ReadFingerprint(const Line& l, absl::string_view raw, std::string* fingerprint) {
+  if (l.rest.empty()) return ErrorAt(l.at, "'fingerprint' takes a value (the rest of the line)");
+  const absl::string_view line = absl::StripAsciiWhitespace(raw);
+  *fingerprint = std::string(absl::StripAsciiWhitespace(line.substr(l.keyword.size())));
+  return absl::OkStatus();
+}
+
+// A replay file's lines, read one by one into `r`: the header, then the
+// case's lines and the record's own, each but the case's at most once, then
+// 'end'.
+class ReplayLines {
+ public:
+  explicit ReplayLines(ReplayRecord* r)
+      : r_(r), case_lines_(&r->test_case, &at_, /*required=*/true) {}
+
+  // Reads `l`, split from `raw` (a fingerprint is taken from the raw text).
+  absl::Status Read(const Line& l, absl::string_view raw) {
+    if (seen_end_) return ErrorAt(l.at, "text after 'end'");
+    if (!seen_header_) {
+      RETURN_IF_ERROR(ReadHeader(l));
+      seen_header_ = true;
+      return absl::OkStatus();
+    }
+    const bool singleton = l.keyword != "thread" && FindOp(l.keyword) == nullptr;
+    if (singleton && !seen_.insert(std::string(l.keyword)).second) {
+      return ErrorAt(l.at, absl::StrFormat("'%s' given twice", Quoted(l.keyword)));
+    }
+    return ReadKeyword(l, raw);
+  }
+
+  // After the last line: whether the file was whole, and its record valid.
+  absl::Status Finish() {
+    if (!seen_header_) {
+      return absl::InvalidArgumentError("empty file: not a stackcheck replay file");
+    }
+    for (absl::string_view required :
+         {"tool", "policy", "property", "modes", "device", "faults", "schedule"}) {
+      if (!seen_.contains(required)) {
+        return absl::InvalidArgumentError(absl::StrFormat("missing '%s' line", required));
+      }
+    }
+    if (!seen_end_) return absl::InvalidArgumentError("missing 'end' line: the file is truncated");
+    return Validate(*r_, at_);
+  }
+
+ private:
+  absl::Status ReadKeyword(const Line& l, absl::string_view raw) {
+    const absl::string_view keyword = l.keyword;
+    if (CaseLines::Owns(keyword)) return case_lines_.Read(l);
+    if (keyword == "tool") {
+      at_.tool = l.at;
+      return ReadOneWord(l, &r_->tool_version);
+    }
+    if (keyword == "policy") {
+      at_.policy = l.at;
+      return ReadOneWord(l, &r_->policy);
+    }
+    if (keyword == "property") {
+      at_.property = l.at;
+      return ReadOneWord(l, &r_->property);
+    }
+    if (keyword == "schedule") {
+      at_.schedule = l.at;
+      return ReadSchedule(l, &r_->test_case.schedule);
+    }
+    if (keyword == "digest") return ReadDigest(l, &r_->digest);
+    if (keyword == "fingerprint") return ReadFingerprint(l, raw, &r_->fingerprint);
+    if (keyword == "end") {
+      if (!l.rest.empty()) return ErrorAt(l.at, "'end' takes no values");
+      seen_end_ = true;
+      return absl::OkStatus();
+    }
+    return ErrorAt(l.at, absl::StrFormat("unknown keyword '%s'", Quoted(keyword)));
+  }
+
+  ReplayRecord* r_;
+  SourceLines at_;
+  CaseLines case_lines_;
+  bool seen_header_ = false;
+  bool seen_end_ = false;
+  absl::flat_hash_set<std::string> seen_;  // singleton keywords
+};
+
 }  // namespace
 
 std::string FormatScenarioText(const Case& c) {
@@ -354,91 +483,15 @@ std::string FormatReplayFile(const ReplayRecord& r) {
 
 absl::StatusOr<ReplayRecord> ParseReplayFile(absl::string_view text) {
   ReplayRecord r;
-  Case& c = r.test_case;
-  SourceLines at;
-  CaseLines case_lines(&c, &at, /*required=*/true);
-  bool seen_header = false, seen_end = false;
-  absl::flat_hash_set<std::string> seen;  // singleton keywords
+  ReplayLines lines(&r);
   int line_no = 0;
   for (absl::string_view raw : absl::StrSplit(text, '\n')) {
     ++line_no;
     Line l;
     if (!SplitLine(raw, line_no, /*columns=*/false, &l)) continue;
-    auto error = [&l](absl::string_view what) { return ErrorAt(l.at, what); };
-    if (seen_end) return error("text after 'end'");
-    const absl::string_view keyword = l.keyword;
-    const std::vector<absl::string_view>& rest = l.rest;
-    if (!seen_header) {
-      if (keyword != "stackcheck-replay" || rest.size() != 1) {
-        return error("not a stackcheck replay file (expected 'stackcheck-replay <version>')");
-      }
-      int version = 0;
-      if (!absl::SimpleAtoi(rest[0], &version) || version != kReplayFormatVersion) {
-        return error(
-            absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
-                            Quoted(rest[0]), kReplayFormatVersion));
-      }
-      seen_header = true;
-      continue;
-    }
-    const bool singleton = keyword != "thread" && FindOp(keyword) == nullptr;
-    if (singleton && !seen.insert(std::string(keyword)).second) {
-      return error(absl::StrFormat("'%s' given twice", Quoted(keyword)));
-    }
-    auto one_word = [&](std::string* out) -> absl::Status {
-      if (rest.size() != 1) return error(absl::StrFormat("'%s' takes one value", keyword));
-      *out = std::string(rest[0]);
-      return absl::OkStatus();
-    };
-    if (CaseLines::Owns(keyword)) {
-      RETURN_IF_ERROR(case_lines.Read(l));
-    } else if (keyword == "tool") {
-      at.tool = l.at;
-      RETURN_IF_ERROR(one_word(&r.tool_version));
-    } else if (keyword == "policy") {
-      at.policy = l.at;
-      RETURN_IF_ERROR(one_word(&r.policy));
-    } else if (keyword == "property") {
-      at.property = l.at;
-      RETURN_IF_ERROR(one_word(&r.property));
-    } else if (keyword == "schedule") {
-      at.schedule = l.at;
-      if (rest.size() > kMaxSchedule) return error("schedule too long");
-      for (absl::string_view w : rest) {
-        std::uint64_t v;
-        if (!absl::SimpleAtoi(w, &v)) {
-          return error(
-              absl::StrFormat("schedule: expected an unsigned integer, got '%s'", Quoted(w)));
-        }
-        c.schedule.push_back(v);
-      }
-    } else if (keyword == "digest") {
-      std::string hex;
-      RETURN_IF_ERROR(one_word(&hex));
-      std::uint64_t d;
-      if (!absl::SimpleHexAtoi(hex, &d))
-        return error(absl::StrFormat("digest: bad hex '%s'", Quoted(hex)));
-      r.digest = d;
-    } else if (keyword == "fingerprint") {
-      if (rest.empty()) return error("'fingerprint' takes a value (the rest of the line)");
-      const absl::string_view line = absl::StripAsciiWhitespace(raw);
-      r.fingerprint = std::string(absl::StripAsciiWhitespace(line.substr(keyword.size())));
-    } else if (keyword == "end") {
-      if (!rest.empty()) return error("'end' takes no values");
-      seen_end = true;
-    } else {
-      return error(absl::StrFormat("unknown keyword '%s'", Quoted(keyword)));
-    }
+    RETURN_IF_ERROR(lines.Read(l, raw));
   }
-  if (!seen_header) return absl::InvalidArgumentError("empty file: not a stackcheck replay file");
-  for (absl::string_view required :
-       {"tool", "policy", "property", "modes", "device", "faults", "schedule"}) {
-    if (!seen.contains(required)) {
-      return absl::InvalidArgumentError(absl::StrFormat("missing '%s' line", required));
-    }
-  }
-  if (!seen_end) return absl::InvalidArgumentError("missing 'end' line: the file is truncated");
-  RETURN_IF_ERROR(Validate(r, at));
+  RETURN_IF_ERROR(lines.Finish());
   return r;
 }
 
