@@ -178,25 +178,8 @@ std::vector<Plan> Plans(const ScopeBound& b) {
   return out;
 }
 
-}  // namespace
-
-Case ScopeBound::DefaultScopeBase() {
-  Case c;
-  c.scenario.soft_limit = kUnit;
-  return c;
-}
-
-const std::vector<std::string>& VocabularyWords() {
-  static const std::vector<std::string>* const words = [] {
-    auto* out = new std::vector<std::string>;
-    for (const OpWord& w : OpWords()) out->emplace_back(w.name);
-    for (const char* f : kFaultWords) out->emplace_back(f);
-    return out;
-  }();
-  return *words;
-}
-
-absl::Status VisitScope(const ScopeBound& b, absl::FunctionRef<bool(const ScopeScenario&)> visit) {
+// Refuses a bound out of range or a vocabulary word the space does not know.
+absl::Status CheckBound(const ScopeBound& b) {
   if (b.max_threads < 1 || b.max_threads > 4) {
     return absl::InvalidArgumentError(
         absl::StrFormat("--max_threads must be 1..4, not %d", b.max_threads));
@@ -219,6 +202,66 @@ absl::Status VisitScope(const ScopeBound& b, absl::FunctionRef<bool(const ScopeS
                                                         w, absl::StrJoin(vocabulary, ",")));
     }
   }
+  return absl::OkStatus();
+}
+
+// The threads' programs `chosen` under fault plan `plan` and the given modes.
+ScopeScenario ScenarioOf(const Case& base, const std::vector<Program>& chosen, const Plan& plan,
+                         bool waits, bool serial) {
+  ScopeScenario s;
+  s.test_case = base;
+  std::vector<std::string> label;
+  for (const Program& p : chosen) {
+    s.test_case.scenario.threads.push_back(ToThread(p));
+    label.push_back(ProgramLabel(p));
+  }
+  NumberRegions(s.test_case.scenario);
+  s.test_case.scenario.faults = plan.faults;
+  s.test_case.modes.free_waits_for_streams = waits;
+  s.test_case.modes.serial_callback_thread = serial;
+  if (!plan.label.empty()) label.push_back(plan.label);
+  if (!waits) label.emplace_back("free-no-wait");
+  if (!serial) label.emplace_back("concurrent-callbacks");
+  s.label = absl::StrJoin(label, " ");
+  return s;
+}
+
+// Visits `chosen` (with `faults` among them) under every fault plan the
+// bound leaves room for, in every mode: false once `visit` says stop.
+bool VisitPlansAndModes(const ScopeBound& b, const std::vector<Plan>& plans,
+                        const std::vector<Program>& chosen, int faults,
+                        absl::FunctionRef<bool(const ScopeScenario&)> visit) {
+  for (const Plan& plan : plans) {
+    if (faults + plan.count > b.max_faults) continue;
+    for (bool waits : b.free_waits_for_streams) {
+      for (bool serial : b.serial_callback_thread) {
+        if (!visit(ScenarioOf(b.base, chosen, plan, waits, serial))) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Case ScopeBound::DefaultScopeBase() {
+  Case c;
+  c.scenario.soft_limit = kUnit;
+  return c;
+}
+
+const std::vector<std::string>& VocabularyWords() {
+  static const std::vector<std::string>* const words = [] {
+    auto* out = new std::vector<std::string>;
+    for (const OpWord& w : OpWords()) out->emplace_back(w.name);
+    for (const char* f : kFaultWords) out->emplace_back(f);
+    return out;
+  }();
+  return *words;
+}
+
+absl::Status VisitScope(const ScopeBound& b, absl::FunctionRef<bool(const ScopeScenario&)> visit) {
+  if (absl::Status s = CheckBound(b); !s.ok()) return s;
   std::vector<int> op_words;
   for (size_t i = 0; i < OpWords().size(); ++i) {
     if (Uses(b.words, OpWords()[i].name)) op_words.push_back(static_cast<int>(i));
@@ -238,32 +281,7 @@ absl::Status VisitScope(const ScopeBound& b, absl::FunctionRef<bool(const ScopeS
   std::function<void(size_t, int, int)> choose = [&](size_t from, int threads, int faults) {
     if (stopped) return;
     if (static_cast<int>(chosen.size()) == threads) {
-      for (const Plan& plan : plans) {
-        if (faults + plan.count > b.max_faults) continue;
-        for (bool waits : b.free_waits_for_streams) {
-          for (bool serial : b.serial_callback_thread) {
-            ScopeScenario s;
-            s.test_case = b.base;
-            std::vector<std::string> label;
-            for (const Program& p : chosen) {
-              s.test_case.scenario.threads.push_back(ToThread(p));
-              label.push_back(ProgramLabel(p));
-            }
-            NumberRegions(s.test_case.scenario);
-            s.test_case.scenario.faults = plan.faults;
-            s.test_case.modes.free_waits_for_streams = waits;
-            s.test_case.modes.serial_callback_thread = serial;
-            if (!plan.label.empty()) label.push_back(plan.label);
-            if (!waits) label.emplace_back("free-no-wait");
-            if (!serial) label.emplace_back("concurrent-callbacks");
-            s.label = absl::StrJoin(label, " ");
-            if (!visit(s)) {
-              stopped = true;
-              return;
-            }
-          }
-        }
-      }
+      stopped = !VisitPlansAndModes(b, plans, chosen, faults, visit);
       return;
     }
     ForEachProgram(op_words, abort, b.max_ops, b.max_faults, from,
