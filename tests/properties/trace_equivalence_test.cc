@@ -136,23 +136,26 @@ void ExpectCovered(const std::set<std::string>& by_dpor, const std::set<std::str
                        << what << " made";
 }
 
-TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
-  const testing::TestShard& shard = testing::CurrentShard();
-  struct Config {
-    std::string name;
-    Case c;
-  };
-  std::vector<Config> configs;
-  // With and without an abort: the executions that end in exit() need the
-  // exit handlers' steps to be program-wide (they change policy state no
-  // object covers while another thread still reads it) and the step that
-  // ends the process never to sleep; without either, v2 and v3 at 2 x 1 +
-  // abort missed 3 of 12 observations.
-  // Mapped data (allocations and synchronous copies under the device lock)
-  // under the default cuMemFree mode: the waits and lock attempts whose
-  // reversals the race analysis skips (sim/footprint.h, Footprint::blocking).
-  // Not 2 x 2 mapped with an abort: millions of executions (a trap's order
-  // against every device call of the other thread is explored).
+struct Config {
+  std::string name;
+  Case c;
+};
+
+// Two threads of one or two regions, with and without an abort, under both
+// cuMemFree modes, with and without mapped data.
+//
+// With and without an abort: the executions that end in exit() need the
+// exit handlers' steps to be program-wide (they change policy state no
+// object covers while another thread still reads it) and the step that
+// ends the process never to sleep; without either, v2 and v3 at 2 x 1 +
+// abort missed 3 of 12 observations.
+//
+// Mapped data (allocations and synchronous copies under the device lock)
+// under the default cuMemFree mode: the waits and lock attempts whose
+// reversals the race analysis skips (sim/footprint.h, Footprint::blocking).
+// Not 2 x 2 mapped with an abort: millions of executions (a trap's order
+// against every device call of the other thread is explored).
+void AddTwoThreadConfigs(std::vector<Config>& configs) {
   for (int mapped : {0, 1}) {
     for (int regions : {1, 2}) {
       for (bool abort : {false, true}) {
@@ -169,76 +172,119 @@ TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
       }
     }
   }
-  // Three threads of one region, with and without an abort.
+}
+
+// Three threads of one region, with and without an abort.
+void AddThreeThreadConfigs(std::vector<Config>& configs) {
   for (bool abort : {false, true}) {
     Case c;
     c.scenario = RegionsScenario(3, 1, abort);
     configs.push_back({abort ? "3x1+abort" : "3x1", c});
   }
-  // The host operations besides regions: target enter data and update
-  // (exit data at the thread's end) beside a region, and a user block freed
-  // beside one under the cuMemFree that does not wait.
-  {
-    Case c;
-    c.scenario.threads = {ThreadProgram{{HostOp::Run(1, /*teams=*/2, /*warps=*/1)}},
-                          ThreadProgram{{HostOp::EnterData(kMappedVarBytes, /*slot=*/1),
-                                         HostOp::Update(/*slot=*/1)}}};
-    configs.push_back({"run+enter/update/exit", c});
-    c.scenario.threads[1].ops = {HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0),
-                                 HostOp::DeviceFree(/*slot=*/0)};
-    c.modes.free_waits_for_streams = false;
-    configs.push_back({"run+alloc/free,free-no-wait", c});
-  }
+}
+
+// The host operations besides regions: target enter data and update
+// (exit data at the thread's end) beside a region, and a user block freed
+// beside one under the cuMemFree that does not wait.
+void AddHostOperationConfigs(std::vector<Config>& configs) {
+  Case c;
+  c.scenario.threads = {
+      ThreadProgram{{HostOp::Run(1, /*teams=*/2, /*warps=*/1)}},
+      ThreadProgram{{HostOp::EnterData(kMappedVarBytes, /*slot=*/1), HostOp::Update(/*slot=*/1)}}};
+  configs.push_back({"run+enter/update/exit", c});
+  c.scenario.threads[1].ops = {HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0),
+                               HostOp::DeviceFree(/*slot=*/0)};
+  c.modes.free_waits_for_streams = false;
+  configs.push_back({"run+alloc/free,free-no-wait", c});
+}
+
+std::vector<Config> Configs() {
+  std::vector<Config> configs;
+  AddTwoThreadConfigs(configs);
+  AddThreeThreadConfigs(configs);
+  AddHostOperationConfigs(configs);
+  return configs;
+}
+
+// Every registered policy and the racy one.
+std::vector<const PolicyInfo*> PoliciesUnderTest() {
   std::vector<const PolicyInfo*> policies;
   for (const PolicyInfo& policy : AllPolicies()) policies.push_back(&policy);
   policies.push_back(&testing::RacyGrowPolicy());
+  return policies;
+}
+
+bool HasThreeThreads(const Config& config) { return config.c.scenario.threads.size() == 3; }
+
+// Three threads: the policies that must finish them (the others' searches
+// run to the budget and would be skipped anyway).
+bool RunsOnThreeThreads(const PolicyInfo& policy) {
+  return policy.name == std::string("v2-gcc11") || policy.name == std::string("event-fence");
+}
+
+// Only the larger cases of policies without a cache or with callbacks; ours
+// and v2 must finish every one (two mapped regions: 23,049 and 7,517
+// executions; a mapped region and an abort: 7,072 and 4,770).
+bool MayExceedDporBudget(const PolicyInfo& policy, const Config& config) {
+  return policy.name != std::string("event-fence") && policy.name != std::string("v2-gcc11") &&
+         !(policy.name == testing::RacyGrowPolicy().name && config.name == "2x1");
+}
+
+// The split search must observe what random schedules and DPOR observe.
+void ExpectSplitSearchCovers(const Config& config, const PolicyInfo& policy,
+                             const std::set<std::string>& by_random, const Search& by_dpor,
+                             const std::string& label) {
+  const Search by_split = Explored(config.c, policy, "dfs", kDporBudget, label, 3);
+  EXPECT_TRUE(by_split.exhausted) << label << ": the split search did not finish";
+  ExpectCovered(by_split.observed, by_random, "random schedules (split search)", label);
+  ExpectCovered(by_split.observed, by_dpor.observed, "DPOR (split search)", label);
+}
+
+// Plain DFS is a reference only where it finishes within its budget; returns
+// what to log about it.
+std::string CompareWithPlainDfs(const Config& config, const PolicyInfo& policy,
+                                const Search& by_dpor, const std::string& label) {
+  const Search by_plain = Explored(config.c, policy, "plain-dfs", kPlainBudget, label);
+  if (!by_plain.exhausted) return "plain DFS not run";
+  ExpectCovered(by_dpor.observed, by_plain.observed, "plain DFS", label);
+  return absl::StrCat("plain DFS ", by_plain.executions, " executions");
+}
+
+// Compares DPOR's observations with the references' on one policy and
+// config; false when DPOR did not finish, so that nothing was compared.
+bool CompareObservations(const Config& config, const PolicyInfo& policy, std::uint64_t seed) {
+  const std::string label = absl::StrCat(policy.name, " on ", config.name);
+  const Search by_dpor = Explored(config.c, policy, "dfs", kDporBudget, label);
+  if (!by_dpor.exhausted) {
+    EXPECT_TRUE(MayExceedDporBudget(policy, config))
+        << label << ": DPOR must finish within " << kDporBudget;
+    std::printf("skipped %s: DPOR not exhausted in %llu executions\n", label.c_str(),
+                static_cast<unsigned long long>(kDporBudget));
+    return false;
+  }
+  const std::set<std::string> by_random = RandomlyObserved(config.c, policy, seed);
+  ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
+  // The split search (a few configurations: it costs what DPOR costs).
+  if (HasThreeThreads(config) || config.name == std::string("2x1+abort")) {
+    ExpectSplitSearchCovers(config, policy, by_random, by_dpor, label);
+  }
+  const std::string plain_note = CompareWithPlainDfs(config, policy, by_dpor, label);
+  std::printf("%s: DPOR %llu executions, %zu observations; random %zu; %s\n", label.c_str(),
+              static_cast<unsigned long long>(by_dpor.executions), by_dpor.observed.size(),
+              by_random.size(), plain_note.c_str());
+  return true;
+}
+
+TEST(TraceEquivalenceTest, DporObservesEverythingOtherSchedulesObserve) {
+  const testing::TestShard& shard = testing::CurrentShard();
+  const std::vector<const PolicyInfo*> policies = PoliciesUnderTest();
   int item = 0;
   int compared = 0;
-  for (const Config& config : configs) {
-    for (const PolicyInfo* policy_ptr : policies) {
-      const PolicyInfo& policy = *policy_ptr;
+  for (const Config& config : Configs()) {
+    for (const PolicyInfo* policy : policies) {
       if (!shard.OwnsSampled(item++, kSampling)) continue;
-      // Three threads: the policies that must finish them (the others'
-      // searches run to the budget and are skipped below anyway).
-      const bool three = config.c.scenario.threads.size() == 3;
-      if (three && policy.name != std::string("v2-gcc11") &&
-          policy.name != std::string("event-fence")) {
-        continue;
-      }
-      const std::string label = absl::StrCat(policy.name, " on ", config.name);
-      const Search by_dpor = Explored(config.c, policy, "dfs", kDporBudget, label);
-      if (!by_dpor.exhausted) {
-        // Only the larger cases of policies without a cache or with
-        // callbacks; ours and v2 must finish every one (two mapped regions:
-        // 23,049 and 7,517 executions; a mapped region and an abort: 7,072
-        // and 4,770).
-        EXPECT_TRUE(policy.name != std::string("event-fence") &&
-                    policy.name != std::string("v2-gcc11") &&
-                    !(policy.name == testing::RacyGrowPolicy().name && config.name == "2x1"))
-            << label << ": DPOR must finish within " << kDporBudget;
-        std::printf("skipped %s: DPOR not exhausted in %llu executions\n", label.c_str(),
-                    static_cast<unsigned long long>(kDporBudget));
-        continue;
-      }
-      const std::set<std::string> by_random = RandomlyObserved(config.c, policy, /*seed=*/item);
-      ExpectCovered(by_dpor.observed, by_random, "random schedules", label);
-      // The split search (a few configurations: it costs what DPOR costs).
-      if (three || config.name == std::string("2x1+abort")) {
-        const Search by_split = Explored(config.c, policy, "dfs", kDporBudget, label, 3);
-        EXPECT_TRUE(by_split.exhausted) << label << ": the split search did not finish";
-        ExpectCovered(by_split.observed, by_random, "random schedules (split search)", label);
-        ExpectCovered(by_split.observed, by_dpor.observed, "DPOR (split search)", label);
-      }
-      std::string plain_note = "plain DFS not run";
-      const Search by_plain = Explored(config.c, policy, "plain-dfs", kPlainBudget, label);
-      if (by_plain.exhausted) {
-        ExpectCovered(by_dpor.observed, by_plain.observed, "plain DFS", label);
-        plain_note = absl::StrCat("plain DFS ", by_plain.executions, " executions");
-      }
-      std::printf("%s: DPOR %llu executions, %zu observations; random %zu; %s\n", label.c_str(),
-                  static_cast<unsigned long long>(by_dpor.executions), by_dpor.observed.size(),
-                  by_random.size(), plain_note.c_str());
-      ++compared;
+      if (HasThreeThreads(config) && !RunsOnThreeThreads(*policy)) continue;
+      if (CompareObservations(config, *policy, /*seed=*/item)) ++compared;
     }
   }
   EXPECT_GT(compared, 0);
