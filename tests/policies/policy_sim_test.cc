@@ -98,18 +98,23 @@ struct Verdict {
   Set allowed;  // besides `required`
 };
 
-const std::vector<Verdict>& Verdicts() {
-  static const auto* verdicts = new std::vector<Verdict>{
-      // v0: no lock, so with several host threads one thread's
-      // cuCtxSynchronize reports another thread's trap against its own region;
-      // and an injected OOM's fatal closes the device under another thread's
-      // region, whose block is never freed.
+// v0: no lock, so with several host threads one thread's
+// cuCtxSynchronize reports another thread's trap against its own region;
+// and an injected OOM's fatal closes the device under another thread's
+// region, whose block is never freed.
+std::vector<Verdict> V0NoCacheVerdicts() {
+  return {
       {"v0-nocache", "race-abort", {"abort-attribution"}, {}},
       {"v0-nocache", "race-abort+cdtors", {"abort-attribution"}, {}},
       {"v0-nocache", "race-stress", {}, {"no-leak"}},
       {"v0-nocache", "race-stress+abort", {}, {"abort-attribution", "no-leak"}},
       {"v0-nocache", "race-abort-while-mapping", {}, {"abort-attribution"}},
-      // v1a: the callback unlocks the launching thread's mutex; no soft limit.
+  };
+}
+
+// v1a: the callback unlocks the launching thread's mutex; no soft limit.
+std::vector<Verdict> V1aCallbackUnlockVerdicts() {
+  return {
       {"v1a-callback-unlock", "race-grow", {"mutex-discipline"}, {}},
       {"v1a-callback-unlock",
        "race-abort",
@@ -137,8 +142,13 @@ const std::vector<Verdict>& Verdicts() {
        {},
        {"mutex-discipline", "abort-attribution", "no-driver-call-in-callback", "no-deadlock",
         "no-use-after-free", "bounded-cache", "no-leak"}},
-      // v1b: growth holds the lock while waiting for the callback that needs
-      // it; aborts are blamed on the last region launched.
+  };
+}
+
+// v1b: growth holds the lock while waiting for the callback that needs
+// it; aborts are blamed on the last region launched.
+std::vector<Verdict> V1bCallbackLockVerdicts() {
+  return {
       {"v1b-callback-lock", "race-grow", {"no-deadlock"}, {"no-use-after-free"}},
       {"v1b-callback-lock",
        "race-abort",
@@ -167,12 +177,17 @@ const std::vector<Verdict>& Verdicts() {
        {},
        {"no-deadlock", "abort-attribution", "no-use-after-free", "no-leak",
         "no-driver-call-in-callback", "bounded-cache", "data-race"}},
-      // v2: the fatal error is raised with the stacks lock held and the exit
-      // handler's close destroys it (EBUSY: it stays locked); an allocation
-      // on another thread holds the device lock while it waits for the
-      // stacks lock, and the exit handler waits for the device lock: the
-      // exit-time hang; a copy on another thread meets the abort first and
-      // prints no hint.
+  };
+}
+
+// v2: the fatal error is raised with the stacks lock held and the exit
+// handler's close destroys it (EBUSY: it stays locked); an allocation
+// on another thread holds the device lock while it waits for the
+// stacks lock, and the exit handler waits for the device lock: the
+// exit-time hang; a copy on another thread meets the abort first and
+// prints no hint.
+std::vector<Verdict> V2Gcc11Verdicts() {
+  return {
       {"v2-gcc11", "race-abort", {"mutex-discipline"}, {}},
       {"v2-gcc11", "race-abort+cdtors", {"mutex-discipline"}, {}},
       {"v2-gcc11", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
@@ -184,8 +199,13 @@ const std::vector<Verdict>& Verdicts() {
        "race-abort-while-mapping",
        {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
-      // v3: as v2 (after an abort the destructor's look-up fails before it
-      // takes the lock).
+  };
+}
+
+// v3: as v2 (after an abort the destructor's look-up fails before it
+// takes the lock).
+std::vector<Verdict> V3TrunkVerdicts() {
+  return {
       {"v3-trunk", "race-abort", {"mutex-discipline"}, {}},
       {"v3-trunk", "race-abort+cdtors", {"mutex-discipline"}, {}},
       {"v3-trunk", "race-stress", {}, {"mutex-discipline", "no-deadlock"}},
@@ -197,8 +217,20 @@ const std::vector<Verdict>& Verdicts() {
        "race-abort-while-mapping",
        {"no-deadlock"},
        {"mutex-discipline", "abort-attribution"}},
-      // event-fence: nothing, anywhere.
   };
+}
+
+// event-fence has no rows: nothing, anywhere.
+const std::vector<Verdict>& Verdicts() {
+  static const auto* verdicts = [] {
+    auto* all = new std::vector<Verdict>;
+    for (const std::vector<Verdict>& rows :
+         {V0NoCacheVerdicts(), V1aCallbackUnlockVerdicts(), V1bCallbackLockVerdicts(),
+          V2Gcc11Verdicts(), V3TrunkVerdicts()}) {
+      all->insert(all->end(), rows.begin(), rows.end());
+    }
+    return all;
+  }();
   return *verdicts;
 }
 
