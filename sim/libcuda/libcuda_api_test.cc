@@ -58,16 +58,18 @@ class LibcudaApi : public ::testing::Test {
   }
 };
 
-TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
+// The context the steps below run in, made current.
+void CreateContext(void** ctx) {
   ASSERT_EQ(Sym<CUresult (*)(unsigned)>("cuInit")(0), 0);
-  void* ctx = nullptr;
-  ASSERT_EQ(Sym<CUresult (*)(void**, unsigned, int)>("cuCtxCreate_v2")(&ctx, 0, 0), 0);
-  ASSERT_NE(ctx, nullptr);
+  ASSERT_EQ(Sym<CUresult (*)(void**, unsigned, int)>("cuCtxCreate_v2")(ctx, 0, 0), 0);
+  ASSERT_NE(*ctx, nullptr);
   void* current = nullptr;
   ASSERT_EQ(Sym<CUresult (*)(void**)>("cuCtxGetCurrent")(&current), 0);
-  EXPECT_EQ(current, ctx);
+  EXPECT_EQ(current, *ctx);
+}
 
-  // Real bytes: what goes in comes back, at an offset too.
+// Real bytes: what goes in comes back, at an offset too.
+void ExpectCopiesRoundTripAndFreesFollowSem11() {
   auto alloc = Sym<CUresult (*)(CUdeviceptr*, std::size_t)>("cuMemAlloc_v2");
   auto free_ = Sym<CUresult (*)(CUdeviceptr)>("cuMemFree_v2");
   auto htod = Sym<CUresult (*)(CUdeviceptr, const void*, std::size_t)>("cuMemcpyHtoD_v2");
@@ -85,27 +87,35 @@ TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
   EXPECT_EQ(free_(block), 0);
   EXPECT_EQ(free_(block), 1);
   EXPECT_EQ(free_(0), 0);
+}
 
-  // Modules: names from the PTX; globals have device memory of their size.
-  void* module = nullptr;
-  ASSERT_EQ(Sym<CUresult (*)(void**, const void*)>("cuModuleLoadData")(&module, kPtx), 0);
+// Modules: names from the PTX; globals have device memory of their size.
+// `table` is left at the global of that name.
+void LoadModuleAndExpectItsNames(void** module, CUdeviceptr* table) {
+  ASSERT_EQ(Sym<CUresult (*)(void**, const void*)>("cuModuleLoadData")(module, kPtx), 0);
   auto get_function = Sym<CUresult (*)(void**, void*, const char*)>("cuModuleGetFunction");
   void* function = nullptr;
-  EXPECT_EQ(get_function(&function, module, "kern"), 0);
-  EXPECT_EQ(get_function(&function, module, "missing"), 500);
+  EXPECT_EQ(get_function(&function, *module, "kern"), 0);
+  EXPECT_EQ(get_function(&function, *module, "missing"), 500);
   // The simulator's own kernel names are not this module's.
-  EXPECT_EQ(get_function(&function, module, "omp_region"), 500);
+  EXPECT_EQ(get_function(&function, *module, "omp_region"), 500);
   auto get_global =
       Sym<CUresult (*)(CUdeviceptr*, std::size_t*, void*, const char*)>("cuModuleGetGlobal_v2");
-  CUdeviceptr table = 0;
+  auto htod = Sym<CUresult (*)(CUdeviceptr, const void*, std::size_t)>("cuMemcpyHtoD_v2");
   std::size_t bytes = 0;
-  ASSERT_EQ(get_global(&table, &bytes, module, "table"), 0);
+  ASSERT_EQ(get_global(table, &bytes, *module, "table"), 0);
   EXPECT_EQ(bytes, 12u);
   const std::uint32_t words[3] = {1, 2, 3};
-  EXPECT_EQ(htod(table, words, sizeof words), 0);
-  EXPECT_EQ(get_global(&table, &bytes, module, "nothing"), 500);
+  EXPECT_EQ(htod(*table, words, sizeof words), 0);
+  EXPECT_EQ(get_global(table, &bytes, *module, "nothing"), 500);
+}
 
-  // A launch with libgomp's arguments, then a callback behind it.
+// A launch with libgomp's arguments, then a callback behind it.
+void ExpectLaunchThenCallback(void* module) {
+  auto alloc = Sym<CUresult (*)(CUdeviceptr*, std::size_t)>("cuMemAlloc_v2");
+  auto free_ = Sym<CUresult (*)(CUdeviceptr)>("cuMemFree_v2");
+  auto get_function = Sym<CUresult (*)(void**, void*, const char*)>("cuModuleGetFunction");
+  void* function = nullptr;
   ASSERT_EQ(get_function(&function, module, "kern"), 0);
   CUdeviceptr vars = 0, stacks = 0;
   ASSERT_EQ(alloc(&vars, 16), 0);
@@ -127,25 +137,45 @@ TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
   EXPECT_EQ(sync(), 0);
   EXPECT_EQ(free_(vars), 0);
   EXPECT_EQ(free_(stacks), 0);
+}
 
-  // Unimplemented: an error and one line on stderr naming the call.
+// Unimplemented: an error and one line on stderr naming the call.
+void ExpectUnimplementedCallNamedOnStderr() {
   testing::internal::CaptureStderr();
   EXPECT_EQ(
       Sym<CUresult (*)(float*, void*, void*)>("cuEventElapsedTime")(nullptr, nullptr, nullptr),
       801);
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_NE(err.find("cuEventElapsedTime is not implemented"), std::string::npos) << err;
+}
 
-  // cuGetProcAddress hands out the newest version of a name.
+// cuGetProcAddress hands out the newest version of a name.
+void ExpectProcAddressGivesNewestVersion() {
   void* fn = nullptr;
   ASSERT_EQ(Sym<CUresult (*)(const char*, void**, int, std::uint64_t)>("cuGetProcAddress")(
                 "cuMemAlloc", &fn, 12000, 0),
             0);
   EXPECT_EQ(fn, dlsym(g_lib, "cuMemAlloc_v2"));
+}
+
+// A fatal failure in one step ends the test: the steps after it need what it
+// set up.
+TEST_F(LibcudaApi, DriverRulesThroughTheSimulator) {
+  void* ctx = nullptr;
+  ASSERT_NO_FATAL_FAILURE(CreateContext(&ctx));
+  ASSERT_NO_FATAL_FAILURE(ExpectCopiesRoundTripAndFreesFollowSem11());
+  void* module = nullptr;
+  CUdeviceptr table = 0;
+  ASSERT_NO_FATAL_FAILURE(LoadModuleAndExpectItsNames(&module, &table));
+  ASSERT_NO_FATAL_FAILURE(ExpectLaunchThenCallback(module));
+  ExpectUnimplementedCallNamedOnStderr();
+  ASSERT_NO_FATAL_FAILURE(ExpectProcAddressGivesNewestVersion());
 
   EXPECT_EQ(Sym<CUresult (*)(void*)>("cuModuleUnload")(module), 0);
   EXPECT_EQ(Sym<CUresult (*)(void*)>("cuCtxDestroy_v2")(ctx), 0);
   // SEM-15: a block of the destroyed context is gone.
+  auto dtoh = Sym<CUresult (*)(void*, CUdeviceptr, std::size_t)>("cuMemcpyDtoH_v2");
+  char back[4] = {};
   EXPECT_NE(dtoh(back, table, 4), 0);
 }
 
