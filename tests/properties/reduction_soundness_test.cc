@@ -58,89 +58,75 @@ struct Config {
   std::vector<std::string> only;
 };
 
+// `threads` threads of one region each.
+Case Regions(int threads, bool abort, int mapped_vars = 0) {
+  Case c;
+  c.scenario = RegionsScenario(threads, 1, abort, mapped_vars);
+  return c;
+}
+
+// A region on one thread and `ops` on another.
+Case RegionBeside(std::vector<HostOp> ops) {
+  Case c;
+  ThreadProgram t0, t1;
+  t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
+  t1.ops = std::move(ops);
+  c.scenario.threads = {t0, t1};
+  return c;
+}
+
 std::vector<Config> Configs() {
+  const std::vector<std::string> v2_and_ours = {"v2-gcc11", "event-fence"};
   std::vector<Config> configs;
-  auto regions = [](bool abort) {
-    Case c;
-    c.scenario = RegionsScenario(2, 1, abort);
-    return c;
-  };
-  configs.push_back({"2x1", regions(false)});
+  configs.push_back({"2x1", Regions(2, false)});
+  // Three threads, within one preemption (plain DFS within two runs tens of
+  // thousands of executions per property).
+  configs.push_back({"3x1", Regions(3, false), 1, v2_and_ours});
+  // Three threads and an abort, within two preemptions: the exit handlers'
+  // own footprints against two other threads (36 k and 76 k plain DFS
+  // executions per property).
+  configs.push_back({"3x1+abort", Regions(3, true), 2, v2_and_ours});
+  configs.push_back({"2x1+abort", Regions(2, true)});
   {
-    // Three threads, within one preemption (plain DFS within two runs
-    // tens of thousands of executions per property), for v2 and ours.
-    Case c;
-    c.scenario = RegionsScenario(3, 1, false);
-    configs.push_back({"3x1", c, 1, {"v2-gcc11", "event-fence"}});
-  }
-  {
-    // Three threads and an abort, within two preemptions: the exit handlers'
-    // own footprints against two other threads (36 k and 76 k plain DFS
-    // executions per property).
-    Case c;
-    c.scenario = RegionsScenario(3, 1, true);
-    configs.push_back({"3x1+abort", c, 2, {"v2-gcc11", "event-fence"}});
-  }
-  configs.push_back({"2x1+abort", regions(true)});
-  {
-    Case c = regions(true);
+    Case c = Regions(2, true);
     c.modes.free_waits_for_streams = false;  // SEM-11's other mode
     configs.push_back({"2x1+abort,free-no-wait", c});
   }
   {
-    Case c = regions(false);
+    Case c = Regions(2, false);
     c.modes.serial_callback_thread = false;  // SEM-07's other mode
     configs.push_back({"2x1,concurrent-callbacks", c});
   }
   {
-    Case c = regions(false);
+    Case c = Regions(2, false);
     c.scenario.faults.alloc_failure_at_call = 2;
     configs.push_back({"2x1+alloc-failure", c});
   }
-  {
-    // A user allocation beside a region (the soft limit, user frees).
-    Case c;
-    ThreadProgram t0, t1;
-    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
-    t1.ops = {HostOp::DeviceAlloc(64 * kKiB, /*slot=*/0)};
-    c.scenario.threads = {t0, t1};
-    configs.push_back({"run+alloc", c});
-  }
-  {
-    // Mapped data: allocations and synchronous copies under the device lock,
-    // where the race analysis skips the reversals of waits and lock attempts
-    // it calls irreversible (sim/footprint.h, Footprint::blocking). With an
-    // abort it is trace_equivalence_test's: ~100 k DPOR executions per
-    // property would not fit a shard here.
-    Case c;
-    c.scenario = RegionsScenario(2, 1, false, /*mapped_vars=*/1);
-    configs.push_back({"2x1 mapped", c});
-  }
-  {
-    // Target data beside a region: enter data (an allocation and a
-    // synchronous copy under the device lock), update (a copy) and, at the
-    // thread's end, exit data (a copy back and a free).
-    Case c;
-    ThreadProgram t0, t1;
-    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
-    t1.ops = {HostOp::EnterData(kMappedVarBytes, /*slot=*/1), HostOp::Update(/*slot=*/1)};
-    c.scenario.threads = {t0, t1};
-    configs.push_back({"run+enter/update/exit", c});
-  }
+  // A user allocation beside a region (the soft limit, user frees).
+  configs.push_back({"run+alloc", RegionBeside({HostOp::DeviceAlloc(64 * kKiB, /*slot=*/0)})});
+  // Mapped data: allocations and synchronous copies under the device lock,
+  // where the race analysis skips the reversals of waits and lock attempts
+  // it calls irreversible (sim/footprint.h, Footprint::blocking). With an
+  // abort it is trace_equivalence_test's: ~100 k DPOR executions per
+  // property would not fit a shard here.
+  configs.push_back({"2x1 mapped", Regions(2, false, /*mapped_vars=*/1)});
+  // Target data beside a region: enter data (an allocation and a
+  // synchronous copy under the device lock), update (a copy) and, at the
+  // thread's end, exit data (a copy back and a free).
+  configs.push_back(
+      {"run+enter/update/exit",
+       RegionBeside({HostOp::EnterData(kMappedVarBytes, /*slot=*/1), HostOp::Update(/*slot=*/1)})});
   {
     // A user allocation freed beside a running kernel, with a cuMemFree that
     // does not wait for the streams (SEM-11).
-    Case c;
-    ThreadProgram t0, t1;
-    t0.ops = {HostOp::Run(1, /*teams=*/2, /*warps=*/1)};
-    t1.ops = {HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0), HostOp::DeviceFree(/*slot=*/0)};
-    c.scenario.threads = {t0, t1};
+    Case c =
+        RegionBeside({HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0), HostOp::DeviceFree(/*slot=*/0)});
     c.modes.free_waits_for_streams = false;
     configs.push_back({"run+alloc/free,free-no-wait", c});
   }
   {
     // Device destructors: a kernel at close.
-    Case c = regions(false);
+    Case c = Regions(2, false);
     c.scenario.faults.device_destructors = true;
     configs.push_back({"2x1+dtors", c});
   }
