@@ -110,6 +110,181 @@ void WriteFingerprints(const std::string& key, const std::map<std::string, First
   }
 }
 
+void NotePlan(const properties::ExploreSpec& base, const properties::ScopeBound& bound,
+              const std::vector<std::string>& words, std::uint64_t per_scenario, ReportSink& out) {
+  out.Note(absl::StrFormat(
+      "check: policy %s, every scenario of at most %d threads x %d ops, %d faults (vocabulary "
+      "%s), strategy %s, %d executions per scenario",
+      base.policy->name, bound.max_threads, bound.max_ops, bound.max_faults,
+      absl::StrJoin(words, ","), base.strategy, per_scenario));
+  if (out.json()) {
+    out.Field("command", "check").Field("policy", base.policy->name).Field("enumerate", true);
+    out.Field("max_threads", bound.max_threads).Field("max_ops", bound.max_ops);
+    out.Field("max_faults", bound.max_faults).Field("max_fault_call", bound.max_fault_call);
+    out.List("vocabulary", words);
+    out.Field("strategy", base.strategy).Field("bound", base.strategy_params.preemption_bound);
+    out.Field("scenario_executions", per_scenario);
+  }
+}
+
+// A progress line on stderr now and then: more often on a terminal, where
+// someone watches, than in a log.
+class ProgressLine {
+ public:
+  explicit ProgressLine(Clock::time_point start)
+      : start_(start), interval_s_(isatty(STDERR_FILENO) ? 2 : 10) {}
+
+  // `executions`: every scenario's so far, the running one's included.
+  void Report(std::size_t index, std::uint64_t executions) {
+    const double now = SecondsSince(start_);
+    if (now - last_s_ < interval_s_) return;
+    absl::FPrintF(stderr, "check: scenario %d, %d executions in %.0f s (%.0f executions/s)\n",
+                  index + 1, executions, now,
+                  static_cast<double>(executions - last_executions_) / (now - last_s_));
+    last_s_ = now;
+    last_executions_ = executions;
+  }
+
+ private:
+  Clock::time_point start_;
+  double interval_s_;
+  double last_s_ = 0;
+  std::uint64_t last_executions_ = 0;
+};
+
+// What ends the enumeration before the scope does.
+struct EnumerationLimits {
+  std::uint64_t per_scenario = 0;
+  std::uint64_t executions = 0;  // every scenario's together
+  Clock::time_point deadline;
+};
+
+struct EnumerationTally {
+  std::uint64_t executions = 0;
+  std::size_t exhausted = 0, violating = 0;
+  bool failed = false;
+  bool out_of_time = false;
+  bool interrupted = false;    // a signal (cli/interrupt.h) stopped it
+  bool every_scenario = true;  // the enumeration ran to its end
+  std::map<std::string, FirstMet> findings, known_met;
+  std::vector<ScenarioOutcome> outcomes;
+  std::vector<std::string> not_monitored;
+};
+
+// Whether no further scenario may start; notes a deadline or a signal as the
+// reason.
+bool MustStop(const properties::ExploreSpec& base, const EnumerationLimits& limits,
+              EnumerationTally& tally) {
+  if (tally.executions >= limits.executions) return true;
+  if (Clock::now() >= limits.deadline) {
+    tally.out_of_time = true;
+    return true;
+  }
+  if (base.interrupt != nullptr && base.interrupt->load()) {
+    tally.interrupted = true;
+    return true;
+  }
+  return false;
+}
+
+// One scenario's search, within what is left of the budget and the time.
+properties::ExploreSpec ScenarioSpec(const properties::ExploreSpec& base,
+                                     const properties::ScopeScenario& scenario,
+                                     const EnumerationLimits& limits,
+                                     std::uint64_t executions_so_far) {
+  properties::ExploreSpec spec = base;
+  spec.test_case = scenario.test_case;
+  spec.max_executions = std::min(limits.per_scenario, limits.executions - executions_so_far);
+  if (limits.deadline != Clock::time_point::max()) {
+    spec.time_budget = absl::FromChrono(limits.deadline - Clock::now());
+  }
+  return spec;
+}
+
+void RecordFirstMet(const std::vector<properties::Finding>& fs, std::size_t scenario,
+                    const std::string& label, std::map<std::string, FirstMet>& into) {
+  for (const properties::Finding& f : fs) {
+    into.emplace(f.violation.fingerprint,
+                 FirstMet{f.violation.property, f.known, scenario, label, f.token});
+  }
+}
+
+// Adds the search of scenario `index` (0-based) to the tally, with its line.
+void TallyScenario(std::size_t index, const std::string& label, const properties::ExploreReport& r,
+                   EnumerationTally& tally, ReportSink& out) {
+  ScenarioOutcome o;
+  o.label = label;
+  if (index == 0) tally.not_monitored = r.not_monitored;
+  o.executions = r.executions;
+  o.exhausted = r.exhausted;
+  o.seconds = r.seconds;
+  if (r.first() != nullptr) o.violation = *r.first();
+  tally.out_of_time = tally.out_of_time || r.out_of_time;
+  tally.interrupted = tally.interrupted || r.interrupted;
+  tally.executions += r.executions;
+  tally.exhausted += r.exhausted;
+  if (!r.status.ok()) {
+    absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", index + 1, o.label,
+                  r.status.message());
+    tally.failed = true;
+  }
+  tally.violating += !r.findings.empty();
+  RecordFirstMet(r.findings, index + 1, o.label, tally.findings);
+  RecordFirstMet(r.known_met, index + 1, o.label, tally.known_met);
+  out.Note(absl::StrFormat("scenario %d %s: executions %d exhausted %s violation %s", index + 1,
+                           o.label, o.executions, o.exhausted ? "yes" : "no",
+                           ViolationText(o.violation)));
+  tally.outcomes.push_back(std::move(o));
+}
+
+void WriteScenarioResults(const std::vector<ScenarioOutcome>& outcomes, ReportSink& out) {
+  if (!out.json()) return;
+  out.Custom("scenario_results", "", [&outcomes](properties::JsonWriter& j) {
+    j.BeginArray();
+    for (const ScenarioOutcome& o : outcomes) {
+      j.BeginObject();
+      j.Key("label").String(o.label);
+      j.Key("executions").Uint(o.executions);
+      j.Key("exhausted").Bool(o.exhausted);
+      j.Key("seconds").Double(o.seconds);
+      if (!o.violation.has_value()) {
+        j.Key("violation").Null();
+      } else {
+        j.Key("violation").BeginObject();
+        j.Key("property").String(o.violation->violation.property);
+        j.Key("fingerprint").String(o.violation->violation.fingerprint);
+        j.Key("known").Bool(o.violation->known);
+        j.Key("replay").String(o.violation->token);
+        j.EndObject();
+      }
+      j.EndObject();
+    }
+    j.EndArray();
+  });
+}
+
+// The totals and the fingerprints met; returns the exit code.
+int WriteSummary(const EnumerationTally& tally, Clock::time_point start, ReportSink& out) {
+  std::size_t new_count = 0;
+  for (const auto& [fp, m] : tally.findings) new_count += !m.known;
+  const auto scenarios_run = static_cast<std::uint64_t>(tally.outcomes.size());
+  out.List("not_monitored", tally.not_monitored);
+  // How many scenarios the bound holds is known only when all were run.
+  if (tally.every_scenario) out.Field("scenarios", scenarios_run);
+  out.Field("scenarios_run", scenarios_run);
+  out.Field("scenarios_exhausted", static_cast<std::uint64_t>(tally.exhausted));
+  out.Field("executions", tally.executions);
+  out.Field("exhausted", tally.every_scenario && tally.exhausted == tally.outcomes.size());
+  if (tally.out_of_time) out.Field("out_of_time", true);
+  if (tally.interrupted) out.Field("stopped_by", "signal");
+  out.Seconds("seconds", SecondsSince(start));
+  out.Field("violating_scenarios", static_cast<std::uint64_t>(tally.violating));
+  WriteFingerprints("findings", tally.findings, out);
+  WriteFingerprints("known_met", tally.known_met, out);
+  out.Field("new", static_cast<std::uint64_t>(new_count));
+  return tally.failed || new_count > 0 ? kExitMismatch : kExitOk;
+}
+
 }  // namespace
 
 bool EnumerateRequested() { return absl::GetFlag(FLAGS_enumerate); }
@@ -137,147 +312,32 @@ int RunEnumeration(const properties::ExploreSpec& base, std::uint64_t max_execut
 
   const std::vector<std::string> words =
       bound->words.empty() ? properties::VocabularyWords() : bound->words;
-  out.Note(absl::StrFormat(
-      "check: policy %s, every scenario of at most %d threads x %d ops, %d faults (vocabulary "
-      "%s), strategy %s, %d executions per scenario",
-      base.policy->name, bound->max_threads, bound->max_ops, bound->max_faults,
-      absl::StrJoin(words, ","), base.strategy, per_scenario));
-  if (out.json()) {
-    out.Field("command", "check").Field("policy", base.policy->name).Field("enumerate", true);
-    out.Field("max_threads", bound->max_threads).Field("max_ops", bound->max_ops);
-    out.Field("max_faults", bound->max_faults).Field("max_fault_call", bound->max_fault_call);
-    out.List("vocabulary", words);
-    out.Field("strategy", base.strategy).Field("bound", base.strategy_params.preemption_bound);
-    out.Field("scenario_executions", per_scenario);
-  }
+  NotePlan(base, *bound, words, per_scenario, out);
 
   const Clock::time_point start = Clock::now();
-  const Clock::time_point deadline = time_budget == absl::InfiniteDuration()
-                                         ? Clock::time_point::max()
-                                         : start + absl::ToChronoNanoseconds(time_budget);
-  const std::uint64_t budget = max_executions == 0 ? ~std::uint64_t{0} : max_executions;
-  std::uint64_t total = 0;
-  std::size_t exhausted = 0, violating = 0;
-  bool failed = false;
-  bool out_of_time = false;
-  bool interrupted = false;  // a signal (cli/interrupt.h) stopped it
-  std::map<std::string, FirstMet> findings, known_met;
-  std::vector<ScenarioOutcome> outcomes;
-  std::vector<std::string> not_monitored;
-
-  const double interval_s = isatty(STDERR_FILENO) ? 2 : 10;
-  double last_progress = 0;
-  std::uint64_t last_total = 0;
-  auto progress = [&](std::size_t index, std::uint64_t in_scenario) {
-    const double now = SecondsSince(start);
-    if (now - last_progress < interval_s) return;
-    const std::uint64_t executions = total + in_scenario;
-    absl::FPrintF(stderr, "check: scenario %d, %d executions in %.0f s (%.0f executions/s)\n",
-                  index + 1, executions, now,
-                  static_cast<double>(executions - last_total) / (now - last_progress));
-    last_progress = now;
-    last_total = executions;
-  };
-
-  std::size_t i = 0;
-  bool every_scenario = true;  // the enumeration ran to its end
+  EnumerationLimits limits;
+  limits.per_scenario = per_scenario;
+  limits.executions = max_executions == 0 ? ~std::uint64_t{0} : max_executions;
+  limits.deadline = time_budget == absl::InfiniteDuration()
+                        ? Clock::time_point::max()
+                        : start + absl::ToChronoNanoseconds(time_budget);
+  EnumerationTally tally;
+  ProgressLine progress(start);
   const absl::Status visited =
       properties::VisitScope(*bound, [&](const properties::ScopeScenario& scenario) {
-        if (total >= budget) return every_scenario = false;
-        if (Clock::now() >= deadline) {
-          out_of_time = true;
-          return every_scenario = false;
-        }
-        if (base.interrupt != nullptr && base.interrupt->load()) {
-          interrupted = true;
-          return every_scenario = false;
-        }
-        properties::ExploreSpec spec = base;
-        spec.test_case = scenario.test_case;
-        spec.max_executions = std::min(per_scenario, budget - total);
-        if (deadline != Clock::time_point::max()) {
-          spec.time_budget = absl::FromChrono(deadline - Clock::now());
-        }
-        spec.on_progress = [&progress, i](const properties::ExploreProgress& p) {
-          progress(i, p.executions);
+        if (MustStop(base, limits, tally)) return tally.every_scenario = false;
+        const std::size_t index = tally.outcomes.size();
+        properties::ExploreSpec spec = ScenarioSpec(base, scenario, limits, tally.executions);
+        spec.on_progress = [&progress, &tally, index](const properties::ExploreProgress& p) {
+          progress.Report(index, tally.executions + p.executions);
         };
-        ScenarioOutcome o;
-        o.label = scenario.label;
-        const properties::ExploreReport r = properties::Explore(spec);
-        if (i == 0) not_monitored = r.not_monitored;
-        o.executions = r.executions;
-        o.exhausted = r.exhausted;
-        o.seconds = r.seconds;
-        if (r.first() != nullptr) o.violation = *r.first();
-        out_of_time = out_of_time || r.out_of_time;
-        interrupted = interrupted || r.interrupted;
-        total += r.executions;
-        exhausted += r.exhausted;
-        if (!r.status.ok()) {
-          absl::FPrintF(stderr, "stackcheck: scenario %d %s: %s\n", i + 1, o.label,
-                        r.status.message());
-          failed = true;
-        }
-        violating += !r.findings.empty();
-        auto record = [&](const std::vector<properties::Finding>& fs,
-                          std::map<std::string, FirstMet>& into) {
-          for (const properties::Finding& f : fs) {
-            into.emplace(f.violation.fingerprint,
-                         FirstMet{f.violation.property, f.known, i + 1, o.label, f.token});
-          }
-        };
-        record(r.findings, findings);
-        record(r.known_met, known_met);
-        out.Note(absl::StrFormat("scenario %d %s: executions %d exhausted %s violation %s", i + 1,
-                                 o.label, o.executions, o.exhausted ? "yes" : "no",
-                                 ViolationText(o.violation)));
-        outcomes.push_back(std::move(o));
-        ++i;
+        TallyScenario(index, scenario.label, properties::Explore(spec), tally, out);
         return true;
       });
   if (!visited.ok()) return UsageError(visited.message());
 
-  if (out.json()) {
-    out.Custom("scenario_results", "", [&outcomes](properties::JsonWriter& j) {
-      j.BeginArray();
-      for (const ScenarioOutcome& o : outcomes) {
-        j.BeginObject();
-        j.Key("label").String(o.label);
-        j.Key("executions").Uint(o.executions);
-        j.Key("exhausted").Bool(o.exhausted);
-        j.Key("seconds").Double(o.seconds);
-        if (!o.violation.has_value()) {
-          j.Key("violation").Null();
-        } else {
-          j.Key("violation").BeginObject();
-          j.Key("property").String(o.violation->violation.property);
-          j.Key("fingerprint").String(o.violation->violation.fingerprint);
-          j.Key("known").Bool(o.violation->known);
-          j.Key("replay").String(o.violation->token);
-          j.EndObject();
-        }
-        j.EndObject();
-      }
-      j.EndArray();
-    });
-  }
-  std::size_t new_count = 0;
-  for (const auto& [fp, m] : findings) new_count += !m.known;
-  out.List("not_monitored", not_monitored);
-  // How many scenarios the bound holds is known only when all were run.
-  if (every_scenario) out.Field("scenarios", static_cast<std::uint64_t>(outcomes.size()));
-  out.Field("scenarios_run", static_cast<std::uint64_t>(outcomes.size()));
-  out.Field("scenarios_exhausted", static_cast<std::uint64_t>(exhausted));
-  out.Field("executions", total);
-  out.Field("exhausted", every_scenario && exhausted == outcomes.size());
-  if (out_of_time) out.Field("out_of_time", true);
-  if (interrupted) out.Field("stopped_by", "signal");
-  out.Seconds("seconds", SecondsSince(start));
-  out.Field("violating_scenarios", static_cast<std::uint64_t>(violating));
-  WriteFingerprints("findings", findings, out);
-  WriteFingerprints("known_met", known_met, out);
-  out.Field("new", static_cast<std::uint64_t>(new_count));
-  return failed || new_count > 0 ? kExitMismatch : kExitOk;
+  WriteScenarioResults(tally.outcomes, out);
+  return WriteSummary(tally, start, out);
 }
 
 }  // namespace stackcheck::cli
