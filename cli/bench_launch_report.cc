@@ -47,9 +47,8 @@ std::vector<const LaunchRow*> PairedRows(const LaunchTable& t) {
 
 double Percent(double ratio) { return 100.0 * (ratio - 1); }
 
-}  // namespace
-
-void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
+// The device, the default geometry and how each figure was measured.
+void DescribeSetup(const LaunchTable& t, ReportSink& out) {
   const real::DeviceProperties& d = t.device;
   out.Custom("device",
              absl::StrFormat("stackcheck bench launch: %s, %d SMs, compute %d.%d, driver %d",
@@ -73,28 +72,29 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
                j.Key("repetitions").Int(t.options.repetitions);
                j.Key("launches").Int(t.options.launches);
              });
-  out.Note("");
-  for (const std::string& line : TableLines(t)) out.Note(line);
+}
 
-  const std::vector<const LaunchRow*> paired = PairedRows(t);
-  if (!paired.empty()) {
-    out.Note("");
-    out.Note(absl::StrFormat(
-        "policy cost over launch only (paired: each repetition right after one of launch "
-        "only; median of the %d ratios, median launch-only in brackets):",
-        t.options.repetitions));
-    for (const LaunchRow* row : paired) {
-      std::string line = absl::StrFormat("  %-32s", row->policy);
-      for (size_t i = 0; i < row->ratio.size(); ++i) {
-        absl::StrAppendFormat(&line, "%+8.0f%% (%4.1f)", Percent(row->ratio[i]),
-                              row->launch_only_us[i]);
-      }
-      out.Note(line);
+// Text only: each paired row's cost per column, with its launch-only median.
+void NotePairedCosts(const LaunchTable& t, const std::vector<const LaunchRow*>& paired,
+                     ReportSink& out) {
+  if (paired.empty()) return;
+  out.Note("");
+  out.Note(absl::StrFormat(
+      "policy cost over launch only (paired: each repetition right after one of launch "
+      "only; median of the %d ratios, median launch-only in brackets):",
+      t.options.repetitions));
+  for (const LaunchRow* row : paired) {
+    std::string line = absl::StrFormat("  %-32s", row->policy);
+    for (size_t i = 0; i < row->ratio.size(); ++i) {
+      absl::StrAppendFormat(&line, "%+8.0f%% (%4.1f)", Percent(row->ratio[i]),
+                            row->launch_only_us[i]);
     }
+    out.Note(line);
   }
-  out.Note("");
+}
 
-  // Text: each row's cells, then its paired costs, one line each.
+// The lines for scripts: each row's cells, then its paired costs, one line each.
+std::vector<std::string> ScriptLines(const LaunchTable& t) {
   std::vector<std::string> script;
   for (const LaunchRow& row : t.rows) {
     for (size_t i = 0; i < row.cells.size(); ++i) {
@@ -111,37 +111,46 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
                                        Percent(row.ratio[i])));
     }
   }
-  out.Fields(absl::StrJoin(script, "\n"), [&](properties::JsonWriter& j) {
-    j.Key("cells").BeginArray();
-    for (const LaunchRow& row : t.rows) {
-      for (size_t i = 0; i < row.cells.size(); ++i) {
-        const hardware::BenchFigure& f = row.cells[i];
-        j.BeginObject();
-        j.Key("row").String(row.what);
-        j.Key("geometry").String(t.columns[i].geometry.Label());
-        j.Key("kernel_ns").Uint(t.columns[i].kernel_ns);
-        j.Key("us_per_launch").Double(f.us_per_launch);
-        j.Key("us_min").Double(f.us_min);
-        j.Key("launches").Int(f.launches);
-        j.EndObject();
-      }
-    }
-    j.EndArray();
-    j.Key("policy_over_launch_only").BeginArray();
-    for (const LaunchRow* row : paired) {
-      for (size_t i = 0; i < row->ratio.size(); ++i) {
-        j.BeginObject();
-        j.Key("policy").String(row->policy);
-        j.Key("geometry").String(t.columns[i].geometry.Label());
-        j.Key("kernel_ns").Uint(t.columns[i].kernel_ns);
-        j.Key("percent").Double(Percent(row->ratio[i]));
-        j.Key("launch_only_us").Double(row->launch_only_us[i]);
-        j.EndObject();
-      }
-    }
-    j.EndArray();
-  });
+  return script;
+}
 
+void WriteCellsJson(const LaunchTable& t, properties::JsonWriter& j) {
+  j.Key("cells").BeginArray();
+  for (const LaunchRow& row : t.rows) {
+    for (size_t i = 0; i < row.cells.size(); ++i) {
+      const hardware::BenchFigure& f = row.cells[i];
+      j.BeginObject();
+      j.Key("row").String(row.what);
+      j.Key("geometry").String(t.columns[i].geometry.Label());
+      j.Key("kernel_ns").Uint(t.columns[i].kernel_ns);
+      j.Key("us_per_launch").Double(f.us_per_launch);
+      j.Key("us_min").Double(f.us_min);
+      j.Key("launches").Int(f.launches);
+      j.EndObject();
+    }
+  }
+  j.EndArray();
+}
+
+void WritePairedCostsJson(const LaunchTable& t, const std::vector<const LaunchRow*>& paired,
+                          properties::JsonWriter& j) {
+  j.Key("policy_over_launch_only").BeginArray();
+  for (const LaunchRow* row : paired) {
+    for (size_t i = 0; i < row->ratio.size(); ++i) {
+      j.BeginObject();
+      j.Key("policy").String(row->policy);
+      j.Key("geometry").String(t.columns[i].geometry.Label());
+      j.Key("kernel_ns").Uint(t.columns[i].kernel_ns);
+      j.Key("percent").Double(Percent(row->ratio[i]));
+      j.Key("launch_only_us").Double(row->launch_only_us[i]);
+      j.EndObject();
+    }
+  }
+  j.EndArray();
+}
+
+// JSON only: the text table already says which rows hung or failed.
+void WriteUnfinished(const LaunchTable& t, ReportSink& out) {
   const std::vector<const LaunchRow*> unfinished = t.Unfinished();
   if (unfinished.empty()) return;
   out.Fields("", [&](properties::JsonWriter& j) {
@@ -156,6 +165,22 @@ void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
     }
     j.EndArray();
   });
+}
+
+}  // namespace
+
+void DescribeLaunchTable(const LaunchTable& t, ReportSink& out) {
+  DescribeSetup(t, out);
+  out.Note("");
+  for (const std::string& line : TableLines(t)) out.Note(line);
+  const std::vector<const LaunchRow*> paired = PairedRows(t);
+  NotePairedCosts(t, paired, out);
+  out.Note("");
+  out.Fields(absl::StrJoin(ScriptLines(t), "\n"), [&](properties::JsonWriter& j) {
+    WriteCellsJson(t, j);
+    WritePairedCostsJson(t, paired, j);
+  });
+  WriteUnfinished(t, out);
 }
 
 }  // namespace stackcheck::cli
