@@ -190,10 +190,7 @@ std::string BudgetText(const CampaignResult& r) {
   return out;
 }
 
-// The campaign's report, text and JSON side by side: its settings, the
-// verdict table, each violation, the budget, the coverage probes and the
-// judgement.
-void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportSink& out) {
+void DescribeSettings(const CampaignResult& r, const CampaignOptions& o, ReportSink& out) {
   out.Fields(
       absl::StrFormat(
           "stackcheck campaign: %d policies x %d properties on the simulator, "
@@ -213,12 +210,9 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
                              "far, violations unshrunk)\n\n"
                            : "",
              [&r](properties::JsonWriter& j) { j.Key("interrupted").Bool(r.interrupted); });
-  const properties::VerdictTable table = properties::ToVerdictTable(r);
-  out.Fields(properties::FormatVerdictTable(table), [&table](properties::JsonWriter& j) {
-    j.Key("verdicts");
-    properties::WriteVerdictTableJson(table, j);
-  });
+}
 
+void DescribeViolations(const CampaignResult& r, ReportSink& out) {
   std::string violations;
   for (const properties::PolicyResult& pr : r.policies) {
     for (const properties::PropertyVerdict& v : pr.verdicts) {
@@ -235,6 +229,9 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
                }
                j.EndArray();
              });
+}
+
+void DescribeBudget(const CampaignResult& r, ReportSink& out) {
   out.Fields(BudgetText(r), [&r](properties::JsonWriter& j) {
     j.Key("budget").BeginArray();
     for (const properties::PolicyResult& pr : r.policies) {
@@ -251,7 +248,9 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
     j.EndArray();
     j.Key("probes_reached").Int(ProbesReached(r));
   });
+}
 
+void DescribeProbes(const CampaignResult& r, ReportSink& out) {
   std::string probes = "\nCoverage probes (executions that reached each):\n";
   for (const auto& [probe, n] : r.probes) absl::StrAppendFormat(&probes, "  %-40s %d\n", probe, n);
   for (const auto& [probe, n] : r.probes) {
@@ -262,7 +261,11 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
     for (const auto& [probe, n] : r.probes) j.Key(probe).Uint(n);
     j.EndObject();
   });
+}
 
+// Whether the verdicts match, any bug is NEW, and the budget sufficed.
+void DescribeJudgement(const CampaignResult& r, const properties::VerdictTable& table,
+                       ReportSink& out) {
   const bool all_match = properties::AllMatch(table);
   std::string verdict =
       absl::StrFormat("\n%s\n", all_match ? "every verdict matches its expectation"
@@ -285,6 +288,22 @@ void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportS
     j.EndArray();
     j.Key("new_bugs").Int(r.new_bugs());
   });
+}
+
+// The campaign's report, text and JSON side by side: its settings, the
+// verdict table, each violation, the budget, the coverage probes and the
+// judgement.
+void DescribeCampaign(const CampaignResult& r, const CampaignOptions& o, ReportSink& out) {
+  DescribeSettings(r, o, out);
+  const properties::VerdictTable table = properties::ToVerdictTable(r);
+  out.Fields(properties::FormatVerdictTable(table), [&table](properties::JsonWriter& j) {
+    j.Key("verdicts");
+    properties::WriteVerdictTableJson(table, j);
+  });
+  DescribeViolations(r, out);
+  DescribeBudget(r, out);
+  DescribeProbes(r, out);
+  DescribeJudgement(r, table, out);
 }
 
 int RunCampaignCommand(const std::vector<std::string>& args) {
