@@ -82,60 +82,55 @@ std::vector<const PolicyFigures*> Flattened(const std::vector<PolicyFigures>& al
   return out;
 }
 
-int RunBenchBugs(const std::vector<std::string>& args) {
-  if (!args.empty())
-    return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
-  const int seeds = absl::GetFlag(FLAGS_bench_seeds);
-  if (seeds < 1 || seeds > 100000) return UsageError("--bench_seeds must be 1..100000");
-  const double limit = absl::GetFlag(FLAGS_bench_hunt_limit_s);
-  if (!(limit > 0)) return UsageError("--bench_hunt_limit_s must be positive");
+// Per buggy policy: its targets together, then each on its own (e.g.
+// v1b's deadlock, V3's B1).
+struct Hunted {
+  PolicyFigures together;
+  std::vector<PolicyFigures> alone;
+};
 
-  // Per buggy policy: its targets together, then each on its own (e.g.
-  // v1b's deadlock, V3's B1).
-  struct Hunted {
-    PolicyFigures together;
-    std::vector<PolicyFigures> alone;
-  };
-  std::vector<Hunted> hunted;
-  for (const PolicyInfo& policy : AllPolicies()) {
-    Hunted h;
-    h.together.policy = policy.name;
-    for (const properties::PropertyInfo& p : properties::AllProperties()) {
-      if (properties::ExpectedVerdict(policy.name, p.name) == properties::Expectation::kViolated) {
-        h.together.targets.emplace_back(p.name);
-      }
+// The properties the expected-verdicts table says `policy` violates.
+std::vector<std::string> ExpectedViolations(const PolicyInfo& policy) {
+  std::vector<std::string> targets;
+  for (const properties::PropertyInfo& p : properties::AllProperties()) {
+    if (properties::ExpectedVerdict(policy.name, p.name) == properties::Expectation::kViolated) {
+      targets.emplace_back(p.name);
     }
-    if (h.together.targets.empty()) continue;  // a correct policy has no bug to find
-    if (absl::Status st = Measure(policy, seeds, limit, h.together); !st.ok()) {
-      absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
-      return kExitMismatch;
-    }
-    for (const std::string& target : h.together.targets) {
-      PolicyFigures one;
-      one.policy = absl::StrCat(policy.name, ":", target);
-      one.targets = {target};
-      if (absl::Status st = Measure(policy, seeds, limit, one); !st.ok()) {
-        absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
-        return kExitMismatch;
-      }
-      h.alone.push_back(std::move(one));
-    }
-    absl::FPrintF(stderr, "bench bugs: %s measured\n", policy.name);
-    hunted.push_back(std::move(h));
   }
+  return targets;
+}
 
+absl::Status HuntPolicy(const PolicyInfo& policy, int seeds, double limit, Hunted& h) {
+  if (absl::Status st = Measure(policy, seeds, limit, h.together); !st.ok()) return st;
+  for (const std::string& target : h.together.targets) {
+    PolicyFigures one;
+    one.policy = absl::StrCat(policy.name, ":", target);
+    one.targets = {target};
+    if (absl::Status st = Measure(policy, seeds, limit, one); !st.ok()) return st;
+    h.alone.push_back(std::move(one));
+  }
+  return absl::OkStatus();
+}
+
+bool AllFound(const std::vector<Hunted>& hunted) {
   bool all_found = true;
+  for (const Hunted& h : hunted) {
+    all_found &= h.together.found == h.together.seeds;
+    for (const PolicyFigures& one : h.alone) all_found &= one.found == one.seeds;
+  }
+  return all_found;
+}
+
+std::string FiguresText(const std::vector<Hunted>& hunted) {
   std::string text;
   for (const Hunted& h : hunted) {
     const PolicyFigures& f = h.together;
-    all_found &= f.found == f.seeds;
     absl::StrAppendFormat(&text,
                           "# %s: hunting %s; found with %d/%d seeds, median %.0f executions\n",
                           f.policy, absl::StrJoin(f.targets, ", "), f.found, f.seeds, f.executions);
     absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", f.policy, f.time_to_bug_s);
     absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", f.policy, f.shrunk_regions);
     for (const PolicyFigures& one : h.alone) {
-      all_found &= one.found == one.seeds;
       absl::StrAppendFormat(&text, "time_to_bug_s %s %.6f\n", one.policy, one.time_to_bug_s);
       absl::StrAppendFormat(&text, "shrunk_regions %s %.1f\n", one.policy, one.shrunk_regions);
       if (one.found != one.seeds) {
@@ -144,27 +139,56 @@ int RunBenchBugs(const std::vector<std::string>& args) {
       }
     }
   }
+  return text;
+}
+
+void WriteFiguresJson(const std::vector<Hunted>& hunted, properties::JsonWriter& j) {
+  j.Key("policies").BeginArray();
+  for (const Hunted& h : hunted) {
+    for (const PolicyFigures* f : Flattened(h.alone, h.together)) {
+      j.BeginObject();
+      j.Key("policy").String(f->policy);
+      j.Key("targets").BeginArray();
+      for (const std::string& t : f->targets) j.String(t);
+      j.EndArray();
+      j.Key("found").Int(f->found);
+      j.Key("time_to_bug_s").Double(f->time_to_bug_s);
+      j.Key("shrunk_regions").Double(f->shrunk_regions);
+      j.Key("median_executions").Double(f->executions);
+      j.EndObject();
+    }
+  }
+  j.EndArray();
+}
+
+int RunBenchBugs(const std::vector<std::string>& args) {
+  if (!args.empty())
+    return UsageError("usage: bench bugs [--bench_seeds=N] [--bench_hunt_limit_s=S]");
+  const int seeds = absl::GetFlag(FLAGS_bench_seeds);
+  if (seeds < 1 || seeds > 100000) return UsageError("--bench_seeds must be 1..100000");
+  const double limit = absl::GetFlag(FLAGS_bench_hunt_limit_s);
+  if (!(limit > 0)) return UsageError("--bench_hunt_limit_s must be positive");
+
+  std::vector<Hunted> hunted;
+  for (const PolicyInfo& policy : AllPolicies()) {
+    Hunted h;
+    h.together.policy = policy.name;
+    h.together.targets = ExpectedViolations(policy);
+    if (h.together.targets.empty()) continue;  // a correct policy has no bug to find
+    if (absl::Status st = HuntPolicy(policy, seeds, limit, h); !st.ok()) {
+      absl::FPrintF(stderr, "stackcheck: bench bugs: %s\n", st.ToString());
+      return kExitMismatch;
+    }
+    absl::FPrintF(stderr, "bench bugs: %s measured\n", policy.name);
+    hunted.push_back(std::move(h));
+  }
+
+  const bool all_found = AllFound(hunted);
   ReportSink out(absl::GetFlag(FLAGS_json), "bench bugs");
   out.Fields(absl::StrFormat("# one core; %d seeds per policy; medians", seeds),
              [seeds](properties::JsonWriter& j) { j.Key("seeds").Int(seeds); });
-  out.Fields(text, [&hunted](properties::JsonWriter& j) {
-    j.Key("policies").BeginArray();
-    for (const Hunted& h : hunted) {
-      for (const PolicyFigures* f : Flattened(h.alone, h.together)) {
-        j.BeginObject();
-        j.Key("policy").String(f->policy);
-        j.Key("targets").BeginArray();
-        for (const std::string& t : f->targets) j.String(t);
-        j.EndArray();
-        j.Key("found").Int(f->found);
-        j.Key("time_to_bug_s").Double(f->time_to_bug_s);
-        j.Key("shrunk_regions").Double(f->shrunk_regions);
-        j.Key("median_executions").Double(f->executions);
-        j.EndObject();
-      }
-    }
-    j.EndArray();
-  });
+  out.Fields(FiguresText(hunted),
+             [&hunted](properties::JsonWriter& j) { WriteFiguresJson(hunted, j); });
   out.Fields("", [all_found](properties::JsonWriter& j) { j.Key("all_found").Bool(all_found); });
   return out.Finish(all_found ? kExitOk : kExitMismatch);
 }
