@@ -245,6 +245,197 @@ std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
   return "";
 }
 
+// Replays the record's schedule under `watcher`, keeping the trace. Fails
+// unless the replay ends in the recorded violation.
+absl::StatusOr<properties::Execution> ExecuteWatched(const properties::ReplayRecord& record,
+                                                     const properties::PropertyInfo& info,
+                                                     const PolicyInfo& policy,
+                                                     PreemptionWatcher& watcher) {
+  std::vector<const properties::PropertyInfo*> checked;
+  if (info.checker == properties::Checker::kMonitor) checked.push_back(&info);
+  properties::ExecuteOptions keep;
+  keep.keep_trace = true;
+  absl::StatusOr<properties::Execution> e =
+      properties::Execute(record.test_case, policy, checked, &watcher, keep);
+  if (!e.ok()) return e.status();
+  if (!e->violation.has_value() || e->violation->property != record.property) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the schedule does not replay to a violation of ", record.property));
+  }
+  return e;
+}
+
+// A preemption that holds the driver's callback thread back while it could
+// run. Returns why, or "".
+std::string CallbackHeldBack(const std::vector<PreemptionWatcher::Preemption>& preemptions,
+                             const std::vector<std::string>& names) {
+  for (const PreemptionWatcher::Preemption& p : preemptions) {
+    const std::string held = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (absl::StartsWith(held, "callback")) {
+      return absl::StrFormat(
+          "the schedule holds the driver's callback thread (%s) back while it "
+          "could run, in favour of %s; host-side delays act only before a "
+          "callback starts",
+          held, chosen);
+    }
+  }
+  return "";
+}
+
+// A preemption that holds a host thread back after its start, which the
+// runner's start delays cannot do. Returns why, or "".
+std::string HostHeldBack(const std::vector<PreemptionWatcher::Preemption>& preemptions,
+                         const std::vector<std::string>& names) {
+  for (const PreemptionWatcher::Preemption& p : preemptions) {
+    const std::string held = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (IsHostThread(held) && absl::StartsWith(chosen, "callback")) {
+      return absl::StrFormat(
+          "the schedule holds %s back while it could run, in favour of the driver's "
+          "callback thread (%s); the runner delays host threads only at their start",
+          held, chosen);
+    }
+    if (HostIndex(held) >= 0 && HostIndex(chosen) >= 0 && p.chosen_had_acted) {
+      return absl::StrFormat(
+          "the schedule holds %s back in favour of %s, which had already "
+          "started; the runner delays host threads only at their start",
+          held, chosen);
+    }
+  }
+  return "";
+}
+
+// Why the runner cannot steer the hardware along the schedule at all, or "".
+std::string NotSteerableBecause(const PreemptionWatcher& watcher,
+                                const CallbackLockWait& callback_wait,
+                                const std::vector<std::string>& names) {
+  if (watcher.nonzero_numbers() > 0) {
+    return "the schedule makes a data choice (which callbacks run at once, which "
+           "allocation fails) that the driver makes on hardware";
+  }
+  if (!callback_wait.held_after_wake.empty()) return callback_wait.held_after_wake;
+  if (std::string why = CallbackHeldBack(watcher.preemptions(), names); !why.empty()) return why;
+  return HostHeldBack(watcher.preemptions(), names);
+}
+
+// A host thread run while another, woken from its wait, is kept waiting for
+// its turn. Returns why, or "".
+std::string HostPassesWokenHost(const std::vector<PreemptionWatcher::Preemption>& passed_woken,
+                                const std::vector<std::string>& names) {
+  for (const PreemptionWatcher::Preemption& p : passed_woken) {
+    const std::string woken = NameOf(names, p.held_back);
+    const std::string chosen = NameOf(names, p.chosen);
+    if (IsHostThread(woken) && IsHostThread(chosen)) {
+      return absl::StrFormat(
+          "the schedule runs %s while %s, woken from its wait, is kept waiting for its "
+          "turn; on hardware the two race (the OS picks), and the runner delays host "
+          "threads only at their start",
+          chosen, woken);
+    }
+  }
+  return "";
+}
+
+// Why steering can only approximate the schedule, or "".
+std::string ApproximateBecause(const PreemptionWatcher& watcher,
+                               const CallbackLockWait& callback_wait,
+                               const std::vector<sim::Event>& trace,
+                               const std::vector<std::string>& names) {
+  if (std::string why = HostPassesWokenHost(watcher.passed_woken(), names); !why.empty()) {
+    return why;
+  }
+  if (std::string why = HostKeptWhileTimePasses(trace, names); !why.empty()) return why;
+  return callback_wait.beaten_to_lock;
+}
+
+// Kernels stay pending as long as the counterexample needed: stretched
+// when one was still pending at a region's start or at the violation.
+bool PendingKernelMatters(const std::vector<sim::Event>& trace) {
+  std::set<std::uint32_t> pending;
+  bool pending_matters = false;
+  for (const sim::Event& ev : trace) {
+    switch (ev.kind) {
+      case sim::EventKind::kKernelEnqueue:
+        pending.insert(ev.a);
+        break;
+      case sim::EventKind::kKernelEnd:
+      case sim::EventKind::kKernelDropped:
+        pending.erase(ev.a);
+        break;
+      case sim::EventKind::kRegionBegin:
+        pending_matters |= !pending.empty();
+        break;
+      default:
+        break;
+    }
+  }
+  return pending_matters || !pending.empty();
+}
+
+// Host threads by when each first did something past starting: (trace
+// position, virtual time, program thread).
+using StartOrder = std::vector<std::tuple<std::size_t, std::uint64_t, int>>;
+
+StartOrder HostStartOrder(const std::vector<sim::Event>& trace,
+                          const std::vector<std::string>& names) {
+  std::map<sim::ActorId, std::pair<std::size_t, std::uint64_t>> first_step;
+  for (std::size_t i = 0; i < trace.size(); ++i) {
+    const sim::Event& ev = trace[i];
+    if (ev.kind == sim::EventKind::kThreadStart) continue;
+    first_step.emplace(ev.actor, std::make_pair(i, ev.time_ns));
+  }
+  StartOrder order;
+  for (const auto& [actor, at] : first_step) {
+    const int index = HostIndex(NameOf(names, actor));
+    if (index >= 0) order.emplace_back(at.first, at.second, index);
+  }
+  std::sort(order.begin(), order.end());
+  return order;
+}
+
+// Host threads start in the order the counterexample first ran them. A
+// thread that first acted later in virtual time (after a kernel ran) starts
+// that much later, unless the kernels are stretched (the virtual times no
+// longer apply); one that acted at the same time as an earlier one, but
+// after it, starts kSpawnGap after it. Empty when there is no order to keep.
+std::vector<absl::Duration> SpawnDelays(const StartOrder& order, int threads,
+                                        bool kernels_stretched,
+                                        const std::vector<sim::Event>& trace) {
+  std::vector<absl::Duration> delays;
+  if (threads <= 1 || order.empty()) return delays;
+  delays.assign(threads, absl::ZeroDuration());
+  const std::uint64_t start_ns = std::get<1>(order.front());
+  absl::Duration previous = absl::ZeroDuration();
+  std::uint64_t previous_ns = start_ns;
+  for (std::size_t rank = 0; rank < order.size(); ++rank) {
+    const auto [at, ns, index] = order[rank];
+    absl::Duration delay;
+    if (rank == 0) {
+      delay = absl::ZeroDuration();
+    } else if (kernels_stretched || ns <= previous_ns) {
+      delay = previous + kSpawnGap;
+    } else {
+      delay = std::max(previous + absl::Nanoseconds(ns - previous_ns),
+                       absl::Nanoseconds(ns - start_ns));
+    }
+    if (index < threads) delays[index] = delay;
+    previous = delay;
+    previous_ns = ns;
+  }
+  // A thread the counterexample never ran past its start did nothing before
+  // the violation: it starts once everything the others did is over.
+  std::set<int> ran;
+  for (const auto& entry : order) ran.insert(std::get<2>(entry));
+  const std::uint64_t end_ns = trace.empty() ? start_ns : trace.back().time_ns;
+  for (int index = 0; index < threads; ++index) {
+    if (ran.count(index) > 0) continue;
+    delays[index] =
+        previous + absl::Nanoseconds(end_ns - std::min(end_ns, previous_ns)) + kNeverRanGap;
+  }
+  return delays;
+}
+
 }  // namespace
 
 bool HardwareObserves(absl::string_view property) {
@@ -282,153 +473,20 @@ absl::StatusOr<Steering> SteeringFor(const properties::ReplayRecord& record) {
     return absl::NotFoundError(
         absl::StrCat("the replay's policy '", record.policy, "' is unknown"));
   }
-  std::vector<const properties::PropertyInfo*> checked;
-  if (info->checker == properties::Checker::kMonitor) checked.push_back(info);
   PreemptionWatcher watcher(record.test_case.schedule);
-  properties::ExecuteOptions keep;
-  keep.keep_trace = true;
-  absl::StatusOr<properties::Execution> e =
-      properties::Execute(record.test_case, *policy, checked, &watcher, keep);
+  absl::StatusOr<properties::Execution> e = ExecuteWatched(record, *info, *policy, watcher);
   if (!e.ok()) return e.status();
-  if (!e->violation.has_value() || e->violation->property != record.property) {
-    return absl::FailedPreconditionError(
-        absl::StrCat("the schedule does not replay to a violation of ", record.property));
-  }
   const std::vector<std::string>& names = e->actor_names;
 
-  // When each actor first did something past starting: (trace position,
-  // virtual time).
-  std::map<sim::ActorId, std::pair<std::size_t, std::uint64_t>> first_step;
-  for (std::size_t i = 0; i < e->trace.size(); ++i) {
-    const sim::Event& ev = e->trace[i];
-    if (ev.kind == sim::EventKind::kThreadStart) continue;
-    first_step.emplace(ev.actor, std::make_pair(i, ev.time_ns));
-  }
-  if (watcher.nonzero_numbers() > 0) {
-    steering.not_steerable =
-        "the schedule makes a data choice (which callbacks run at once, which "
-        "allocation fails) that the driver makes on hardware";
-    return steering;
-  }
-  CallbackLockWait callback_wait = ScanCallbackLockWaits(e->trace, names);
-  if (!callback_wait.held_after_wake.empty()) {
-    steering.not_steerable = std::move(callback_wait.held_after_wake);
-    return steering;
-  }
-  for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
-    const std::string held = NameOf(names, p.held_back);
-    const std::string chosen = NameOf(names, p.chosen);
-    if (absl::StartsWith(held, "callback")) {
-      steering.not_steerable = absl::StrFormat(
-          "the schedule holds the driver's callback thread (%s) back while it "
-          "could run, in favour of %s; host-side delays act only before a "
-          "callback starts",
-          held, chosen);
-      return steering;
-    }
-  }
-  for (const PreemptionWatcher::Preemption& p : watcher.preemptions()) {
-    const std::string held = NameOf(names, p.held_back);
-    const std::string chosen = NameOf(names, p.chosen);
-    if (IsHostThread(held) && absl::StartsWith(chosen, "callback")) {
-      steering.not_steerable = absl::StrFormat(
-          "the schedule holds %s back while it could run, in favour of the driver's "
-          "callback thread (%s); the runner delays host threads only at their start",
-          held, chosen);
-      return steering;
-    }
-    if (HostIndex(held) >= 0 && HostIndex(chosen) >= 0 && p.chosen_had_acted) {
-      steering.not_steerable = absl::StrFormat(
-          "the schedule holds %s back in favour of %s, which had already "
-          "started; the runner delays host threads only at their start",
-          held, chosen);
-      return steering;
-    }
-  }
-
-  for (const PreemptionWatcher::Preemption& p : watcher.passed_woken()) {
-    const std::string woken = NameOf(names, p.held_back);
-    const std::string chosen = NameOf(names, p.chosen);
-    if (IsHostThread(woken) && IsHostThread(chosen)) {
-      steering.approximate = absl::StrFormat(
-          "the schedule runs %s while %s, woken from its wait, is kept waiting for its "
-          "turn; on hardware the two race (the OS picks), and the runner delays host "
-          "threads only at their start",
-          chosen, woken);
-      break;
-    }
-  }
-  if (steering.approximate.empty()) steering.approximate = HostKeptWhileTimePasses(e->trace, names);
-  if (steering.approximate.empty()) {
-    steering.approximate = std::move(callback_wait.beaten_to_lock);
-  }
-
-  // Kernels stay pending as long as the counterexample needed: stretched
-  // when one was still pending at a region's start or at the violation.
-  std::set<std::uint32_t> pending;
-  bool pending_matters = false;
-  for (const sim::Event& ev : e->trace) {
-    switch (ev.kind) {
-      case sim::EventKind::kKernelEnqueue:
-        pending.insert(ev.a);
-        break;
-      case sim::EventKind::kKernelEnd:
-      case sim::EventKind::kKernelDropped:
-        pending.erase(ev.a);
-        break;
-      case sim::EventKind::kRegionBegin:
-        pending_matters |= !pending.empty();
-        break;
-      default:
-        break;
-    }
-  }
-  pending_matters |= !pending.empty();
+  const CallbackLockWait callback_wait = ScanCallbackLockWaits(e->trace, names);
+  steering.not_steerable = NotSteerableBecause(watcher, callback_wait, names);
+  if (!steering.not_steerable.empty()) return steering;
+  steering.approximate = ApproximateBecause(watcher, callback_wait, e->trace, names);
+  const bool pending_matters = PendingKernelMatters(e->trace);
   if (pending_matters) steering.min_kernel_duration = kPendingKernel;
-
-  // Host threads start in the order the counterexample first ran them. A
-  // thread that first acted later in virtual time (after a kernel ran) starts
-  // that much later, unless the kernels are stretched (the virtual times no
-  // longer apply); one that acted at the same time as an earlier one, but
-  // after it, starts kSpawnGap after it.
-  std::vector<std::tuple<std::size_t, std::uint64_t, int>> order;  // at, ns, index
-  for (const auto& [actor, at] : first_step) {
-    const int index = HostIndex(NameOf(names, actor));
-    if (index >= 0) order.emplace_back(at.first, at.second, index);
-  }
-  std::sort(order.begin(), order.end());
-  const int threads = static_cast<int>(record.test_case.scenario.threads.size());
-  if (threads > 1 && !order.empty()) {
-    steering.spawn_delays.assign(threads, absl::ZeroDuration());
-    const std::uint64_t start_ns = std::get<1>(order.front());
-    absl::Duration previous = absl::ZeroDuration();
-    std::uint64_t previous_ns = start_ns;
-    for (std::size_t rank = 0; rank < order.size(); ++rank) {
-      const auto [at, ns, index] = order[rank];
-      absl::Duration delay;
-      if (rank == 0) {
-        delay = absl::ZeroDuration();
-      } else if (pending_matters || ns <= previous_ns) {
-        delay = previous + kSpawnGap;
-      } else {
-        delay = std::max(previous + absl::Nanoseconds(ns - previous_ns),
-                         absl::Nanoseconds(ns - start_ns));
-      }
-      if (index < threads) steering.spawn_delays[index] = delay;
-      previous = delay;
-      previous_ns = ns;
-    }
-    // A thread the counterexample never ran past its start did nothing before
-    // the violation: it starts once everything the others did is over.
-    std::set<int> ran;
-    for (const auto& entry : order) ran.insert(std::get<2>(entry));
-    const std::uint64_t end_ns = e->trace.empty() ? start_ns : e->trace.back().time_ns;
-    for (int index = 0; index < threads; ++index) {
-      if (ran.count(index) > 0) continue;
-      steering.spawn_delays[index] =
-          previous + absl::Nanoseconds(end_ns - std::min(end_ns, previous_ns)) + kNeverRanGap;
-    }
-  }
+  steering.spawn_delays = SpawnDelays(HostStartOrder(e->trace, names),
+                                      static_cast<int>(record.test_case.scenario.threads.size()),
+                                      pending_matters, e->trace);
   steering.steerable = true;
   return steering;
 }
