@@ -55,6 +55,14 @@ absl::Duration TotalKernelTime(const Scenario& s) {
   return absl::Nanoseconds(ns);
 }
 
+// How long the child may run before its watchdog fires: the watchdog's own
+// margin on top of the time the kernels and the start delays take.
+absl::Duration WatchdogLimit(const Scenario& scenario, const HardwareRunOptions& options) {
+  absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
+  for (absl::Duration d : options.spawn_delays) limit += d;
+  return limit;
+}
+
 // Copies the device's view into the record. With `device_counter` false it
 // makes no driver call (the watchdog's case: the driver may be what hangs).
 void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counter,
@@ -85,18 +93,9 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
   _exit(kSetupExit);
 }
 
-[[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario, const PolicyInfo& policy,
-                            const HardwareRunOptions& options) {
-  real::OsHost os;
-  real::ActivityLog log(&rec.activity);
-  log.NameThread("main");
-  absl::StatusOr<std::unique_ptr<real::CudaDevice>> created =
-      real::CudaDevice::Create(options.device_ordinal);
-  if (!created.ok()) SetupFailed(rec, created.status().message());
-  real::CudaDevice& cuda = **created;
-
-  // Baseline: free memory on a fresh context holding only the backend's own
-  // counter, as the runtime's context will at close if nothing leaked.
+// Baseline: free memory on a fresh context holding only the backend's own
+// counter, as the runtime's context will at close if nothing leaked.
+void RecordBaseline(RunRecord& rec, real::CudaDevice& cuda) {
   if (CuResult r = cuda.Init(); r != CuResult::kSuccess) {
     SetupFailed(rec, absl::StrCat("cuInit: ", CuResultName(r)));
   }
@@ -109,6 +108,42 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
     rec.baseline_known = true;
   }
   cuda.CtxDestroy();
+}
+
+// The first mutex misuse goes into the record; the others are only counted.
+void RecordMutexAnomalies(RunRecord& rec, real::OsHost& os) {
+  os.anomalies().SetHook([&rec, &os](const real::MutexAnomaly& a) {
+    if (rec.mutex_anomalies.fetch_add(1) != 0) return;
+    CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),
+             absl::StrFormat("%s of '%s' by %s (owner: %s)", real::MutexAnomalyName(a.kind),
+                             a.mutex, os.ThreadName(a.thread),
+                             a.owner == kNoThread ? std::string("none") : os.ThreadName(a.owner)));
+  });
+}
+
+// Ends the child, with what the device shows, once `limit` has passed.
+void StartWatchdog(RunRecord& rec, real::CudaDevice& cuda, const real::Jitter& jitter,
+                   absl::Duration limit, std::uint64_t baseline_destroys) {
+  std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
+    absl::SleepFor(limit);
+    rec.watchdog_at_ns = real::MonotonicNowNs();
+    rec.watchdog_fired = true;
+    SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
+    rec.jitter_delays = jitter.delays();
+    _exit(kWatchdogExit);
+  }).detach();
+}
+
+[[noreturn]] void ChildMain(RunRecord& rec, const Scenario& scenario, const PolicyInfo& policy,
+                            const HardwareRunOptions& options) {
+  real::OsHost os;
+  real::ActivityLog log(&rec.activity);
+  log.NameThread("main");
+  absl::StatusOr<std::unique_ptr<real::CudaDevice>> created =
+      real::CudaDevice::Create(options.device_ordinal);
+  if (!created.ok()) SetupFailed(rec, created.status().message());
+  real::CudaDevice& cuda = **created;
+  RecordBaseline(rec, cuda);
   const std::uint64_t baseline_destroys = cuda.Ledger().destroys;
 
   real::Jitter jitter(options.jitter);
@@ -133,25 +168,9 @@ void SnapshotDevice(RunRecord& rec, real::CudaDevice& device, bool device_counte
     return scenario.faults.launch_failure_at_call != 0 &&
            ++launches == scenario.faults.launch_failure_at_call;
   });
-  os.anomalies().SetHook([&rec, &os](const real::MutexAnomaly& a) {
-    if (rec.mutex_anomalies.fetch_add(1) != 0) return;
-    CopyText(rec.first_mutex_anomaly, sizeof(rec.first_mutex_anomaly),
-             absl::StrFormat("%s of '%s' by %s (owner: %s)", real::MutexAnomalyName(a.kind),
-                             a.mutex, os.ThreadName(a.thread),
-                             a.owner == kNoThread ? std::string("none") : os.ThreadName(a.owner)));
-  });
-
-  absl::Duration limit = options.watchdog + TotalKernelTime(scenario);
-  for (absl::Duration d : options.spawn_delays) limit += d;
+  RecordMutexAnomalies(rec, os);
   if (!options.in_process) {
-    std::thread([&rec, &cuda, &jitter, limit, baseline_destroys] {
-      absl::SleepFor(limit);
-      rec.watchdog_at_ns = real::MonotonicNowNs();
-      rec.watchdog_fired = true;
-      SnapshotDevice(rec, cuda, /*device_counter=*/false, baseline_destroys);
-      rec.jitter_delays = jitter.delays();
-      _exit(kWatchdogExit);
-    }).detach();
+    StartWatchdog(rec, cuda, jitter, WatchdogLimit(scenario, options), baseline_destroys);
   }
 
   // Registered before the runtime's own handler, so it runs after the
@@ -205,6 +224,83 @@ std::vector<std::string> Facts(const RunRecord& rec) {
   return f;
 }
 
+// The scenario with every region's kernel running at least `min`.
+Scenario WithKernelsAtLeast(const Scenario& original, absl::Duration min) {
+  Scenario scenario = original;
+  const std::uint64_t min_ns = static_cast<std::uint64_t>(absl::ToInt64Nanoseconds(min));
+  for (ThreadProgram& t : scenario.threads) {
+    for (HostOp& op : t.ops) {
+      op.region.duration_ns = std::max(op.region.duration_ns, min_ns);
+    }
+  }
+  return scenario;
+}
+
+// The runtime's messages would interleave with the caller's report; the
+// record carries what matters.
+void SilenceOutput() {
+  const int null_fd = open("/dev/null", O_WRONLY);
+  if (null_fd >= 0) {
+    dup2(null_fd, STDOUT_FILENO);
+    dup2(null_fd, STDERR_FILENO);
+  }
+}
+
+struct ChildExit {
+  int status = 0;  // waitpid's
+  bool killed = false;
+};
+
+// Waits for the child, killing it once past `hard_deadline`: a backstop for
+// a child whose own watchdog could not end it.
+absl::StatusOr<ChildExit> AwaitChild(pid_t pid, absl::Time hard_deadline) {
+  ChildExit ended;
+  for (;;) {
+    const pid_t done = waitpid(pid, &ended.status, WNOHANG);
+    if (done == pid) return ended;
+    if (done < 0 && errno != EINTR) {
+      return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
+    }
+    if (absl::Now() > hard_deadline && !ended.killed) {
+      kill(pid, SIGKILL);
+      ended.killed = true;
+    }
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+}
+
+void SetEnding(const ChildExit& ended, const RunRecord& rec, HardwareRunResult& result) {
+  const int status = ended.status;
+  if (ended.killed) {
+    result.ending = HardwareRunResult::Ending::kKilled;
+    result.signal = SIGKILL;
+  } else if (WIFSIGNALED(status)) {
+    result.ending = HardwareRunResult::Ending::kCrashed;
+    result.signal = WTERMSIG(status);
+  } else if (WEXITSTATUS(status) == kSetupExit) {
+    result.ending = HardwareRunResult::Ending::kSetupFailed;
+    result.setup_error = rec.setup_error;
+  } else if (WEXITSTATUS(status) == kWatchdogExit && rec.watchdog_fired) {
+    result.ending = HardwareRunResult::Ending::kWatchdog;
+  } else {
+    result.ending = HardwareRunResult::Ending::kExited;
+    result.exit_status = WEXITSTATUS(status);
+  }
+}
+
+// The hang report, each property's verdict and the facts of a run that got
+// past its setup.
+void Judge(const RunRecord& rec, const Scenario& scenario, HardwareRunResult& result) {
+  if (result.Hung()) {
+    const std::int64_t at = rec.watchdog_fired ? rec.watchdog_at_ns : real::MonotonicNowNs();
+    result.hang_report = real::DescribeActivity(rec.activity, at);
+  }
+  for (const properties::PropertyInfo& info : properties::AllProperties()) {
+    result.properties.push_back(JudgeOnHardware(info.name, rec, scenario, result));
+  }
+  result.facts = Facts(rec);
+}
+
 }  // namespace
 
 absl::string_view HwVerdictName(HwVerdict v) {
@@ -244,14 +340,7 @@ std::string HardwareRunResult::EndingText() const {
 
 absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& original, const PolicyInfo& policy,
                                                 const HardwareRunOptions& options) {
-  Scenario scenario = original;
-  const std::uint64_t min_ns =
-      static_cast<std::uint64_t>(absl::ToInt64Nanoseconds(options.min_kernel_duration));
-  for (ThreadProgram& t : scenario.threads) {
-    for (HostOp& op : t.ops) {
-      op.region.duration_ns = std::max(op.region.duration_ns, min_ns);
-    }
-  }
+  const Scenario scenario = WithKernelsAtLeast(original, options.min_kernel_duration);
   void* mem =
       mmap(nullptr, sizeof(RunRecord), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) {
@@ -271,61 +360,18 @@ absl::StatusOr<HardwareRunResult> RunOnHardware(const Scenario& original, const 
     return absl::InternalError(absl::StrCat("fork: ", std::strerror(errno)));
   }
   if (pid == 0) {
-    // The runtime's messages would interleave with the caller's report; the
-    // record carries what matters.
-    const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) {
-      dup2(null_fd, STDOUT_FILENO);
-      dup2(null_fd, STDERR_FILENO);
-    }
+    SilenceOutput();
     ChildMain(*rec, scenario, policy, options);
   }
 
+  absl::StatusOr<ChildExit> ended =
+      AwaitChild(pid, start + WatchdogLimit(scenario, options) + kKillGrace);
+  if (!ended.ok()) return ended.status();
   HardwareRunResult result;
-  absl::Duration steering = absl::ZeroDuration();
-  for (absl::Duration d : options.spawn_delays) steering += d;
-  const absl::Time hard_deadline =
-      start + options.watchdog + steering + TotalKernelTime(scenario) + kKillGrace;
-  int status = 0;
-  bool killed = false;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) {
-      return absl::InternalError(absl::StrCat("waitpid: ", std::strerror(errno)));
-    }
-    if (absl::Now() > hard_deadline && !killed) {
-      kill(pid, SIGKILL);
-      killed = true;
-    }
-    absl::SleepFor(absl::Milliseconds(2));
-  }
   result.seconds = absl::ToDoubleSeconds(absl::Now() - start);
-
-  if (killed) {
-    result.ending = HardwareRunResult::Ending::kKilled;
-    result.signal = SIGKILL;
-  } else if (WIFSIGNALED(status)) {
-    result.ending = HardwareRunResult::Ending::kCrashed;
-    result.signal = WTERMSIG(status);
-  } else if (WEXITSTATUS(status) == kSetupExit) {
-    result.ending = HardwareRunResult::Ending::kSetupFailed;
-    result.setup_error = rec->setup_error;
-    return result;
-  } else if (WEXITSTATUS(status) == kWatchdogExit && rec->watchdog_fired) {
-    result.ending = HardwareRunResult::Ending::kWatchdog;
-  } else {
-    result.ending = HardwareRunResult::Ending::kExited;
-    result.exit_status = WEXITSTATUS(status);
-  }
-  if (result.Hung()) {
-    const std::int64_t at = rec->watchdog_fired ? rec->watchdog_at_ns : real::MonotonicNowNs();
-    result.hang_report = real::DescribeActivity(rec->activity, at);
-  }
-  for (const properties::PropertyInfo& info : properties::AllProperties()) {
-    result.properties.push_back(JudgeOnHardware(info.name, *rec, scenario, result));
-  }
-  result.facts = Facts(*rec);
+  SetEnding(*ended, *rec, result);
+  if (result.ending == HardwareRunResult::Ending::kSetupFailed) return result;
+  Judge(*rec, scenario, result);
   return result;
 }
 
