@@ -191,6 +191,11 @@ CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
   return found;
 }
 
+// A message to the user: a fatal error, or an error on a non-fatal path.
+bool IsMessage(sim::EventKind kind) {
+  return kind == sim::EventKind::kFatalReported || kind == sim::EventKind::kErrorReported;
+}
+
 // A host thread that could go on but is kept between two of its steps while
 // virtual time passes, and whose next step sees what happened meanwhile: a
 // driver call failing with the sticky error a kernel raised, a lock another
@@ -199,10 +204,6 @@ CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
 // microseconds. Waits the thread itself asked for are not that: a blocking
 // driver call, a mutex it waits for, a sleep, a join, or the time before its
 // program starts. Returns why, or "".
-bool IsMessage(sim::EventKind kind) {
-  return kind == sim::EventKind::kFatalReported || kind == sim::EventKind::kErrorReported;
-}
-
 std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
                                     const std::vector<std::string>& names) {
   std::map<sim::ActorId, std::size_t> last;  // position of each thread's last event
