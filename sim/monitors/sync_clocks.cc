@@ -56,18 +56,70 @@ void SyncClocks::JoinGpu(ActorId actor) {
   }
 }
 
+void SyncClocks::StartThread(ActorId child, ActorId parent) {
+  ClockOf(child);
+  Fit(parent);
+  Entry* parent_clock = ClockOf(parent);
+  Join(actors_.Row(child, width_), parent_clock);
+  ++parent_clock[parent];
+}
+
+void SyncClocks::AcquireMutex(ActorId actor, std::uint32_t mutex) {
+  Entry* clock = ClockOf(actor);
+  if (mutexes_.Has(mutex)) Join(clock, mutexes_.Row(mutex, width_));
+  if (passes_.Has(mutex)) {
+    Entry* passes = passes_.Row(mutex, width_);
+    Join(clock, passes);
+    vector_clock::Clear(passes, width_);  // the unlock to come releases them
+  }
+}
+
+void SyncClocks::DriverCallReturned(const Event& e) {
+  if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return;
+  const auto api = static_cast<DriverCall>(e.a);
+  if (api == DriverCall::kStreamAddCallback || api == DriverCall::kLaunchHostFunc) {
+    const std::uint32_t id = next_callback_++;
+    if (id < kMaxIndexedId) {
+      ClockOf(e.actor);
+      Release(e.actor, callbacks_.Row(id, width_));
+    }
+  } else if ((kSynchronisingCalls & CallBit(api)) != 0) {
+    // "complete" from a stream or event query is kSuccess; kNotReady
+    // orders nothing.
+    JoinGpu(e.actor);
+  }
+}
+
+void SyncClocks::KernelStarted(const Event& e) {
+  if (std::find(gpu_.begin(), gpu_.end(), e.actor) == gpu_.end()) gpu_.push_back(e.actor);
+  if (e.b < kMaxIndexedId) {
+    if (stream_actor_.size() <= e.b) stream_actor_.resize(e.b + 1, kNoActor);
+    stream_actor_[e.b] = e.actor;
+  }
+  if (e.a < kMaxIndexedId && kernels_.Has(e.a)) {
+    ClockOf(e.actor);
+    Join(actors_.Row(e.actor, width_), kernels_.Row(e.a, width_));
+  }
+}
+
+void SyncClocks::CallbackStarted(const Event& e) {
+  ClockOf(e.actor);
+  if (e.b < kMaxIndexedId && callbacks_.Has(e.b)) {
+    Join(actors_.Row(e.actor, width_), callbacks_.Row(e.b, width_));
+  }
+  if (e.a < stream_actor_.size() && stream_actor_[e.a] != kNoActor) {
+    const ActorId stream = stream_actor_[e.a];
+    ClockOf(stream);
+    Join(actors_.Row(e.actor, width_), actors_.Row(stream, width_));
+  }
+}
+
 void SyncClocks::Apply(const Event& e) {
   if ((kActsOn & KindBit(e.kind)) == 0) return;
   if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
   switch (e.kind) {
     case EventKind::kThreadStart:
-      if (e.a != kNoActor && e.a < kMaxIndexedId) {
-        ClockOf(e.actor);
-        Fit(e.a);
-        Entry* parent = ClockOf(e.a);
-        Join(actors_.Row(e.actor, width_), parent);
-        ++parent[e.a];
-      }
+      if (e.a != kNoActor && e.a < kMaxIndexedId) StartThread(e.actor, e.a);
       return;
     case EventKind::kJoin:
       if (e.a < kMaxIndexedId && actors_.Has(e.a)) {
@@ -77,15 +129,7 @@ void SyncClocks::Apply(const Event& e) {
       }
       return;
     case EventKind::kMutexLock:
-      if (e.a < kMaxIndexedId) {
-        Entry* clock = ClockOf(e.actor);
-        if (mutexes_.Has(e.a)) Join(clock, mutexes_.Row(e.a, width_));
-        if (passes_.Has(e.a)) {
-          Entry* passes = passes_.Row(e.a, width_);
-          Join(clock, passes);
-          vector_clock::Clear(passes, width_);  // the unlock to come releases them
-        }
-      }
+      if (e.a < kMaxIndexedId) AcquireMutex(e.actor, e.a);
       return;
     case EventKind::kMutexPass:
       // Acquires what the holders released.
@@ -108,22 +152,9 @@ void SyncClocks::Apply(const Event& e) {
         Release(e.actor, mutexes_.Row(e.a, width_));
       }
       return;
-    case EventKind::kDriverCall: {
-      if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return;
-      const auto api = static_cast<DriverCall>(e.a);
-      if (api == DriverCall::kStreamAddCallback || api == DriverCall::kLaunchHostFunc) {
-        const std::uint32_t id = next_callback_++;
-        if (id < kMaxIndexedId) {
-          ClockOf(e.actor);
-          Release(e.actor, callbacks_.Row(id, width_));
-        }
-      } else if ((kSynchronisingCalls & CallBit(api)) != 0) {
-        // "complete" from a stream or event query is kSuccess; kNotReady
-        // orders nothing.
-        JoinGpu(e.actor);
-      }
+    case EventKind::kDriverCall:
+      DriverCallReturned(e);
       return;
-    }
     case EventKind::kKernelEnqueue:
       if (e.a < kMaxIndexedId) {
         ClockOf(e.actor);
@@ -131,27 +162,11 @@ void SyncClocks::Apply(const Event& e) {
       }
       return;
     case EventKind::kKernelStart:
-      if (std::find(gpu_.begin(), gpu_.end(), e.actor) == gpu_.end()) gpu_.push_back(e.actor);
-      if (e.b < kMaxIndexedId) {
-        if (stream_actor_.size() <= e.b) stream_actor_.resize(e.b + 1, kNoActor);
-        stream_actor_[e.b] = e.actor;
-      }
-      if (e.a < kMaxIndexedId && kernels_.Has(e.a)) {
-        ClockOf(e.actor);
-        Join(actors_.Row(e.actor, width_), kernels_.Row(e.a, width_));
-      }
+      KernelStarted(e);
       return;
     case EventKind::kCallbackStart:
     case EventKind::kHostFnStart:
-      ClockOf(e.actor);
-      if (e.b < kMaxIndexedId && callbacks_.Has(e.b)) {
-        Join(actors_.Row(e.actor, width_), callbacks_.Row(e.b, width_));
-      }
-      if (e.a < stream_actor_.size() && stream_actor_[e.a] != kNoActor) {
-        const ActorId stream = stream_actor_[e.a];
-        ClockOf(stream);
-        Join(actors_.Row(e.actor, width_), actors_.Row(stream, width_));
-      }
+      CallbackStarted(e);
       return;
     default:
       return;

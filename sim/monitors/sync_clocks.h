@@ -101,6 +101,12 @@ class SyncClocks {
   // Copies the actor's clock into `into`, then starts its next epoch.
   void Release(ActorId actor, Entry* into);
   void JoinGpu(ActorId actor);
+  // Apply's edges, by event.
+  void StartThread(ActorId child, ActorId parent);
+  void AcquireMutex(ActorId actor, std::uint32_t mutex);
+  void DriverCallReturned(const Event& e);
+  void KernelStarted(const Event& e);
+  void CallbackStarted(const Event& e);
 
   std::uint32_t width_ = 8;
   ClockTable actors_;                  // by actor
