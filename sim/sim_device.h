@@ -213,6 +213,11 @@ class SimDevice final : public Device, public GpuModel {
   // The same, for a call that waits until the stream is idle.
   Footprint WaitIdleFootprint() const;
   Footprint CallbackStepFootprint(std::uint32_t stream) const;
+  // A kernel's steps on its stream: its start (reading its blocks) and its
+  // end (advancing the stream's `progress`).
+  static Footprint KernelStartFootprint(const Op& op, Stream::FrontBy front_by, bool precise,
+                                        std::uint32_t progress);
+  static Footprint KernelEndFootprint(const Op& op, bool precise, std::uint32_t progress);
   Footprint LaunchFootprint(std::uint32_t stream, DevicePtr stacks, std::uint32_t launch) const;
   // A footprint object for the launch call the current actor is making:
   // (actor, how many launches it made before), known before the call runs.

@@ -25,6 +25,52 @@ bool SimDevice::BarrierClear(std::uint32_t stream, std::uint64_t seq) const {
   return legacy.empty() || legacy.ops[legacy.head].seq > seq;
 }
 
+Footprint SimDevice::KernelStartFootprint(const Op& op, Stream::FrontBy front_by, bool precise,
+                                          std::uint32_t progress) {
+  // The start changes neither the queue's length nor anything a host
+  // call reads; it puts warps on the block's stack slots, which a free
+  // of the block must see (no-use-after-free). It only reads the block:
+  // launches read it too, and two kernels of one stream never start
+  // out of order (no-stack-overlap judges only overlap in time).
+  // If another actor's step made the stream runnable again, the start
+  // must conflict with that step: it reads its launch's own object if
+  // the kernel was enqueued on an idle stream, or the progress a
+  // callback's end wrote. Behind this stream's own step it follows in
+  // program order, and commutes with later launches.
+  if (!precise || op.block == 0) return GlobalFootprint();
+  // A variable table's block is read like the stacks' block.
+  const std::uint32_t vars = op.vars_block;
+  switch (front_by) {
+    case Stream::FrontBy::kOwnStep:
+      return vars != 0 ? Touches(op.block, false, vars, false) : Touches(op.block, false);
+    case Stream::FrontBy::kEnqueue:
+      return vars != 0 ? Touches(op.block, false, op.launch, false, vars, false)
+                       : Touches(op.block, false, op.launch, false);
+    case Stream::FrontBy::kCallbackThread:
+      return vars != 0 ? Touches(op.block, false, progress, false, vars, false)
+                       : Touches(op.block, false, progress, false);
+  }
+  return GlobalFootprint();
+}
+
+Footprint SimDevice::KernelEndFootprint(const Op& op, bool precise, std::uint32_t progress) {
+  if (op.args.action == KernelAction::kTrap && precise && op.block != 0) {
+    // A trapping kernel's end poisons the whole context (SEM-06): every
+    // stream, every pending record, the sticky error every driver call
+    // reads; but no host state, and a GPU step runs no policy code.
+    return DeviceWideFootprint();
+  }
+  if (!precise || op.block == 0 || op.args.action == KernelAction::kTrap) {
+    return GlobalFootprint();
+  }
+  // The end advances the stream's progress (what synchronising calls
+  // and completion-word loads read) and takes the warps off the block
+  // (read: only a free of the block conflicts). It leaves what is
+  // enqueued alone, so it commutes with launches.
+  return op.vars_block != 0 ? Touches(progress, true, op.block, false, op.vars_block, false)
+                            : Touches(progress, true, op.block, false);
+}
+
 bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
   Stream& s = streams_[stream];
   if (s.empty()) return false;
@@ -37,49 +83,9 @@ bool SimDevice::StreamStepReady(std::uint32_t stream, Footprint* next) {
     case OpKind::kKernel:
       if (op.phase == Phase::kQueued) {
         if (!BarrierClear(stream, op.seq)) return false;
-        // The start changes neither the queue's length nor anything a host
-        // call reads; it puts warps on the block's stack slots, which a free
-        // of the block must see (no-use-after-free). It only reads the block:
-        // launches read it too, and two kernels of one stream never start
-        // out of order (no-stack-overlap judges only overlap in time).
-        // If another actor's step made the stream runnable again, the start
-        // must conflict with that step: it reads its launch's own object if
-        // the kernel was enqueued on an idle stream, or the progress a
-        // callback's end wrote. Behind this stream's own step it follows in
-        // program order, and commutes with later launches.
-        if (!precise || op.block == 0) {
-          *next = GlobalFootprint();
-        } else {
-          // A variable table's block is read like the stacks' block.
-          const std::uint32_t vars = op.vars_block;
-          switch (s.front_by) {
-            case Stream::FrontBy::kOwnStep:
-              *next = vars != 0 ? Touches(op.block, false, vars, false) : Touches(op.block, false);
-              break;
-            case Stream::FrontBy::kEnqueue:
-              *next = vars != 0 ? Touches(op.block, false, op.launch, false, vars, false)
-                                : Touches(op.block, false, op.launch, false);
-              break;
-            case Stream::FrontBy::kCallbackThread:
-              *next = vars != 0 ? Touches(op.block, false, progress, false, vars, false)
-                                : Touches(op.block, false, progress, false);
-              break;
-          }
-        }
-      } else if (op.args.action == KernelAction::kTrap && precise && op.block != 0) {
-        // A trapping kernel's end poisons the whole context (SEM-06): every
-        // stream, every pending record, the sticky error every driver call
-        // reads; but no host state, and a GPU step runs no policy code.
-        *next = DeviceWideFootprint();
-      } else if (!precise || op.block == 0 || op.args.action == KernelAction::kTrap) {
-        *next = GlobalFootprint();
+        *next = KernelStartFootprint(op, s.front_by, precise, progress);
       } else {
-        // The end advances the stream's progress (what synchronising calls
-        // and completion-word loads read) and takes the warps off the block
-        // (read: only a free of the block conflicts). It leaves what is
-        // enqueued alone, so it commutes with launches.
-        *next = op.vars_block != 0 ? Touches(progress, true, op.block, false, op.vars_block, false)
-                                   : Touches(progress, true, op.block, false);
+        *next = KernelEndFootprint(op, precise, progress);
       }
       if (precise) next->blocking |= kStreamWork;
       return true;
