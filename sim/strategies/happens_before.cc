@@ -29,6 +29,27 @@ bool Writes(const Footprint& step, std::uint32_t object) {
   return false;
 }
 
+// Which recorded steps a pending step may race with besides those on its
+// objects and the global ones.
+struct RaceScope {
+  bool all = false;     // any step
+  bool device = false;  // the device-wide ones
+};
+
+RaceScope RaceScopeOf(const Footprint& pending) {
+  RaceScope scope;
+  // A program-wide step can race with any program step, one breaking a
+  // guard bit with any step holding it: scan them all.
+  scope.all = (pending.program & kProgramWide) != 0 || pending.breaks != 0;
+  for (int a = 0; a < pending.count; ++a) {
+    const std::uint32_t object = pending.accesses[a].object;
+    // A device-wide step can race with any device step: scan them all.
+    scope.all |= object == kGlobalObject || object == kDeviceWideObject;
+    scope.device |= (object & kDeviceBit) != 0 && !(pending.beside & kBesideDeviceWide);
+  }
+  return scope;
+}
+
 }  // namespace
 
 void HappensBefore::Reset() {
@@ -416,29 +437,25 @@ bool HappensBefore::Races(std::size_t step, ActorId actor, const Footprint& pend
          !HappensBeforeActor(step, actor) && Reversible(step, actor, pending);
 }
 
+void HappensBefore::ForEachRaceAmongAll(ActorId actor, const Footprint& pending,
+                                        absl::FunctionRef<bool(std::size_t)> visit) const {
+  std::vector<std::uint32_t> candidates;  // out of the member: visit may query
+  candidates.swap(scratch_steps_);
+  NotBefore(actor, &candidates);
+  for (std::size_t k = candidates.size(); k-- > 0;) {
+    const std::size_t i = candidates[k];
+    if (Dependent(steps_[i].footprint, pending) && Reversible(i, actor, pending) && !visit(i)) {
+      break;
+    }
+  }
+  scratch_steps_.swap(candidates);
+}
+
 void HappensBefore::ForEachRace(ActorId actor, const Footprint& pending,
                                 absl::FunctionRef<bool(std::size_t)> visit) const {
-  // A program-wide step can race with any program step, one breaking a
-  // guard bit with any step holding it: scan them all.
-  bool pending_global = (pending.program & kProgramWide) != 0 || pending.breaks != 0;
-  bool pending_device = false;
-  for (int a = 0; a < pending.count; ++a) {
-    const std::uint32_t object = pending.accesses[a].object;
-    // A device-wide step can race with any device step: scan them all.
-    pending_global |= object == kGlobalObject || object == kDeviceWideObject;
-    pending_device |= (object & kDeviceBit) != 0 && !(pending.beside & kBesideDeviceWide);
-  }
-  if (pending_global) {
-    std::vector<std::uint32_t> candidates;  // out of the member: visit may query
-    candidates.swap(scratch_steps_);
-    NotBefore(actor, &candidates);
-    for (std::size_t k = candidates.size(); k-- > 0;) {
-      const std::size_t i = candidates[k];
-      if (Dependent(steps_[i].footprint, pending) && Reversible(i, actor, pending) && !visit(i)) {
-        break;
-      }
-    }
-    scratch_steps_.swap(candidates);
+  const RaceScope scope = RaceScopeOf(pending);
+  if (scope.all) {
+    ForEachRaceAmongAll(actor, pending, visit);
     return;
   }
   // Merge, latest first, the steps on the pending step's objects, the
@@ -458,7 +475,7 @@ void HappensBefore::ForEachRace(ActorId actor, const Footprint& pending,
     lists[a + 1] = &list;
     next[a + 1] = list.size();
   }
-  if (pending_device) {
+  if (scope.device) {
     lists[4] = &device_wide_steps_;
     next[4] = device_wide_steps_.size();
   }

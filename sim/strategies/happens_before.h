@@ -143,6 +143,9 @@ class HappensBefore {
 
   bool HappensBeforeActor(std::size_t step, ActorId actor) const;
   bool Races(std::size_t step, ActorId actor, const Footprint& pending) const;
+  // ForEachRace for a step that may race with any step not before it.
+  void ForEachRaceAmongAll(ActorId actor, const Footprint& pending,
+                           absl::FunctionRef<bool(std::size_t)> visit) const;
   // False if the race between recorded step `step` and `pending` (a step of
   // `actor`) cannot be reversed into an execution with a new outcome (see
   // Footprint::blocking in sim/footprint.h): a wait after the stream's
