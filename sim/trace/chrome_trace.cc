@@ -93,19 +93,55 @@ struct Opened {
   std::uint64_t start_ns = 0;
 };
 
-}  // namespace
+// Writes a trace's events as slices (what began and ended) and instants.
+class ChromeTraceBuilder {
+ public:
+  ChromeTraceBuilder(absl::Span<const Event> events, absl::Span<const std::string> actor_names)
+      : events_(events),
+        actor_names_(actor_names),
+        last_ns_(events.empty() ? 0 : events.back().time_ns) {}
 
-std::string ChromeTraceJson(absl::Span<const Event> events,
-                            absl::Span<const std::string> actor_names, const Violation* violation) {
-  TraceWriter w;
-  w.Metadata(kHostPid, 0, "process_name", "host threads and driver callbacks");
-  w.Metadata(kGpuPid, 0, "process_name", "GPU streams");
+  // One track per actor and per stream the events name.
+  void NameTracks();
+  void Add(std::size_t i);
+  // Closes what the execution left open (it stopped at a violation or a
+  // deadlock), so the viewer still shows it.
+  void CloseUnfinished();
+  void MarkViolation(const Violation& violation);
+  std::string Finish() && { return std::move(w_).Finish(); }
 
+ private:
+  void KernelEnqueued(const Event& e, std::int64_t tid, const std::string& args);
+  void KernelEnded(const Event& e, const std::string& args);
+  void CallbackEnded(const Event& e, std::int64_t tid, const std::string& args);
+  void RegionEnded(const Event& e, std::int64_t tid, const std::string& args);
+  void DriverCallReturned(const Event& e, std::int64_t tid, const std::string& args);
+  void MutexTaken(const Event& e, std::int64_t tid, const std::string& args);
+  void MutexUnlocked(const Event& e, std::int64_t tid, const std::string& args);
+
+  const absl::Span<const Event> events_;
+  const absl::Span<const std::string> actor_names_;
+  const std::uint64_t last_ns_;
+  TraceWriter w_;
+  // Slices in progress, keyed by what closes them; ordered maps so that the
+  // output is the same bytes on every run.
+  std::map<std::uint32_t, Opened> kernels_;  // kernel id
+  std::map<std::uint32_t, std::string> kernel_names_;
+  std::map<std::int64_t, Opened> callbacks_;      // actor
+  std::map<std::int64_t, Opened> regions_;        // actor
+  std::map<std::int64_t, Opened> blocked_calls_;  // actor
+  std::map<std::int64_t, Opened> mutex_waits_;    // actor
+  std::map<std::uint32_t, bool> mutex_held_;      // mutex id
+};
+
+void ChromeTraceBuilder::NameTracks() {
+  w_.Metadata(kHostPid, 0, "process_name", "host threads and driver callbacks");
+  w_.Metadata(kGpuPid, 0, "process_name", "GPU streams");
   std::uint32_t max_actor = 0;
   std::uint32_t max_stream = 0;
   bool any_stream = false;
   bool anonymous = false;
-  for (const Event& e : events) {
+  for (const Event& e : events_) {
     if (e.actor == kNoActor) {
       anonymous = true;
     } else {
@@ -116,187 +152,204 @@ std::string ChromeTraceJson(absl::Span<const Event> events,
       max_stream = std::max(max_stream, e.b);
     }
   }
-  const std::size_t named_actors = std::max<std::size_t>(actor_names.size(), max_actor);
+  const std::size_t named_actors = std::max<std::size_t>(actor_names_.size(), max_actor);
   for (std::size_t a = 0; a < named_actors; ++a) {
-    w.Metadata(kHostPid, static_cast<std::int64_t>(a), "thread_name",
-               a < actor_names.size() ? absl::string_view(actor_names[a]) : absl::StrCat("#", a));
+    w_.Metadata(
+        kHostPid, static_cast<std::int64_t>(a), "thread_name",
+        a < actor_names_.size() ? absl::string_view(actor_names_[a]) : absl::StrCat("#", a));
   }
   // Events without an actor go to track -1.
-  if (anonymous) w.Metadata(kHostPid, -1, "thread_name", "(no actor)");
+  if (anonymous) w_.Metadata(kHostPid, -1, "thread_name", "(no actor)");
   if (any_stream) {
     for (std::uint32_t s = 0; s <= max_stream; ++s) {
-      w.Metadata(kGpuPid, s, "thread_name",
-                 s == 0 ? std::string("stream 0 (legacy)") : absl::StrCat("stream ", s));
+      w_.Metadata(kGpuPid, s, "thread_name",
+                  s == 0 ? std::string("stream 0 (legacy)") : absl::StrCat("stream ", s));
     }
   }
+}
 
-  const auto tid_of = [](const Event& e) -> std::int64_t {
-    return e.actor == kNoActor ? -1 : static_cast<std::int64_t>(e.actor);
-  };
-  // Slices in progress, keyed by what closes them; ordered maps so that the
-  // output is the same bytes on every run.
-  std::map<std::uint32_t, Opened> kernels;  // kernel id
-  std::map<std::uint32_t, std::string> kernel_names;
-  std::map<std::int64_t, Opened> callbacks;      // actor
-  std::map<std::int64_t, Opened> regions;        // actor
-  std::map<std::int64_t, Opened> blocked_calls;  // actor
-  std::map<std::int64_t, Opened> mutex_waits;    // actor
-  std::map<std::uint32_t, bool> mutex_held;      // mutex id
-  const std::uint64_t last_ns = events.empty() ? 0 : events.back().time_ns;
-
-  for (std::size_t i = 0; i < events.size(); ++i) {
-    const Event& e = events[i];
-    const std::int64_t tid = tid_of(e);
-    const std::string args = EventArgs(i, e, actor_names);
-    switch (e.kind) {
-      case EventKind::kKernelEnqueue:
-        kernel_names[e.a] = absl::StrCat(
-            "kernel ", e.a,
-            e.c == 0 ? std::string(" (no region)") : absl::StrCat(" (region ", e.c, ")"));
-        w.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", e.a), "launch", e.time_ns, 't',
-                  args);
-        break;
-      case EventKind::kKernelStart:
-        kernels[e.a] = Opened{i, e.time_ns};
-        break;
-      case EventKind::kKernelEnd:
-      case EventKind::kKernelDropped: {
-        const std::string& name = kernel_names[e.a];
-        auto it = kernels.find(e.a);
-        if (it != kernels.end()) {
-          w.Complete(kGpuPid, e.b, name.empty() ? "kernel" : name, "kernel", it->second.start_ns,
-                     e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
-          kernels.erase(it);
-        } else {
-          w.Instant(kGpuPid, e.b, absl::StrCat(EventKindName(e.kind), " ", e.a), "kernel",
-                    e.time_ns, 't', args);
-        }
-        break;
-      }
-      case EventKind::kCallbackStart:
-      case EventKind::kHostFnStart:
-        callbacks[tid] = Opened{i, e.time_ns};
-        break;
-      case EventKind::kCallbackEnd:
-      case EventKind::kHostFnEnd: {
-        auto it = callbacks.find(tid);
-        const bool cb = e.kind == EventKind::kCallbackEnd;
-        const std::string name =
-            absl::StrCat(cb ? "callback " : "host fn ", e.b, " (stream ", e.a, ")");
-        if (it != callbacks.end()) {
-          w.Complete(kHostPid, tid, name, "callback", it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"start_event\":", it->second.index, ",", args));
-          callbacks.erase(it);
-        }
-        break;
-      }
-      case EventKind::kRegionBegin:
-        regions[tid] = Opened{i, e.time_ns};
-        break;
-      case EventKind::kRegionEnd: {
-        auto it = regions.find(tid);
-        if (it != regions.end()) {
-          w.Complete(kHostPid, tid, absl::StrCat("run(region ", e.c, ")"), "region",
-                     it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"start_event\":", it->second.index, ",", args));
-          regions.erase(it);
-        }
-        break;
-      }
-      case EventKind::kDriverCallBlock:
-        blocked_calls[tid] = Opened{i, e.time_ns};
-        break;
-      case EventKind::kDriverCall: {
-        const absl::string_view api = DriverCallName(static_cast<DriverCall>(e.a));
-        auto it = blocked_calls.find(tid);
-        if (it != blocked_calls.end()) {
-          w.Complete(kHostPid, tid, api, "driver", it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
-          blocked_calls.erase(it);
-        } else {
-          w.Instant(kHostPid, tid, api, "driver", e.time_ns, 't', args);
-        }
-        break;
-      }
-      case EventKind::kMutexBlock:
-        mutex_waits[tid] = Opened{i, e.time_ns};
-        break;
-      case EventKind::kMutexLock:
-      case EventKind::kMutexPass: {
-        auto it = mutex_waits.find(tid);
-        if (it != mutex_waits.end()) {
-          w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex",
-                     it->second.start_ns, e.time_ns,
-                     absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
-          mutex_waits.erase(it);
-        }
-        if (e.kind == EventKind::kMutexPass) {  // locked and unlocked in one step
-          w.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
-          break;
-        }
-        w.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
-        mutex_held[e.a] = true;
-        break;
-      }
-      case EventKind::kMutexUnlock:
-        if (mutex_held[e.a]) {
-          w.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
-          mutex_held[e.a] = false;
-        } else {
-          w.Instant(kHostPid, tid, "unlock of a free mutex", "mutex", e.time_ns, 't', args);
-        }
-        break;
-      case EventKind::kStickyError:
-        w.Instant(kGpuPid, 0, absl::StrCat("sticky error ", FormatResult(e.x)), "error", e.time_ns,
-                  'g', args);
-        break;
-      default:
-        w.Instant(kHostPid, tid, EventKindName(e.kind), std::string(EventKindName(e.kind)),
-                  e.time_ns, 't', args);
-        break;
-    }
+void ChromeTraceBuilder::Add(std::size_t i) {
+  const Event& e = events_[i];
+  const std::int64_t tid = e.actor == kNoActor ? -1 : static_cast<std::int64_t>(e.actor);
+  const std::string args = EventArgs(i, e, actor_names_);
+  switch (e.kind) {
+    case EventKind::kKernelEnqueue:
+      KernelEnqueued(e, tid, args);
+      break;
+    case EventKind::kKernelStart:
+      kernels_[e.a] = Opened{i, e.time_ns};
+      break;
+    case EventKind::kKernelEnd:
+    case EventKind::kKernelDropped:
+      KernelEnded(e, args);
+      break;
+    case EventKind::kCallbackStart:
+    case EventKind::kHostFnStart:
+      callbacks_[tid] = Opened{i, e.time_ns};
+      break;
+    case EventKind::kCallbackEnd:
+    case EventKind::kHostFnEnd:
+      CallbackEnded(e, tid, args);
+      break;
+    case EventKind::kRegionBegin:
+      regions_[tid] = Opened{i, e.time_ns};
+      break;
+    case EventKind::kRegionEnd:
+      RegionEnded(e, tid, args);
+      break;
+    case EventKind::kDriverCallBlock:
+      blocked_calls_[tid] = Opened{i, e.time_ns};
+      break;
+    case EventKind::kDriverCall:
+      DriverCallReturned(e, tid, args);
+      break;
+    case EventKind::kMutexBlock:
+      mutex_waits_[tid] = Opened{i, e.time_ns};
+      break;
+    case EventKind::kMutexLock:
+    case EventKind::kMutexPass:
+      MutexTaken(e, tid, args);
+      break;
+    case EventKind::kMutexUnlock:
+      MutexUnlocked(e, tid, args);
+      break;
+    case EventKind::kStickyError:
+      w_.Instant(kGpuPid, 0, absl::StrCat("sticky error ", FormatResult(e.x)), "error", e.time_ns,
+                 'g', args);
+      break;
+    default:
+      w_.Instant(kHostPid, tid, EventKindName(e.kind), std::string(EventKindName(e.kind)),
+                 e.time_ns, 't', args);
+      break;
   }
+}
 
-  // Close what the execution left open (it stopped at a violation or a
-  // deadlock), so the viewer still shows it.
+void ChromeTraceBuilder::KernelEnqueued(const Event& e, std::int64_t tid, const std::string& args) {
+  kernel_names_[e.a] = absl::StrCat(
+      "kernel ", e.a, e.c == 0 ? std::string(" (no region)") : absl::StrCat(" (region ", e.c, ")"));
+  w_.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", e.a), "launch", e.time_ns, 't', args);
+}
+
+void ChromeTraceBuilder::KernelEnded(const Event& e, const std::string& args) {
+  const std::string& name = kernel_names_[e.a];
+  auto it = kernels_.find(e.a);
+  if (it != kernels_.end()) {
+    w_.Complete(kGpuPid, e.b, name.empty() ? "kernel" : name, "kernel", it->second.start_ns,
+                e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
+    kernels_.erase(it);
+  } else {
+    w_.Instant(kGpuPid, e.b, absl::StrCat(EventKindName(e.kind), " ", e.a), "kernel", e.time_ns,
+               't', args);
+  }
+}
+
+void ChromeTraceBuilder::CallbackEnded(const Event& e, std::int64_t tid, const std::string& args) {
+  auto it = callbacks_.find(tid);
+  const bool cb = e.kind == EventKind::kCallbackEnd;
+  const std::string name = absl::StrCat(cb ? "callback " : "host fn ", e.b, " (stream ", e.a, ")");
+  if (it != callbacks_.end()) {
+    w_.Complete(kHostPid, tid, name, "callback", it->second.start_ns, e.time_ns,
+                absl::StrCat("\"start_event\":", it->second.index, ",", args));
+    callbacks_.erase(it);
+  }
+}
+
+void ChromeTraceBuilder::RegionEnded(const Event& e, std::int64_t tid, const std::string& args) {
+  auto it = regions_.find(tid);
+  if (it != regions_.end()) {
+    w_.Complete(kHostPid, tid, absl::StrCat("run(region ", e.c, ")"), "region", it->second.start_ns,
+                e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
+    regions_.erase(it);
+  }
+}
+
+void ChromeTraceBuilder::DriverCallReturned(const Event& e, std::int64_t tid,
+                                            const std::string& args) {
+  const absl::string_view api = DriverCallName(static_cast<DriverCall>(e.a));
+  auto it = blocked_calls_.find(tid);
+  if (it != blocked_calls_.end()) {
+    w_.Complete(kHostPid, tid, api, "driver", it->second.start_ns, e.time_ns,
+                absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
+    blocked_calls_.erase(it);
+  } else {
+    w_.Instant(kHostPid, tid, api, "driver", e.time_ns, 't', args);
+  }
+}
+
+void ChromeTraceBuilder::MutexTaken(const Event& e, std::int64_t tid, const std::string& args) {
+  auto it = mutex_waits_.find(tid);
+  if (it != mutex_waits_.end()) {
+    w_.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex", it->second.start_ns,
+                e.time_ns, absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
+    mutex_waits_.erase(it);
+  }
+  if (e.kind == EventKind::kMutexPass) {  // locked and unlocked in one step
+    w_.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
+    return;
+  }
+  w_.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
+  mutex_held_[e.a] = true;
+}
+
+void ChromeTraceBuilder::MutexUnlocked(const Event& e, std::int64_t tid, const std::string& args) {
+  if (mutex_held_[e.a]) {
+    w_.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
+    mutex_held_[e.a] = false;
+  } else {
+    w_.Instant(kHostPid, tid, "unlock of a free mutex", "mutex", e.time_ns, 't', args);
+  }
+}
+
+void ChromeTraceBuilder::CloseUnfinished() {
   const std::string unfinished = "\"unfinished\":true";
-  for (const auto& [id, open] : kernels) {
-    const std::string& name = kernel_names[id];
-    w.Complete(kGpuPid, events[open.index].b, name.empty() ? "kernel" : name, "kernel",
-               open.start_ns, last_ns, absl::StrCat(unfinished, ",\"start_event\":", open.index));
+  for (const auto& [id, open] : kernels_) {
+    const std::string& name = kernel_names_[id];
+    w_.Complete(kGpuPid, events_[open.index].b, name.empty() ? "kernel" : name, "kernel",
+                open.start_ns, last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
-  for (const auto& [tid, open] : callbacks) {
-    w.Complete(kHostPid, tid, FormatEvent(events[open.index]), "callback", open.start_ns, last_ns,
-               absl::StrCat(unfinished, ",\"start_event\":", open.index));
+  for (const auto& [tid, open] : callbacks_) {
+    w_.Complete(kHostPid, tid, FormatEvent(events_[open.index]), "callback", open.start_ns,
+                last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
-  for (const auto& [tid, open] : regions) {
-    w.Complete(kHostPid, tid, absl::StrCat("run(region ", events[open.index].c, ")"), "region",
-               open.start_ns, last_ns, absl::StrCat(unfinished, ",\"start_event\":", open.index));
+  for (const auto& [tid, open] : regions_) {
+    w_.Complete(kHostPid, tid, absl::StrCat("run(region ", events_[open.index].c, ")"), "region",
+                open.start_ns, last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
-  for (const auto& [tid, open] : blocked_calls) {
-    w.Complete(kHostPid, tid, DriverCallName(static_cast<DriverCall>(events[open.index].a)),
-               "driver", open.start_ns, last_ns,
-               absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
+  for (const auto& [tid, open] : blocked_calls_) {
+    w_.Complete(kHostPid, tid, DriverCallName(static_cast<DriverCall>(events_[open.index].a)),
+                "driver", open.start_ns, last_ns_,
+                absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
-  for (const auto& [tid, open] : mutex_waits) {
-    w.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", events[open.index].a), "mutex",
-               open.start_ns, last_ns,
-               absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
+  for (const auto& [tid, open] : mutex_waits_) {
+    w_.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", events_[open.index].a), "mutex",
+                open.start_ns, last_ns_,
+                absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
-  for (const auto& [id, held] : mutex_held) {
+  for (const auto& [id, held] : mutex_held_) {
     if (held) {
-      w.Async('e', kHostPid, 0, absl::StrCat("mutex ", id), "mutex", id, last_ns, unfinished);
+      w_.Async('e', kHostPid, 0, absl::StrCat("mutex ", id), "mutex", id, last_ns_, unfinished);
     }
   }
+}
 
-  if (violation != nullptr) {
-    const std::uint64_t at =
-        violation->event_index < events.size() ? events[violation->event_index].time_ns : last_ns;
-    w.Instant(kHostPid, 0, absl::StrCat("VIOLATION ", violation->property), "violation", at, 'g',
-              absl::StrCat("\"event\":", violation->event_index, ",",
-                           Arg("message", violation->message)));
-  }
-  return std::move(w).Finish();
+void ChromeTraceBuilder::MarkViolation(const Violation& violation) {
+  const std::uint64_t at =
+      violation.event_index < events_.size() ? events_[violation.event_index].time_ns : last_ns_;
+  w_.Instant(
+      kHostPid, 0, absl::StrCat("VIOLATION ", violation.property), "violation", at, 'g',
+      absl::StrCat("\"event\":", violation.event_index, ",", Arg("message", violation.message)));
+}
+
+}  // namespace
+
+std::string ChromeTraceJson(absl::Span<const Event> events,
+                            absl::Span<const std::string> actor_names, const Violation* violation) {
+  ChromeTraceBuilder trace(events, actor_names);
+  trace.NameTracks();
+  for (std::size_t i = 0; i < events.size(); ++i) trace.Add(i);
+  trace.CloseUnfinished();
+  if (violation != nullptr) trace.MarkViolation(*violation);
+  return std::move(trace).Finish();
 }
 
 }  // namespace stackcheck::sim
