@@ -137,6 +137,13 @@ class SplitTree {
   void ClaimLocked(Node* node, std::uint32_t option, Candidates* done)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   bool WorkOrEnd() const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Load's steps that read the shared-only bits: how many of `node`'s
+  // options a claimant was still exploring; `node` hung below `parent`'s
+  // option `parent_option`, refused (naming line `index`) where no claim
+  // could have opened it.
+  static std::uint64_t ClaimsInProgress(const Node& node);
+  static absl::Status HangNode(std::unique_ptr<Node> node, std::uint64_t parent_option,
+                               Node* parent, std::size_t index);
 
   const bool wait_for_work_;
   mutable absl::Mutex mu_;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -38,6 +39,98 @@ constexpr absl::string_view kHeader = "stackcheck split-tree 1";
 constexpr std::uint64_t kMaxOptions = 1 << 16;
 
 std::string LineName(std::size_t index) { return absl::StrCat("split-tree line ", index + 1); }
+
+// The first line and the last, which tell a split tree from another file and
+// a whole one from a truncated one.
+absl::Status CheckFraming(const std::vector<absl::string_view>& lines) {
+  if (lines.empty() || lines[0] != kHeader) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a split tree: the first line is not '", kHeader, "'"));
+  }
+  if (lines.size() < 3 || lines.back() != "end") {
+    return absl::InvalidArgumentError("the split tree is cut short: its last line is not 'end'");
+  }
+  return absl::OkStatus();
+}
+
+struct Counters {
+  std::uint64_t root_taken = 0, claims = 0, finished = 0, sleep_pruned = 0, cut = 0;
+};
+
+absl::Status ReadCounters(absl::string_view line, Counters* c) {
+  NumberLine counters(line, LineName(1));
+  if (counters.Word() != "counters") counters.Fail("is not the counters");
+  counters.Read(1, &c->root_taken);
+  counters.Read(UINT64_MAX, &c->claims);
+  counters.Read(UINT64_MAX, &c->finished);
+  counters.Read(UINT64_MAX, &c->sleep_pruned);
+  counters.Read(1, &c->cut);
+  return counters.Done();
+}
+
+// Where a node line hangs its node: below option `parent_option` of the node
+// on node line `parent_plus_one` (0: it is the root).
+struct NodePlace {
+  std::uint64_t parent_plus_one = 0;
+  std::uint64_t parent_option = 0;
+};
+
+// Node line `index`, after `nodes_before` others: a node of its own, not yet
+// hung in the tree.
+absl::StatusOr<std::unique_ptr<SplitTree::Node>> ReadNode(absl::string_view line, std::size_t index,
+                                                          std::size_t nodes_before,
+                                                          NodePlace* place) {
+  NumberLine in(line, LineName(index));
+  in.Word();
+  std::uint64_t is_actor = 0, n = 0;
+  in.Read(nodes_before, &place->parent_plus_one);
+  in.Read(kMaxOptions, &place->parent_option);
+  in.Read(1, &is_actor);
+  if (in.Read(kMaxOptions, &n) && n == 0) in.Fail("has a node without options");
+  // Its order, flags and done lists take 3n fields, its runnable list one
+  // more: a count the line cannot hold sizes nothing.
+  if (in.ok() && in.Remaining() < 3 * n + 1) {
+    in.Fail(absl::StrFormat("has %d options but only %d fields for them", n, in.Remaining()));
+  }
+  if (!in.ok()) return in.Done();
+  if (in.ok() && (nodes_before == 0) != (place->parent_plus_one == 0)) {
+    in.Fail(nodes_before == 0 ? "(the root) names a parent" : "has a second root");
+  }
+  auto node = std::make_unique<SplitTree::Node>();
+  node->is_actor = is_actor != 0;
+  node->order.resize(n);
+  node->flags.resize(n);
+  node->done_at.resize(n);
+  node->children.resize(n);
+  std::vector<bool> seen(n, false);
+  for (std::uint32_t& k : node->order) {
+    if (in.ReadAs(n - 1, &k) && seen[k]) in.Fail("lists an option twice in its order");
+    if (in.ok()) seen[k] = true;
+  }
+  for (std::uint8_t& f : node->flags) in.ReadAs(255, &f);
+  in.ReadCandidates(n, &node->runnable);
+  if (in.ok() && node->is_actor && node->runnable.size() != n) {
+    in.Fail("lacks its runnable actors");
+  }
+  for (SplitTree::Candidates& done : node->done_at) in.ReadCandidates(n, &done);
+  if (absl::Status s = in.Done(); !s.ok()) return s;
+  return node;
+}
+
+// Suspended-stack line `index`: "suspended CLAIMS_HELD STACK...".
+absl::Status ReadSuspended(absl::string_view line, std::size_t index, std::uint64_t* claims_held,
+                           std::string* stack) {
+  if (!absl::ConsumePrefix(&line, "suspended ")) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(LineName(index), " is neither a node nor a suspended stack"));
+  }
+  const std::size_t space = line.find(' ');
+  NumberLine count(line.substr(0, space), LineName(index));
+  count.Read(UINT32_MAX, claims_held);
+  if (absl::Status status = count.Done(); !status.ok()) return status;
+  *stack = std::string(space == absl::string_view::npos ? "" : line.substr(space));
+  return absl::OkStatus();
+}
 
 }  // namespace
 
@@ -94,6 +187,34 @@ std::string SplitTree::Save() const {
   return out + "end\n";
 }
 
+std::uint64_t SplitTree::ClaimsInProgress(const Node& node) {
+  std::uint64_t in_progress = 0;
+  for (std::uint8_t f : node.flags) {
+    if ((f & kClaimed) && (f & kExplored) && !(f & kFinished)) ++in_progress;
+  }
+  return in_progress;
+}
+
+absl::Status SplitTree::HangNode(std::unique_ptr<Node> node, std::uint64_t parent_option,
+                                 Node* parent, std::size_t index) {
+  const char* wrong = nullptr;
+  if (parent_option >= parent->children.size()) {
+    wrong = "has no such option";
+  } else if (parent->children[parent_option] != nullptr) {
+    wrong = "another node opened";
+  } else if (!(parent->flags[parent_option] & kClaimed)) {
+    wrong = "nobody claimed";
+  }
+  if (wrong != nullptr) {
+    return absl::InvalidArgumentError(absl::StrFormat("%s opens option %d of its parent, which %s",
+                                                      LineName(index), parent_option, wrong));
+  }
+  node->parent = parent;
+  node->parent_option = static_cast<std::uint32_t>(parent_option);
+  parent->children[parent_option] = std::move(node);
+  return absl::OkStatus();
+}
+
 absl::Status SplitTree::Load(absl::string_view text) {
   absl::MutexLock lock(&mu_);
   if (root_taken_ || root_ != nullptr) {
@@ -101,107 +222,40 @@ absl::Status SplitTree::Load(absl::string_view text) {
   }
   std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
   if (!lines.empty() && lines.back().empty()) lines.pop_back();
-  if (lines.empty() || lines[0] != kHeader) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a split tree: the first line is not '", kHeader, "'"));
-  }
-  if (lines.size() < 3 || lines.back() != "end") {
-    return absl::InvalidArgumentError("the split tree is cut short: its last line is not 'end'");
-  }
-  NumberLine counters(lines[1], LineName(1));
-  std::uint64_t root_taken = 0, claims = 0, finished = 0, sleep_pruned = 0, cut = 0;
-  if (counters.Word() != "counters") counters.Fail("is not the counters");
-  counters.Read(1, &root_taken);
-  counters.Read(UINT64_MAX, &claims);
-  counters.Read(UINT64_MAX, &finished);
-  counters.Read(UINT64_MAX, &sleep_pruned);
-  counters.Read(1, &cut);
-  if (absl::Status s = counters.Done(); !s.ok()) return s;
+  if (absl::Status s = CheckFraming(lines); !s.ok()) return s;
+  Counters counters;
+  if (absl::Status s = ReadCounters(lines[1], &counters); !s.ok()) return s;
 
   std::unique_ptr<Node> root;
   std::vector<Node*> by_index;
   std::uint64_t in_progress = 0;
   std::size_t i = 2;
   for (; i + 1 < lines.size() && absl::StartsWith(lines[i], "node "); ++i) {
-    NumberLine in(lines[i], LineName(i));
-    in.Word();
-    std::uint64_t parent_plus_one = 0, parent_option = 0, is_actor = 0, n = 0;
-    in.Read(by_index.size(), &parent_plus_one);
-    in.Read(kMaxOptions, &parent_option);
-    in.Read(1, &is_actor);
-    if (in.Read(kMaxOptions, &n) && n == 0) in.Fail("has a node without options");
-    // Its order, flags and done lists take 3n fields, its runnable list one
-    // more: a count the line cannot hold sizes nothing.
-    if (in.ok() && in.Remaining() < 3 * n + 1) {
-      in.Fail(absl::StrFormat("has %d options but only %d fields for them", n, in.Remaining()));
-    }
-    if (!in.ok()) return in.Done();
-    if (in.ok() && by_index.empty() != (parent_plus_one == 0)) {
-      in.Fail(by_index.empty() ? "(the root) names a parent" : "has a second root");
-    }
-    auto node = std::make_unique<Node>();
-    node->is_actor = is_actor != 0;
-    node->order.resize(n);
-    node->flags.resize(n);
-    node->done_at.resize(n);
-    node->children.resize(n);
-    std::vector<bool> seen(n, false);
-    for (std::uint32_t& k : node->order) {
-      if (in.ReadAs(n - 1, &k) && seen[k]) in.Fail("lists an option twice in its order");
-      if (in.ok()) seen[k] = true;
-    }
-    for (std::uint8_t& f : node->flags) {
-      if (in.ReadAs(255, &f) && (f & kClaimed) && (f & kExplored) && !(f & kFinished)) {
-        ++in_progress;
-      }
-    }
-    in.ReadCandidates(n, &node->runnable);
-    if (in.ok() && node->is_actor && node->runnable.size() != n) {
-      in.Fail("lacks its runnable actors");
-    }
-    for (Candidates& done : node->done_at) in.ReadCandidates(n, &done);
-    if (absl::Status s = in.Done(); !s.ok()) return s;
-    Node* raw = node.get();
-    if (parent_plus_one == 0) {
-      root = std::move(node);
-    } else {
-      Node* parent = by_index[parent_plus_one - 1];
-      const char* wrong = nullptr;
-      if (parent_option >= parent->children.size()) {
-        wrong = "has no such option";
-      } else if (parent->children[parent_option] != nullptr) {
-        wrong = "another node opened";
-      } else if (!(parent->flags[parent_option] & kClaimed)) {
-        wrong = "nobody claimed";
-      }
-      if (wrong != nullptr) {
-        return absl::InvalidArgumentError(absl::StrFormat(
-            "%s opens option %d of its parent, which %s", LineName(i), parent_option, wrong));
-      }
-      raw->parent = parent;
-      raw->parent_option = static_cast<std::uint32_t>(parent_option);
-      parent->children[parent_option] = std::move(node);
+    NodePlace place;
+    absl::StatusOr<std::unique_ptr<Node>> node = ReadNode(lines[i], i, by_index.size(), &place);
+    if (!node.ok()) return node.status();
+    Node* raw = node->get();
+    in_progress += ClaimsInProgress(*raw);
+    if (place.parent_plus_one == 0) {
+      root = *std::move(node);
+    } else if (absl::Status s = HangNode(*std::move(node), place.parent_option,
+                                         by_index[place.parent_plus_one - 1], i);
+               !s.ok()) {
+      return s;
     }
     by_index.push_back(raw);
   }
   std::vector<Suspended> suspended;
   std::uint64_t held = 0;
   for (; i + 1 < lines.size(); ++i) {
-    absl::string_view line = lines[i];
-    if (!absl::ConsumePrefix(&line, "suspended ")) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(LineName(i), " is neither a node nor a suspended stack"));
-    }
-    const std::size_t space = line.find(' ');
-    NumberLine count(line.substr(0, space), LineName(i));
     Suspended s;
-    count.Read(UINT32_MAX, &s.claims_held);
-    if (absl::Status status = count.Done(); !status.ok()) return status;
-    s.stack = std::string(space == absl::string_view::npos ? "" : line.substr(space));
+    if (absl::Status status = ReadSuspended(lines[i], i, &s.claims_held, &s.stack); !status.ok()) {
+      return status;
+    }
     held += s.claims_held;
     suspended.push_back(std::move(s));
   }
-  if (root != nullptr && root_taken == 0) {
+  if (root != nullptr && counters.root_taken == 0) {
     return absl::InvalidArgumentError("the split tree has a root it says was never opened");
   }
   if (held != in_progress) {
@@ -211,11 +265,11 @@ absl::Status SplitTree::Load(absl::string_view text) {
         in_progress, held));
   }
   root_ = std::move(root);
-  root_taken_ = root_taken != 0;
-  claims_ = claims;
-  finished_ = finished;
-  sleep_pruned_ = sleep_pruned;
-  cut_ = cut != 0;
+  root_taken_ = counters.root_taken != 0;
+  claims_ = counters.claims;
+  finished_ = counters.finished;
+  sleep_pruned_ = counters.sleep_pruned;
+  cut_ = counters.cut != 0;
   outstanding_ = in_progress;
   suspended_ = std::move(suspended);
   for (Node* node : by_index) {
