@@ -116,6 +116,118 @@ void ReadDims(const std::vector<absl::string_view>& t, std::size_t* i, std::uint
   }
 }
 
+// Reads one parameter from t[j], just after its ".param":
+// [.align N] [.ptr and state spaces] .type name[dims]; appends its size.
+// Returns the index of the "," or ")" that ends it.
+std::size_t ReadParam(const std::vector<absl::string_view>& t, std::size_t j,
+                      std::vector<std::uint32_t>* sizes) {
+  std::uint32_t elem = 0;
+  while (j < t.size() && t[j] != "," && t[j] != ")") {
+    if (t[j] == ".align") {
+      j += 2;
+      continue;
+    }
+    if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
+      elem = s;
+      ++j;
+      continue;
+    }
+    if (t[j] == ".ptr" || t[j] == ".global" || t[j] == ".const" || t[j] == ".shared" ||
+        t[j] == ".local") {
+      ++j;
+      continue;
+    }
+    // The parameter's name, then optional dimensions.
+    ++j;
+    std::uint64_t count = 1;
+    ReadDims(t, &j, &count);
+    sizes->push_back(static_cast<std::uint32_t>(elem * count));
+    break;
+  }
+  while (j < t.size() && t[j] != "," && t[j] != ")") ++j;
+  return j;
+}
+
+// Reads the parameter list of an .entry from t[j], where its "(" is if it has
+// one; appends each parameter's size. Returns the index of its ")" (or where
+// the list stops: t.size(), or j without a list).
+std::size_t ReadParams(const std::vector<absl::string_view>& t, std::size_t j,
+                       std::vector<std::uint32_t>* sizes) {
+  if (j >= t.size() || t[j] != "(") return j;
+  ++j;
+  while (j < t.size() && t[j] != ")") {
+    if (t[j] != ".param") {
+      ++j;
+      continue;
+    }
+    j = ReadParam(t, j + 1, sizes);
+    if (j < t.size() && t[j] == ",") ++j;
+  }
+  return j;
+}
+
+// The elements of the initialiser whose "{" is at ptx[open], as written.
+void ReadInitializer(absl::string_view ptx, std::size_t open, std::vector<std::string>* out) {
+  const std::size_t close = ptx.find('}', open);
+  if (close == absl::string_view::npos) return;
+  for (absl::string_view e : absl::StrSplit(ptx.substr(open + 1, close - open - 1), ',')) {
+    e = absl::StripAsciiWhitespace(e);
+    if (!e.empty()) out->emplace_back(e);
+  }
+}
+
+// Reads a variable declared by the ".global" or ".const" at t[i]:
+// [.visible|.weak] .global|.const [.align N] [.v2|.v4] .type name[dims] [= ...];
+// (cuModuleGetGlobal finds constant memory's variables too.) False if there
+// is no type and name there; else *end is the index just past its dimensions.
+bool ReadGlobal(absl::string_view ptx, const std::vector<absl::string_view>& t, std::size_t i,
+                PtxGlobal* global, std::size_t* end) {
+  std::size_t j = i + 1;
+  std::uint32_t elem = 0;
+  std::uint32_t vec = 1;
+  while (j < t.size()) {
+    if (t[j] == ".align") {
+      j += 2;
+      continue;
+    }
+    if (t[j] == ".v2") {
+      vec = 2;
+      ++j;
+      continue;
+    }
+    if (t[j] == ".v4") {
+      vec = 4;
+      ++j;
+      continue;
+    }
+    if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
+      elem = s;
+      ++j;
+      continue;
+    }
+    if (IsStateSpaceOrQualifier(t[j])) {
+      ++j;
+      continue;
+    }
+    break;
+  }
+  if (j >= t.size() || elem == 0) return false;
+  global->name = std::string(t[j]);
+  ++j;
+  std::uint64_t count = 1;
+  ReadDims(t, &j, &count);
+  global->bytes = std::uint64_t{elem} * vec * count;
+  global->element_bytes = elem;
+  global->constant = t[i] == ".const";
+  if (j + 1 < t.size() && t[j] == "=" && t[j + 1] == "{") {
+    // The tokenizer skips what braces hold: read the elements from the text.
+    ReadInitializer(ptx, static_cast<std::size_t>(t[j + 1].data() - ptx.data()),
+                    &global->initializer);
+  }
+  *end = j;
+  return true;
+}
+
 }  // namespace
 
 std::uint32_t PtxTypeSize(absl::string_view type) {
@@ -154,101 +266,17 @@ void ParsePtx(absl::string_view ptx, PtxSymbols* out) {
     if (tok == ".entry" && !external && i + 1 < t.size()) {
       PtxKernel kernel;
       kernel.name = std::string(t[i + 1]);
-      std::size_t j = i + 2;
-      if (j < t.size() && t[j] == "(") {
-        ++j;
-        while (j < t.size() && t[j] != ")") {
-          if (t[j] != ".param") {
-            ++j;
-            continue;
-          }
-          // .param [.align N] .type name[dims]
-          ++j;
-          std::uint32_t elem = 0;
-          while (j < t.size() && t[j] != "," && t[j] != ")") {
-            if (t[j] == ".align") {
-              j += 2;
-              continue;
-            }
-            if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
-              elem = s;
-              ++j;
-              continue;
-            }
-            if (t[j] == ".ptr" || t[j] == ".global" || t[j] == ".const" || t[j] == ".shared" ||
-                t[j] == ".local") {
-              ++j;
-              continue;
-            }
-            // The parameter's name, then optional dimensions.
-            ++j;
-            std::uint64_t count = 1;
-            ReadDims(t, &j, &count);
-            kernel.param_sizes.push_back(static_cast<std::uint32_t>(elem * count));
-            break;
-          }
-          while (j < t.size() && t[j] != "," && t[j] != ")") ++j;
-          if (j < t.size() && t[j] == ",") ++j;
-        }
-      }
+      const std::size_t j = ReadParams(t, i + 2, &kernel.param_sizes);
       out->kernels.push_back(std::move(kernel));
       i = j < t.size() ? j : t.size() - 1;
       continue;
     }
     if ((tok == ".global" || tok == ".const") && !external) {
-      // [.visible|.weak] .global|.const [.align N] [.v2|.v4] .type name[dims] [= ...];
-      // (cuModuleGetGlobal finds constant memory's variables too.)
-      std::size_t j = i + 1;
-      std::uint32_t elem = 0;
-      std::uint32_t vec = 1;
-      while (j < t.size()) {
-        if (t[j] == ".align") {
-          j += 2;
-          continue;
-        }
-        if (t[j] == ".v2") {
-          vec = 2;
-          ++j;
-          continue;
-        }
-        if (t[j] == ".v4") {
-          vec = 4;
-          ++j;
-          continue;
-        }
-        if (const std::uint32_t s = PtxTypeSize(t[j]); s != 0) {
-          elem = s;
-          ++j;
-          continue;
-        }
-        if (IsStateSpaceOrQualifier(t[j])) {
-          ++j;
-          continue;
-        }
-        break;
-      }
-      if (j >= t.size() || elem == 0) continue;
       PtxGlobal global;
-      global.name = std::string(t[j]);
-      ++j;
-      std::uint64_t count = 1;
-      ReadDims(t, &j, &count);
-      global.bytes = std::uint64_t{elem} * vec * count;
-      global.element_bytes = elem;
-      global.constant = tok == ".const";
-      if (j + 1 < t.size() && t[j] == "=" && t[j + 1] == "{") {
-        // The tokenizer skips what braces hold: read the elements from the text.
-        const std::size_t open = static_cast<std::size_t>(t[j + 1].data() - ptx.data());
-        const std::size_t close = ptx.find('}', open);
-        if (close != absl::string_view::npos) {
-          for (absl::string_view e : absl::StrSplit(ptx.substr(open + 1, close - open - 1), ',')) {
-            e = absl::StripAsciiWhitespace(e);
-            if (!e.empty()) global.initializer.emplace_back(e);
-          }
-        }
-      }
+      std::size_t end = 0;
+      if (!ReadGlobal(ptx, t, i, &global, &end)) continue;
       out->globals.push_back(std::move(global));
-      i = j - 1;
+      i = end - 1;
       continue;
     }
   }
