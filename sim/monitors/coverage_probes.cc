@@ -37,95 +37,109 @@ void CoverageProbes::ResetScratch() {
 void CoverageProbes::Observe(absl::Span<const Event> events, ProbeNamer probe_name) {
   ResetScratch();
   for (std::size_t index = 0; index < events.size(); ++index) {
-    const Event& e = events[index];
-    switch (e.kind) {
-      case EventKind::kAlloc:
-      case EventKind::kFree:
-      case EventKind::kAsyncFreeComplete:
-      case EventKind::kCtxDestroy:
-        ledger_.Apply(e, index);
-        break;
-      case EventKind::kRegionBegin:
-      case EventKind::kRegionEnd:
-        if (e.actor >= kMaxIndexedId) break;
-        if (e.actor >= region_of_actor_.size()) {
-          region_of_actor_.resize(e.actor + 1, 0);
-        }
-        region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
-        break;
-      case EventKind::kKernelEnqueue: {
-        KernelInFlight& k = kernels_.Enqueue(e, index);
-        const LiveBlock* b = ledger_.Containing(k.stacks);
-        k.block = b == nullptr ? kNoBlock : b->serial;
-        break;
-      }
-      case EventKind::kKernelEnd:
-      case EventKind::kKernelDropped: {
-        KernelInFlight* k = kernels_.Find(e.a);
-        if (k == nullptr) break;
-        if (e.kind == EventKind::kKernelEnd && e.x != 0 && !poisoned_) {
-          const std::uint32_t region = k->region;
-          bool other = false;
-          for (const KernelInFlight& o : kernels_.in_flight()) {
-            other |= o.id != k->id && o.region != region;
-          }
-          for (std::size_t a = 0; a < region_of_actor_.size(); ++a) {
-            other |= region_of_actor_[a] != 0 && region_of_actor_[a] != region;
-          }
-          if (other) Hit(kAbortWhileOther);
-        }
-        if (k->stream < kMaxIndexedId) {
-          if (k->stream >= last_block_of_stream_.size()) {
-            last_block_of_stream_.resize(k->stream + 1, kNoBlock);
-          }
-          last_block_of_stream_[k->stream] = k->block;
-        }
-        kernels_.Remove(e.a);
-        break;
-      }
-      case EventKind::kStickyError:
-        poisoned_ = true;
-        break;
-      case EventKind::kCallbackStart: {
-        ++callbacks_running_;
-        const BlockSerial block =
-            e.a < last_block_of_stream_.size() ? last_block_of_stream_[e.a] : kNoBlock;
-        if (block == kNoBlock || ledger_.IsLive(block)) break;
-        const FreedBlock* f = ledger_.FindFreed(block);
-        if (f != nullptr && ledger_.allocs() > f->allocs_before) {
-          Hit(kCallbackAfterRealloc);
-        }
-        break;
-      }
-      case EventKind::kHostFnStart:
-        ++callbacks_running_;
-        break;
-      case EventKind::kCallbackEnd:
-      case EventKind::kHostFnEnd:
-        if (callbacks_running_ > 0) --callbacks_running_;
-        break;
-      case EventKind::kDriverCallBlock:
-        if (e.a == static_cast<std::uint32_t>(DriverCall::kMemFree) && callbacks_running_ > 0) {
-          Hit(kFreeWaitsOnCallback);
-        }
-        break;
-      case EventKind::kProbe: {
-        const absl::string_view name = probe_name(e.a);
-        const std::size_t i = IndexOf(name);
-        if (i < kProbeCount) {
-          Hit(i);
-        } else if (std::find(other_hit_.begin(), other_hit_.end(), name) == other_hit_.end()) {
-          other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.a) : std::string(name));
-        }
-        break;
-      }
-      default:
-        break;
-    }
+    ObserveEvent(events[index], index, probe_name);
   }
   ++executions_;
   for (std::size_t i = 0; i < kProbeCount; ++i) counts_[i] += hit_[i];
   for (const std::string& name : other_hit_) ++other_counts_[name];
+}
+
+void CoverageProbes::ObserveEvent(const Event& e, std::size_t index, ProbeNamer probe_name) {
+  switch (e.kind) {
+    case EventKind::kAlloc:
+    case EventKind::kFree:
+    case EventKind::kAsyncFreeComplete:
+    case EventKind::kCtxDestroy:
+      ledger_.Apply(e, index);
+      break;
+    case EventKind::kRegionBegin:
+    case EventKind::kRegionEnd:
+      if (e.actor >= kMaxIndexedId) break;
+      if (e.actor >= region_of_actor_.size()) {
+        region_of_actor_.resize(e.actor + 1, 0);
+      }
+      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
+      break;
+    case EventKind::kKernelEnqueue: {
+      KernelInFlight& k = kernels_.Enqueue(e, index);
+      const LiveBlock* b = ledger_.Containing(k.stacks);
+      k.block = b == nullptr ? kNoBlock : b->serial;
+      break;
+    }
+    case EventKind::kKernelEnd:
+    case EventKind::kKernelDropped:
+      KernelEnded(e);
+      break;
+    case EventKind::kStickyError:
+      poisoned_ = true;
+      break;
+    case EventKind::kCallbackStart:
+      ++callbacks_running_;
+      CallbackStarted(e);
+      break;
+    case EventKind::kHostFnStart:
+      ++callbacks_running_;
+      break;
+    case EventKind::kCallbackEnd:
+    case EventKind::kHostFnEnd:
+      if (callbacks_running_ > 0) --callbacks_running_;
+      break;
+    case EventKind::kDriverCallBlock:
+      if (e.a == static_cast<std::uint32_t>(DriverCall::kMemFree) && callbacks_running_ > 0) {
+        Hit(kFreeWaitsOnCallback);
+      }
+      break;
+    case EventKind::kProbe:
+      RuntimeProbe(e, probe_name(e.a));
+      break;
+    default:
+      break;
+  }
+}
+
+bool CoverageProbes::OtherRegionInFlight(const KernelInFlight& k) const {
+  bool other = false;
+  for (const KernelInFlight& o : kernels_.in_flight()) {
+    other |= o.id != k.id && o.region != k.region;
+  }
+  for (std::size_t a = 0; a < region_of_actor_.size(); ++a) {
+    other |= region_of_actor_[a] != 0 && region_of_actor_[a] != k.region;
+  }
+  return other;
+}
+
+void CoverageProbes::KernelEnded(const Event& e) {
+  KernelInFlight* k = kernels_.Find(e.a);
+  if (k == nullptr) return;
+  if (e.kind == EventKind::kKernelEnd && e.x != 0 && !poisoned_ && OtherRegionInFlight(*k)) {
+    Hit(kAbortWhileOther);
+  }
+  if (k->stream < kMaxIndexedId) {
+    if (k->stream >= last_block_of_stream_.size()) {
+      last_block_of_stream_.resize(k->stream + 1, kNoBlock);
+    }
+    last_block_of_stream_[k->stream] = k->block;
+  }
+  kernels_.Remove(e.a);
+}
+
+void CoverageProbes::CallbackStarted(const Event& e) {
+  const BlockSerial block =
+      e.a < last_block_of_stream_.size() ? last_block_of_stream_[e.a] : kNoBlock;
+  if (block == kNoBlock || ledger_.IsLive(block)) return;
+  const FreedBlock* f = ledger_.FindFreed(block);
+  if (f != nullptr && ledger_.allocs() > f->allocs_before) {
+    Hit(kCallbackAfterRealloc);
+  }
+}
+
+void CoverageProbes::RuntimeProbe(const Event& e, absl::string_view name) {
+  const std::size_t i = IndexOf(name);
+  if (i < kProbeCount) {
+    Hit(i);
+  } else if (std::find(other_hit_.begin(), other_hit_.end(), name) == other_hit_.end()) {
+    other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.a) : std::string(name));
+  }
 }
 
 void CoverageProbes::Merge(const CoverageProbes& other) {

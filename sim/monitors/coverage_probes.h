@@ -59,6 +59,15 @@ class CoverageProbes {
   // Per-execution scratch, reused so Observe does not allocate once warm.
   void ResetScratch();
   void Hit(std::size_t probe) { hit_[probe] = true; }
+  // Observe's steps: one event, and the events that may hit a probe.
+  void ObserveEvent(const Event& e, std::size_t index, ProbeNamer probe_name);
+  void KernelEnded(const Event& e);
+  // Whether another region than `k`'s is open on some thread or has a
+  // kernel in flight.
+  bool OtherRegionInFlight(const KernelInFlight& k) const;
+  void CallbackStarted(const Event& e);
+  // A probe the runtime reported by `name`.
+  void RuntimeProbe(const Event& e, absl::string_view name);
 
   std::uint64_t executions_ = 0;
   std::array<std::uint64_t, kProbeCount> counts_{};
