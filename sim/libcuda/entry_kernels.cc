@@ -158,6 +158,71 @@ std::uint64_t PrepareBody(const Function& f, DevicePtr vars, unsigned teams, uns
   return g_next_body;
 }
 
+// The argument words of a launch, copied now (SEM-03), with their sizes.
+struct ArgumentWords {
+  std::vector<std::uint64_t> words;
+  std::vector<std::uint32_t> sizes;
+};
+
+// From `params`: a pointer to each parameter.
+void CopyParams(const Function& f, void** params, ArgumentWords* out) {
+  for (std::size_t i = 0; i < f.param_sizes.size(); ++i) {
+    std::uint64_t w = 0;
+    std::memcpy(&w, params[i], std::min<std::size_t>(f.param_sizes[i], sizeof w));
+    out->words.push_back(w);
+    out->sizes.push_back(f.param_sizes[i]);
+  }
+}
+
+// From `extra`: CU_LAUNCH_PARAM_BUFFER_POINTER (1) and _SIZE (2), a buffer
+// holding the parameters at their natural alignment.
+void CopyExtraBuffer(const Function& f, void** extra, ArgumentWords* out) {
+  const char* buffer = nullptr;
+  std::size_t size = 0;
+  for (std::size_t i = 0; extra[i] != nullptr; i += 2) {
+    const auto key = reinterpret_cast<std::uintptr_t>(extra[i]);
+    if (key == 1) buffer = static_cast<const char*>(extra[i + 1]);
+    if (key == 2) size = *static_cast<std::size_t*>(extra[i + 1]);
+  }
+  std::size_t offset = 0;
+  for (std::uint32_t s : f.param_sizes) {
+    const std::size_t align = std::min<std::size_t>(s == 0 ? 1 : s, 8);
+    offset = (offset + align - 1) / align * align;
+    std::uint64_t w = 0;
+    if (buffer != nullptr && offset + s <= size) {
+      std::memcpy(&w, buffer + offset, std::min<std::size_t>(s, sizeof w));
+    }
+    out->words.push_back(w);
+    out->sizes.push_back(s);
+    offset += s;
+  }
+}
+
+// The words as the driver log shows them: each in hex, a pointer into a
+// block with the block and offset. Called with g_mu held.
+std::string DescribeArguments(const ArgumentWords& arguments) {
+  std::string described;
+  for (std::size_t i = 0; i < arguments.words.size(); ++i) {
+    const std::uint64_t word = arguments.words[i];
+    DevicePtr base = 0;
+    const bool pointer = arguments.sizes[i] == 8 && FindBlock(word, 0, &base) != nullptr;
+    absl::StrAppendFormat(
+        &described, "%s0x%x%s", i ? ", " : "", word,
+        pointer ? absl::StrFormat(" (block 0x%x+%u)", base, word - base) : std::string());
+  }
+  return described;
+}
+
+// The fault plan's aborting launch: its kernel traps (device code calling
+// abort() or __builtin_trap()), counted over every launch of the process,
+// or over the launches of the kernels the plan names.
+bool FaultPlanTraps(const Function& f) {
+  static std::uint32_t launches = 0;
+  const stackcheck::program::FaultPlan& plan = stackcheck::program::Faults();
+  const bool counted = plan.abort_kernel.empty() || absl::StrContains(f.name, plan.abort_kernel);
+  return counted && ++launches == plan.abort_at_launch;
+}
+
 }  // namespace
 
 STACKCHECK_CUDA_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int gx,
@@ -168,64 +233,27 @@ STACKCHECK_CUDA_EXPORT CUresult cuLaunchKernel(CUfunction function, unsigned int
   if (InForkedChild()) return Code(CuResult::kNotInitialized);
   if (function == nullptr) return Code(CuResult::kInvalidHandle);
   auto* f = reinterpret_cast<Function*>(function);
-  // The argument words, copied now (SEM-03).
-  std::vector<std::uint64_t> words;
-  std::vector<std::uint32_t> sizes;
   if (params != nullptr && extra != nullptr) return Code(CuResult::kInvalidValue);
+  ArgumentWords copied;
   if (params != nullptr) {
-    for (std::size_t i = 0; i < f->param_sizes.size(); ++i) {
-      std::uint64_t w = 0;
-      std::memcpy(&w, params[i], std::min<std::size_t>(f->param_sizes[i], sizeof w));
-      words.push_back(w);
-      sizes.push_back(f->param_sizes[i]);
-    }
+    CopyParams(*f, params, &copied);
   } else if (extra != nullptr) {
-    const char* buffer = nullptr;
-    std::size_t size = 0;
-    for (std::size_t i = 0; extra[i] != nullptr; i += 2) {
-      const auto key = reinterpret_cast<std::uintptr_t>(extra[i]);
-      if (key == 1) buffer = static_cast<const char*>(extra[i + 1]);
-      if (key == 2) size = *static_cast<std::size_t*>(extra[i + 1]);
-    }
-    // The buffer holds the parameters at their natural alignment.
-    std::size_t offset = 0;
-    for (std::uint32_t s : f->param_sizes) {
-      const std::size_t align = std::min<std::size_t>(s == 0 ? 1 : s, 8);
-      offset = (offset + align - 1) / align * align;
-      std::uint64_t w = 0;
-      if (buffer != nullptr && offset + s <= size) {
-        std::memcpy(&w, buffer + offset, std::min<std::size_t>(s, sizeof w));
-      }
-      words.push_back(w);
-      sizes.push_back(s);
-      offset += s;
-    }
+    CopyExtraBuffer(*f, extra, &copied);
   }
   stackcheck::KernelArgs args;
   std::string described;
   {
     std::lock_guard<std::mutex> lock(g_mu);
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      DevicePtr base = 0;
-      const bool pointer = sizes[i] == 8 && FindBlock(words[i], 0, &base) != nullptr;
-      absl::StrAppendFormat(
-          &described, "%s0x%x%s", i ? ", " : "", words[i],
-          pointer ? absl::StrFormat(" (block 0x%x+%u)", base, words[i] - base) : std::string());
-    }
-    ReadLaunchArguments(words, sizes, &args);
+    described = DescribeArguments(copied);
+    ReadLaunchArguments(copied.words, copied.sizes, &args);
   }
   args.duration_ns = 1000;
-  // The fault plan's aborting launch: its kernel traps (device code calling
-  // abort() or __builtin_trap()), counted over every launch of the process,
-  // or over the launches of the kernels the plan names.
-  static std::uint32_t launches = 0;
-  const stackcheck::program::FaultPlan& plan = stackcheck::program::Faults();
-  const bool counted = plan.abort_kernel.empty() || absl::StrContains(f->name, plan.abort_kernel);
-  const bool traps = counted && ++launches == plan.abort_at_launch;
+  const bool traps = FaultPlanTraps(*f);
   if (traps) args.action = stackcheck::KernelAction::kTrap;
   // Otherwise its region's code runs when it starts.
   std::string body_note;
-  if (!traps) args.body = PrepareBody(*f, words.empty() ? 0 : words[0], gx, by, &body_note);
+  if (!traps)
+    args.body = PrepareBody(*f, copied.words.empty() ? 0 : copied.words[0], gx, by, &body_note);
   const CuResult r = RunOnDevice([&](Device& d) {
     if (args.body != 0) {
       if (auto* sim = dynamic_cast<stackcheck::sim::SimDevice*>(&d)) {
