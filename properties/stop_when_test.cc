@@ -28,6 +28,14 @@ class CountingStrategy : public sim::Strategy {
 
 using Reason = StopWhen::Reason;
 
+// Rules whose deadline passed nine seconds before the run begins.
+StopWhen::Rules PassedDeadline() {
+  StopWhen::Rules rules;
+  rules.start = StopWhen::Clock::now() - std::chrono::seconds(10);
+  rules.deadline = rules.start + std::chrono::seconds(1);
+  return rules;
+}
+
 TEST(StopWhenTest, ASearchThatEndsOnItsOwnIsNotStopped) {
   CountingStrategy inner(3);
   StopWhen stop(inner, {});
@@ -96,10 +104,7 @@ TEST(StopWhenTest, AnInterruptLetsOneExecutionRunThenEndsTheRun) {
 
 TEST(StopWhenTest, APassedDeadlineLetsOneExecutionRunThenEndsTheRun) {
   CountingStrategy inner(100);
-  StopWhen::Rules rules;
-  rules.start = StopWhen::Clock::now() - std::chrono::seconds(10);
-  rules.deadline = rules.start + std::chrono::seconds(1);
-  StopWhen stop(inner, rules);
+  StopWhen stop(inner, PassedDeadline());
   EXPECT_TRUE(stop.NewExecution());
   EXPECT_FALSE(stop.NewExecution());
   EXPECT_EQ(stop.reason(), Reason::kDeadline);
@@ -110,11 +115,9 @@ TEST(StopWhenTest, TheClockComesBeforeTheCountsAfterAnExecution) {
   // time and the budget ended the run by its time.
   CountingStrategy inner(100);
   std::uint64_t counted = 0;
-  StopWhen::Rules rules;
+  StopWhen::Rules rules = PassedDeadline();
   rules.max_executions = 1;
   rules.counted = &counted;
-  rules.start = StopWhen::Clock::now() - std::chrono::seconds(10);
-  rules.deadline = rules.start + std::chrono::seconds(1);
   StopWhen stop(inner, rules);
   EXPECT_TRUE(stop.NewExecution());
   counted = 1;
