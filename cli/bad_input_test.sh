@@ -45,7 +45,7 @@ check scenario_step_bound_enough 0 "$bin" check --policy event-fence \
 
 # Memory follows the input: a checkpoint of a few bytes is read in a few
 # bytes, even under a 600 MB address-space limit (the cap is 1 GiB).
-printf 'stackcheck checkpoint 3\n' >"$tmp/tiny.checkpoint"
+printf 'stackcheck checkpoint 4\n' >"$tmp/tiny.checkpoint"
 check resume_tiny_checkpoint 2 bash -c "ulimit -v 600000; exec $bin check --policy event-fence \
   --jobs 2 --resume $tmp/tiny.checkpoint"
 contains resume_tiny_checkpoint "the checkpoint is cut short"

@@ -168,7 +168,7 @@ sed '0,/^node /s/^node \([0-9]\)/node 9\1/' "$cp" >"$TEST_TMPDIR/edited.checkpoi
 expect_rc checkpoint_edited 2 "$bin" check --policy=event-fence-sync --regions=3 \
   --mapped_vars=1 --abort --jobs=2 --resume="$TEST_TMPDIR/edited.checkpoint"
 expect_line checkpoint_edited "does not match its digest"
-echo "stackcheck checkpoint 3" >"$TEST_TMPDIR/cut.checkpoint"
+echo "stackcheck checkpoint 4" >"$TEST_TMPDIR/cut.checkpoint"
 expect_rc checkpoint_cut 2 "$bin" check --policy=event-fence --jobs=2 \
   --resume="$TEST_TMPDIR/cut.checkpoint"
 expect_rc checkpoint_missing 2 "$bin" check --policy=event-fence --jobs=2 \

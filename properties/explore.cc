@@ -519,6 +519,10 @@ ExploreReport Explore(const ExploreSpec& spec) {
       refused.status = absl::InvalidArgumentError(
           absl::StrCat("the checkpoint is of another search\n  it ran:  ", c->key,
                        "\n  this is: ", SearchKey(spec)));
+    } else if (c->binary != ExecutableDigest() || c->binary == "unknown") {
+      refused.status = absl::InvalidArgumentError(
+          "the checkpoint was written by another build of stackcheck, whose steps may be "
+          "ordered by another dependence: run the search again from its start");
     }
     if (!refused.status.ok()) return refused;
     resumed = *std::move(c);

@@ -102,6 +102,7 @@ ExploreReport ExploreParallel(const ExploreSpec& spec, const SearchCheckpoint* r
       !report.capacity_premise_broken) {
     SearchCheckpoint checkpoint;
     checkpoint.key = SearchKey(spec);
+    checkpoint.binary = ExecutableDigest();
     checkpoint.exact_memory_ledger = spec.exact_memory_ledger;
     checkpoint.totals = report;
     checkpoint.tree = workers.tree->Save();

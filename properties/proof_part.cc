@@ -1,6 +1,5 @@
 #include "properties/proof_part.h"
 
-#include <fstream>
 #include <iterator>
 #include <utility>
 
@@ -181,17 +180,6 @@ std::uint64_t ProofPart::OwnedAmong(std::uint64_t units) const {
 std::string PartKey(const ExploreSpec& spec) {
   return absl::StrCat(SearchKey(spec),
                       spec.exact_memory_ledger ? ", every allocation ordered" : "");
-}
-
-std::string ExecutableDigest() {
-  std::ifstream in("/proc/self/exe", std::ios::binary);
-  if (!in) return "unknown";
-  TextDigest digest;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    digest.Add(absl::string_view(buffer, static_cast<std::size_t>(in.gcount())));
-  }
-  return digest.Text();
 }
 
 ProofPart PartOf(const ExploreSpec& spec, const ExploreReport& report, absl::string_view stopped_by,

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 #include "properties/explore.h"
 #include "properties/finding.h"
+#include "properties/search_checkpoint.h"
 #include "sim/strategies/shard_plan.h"
 
 namespace stackcheck::properties {
@@ -62,10 +63,6 @@ struct ProofPart {
 // The search a part belongs to: SearchKey, and whether every allocation
 // was ordered (footprints differ, and so may the units).
 std::string PartKey(const ExploreSpec& spec);
-
-// "fnv1a64:..." over the bytes of the running executable ("unknown" if it
-// cannot be read).
-std::string ExecutableDigest();
 
 // The part of `report`, a run of `spec`; `before`: the part of this shard's
 // earlier runs it went on from (its counts and findings are carried).

@@ -1,6 +1,7 @@
 #include "properties/search_checkpoint.h"
 
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,20 +22,24 @@ namespace {
 
 // The text, line by line:
 //
-//   stackcheck checkpoint 2
+//   stackcheck checkpoint 4
 //   digest fnv1a64:HEX   (core/text_digest.h, over every line after this one)
 //   key KEY
+//   binary fnv1a64:HEX   (ExecutableDigest of the build that wrote it)
 //   exact_memory_ledger 0|1
 //   counts EXECUTIONS SECONDS SLEEP_BLOCKED
 //   metrics STEPS NUMBERS PREEMPTIONS MAX_CHOICES MAX_PREEMPTIONS
 //   known AT_EXECUTION<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE   (C-escaped; any number)
 //   tree
 //   the tree's lines, to the end
-constexpr absl::string_view kHeader = "stackcheck checkpoint 3";
+constexpr absl::string_view kHeader = "stackcheck checkpoint 4";
 // Format 1 had no digest; format 2's candidates lack Footprint::beside, and
-// its search ran under a dependence that ordered host-word loads after traps.
+// its search ran under a dependence that ordered host-word loads after traps;
+// format 3 does not name its build, whose dependence may differ from this
+// one's (the rule for harmless launches changed within it).
 constexpr absl::string_view kUndigestedHeader = "stackcheck checkpoint 1";
 constexpr absl::string_view kEarlierDependenceHeader = "stackcheck checkpoint 2";
+constexpr absl::string_view kUnnamedBuildHeader = "stackcheck checkpoint 3";
 
 const char* SelectionName(MonitorSelection::Kind kind) {
   switch (kind) {
@@ -94,14 +99,26 @@ std::string SearchKey(const ExploreSpec& spec) {
       " choices, case ", EncodeReplayToken(record));
 }
 
+std::string ExecutableDigest() {
+  std::ifstream in("/proc/self/exe", std::ios::binary);
+  if (!in) return "unknown";
+  TextDigest digest;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    digest.Add(absl::string_view(buffer, static_cast<std::size_t>(in.gcount())));
+  }
+  return digest.Text();
+}
+
 std::string EncodeCheckpoint(const SearchCheckpoint& c) {
   const ExploreReport& t = c.totals;
   const sim::StrategyMetrics& m = t.metrics;
-  std::string out = absl::StrCat("key ", absl::CEscape(c.key), "\nexact_memory_ledger ",
-                                 c.exact_memory_ledger ? 1 : 0, "\ncounts ", t.executions, " ",
-                                 static_cast<std::uint64_t>(t.seconds * 1000), " ", t.sleep_blocked,
-                                 "\nmetrics ", m.actor_choices, " ", m.number_choices, " ",
-                                 m.preemptions, " ", m.max_choices, " ", m.max_preemptions, "\n");
+  std::string out =
+      absl::StrCat("key ", absl::CEscape(c.key), "\nbinary ", c.binary, "\nexact_memory_ledger ",
+                   c.exact_memory_ledger ? 1 : 0, "\ncounts ", t.executions, " ",
+                   static_cast<std::uint64_t>(t.seconds * 1000), " ", t.sleep_blocked, "\nmetrics ",
+                   m.actor_choices, " ", m.number_choices, " ", m.preemptions, " ", m.max_choices,
+                   " ", m.max_preemptions, "\n");
   for (const Finding& f : t.known_met) {
     absl::StrAppend(&out, "known ", f.at_execution, "\t", absl::CEscape(f.token), "\t",
                     absl::CEscape(f.violation.fingerprint), "\t",
@@ -126,6 +143,11 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view whole) {
         "the checkpoint was written by an earlier stackcheck, whose steps were ordered by "
         "another dependence: its tree does not match this search; start it again");
   }
+  if (head[0] == kUnnamedBuildHeader) {
+    return absl::InvalidArgumentError(
+        "the checkpoint was written by an earlier stackcheck that did not name its build, whose "
+        "steps may have been ordered by another dependence: start it again");
+  }
   if (head[0] != kHeader) {
     return absl::InvalidArgumentError(
         absl::StrCat("not a checkpoint: the first line is not '", kHeader, "'"));
@@ -139,24 +161,26 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view whole) {
         "the checkpoint's content does not match its digest (", head[1].substr(7), " recorded, ",
         computed, " computed): it was damaged or edited since it was written, and is not resumed"));
   }
-  // The content from the file's line 3: key, ledger mode, counts, metrics,
-  // then the known bugs met and the tree.
+  // The content from the file's line 3: key, build, ledger mode, counts,
+  // metrics, then the known bugs met and the tree.
   SearchCheckpoint c;
-  std::vector<absl::string_view> lines = absl::StrSplit(text, absl::MaxSplits('\n', 4));
-  if (lines.size() < 5) return absl::InvalidArgumentError("the checkpoint is cut short");
+  std::vector<absl::string_view> lines = absl::StrSplit(text, absl::MaxSplits('\n', 5));
+  if (lines.size() < 6) return absl::InvalidArgumentError("the checkpoint is cut short");
   if (!absl::StartsWith(lines[0], "key ") || !absl::CUnescape(lines[0].substr(4), &c.key)) {
     return LineError(3, "should be the search's key");
   }
+  if (!absl::StartsWith(lines[1], "binary ")) return LineError(4, "should be the build's digest");
+  c.binary = std::string(lines[1].substr(7));
   std::vector<std::uint64_t> n;
-  if (absl::Status s = ReadNumbers(lines[1], 4, "exact_memory_ledger", &n, 1); !s.ok()) return s;
-  if (n[0] > 1) return LineError(4, "should say 0 or 1");
+  if (absl::Status s = ReadNumbers(lines[2], 5, "exact_memory_ledger", &n, 1); !s.ok()) return s;
+  if (n[0] > 1) return LineError(5, "should say 0 or 1");
   c.exact_memory_ledger = n[0] == 1;
-  if (absl::Status s = ReadNumbers(lines[2], 5, "counts", &n, 3); !s.ok()) return s;
+  if (absl::Status s = ReadNumbers(lines[3], 6, "counts", &n, 3); !s.ok()) return s;
   ExploreReport& t = c.totals;
   t.executions = n[0];
   t.seconds = static_cast<double>(n[1]) / 1000;
   t.sleep_blocked = n[2];
-  if (absl::Status s = ReadNumbers(lines[3], 6, "metrics", &n, 5); !s.ok()) return s;
+  if (absl::Status s = ReadNumbers(lines[4], 7, "metrics", &n, 5); !s.ok()) return s;
   t.metrics.executions = t.executions;
   t.metrics.actor_choices = n[0];
   t.metrics.number_choices = n[1];
@@ -164,8 +188,8 @@ absl::StatusOr<SearchCheckpoint> DecodeCheckpoint(absl::string_view whole) {
   t.metrics.max_choices = n[3];
   t.metrics.max_preemptions = n[4];
   // The known bugs met, then the tree.
-  absl::string_view rest = lines[4];
-  for (int line = 7;; ++line) {
+  absl::string_view rest = lines[5];
+  for (int line = 8;; ++line) {
     const std::size_t end = rest.find('\n');
     if (end == absl::string_view::npos) return LineError(line, "should be 'tree' or 'known ...'");
     const absl::string_view here = rest.substr(0, end);

@@ -3,7 +3,9 @@
 // `check --jobs J --checkpoint F` writes one, `--resume F` reads it.
 //
 // Its second line is a digest of the rest (core/text_digest.h), checked on
-// --resume. It holds the search's key (everything in the spec that shapes the tree:
+// --resume. It names the build that wrote it (ExecutableDigest): another
+// build may order steps by another dependence, so its tree is not gone on
+// from. It holds the search's key (everything in the spec that shapes the tree:
 // the policy, the case, the strategy, the monitors and the split), what the
 // runs so far counted, the known bugs they met and passed (--only_kept), and
 // the shared top (sim::SplitTree::Save). The workers' own nodes below the top
@@ -21,7 +23,8 @@
 namespace stackcheck::properties {
 
 struct SearchCheckpoint {
-  std::string key;  // SearchKey of the spec it ran
+  std::string key;     // SearchKey of the spec it ran
+  std::string binary;  // ExecutableDigest of the process that wrote it
   // The search had switched to every allocation ordered (see
   // ExploreSpec::exact_memory_ledger): it goes on so.
   bool exact_memory_ledger = false;
@@ -34,6 +37,10 @@ struct SearchCheckpoint {
 // What must match for a checkpoint to go on under `spec`: one line, readable
 // in an error message. Not the budgets, the job count or the callbacks.
 std::string SearchKey(const ExploreSpec& spec);
+
+// "fnv1a64:..." over the bytes of the running executable ("unknown" if it
+// cannot be read): which build wrote a checkpoint or a proof part.
+std::string ExecutableDigest();
 
 std::string EncodeCheckpoint(const SearchCheckpoint& checkpoint);
 // InvalidArgument naming the line that does not fit, or saying that the

@@ -93,6 +93,7 @@ TEST(SearchCheckpointTest, KnownBugsMetInEarlierPartsAreKept) {
 TEST(SearchCheckpointTest, TheTextReadsBackAsWritten) {
   SearchCheckpoint c;
   c.key = "a key, with\ta tab";
+  c.binary = "fnv1a64:00112233445566ff";
   c.exact_memory_ledger = true;
   c.totals.executions = 12;
   c.totals.seconds = 3.5;
@@ -103,6 +104,7 @@ TEST(SearchCheckpointTest, TheTextReadsBackAsWritten) {
   absl::StatusOr<SearchCheckpoint> back = DecodeCheckpoint(EncodeCheckpoint(c));
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->key, c.key);
+  EXPECT_EQ(back->binary, c.binary);
   EXPECT_TRUE(back->exact_memory_ledger);
   EXPECT_EQ(back->totals.executions, 12u);
   EXPECT_DOUBLE_EQ(back->totals.seconds, 3.5);
@@ -147,7 +149,7 @@ TEST(SearchCheckpointTest, RefusesAnotherSearchOrABrokenFile) {
   // Damage beneath the digest: each is re-digested, so that the parser and
   // the tree's own checks are what refuse it.
   const std::vector<std::string> broken = {
-      "stackcheck checkpoint 3\n",
+      "stackcheck checkpoint 4\n",
       good.substr(0, good.size() / 2),  // cut short
       good.substr(0, good.size() - 4),  // the tree's `end` lost
       RedigestCheckpointForTesting(absl::StrReplaceAll(good, {{"counts ", "counts x"}})),
@@ -188,12 +190,26 @@ TEST(SearchCheckpointTest, AnEditedCheckpointIsRefusedByItsDigest) {
   EXPECT_TRUE(absl::StrContains(refused.message(), "does not match its digest")) << refused;
   // A file of the format before digests is refused as such.
   again.resume =
-      absl::StrReplaceAll(good, {{"stackcheck checkpoint 3", "stackcheck checkpoint 1"}});
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 4", "stackcheck checkpoint 1"}});
   EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "without an integrity digest"));
   // So is one of the format whose steps were ordered by another dependence.
   again.resume =
-      absl::StrReplaceAll(good, {{"stackcheck checkpoint 3", "stackcheck checkpoint 2"}});
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 4", "stackcheck checkpoint 2"}});
   EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "another dependence"));
+  // And one of the format that did not name its build.
+  again.resume =
+      absl::StrReplaceAll(good, {{"stackcheck checkpoint 4", "stackcheck checkpoint 3"}});
+  EXPECT_TRUE(absl::StrContains(Explore(again).status.message(), "did not name its build"));
+  // One that another build wrote, whatever its digest says, is not gone on
+  // from.
+  const std::size_t binary = good.find("\nbinary ");
+  ASSERT_NE(binary, std::string::npos);
+  std::string foreign = good;
+  foreign.replace(binary + 8, good.find('\n', binary + 1) - binary - 8, "fnv1a64:0123456789abcdef");
+  again.resume = RedigestCheckpointForTesting(foreign);
+  const absl::Status other_build = Explore(again).status;
+  EXPECT_EQ(other_build.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(absl::StrContains(other_build.message(), "another build")) << other_build;
   // The untouched file goes on.
   again.resume = good;
   EXPECT_TRUE(Explore(again).status.ok());
