@@ -44,6 +44,7 @@ MONITORS_BENCH = "bazel-bin/sim/monitors/monitors_benchmark"
 STRATEGY_BENCH = "bazel-bin/sim/strategies/strategy_benchmark"
 BUILD_TARGETS = ["//cli:stackcheck", "//sim/monitors:monitors_benchmark",
                  "//sim/strategies:strategy_benchmark", "//tests/programs:threads_regions",
+                 "//tests/programs:abort_while_mapping",
                  "//sim/libcuda:libcuda.so.1", "//tests/gcc_testsuite:programs"]
 # GCC 12.2's libgomp testsuite under exec (tests/gcc_testsuite).
 CONFORMANCE = ["tests/gcc_testsuite/conformance_test.sh",
@@ -753,8 +754,10 @@ def exec_shrink_section(results):
     rows = []
     for mode, run in results:
         d = run.doc if run is not None and run.ok else None
-        if d is None:
-            rows.append([mode, "failed", "", "", "", "", ""])
+        if d is None or "executions" not in d:
+            # An exec that could not run prints {"error": ...} and no counts.
+            rows.append([mode, "failed: %s" % (d or {}).get("error", "no output"),
+                         "", "", "", "", ""])
             continue
         findings = d.get("findings", [])
         shrink = sum(f.get("shrink_s", 0) for f in findings)
