@@ -1,6 +1,6 @@
 // The driver call behind each core/device.h method, its name and its
 // libcuda.so.1 export: the one table both backends name calls from. The
-// simulator logs a call by its value (field `a` of a kDriverCall event, so the
+// simulator logs a call by its value (in a kDriverCall event, so the
 // numbering is part of every trace digest); the CUDA backend names the call in
 // its ledger and activity log and calls the export named here
 // (real/cuda_entry_points_test checks it against cuda.h); the simulated

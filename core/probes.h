@@ -1,7 +1,7 @@
 // Coverage probes: names of the rare situations a campaign should reach.
 //
 // The runtime calls RuntimeObserver::Probe(kProbeOomRetry) etc. when it takes
-// a rare path; the simulator records that as a kProbe event whose field `a` is
+// a rare path; the simulator records that as a kProbe event whose payload is
 // the name's id in its probe registry (sim/probe_registry.h). The other probes are recognised by
 // the coverage counter from the event stream alone (sim/monitors/coverage_probes.h).
 #ifndef STACKCHECK_CORE_PROBES_H_

@@ -13,12 +13,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "core/cu_result.h"
 #include "core/policies/registry.h"
 #include "properties/campaign.h"
 #include "properties/case.h"
 #include "properties/catalogue.h"
 #include "properties/explore.h"
 #include "sim/event.h"
+#include "sim/event_payloads.h"
 #include "sim/strategies/sequence_strategy.h"
 #include "sim/strategy.h"
 
@@ -151,15 +153,16 @@ CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
   for (const sim::Event& ev : trace) {
     if (IsCallback(names, ev.actor)) {
       if (ev.kind == sim::EventKind::kMutexBlock) {
-        waiting[ev.actor] = Waiting{ev.a, sim::kNoActor};
+        waiting[ev.actor] = Waiting{ev.As<sim::payload::Mutex>().mutex, sim::kNoActor};
       } else {
         waiting.erase(ev.actor);  // it moved on
       }
       continue;
     }
     if (ev.kind == sim::EventKind::kMutexUnlock || ev.kind == sim::EventKind::kMutexLock) {
+      const std::uint32_t mutex = ev.As<sim::payload::Mutex>().mutex;
       for (auto& [cb, w] : waiting) {
-        if (w.mutex != ev.a) continue;
+        if (w.mutex != mutex) continue;
         if (ev.kind == sim::EventKind::kMutexUnlock) {
           w.releaser = ev.actor;
           continue;
@@ -169,7 +172,7 @@ CallbackLockWait ScanCallbackLockWaits(const std::vector<sim::Event>& trace,
           found.beaten_to_lock = absl::StrFormat(
               "the schedule lets %s take mutex m%d, released by %s, before the driver's "
               "callback thread (%s) that waited for it; on hardware the two race for it",
-              NameOf(names, ev.actor), ev.a, NameOf(names, w.releaser), NameOf(names, cb));
+              NameOf(names, ev.actor), mutex, NameOf(names, w.releaser), NameOf(names, cb));
         }
         w.releaser = sim::kNoActor;
       }
@@ -229,10 +232,11 @@ std::string HostKeptWhileTimePasses(const std::vector<sim::Event>& trace,
     bool sees = false;
     for (std::size_t k = i + 1; k < j && !sees; ++k) {
       const sim::Event& mid = trace[k];
-      sees = (ev.kind == sim::EventKind::kDriverCall && ev.x != 0 &&
+      sees = (ev.kind == sim::EventKind::kDriverCall &&
+              ev.As<sim::payload::Call>().result != CuResult::kSuccess &&
               mid.kind == sim::EventKind::kStickyError) ||
              (ev.kind == sim::EventKind::kMutexBlock && mid.kind == sim::EventKind::kMutexLock &&
-              mid.a == ev.a) ||
+              mid.As<sim::payload::Mutex>().mutex == ev.As<sim::payload::Mutex>().mutex) ||
              (IsMessage(ev.kind) && IsMessage(mid.kind));
     }
     if (!sees) continue;
@@ -358,11 +362,11 @@ bool PendingKernelMatters(const std::vector<sim::Event>& trace) {
   for (const sim::Event& ev : trace) {
     switch (ev.kind) {
       case sim::EventKind::kKernelEnqueue:
-        pending.insert(ev.a);
+        pending.insert(ev.As<sim::payload::Kernel>().kernel);
         break;
       case sim::EventKind::kKernelEnd:
       case sim::EventKind::kKernelDropped:
-        pending.erase(ev.a);
+        pending.erase(ev.As<sim::payload::Kernel>().kernel);
         break;
       case sim::EventKind::kRegionBegin:
         pending_matters |= !pending.empty();

@@ -1,5 +1,7 @@
 #include "sim/block_ledger.h"
 
+#include "sim/event_payloads.h"
+
 namespace stackcheck::sim {
 
 void BlockLedger::Reset() {
@@ -11,20 +13,24 @@ void BlockLedger::Reset() {
 
 const FreedBlock* BlockLedger::Apply(const Event& e, std::size_t index) {
   switch (e.kind) {
-    case EventKind::kAlloc:
-      live_.push_back(LiveBlock{e.x, e.y, next_serial_++, e.actor, index});
+    case EventKind::kAlloc: {
+      const auto block = e.As<payload::Block>();
+      live_.push_back(LiveBlock{block.ptr, block.bytes, next_serial_++, e.actor, index});
       return nullptr;
+    }
     case EventKind::kFree:
-    case EventKind::kAsyncFreeComplete:
+    case EventKind::kAsyncFreeComplete: {
       // The driver frees only base pointers it handed out; anything else was
       // refused (SEM-11) and changes nothing.
+      const std::uint64_t ptr = e.As<payload::Block>().ptr;
       for (std::size_t i = 0; i < live_.size(); ++i) {
-        if (live_[i].ptr == e.x) {
+        if (live_[i].ptr == ptr) {
           Remove(i, e.actor, index, /*teardown=*/false);
           return &freed_.back();
         }
       }
       return nullptr;
+    }
     case EventKind::kCtxDestroy:
       torn_down_ = true;
       while (!live_.empty()) {

@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "sim/event.h"
 #include "sim/simulator.h"
 #include "sim/strategies/rng.h"
 #include "sim/test_strategies.h"
@@ -22,11 +23,14 @@ std::string FirstDifference(const std::vector<Event>& a, const std::vector<Event
   for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
     const Event& x = a[i];
     const Event& y = b[i];
-    if (x.time_ns != y.time_ns || x.actor != y.actor || x.kind != y.kind || x.a != y.a ||
-        x.b != y.b || x.c != y.c || x.d != y.d || x.x != y.x || x.y != y.y) {
+    // Every word, whatever the kinds: the digest hashes them all.
+    const EventWords wx = x.words();
+    const EventWords wy = y.words();
+    if (x.time_ns != y.time_ns || x.actor != y.actor || x.kind != y.kind || wx.a != wy.a ||
+        wx.b != wy.b || wx.c != wy.c || wx.d != wy.d || wx.x != wy.x || wx.y != wy.y) {
       return absl::StrFormat("event %d: kind %d/%d actor %d/%d a %d/%d b %d/%d x %d/%d t %d/%d", i,
                              static_cast<int>(x.kind), static_cast<int>(y.kind), x.actor, y.actor,
-                             x.a, y.a, x.b, y.b, x.x, y.x, x.time_ns, y.time_ns);
+                             wx.a, wy.a, wx.b, wy.b, wx.x, wy.x, x.time_ns, y.time_ns);
     }
   }
   return absl::StrFormat("lengths %d/%d", a.size(), b.size());

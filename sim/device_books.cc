@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "sim/event_payloads.h"
 namespace stackcheck::sim {
 
 void DeviceBooks::Reset() {
@@ -21,7 +22,8 @@ void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
     case EventKind::kRegionEnd:
       if (e.actor >= kMaxIndexedId) return;  // hand-written streams only
       if (e.actor >= region_of_actor_.size()) region_of_actor_.resize(e.actor + 1, 0);
-      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
+      region_of_actor_[e.actor] =
+          e.kind == EventKind::kRegionBegin ? e.As<payload::Region>().region : 0;
       return;
     case EventKind::kAlloc:
       ledger_.Apply(e, index);
@@ -37,23 +39,25 @@ void DeviceBooks::ApplyBefore(const Event& e, std::size_t index) {
       MarkRuntimeBlock(k.block);  // the block of its stacks
       return;
     }
-    case EventKind::kKernelVars:
-      if (KernelInFlight* k = kernels_.Find(e.a)) {
-        k->vars = e.x;
-        k->vars_block = e.x != 0 ? BlockHolding(e.x) : kNoBlock;
-        k->data = e.y;
-        k->data_block = e.y != 0 ? BlockHolding(e.y) : kNoBlock;
+    case EventKind::kKernelVars: {
+      const auto vars = e.As<payload::KernelVars>();
+      if (KernelInFlight* k = kernels_.Find(vars.kernel)) {
+        k->vars = vars.table;
+        k->vars_block = vars.table != 0 ? BlockHolding(vars.table) : kNoBlock;
+        k->data = vars.data;
+        k->data_block = vars.data != 0 ? BlockHolding(vars.data) : kNoBlock;
       }
       return;
+    }
     case EventKind::kKernelStart:
-      if (KernelInFlight* k = kernels_.Find(e.a)) {
+      if (KernelInFlight* k = kernels_.Find(e.As<payload::Kernel>().kernel)) {
         k->started = true;
         k->start_index = index;
       }
       return;
     case EventKind::kKernelEnd:
     case EventKind::kKernelDropped:
-      kernel_ended_ = kernels_.Remove(e.a, &ended_);
+      kernel_ended_ = kernels_.Remove(e.As<payload::Kernel>().kernel, &ended_);
       return;
     default:  // kCtxDestroy is ApplyAfter's
       return;

@@ -1,6 +1,6 @@
 // How the engine logs a Device call: a kDriverCall event carries the call as
-// core's DriverCall value (field `a`, core/driver_call.h) and the flags below
-// (field `b`), without a string.
+// core's DriverCall value (core/driver_call.h) and the flags below, in a
+// `payload::Call` (sim/event_payloads.h), without a string.
 #ifndef STACKCHECK_SIM_DRIVER_API_H_
 #define STACKCHECK_SIM_DRIVER_API_H_
 
@@ -10,7 +10,7 @@
 
 namespace stackcheck::sim {
 
-// Bits of a kDriverCall / kDriverCallBlock event's field `b`.
+// Bits of a kDriverCall / kDriverCallBlock event's `payload::Call::flags`.
 inline constexpr std::uint32_t kCallFromCallback = 1;    // SEM-09: made on the callback thread
 inline constexpr std::uint32_t kCallDuringTeardown = 2;  // SEM-15: concurrent with cuCtxDestroy
 

@@ -10,6 +10,7 @@
 #include "absl/strings/strip.h"
 #include "core/cu_result.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 
@@ -138,11 +139,11 @@ std::string FormatBlock(std::uint64_t ptr, std::uint64_t bytes) {
   return absl::StrFormat("0x%x+%s", ptr, size);
 }
 
-std::string FormatResult(std::uint64_t code) {
-  absl::string_view name = CuResultName(static_cast<CuResult>(static_cast<int>(code)));
+std::string FormatResult(CuResult result) {
+  absl::string_view name = CuResultName(result);
   absl::ConsumePrefix(&name, "CUDA_ERROR_");
   absl::ConsumePrefix(&name, "CUDA_");
-  return absl::StrCat(code, " ", name);
+  return absl::StrCat(static_cast<int>(result), " ", name);
 }
 
 std::string FormatTime(std::uint64_t ns) {
@@ -163,102 +164,172 @@ std::string Actor(std::uint32_t actor) {
   return actor == kNoActor ? std::string("none") : absl::StrCat("#", actor);
 }
 
+// An exit status as the word it is logged in (the trace text predates the
+// payload's int: a negative status prints as its 64-bit word).
+std::uint64_t StatusWord(int status) { return static_cast<std::uint64_t>(status); }
+
+absl::string_view GuardNote(SharedGuard guard) {
+  switch (guard) {
+    case SharedGuard::kHeld:
+      return " (guard held)";
+    case SharedGuard::kSnapshot:
+      return " (atomic snapshot)";
+    case SharedGuard::kWriteInPass:
+      return " (in a pass under its guard)";
+    case SharedGuard::kUnguarded:
+      break;
+  }
+  return " (unguarded)";
+}
+
 }  // namespace
 
 std::string FormatEvent(const Event& e) {
+  namespace p = payload;
   const absl::string_view kind = EventKindName(e.kind);
   switch (e.kind) {
     case EventKind::kThreadStart:
-      return absl::StrCat(kind, " parent ", Actor(e.a));
+      return absl::StrCat(kind, " parent ", Actor(e.As<p::ThreadStart>().parent));
     case EventKind::kThreadEnd:
     case EventKind::kCtxDestroy:
       return std::string(kind);
-    case EventKind::kCallbackStart:
-      return absl::StrCat(kind, " cb", e.b, " s", e.a, " status ", FormatResult(e.x));
-    case EventKind::kCallbackEnd:
-      return absl::StrCat(kind, " cb", e.b, " s", e.a);
+    case EventKind::kCallbackStart: {
+      const auto cb = e.As<p::StreamWork>();
+      return absl::StrCat(kind, " cb", cb.id, " s", cb.stream, " status ", FormatResult(cb.status));
+    }
+    case EventKind::kCallbackEnd: {
+      const auto cb = e.As<p::StreamWork>();
+      return absl::StrCat(kind, " cb", cb.id, " s", cb.stream);
+    }
     case EventKind::kHostFnStart:
     case EventKind::kHostFnEnd:
-    case EventKind::kHostFnDropped:
-      return absl::StrCat(kind, " fn", e.b, " s", e.a);
+    case EventKind::kHostFnDropped: {
+      const auto fn = e.As<p::StreamWork>();
+      return absl::StrCat(kind, " fn", fn.id, " s", fn.stream);
+    }
     case EventKind::kMutexCreate:
     case EventKind::kMutexLock:
     case EventKind::kMutexTryLockFail:
     case EventKind::kMutexPass:
     case EventKind::kMutexPassEnd:
-      return absl::StrCat(kind, " m", e.a);
+      return absl::StrCat(kind, " m", e.As<p::Mutex>().mutex);
     case EventKind::kMutexBlock:
     case EventKind::kMutexUnlock:
-    case EventKind::kMutexDestroy:
-      return absl::StrCat(kind, " m", e.a, " owner ", Actor(e.b));
+    case EventKind::kMutexDestroy: {
+      const auto m = e.As<p::MutexHeld>();
+      return absl::StrCat(kind, " m", m.mutex, " owner ", Actor(m.owner));
+    }
     case EventKind::kSleep:
-      return absl::StrCat(kind, " ", FormatTime(e.x));
+      return absl::StrCat(kind, " ", FormatTime(e.As<p::Sleep>().ns));
     case EventKind::kJoin:
-      return absl::StrCat(kind, " ", Actor(e.a));
+      return absl::StrCat(kind, " ", Actor(e.As<p::Join>().joined));
     case EventKind::kProcessExit:
     case EventKind::kExitHandlersDone:
-      return absl::StrCat(kind, " status ", e.x);
-    case EventKind::kDriverCall:
-      return absl::StrCat(kind, " api ", e.a, " -> ", FormatResult(e.x));
+      return absl::StrCat(kind, " status ", StatusWord(e.As<p::ExitStatus>().status));
+    case EventKind::kDriverCall: {
+      const auto call = e.As<p::Call>();
+      return absl::StrCat(kind, " api ", static_cast<int>(call.call), " -> ",
+                          FormatResult(call.result));
+    }
     case EventKind::kDriverCallBlock:
-      return absl::StrCat(kind, " api ", e.a);
+      return absl::StrCat(kind, " api ", static_cast<int>(e.As<p::Call>().call));
     case EventKind::kAlloc:
     case EventKind::kFree:
-    case EventKind::kAsyncFreeComplete:
-      return absl::StrCat(kind, " ", FormatBlock(e.x, e.y));
-    case EventKind::kAllocFailed:
-      return absl::StrCat(kind, " ", FormatBytes(e.y), " -> ", FormatResult(e.x));
-    case EventKind::kKernelEnqueue:
-      return absl::StrCat(kind, " k", e.a, " s", e.b, " region ", e.c, " stacks ",
-                          FormatBlock(e.x, e.y * e.d), " (", e.d, " x ", FormatBytes(e.y), ")");
+    case EventKind::kAsyncFreeComplete: {
+      const auto block = e.As<p::Block>();
+      return absl::StrCat(kind, " ", FormatBlock(block.ptr, block.bytes));
+    }
+    case EventKind::kAllocFailed: {
+      const auto failed = e.As<p::AllocFailed>();
+      return absl::StrCat(kind, " ", FormatBytes(failed.bytes), " -> ",
+                          FormatResult(failed.result));
+    }
+    case EventKind::kKernelEnqueue: {
+      const auto launch = e.As<p::KernelLaunch>();
+      const p::Kernel& k = launch.kernel;
+      return absl::StrCat(kind, " k", k.kernel, " s", k.stream, " region ", k.region_tag,
+                          " stacks ", FormatBlock(launch.stacks, launch.per_warp * k.slots), " (",
+                          k.slots, " x ", FormatBytes(launch.per_warp), ")");
+    }
     case EventKind::kKernelStart:
-    case EventKind::kKernelDropped:
-      return absl::StrCat(kind, " k", e.a, " s", e.b);
-    case EventKind::kKernelEnd:
-      return absl::StrCat(kind, " k", e.a, " s", e.b, " ", FormatResult(e.x));
+    case EventKind::kKernelDropped: {
+      const auto k = e.As<p::Kernel>();
+      return absl::StrCat(kind, " k", k.kernel, " s", k.stream);
+    }
+    case EventKind::kKernelEnd: {
+      const auto end = e.As<p::KernelEnd>();
+      return absl::StrCat(kind, " k", end.kernel.kernel, " s", end.kernel.stream, " ",
+                          FormatResult(end.result));
+    }
     case EventKind::kStickyError:
-      return absl::StrCat(kind, " ", FormatResult(e.x));
-    case EventKind::kEventRecord:
-      return absl::StrCat(kind, " e", e.a, " s", e.b);
+      return absl::StrCat(kind, " ", FormatResult(e.As<p::StickyError>().code));
+    case EventKind::kEventRecord: {
+      const auto ev = e.As<p::CudaEvent>();
+      return absl::StrCat(kind, " e", ev.event, " s", ev.stream);
+    }
     case EventKind::kEventComplete:
-      return absl::StrCat(kind, " e", e.a);
-    case EventKind::kHostWordWrite:
-      return absl::StrCat(kind, " w", e.a, " s", e.b, " = ", e.x);
-    case EventKind::kKernelVars:
-      return e.y == 0 ? absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x))
-                      : absl::StrCat(kind, " k", e.a, " table 0x", absl::Hex(e.x), " data 0x",
-                                     absl::Hex(e.y));
-    case EventKind::kMemcpy:
-      return absl::StrCat(kind, e.a == 1 ? " to " : " from ", FormatBlock(e.x, e.y));
-    case EventKind::kRegionBegin:
-      return absl::StrCat(kind, " region ", e.c, " (stacks ", FormatBytes(e.x), ")");
+      return absl::StrCat(kind, " e", e.As<p::CudaEvent>().event);
+    case EventKind::kHostWordWrite: {
+      const auto write = e.As<p::HostWordWrite>();
+      return absl::StrCat(kind, " w", write.word, " s", write.stream, " = ", write.value);
+    }
+    case EventKind::kKernelVars: {
+      const auto vars = e.As<p::KernelVars>();
+      return vars.data == 0
+                 ? absl::StrCat(kind, " k", vars.kernel, " table 0x", absl::Hex(vars.table))
+                 : absl::StrCat(kind, " k", vars.kernel, " table 0x", absl::Hex(vars.table),
+                                " data 0x", absl::Hex(vars.data));
+    }
+    case EventKind::kMemcpy: {
+      const auto copy = e.As<p::Memcpy>();
+      return absl::StrCat(kind, copy.to_device ? " to " : " from ",
+                          FormatBlock(copy.ptr, copy.bytes));
+    }
+    case EventKind::kRegionBegin: {
+      const auto region = e.As<p::Region>();
+      return absl::StrCat(kind, " region ", region.region, " (stacks ",
+                          FormatBytes(region.stacks_bytes), ")");
+    }
     case EventKind::kRegionEnd:
-      return absl::StrCat(kind, " region ", e.c);
-    case EventKind::kFatalReported:
-      return absl::StrCat(kind, " region ", e.c, " ", FormatResult(e.x));
+      return absl::StrCat(kind, " region ", e.As<p::Region>().region);
+    case EventKind::kFatalReported: {
+      const auto fatal = e.As<p::Reported>();
+      return absl::StrCat(kind, " region ", fatal.region, " ", FormatResult(fatal.code));
+    }
     case EventKind::kErrorReported:
-      return absl::StrCat(kind, " ", FormatResult(e.x));
-    case EventKind::kSharedAccess:
-      return absl::StrCat(kind, e.b == 1 ? " write" : " read", " #", e.a,
-                          e.c == 1                 ? " (guard held)"
-                          : e.c == kSnapshotAccess ? " (atomic snapshot)"
-                          : e.c == kWriteInPass    ? " (in a pass under its guard)"
-                                                   : " (unguarded)");
+      return absl::StrCat(kind, " ", FormatResult(e.As<p::Reported>().code));
+    case EventKind::kSharedAccess: {
+      const auto access = e.As<p::SharedAccess>();
+      return absl::StrCat(kind, access.write ? " write" : " read", " #", access.object,
+                          GuardNote(access.guard));
+    }
     case EventKind::kCacheHeld:
-      return absl::StrCat(kind, " ", FormatBytes(e.x));
+      return absl::StrCat(kind, " ", FormatBytes(e.As<p::CacheHeld>().bytes));
     case EventKind::kProbe:
       // Ids are the engine's probe registry's; names live there.
-      return absl::StrCat(kind, " #", e.a);
-    case EventKind::kProgramCall:
-      return absl::StrCat(kind, " #", e.d, " object ", e.a, " -> ", e.x);
-    case EventKind::kWaitQueueBlock:
-      return absl::StrCat(kind, " q", e.a, " blamed ", Actor(e.b));
-    case EventKind::kWaitQueueWake:
-      return absl::StrCat(kind, " q", e.a, " woke ", Actor(e.b));
-    case EventKind::kAllocGaveUp:
-      return absl::StrCat(kind, " ", FormatBytes(e.x), " (cache held ", FormatBytes(e.y), ")");
+      return absl::StrCat(kind, " #", e.As<p::Probe>().probe);
+    case EventKind::kProgramCall: {
+      const auto call = e.As<p::ProgramCall>();
+      return absl::StrCat(kind, " #", call.name, " object ", call.object, " -> ",
+                          static_cast<std::uint64_t>(call.result));
+    }
+    case EventKind::kWaitQueueBlock: {
+      const auto wait = e.As<p::WaitQueue>();
+      return absl::StrCat(kind, " q", wait.queue, " blamed ", Actor(wait.actor));
+    }
+    case EventKind::kWaitQueueWake: {
+      const auto wake = e.As<p::WaitQueue>();
+      return absl::StrCat(kind, " q", wake.queue, " woke ", Actor(wake.actor));
+    }
+    case EventKind::kAllocGaveUp: {
+      const auto gave_up = e.As<p::AllocGaveUp>();
+      return absl::StrCat(kind, " ", FormatBytes(gave_up.bytes), " (cache held ",
+                          FormatBytes(gave_up.cached_bytes), ")");
+    }
   }
-  return absl::StrCat(kind, " a=", e.a, " b=", e.b, " c=", e.c, " d=", e.d, " x=", e.x, " y=", e.y);
+  // A kind this build does not know (a corrupted event): its bare words.
+  const EventWords& w = e.words();
+  return absl::StrCat(kind, " a=", w.a, " b=", w.b, " c=", w.c, " d=", w.d, " x=", w.x, " y=", w.y);
 }
 
 std::string DescribeEvent(std::size_t index, const Event& event, absl::string_view actor_name) {

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "absl/strings/string_view.h"
+#include "core/cu_result.h"
 #include "sim/event.h"
 
 namespace stackcheck::sim {
@@ -18,8 +19,8 @@ std::string FormatBytes(std::uint64_t bytes);
 // A device block as "0x200000+8MiB".
 std::string FormatBlock(std::uint64_t ptr, std::uint64_t bytes);
 
-// "719 LAUNCH_FAILED" for a CuResult stored in an event field.
-std::string FormatResult(std::uint64_t code);
+// "719 LAUNCH_FAILED".
+std::string FormatResult(CuResult result);
 
 // Virtual time, e.g. "1.250us", "3ms", "42ns".
 std::string FormatTime(std::uint64_t ns);

@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "core/cu_result.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -40,9 +41,10 @@ std::string HeldLocks(absl::Span<const Event> trace, std::size_t index, ActorId 
   for (std::size_t i = 0; i < index && i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.kind != EventKind::kMutexLock && e.kind != EventKind::kMutexUnlock) continue;
-    if (e.a >= owner.size()) owner.resize(e.a + 1, kNoActor);
+    const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+    if (mutex >= owner.size()) owner.resize(mutex + 1, kNoActor);
     // A destroyed mutex that was held stays locked (EBUSY): no event for it.
-    owner[e.a] = e.kind == EventKind::kMutexLock ? e.actor : kNoActor;
+    owner[mutex] = e.kind == EventKind::kMutexLock ? e.actor : kNoActor;
   }
   std::set<std::string> names;
   for (std::uint32_t mutex = 0; mutex < owner.size(); ++mutex) {
@@ -60,7 +62,7 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
   switch (e.kind) {
     case EventKind::kDriverCall:
     case EventKind::kDriverCallBlock:
-      return std::string(DriverCallName(static_cast<DriverCall>(e.a)));
+      return std::string(DriverCallName(e.As<payload::Call>().call));
     case EventKind::kMutexCreate:
     case EventKind::kMutexLock:
     case EventKind::kMutexBlock:
@@ -69,9 +71,11 @@ std::string Operation(absl::Span<const Event> trace, std::size_t index,
     case EventKind::kMutexPassEnd:
     case EventKind::kMutexUnlock:
     case EventKind::kMutexDestroy:
-      return absl::StrCat(EventKindName(e.kind), " '", facts.mutex_name(e.a), "'");
+      return absl::StrCat(EventKindName(e.kind), " '",
+                          facts.mutex_name(e.As<payload::Mutex>().mutex), "'");
     case EventKind::kSharedAccess:
-      return absl::StrCat(EventKindName(e.kind), e.b == 1 ? " write" : " read");
+      return absl::StrCat(EventKindName(e.kind),
+                          e.As<payload::SharedAccess>().write ? " write" : " read");
     default:
       return std::string(EventKindName(e.kind));
   }
@@ -88,12 +92,17 @@ std::string Site(absl::Span<const Event> trace, std::size_t index, const Fingerp
 absl::string_view FirstFault(absl::Span<const Event> trace, std::size_t index) {
   for (std::size_t i = 0; i <= index && i < trace.size(); ++i) {
     const Event& e = trace[i];
-    if (e.kind == EventKind::kKernelEnd && e.x != 0) return "abort";
+    if (e.kind == EventKind::kKernelEnd &&
+        e.As<payload::KernelEnd>().result != CuResult::kSuccess) {
+      return "abort";
+    }
     if (e.kind == EventKind::kAllocFailed) return "out-of-memory";
-    if (e.kind == EventKind::kDriverCall &&
-        static_cast<DriverCall>(e.a) == DriverCall::kLaunchKernel &&
-        e.x == static_cast<std::uint64_t>(CuResult::kLaunchOutOfResources)) {
-      return "rejected launch";
+    if (e.kind == EventKind::kDriverCall) {
+      const auto call = e.As<payload::Call>();
+      if (call.call == DriverCall::kLaunchKernel &&
+          call.result == CuResult::kLaunchOutOfResources) {
+        return "rejected launch";
+      }
     }
   }
   return "none";

@@ -10,6 +10,8 @@
 #include "core/cu_result.h"
 #include "gtest/gtest.h"
 #include "sim/driver_api.h"
+#include "sim/event.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -31,13 +33,12 @@ FingerprintFacts Facts(ActorId exiting = kNoActor, std::size_t from = 0) {
   return f;
 }
 
-Event E(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint64_t x = 0) {
-  Event e;
-  e.actor = actor;
-  e.kind = kind;
-  e.a = a;
-  e.x = x;
-  return e;
+// An event of `actor` at time 0 (a fingerprint does not look at time), with
+// what its kind carries left 0 unless given.
+Event E(ActorId actor, EventKind kind) { return Event(0, actor, kind, EventWords{}); }
+template <typename Payload>
+Event E(ActorId actor, EventKind kind, const Payload& payload) {
+  return Event(0, actor, kind, payload);
 }
 
 Violation At(std::string property, std::size_t index) {
@@ -50,9 +51,13 @@ Violation At(std::string property, std::size_t index) {
 // `freer` takes `lock`, frees a block, and the GPU starts a kernel on it.
 std::vector<Event> FreeUnderKernel(ActorId freer, std::uint32_t lock, bool abort_first) {
   std::vector<Event> t;
-  if (abort_first) t.push_back(E(5, EventKind::kKernelEnd, 0, 719));
-  t.push_back(E(freer == 1 ? 2 : 1, EventKind::kMutexLock, kDeviceLock));  // someone else's
-  t.push_back(E(freer, EventKind::kMutexLock, lock));
+  if (abort_first) {
+    t.push_back(E(5, EventKind::kKernelEnd,
+                  payload::KernelEnd{payload::Kernel{0}, CuResult::kLaunchFailed}));
+  }
+  const ActorId other = freer == 1 ? 2 : 1;
+  t.push_back(E(other, EventKind::kMutexLock, payload::Mutex{kDeviceLock}));  // someone else's
+  t.push_back(E(freer, EventKind::kMutexLock, payload::Mutex{lock}));
   t.push_back(E(freer, EventKind::kFree));
   t.push_back(E(5, EventKind::kKernelStart));
   return t;
@@ -84,15 +89,16 @@ TEST(FingerprintTest, OtherLocksOrFaultAreAnotherBug) {
 
 TEST(FingerprintTest, AnUnlockedMutexIsNotHeld) {
   std::vector<Event> t = {
-      E(1, EventKind::kMutexLock, kStacksLock), E(1, EventKind::kMutexUnlock, kStacksLock),
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemFree))};
+      E(1, EventKind::kMutexLock, payload::Mutex{kStacksLock}),
+      E(1, EventKind::kMutexUnlock, payload::MutexHeld{kStacksLock, /*owner=*/1}),
+      E(1, EventKind::kDriverCall, payload::Call{DriverCall::kMemFree})};
   EXPECT_TRUE(absl::StrContains(Fingerprint(At("p", 2), t, Facts()),
                                 "cuMemFree on host thread holding {};"));
 }
 
 TEST(FingerprintTest, ExitHandlersAreTheirOwnActorKind) {
-  std::vector<Event> t = {E(1, EventKind::kMutexLock, kDeviceLock),
-                          E(1, EventKind::kMutexDestroy, kStacksLock)};
+  std::vector<Event> t = {E(1, EventKind::kMutexLock, payload::Mutex{kDeviceLock}),
+                          E(1, EventKind::kMutexDestroy, payload::MutexHeld{kStacksLock})};
   const std::string before = Fingerprint(At("mutex-discipline", 1), t, Facts());
   const std::string in_handlers = Fingerprint(At("mutex-discipline", 1), t, Facts(1, 1));
   EXPECT_NE(before, in_handlers);
@@ -104,8 +110,8 @@ TEST(FingerprintTest, ExitHandlersAreTheirOwnActorKind) {
 TEST(FingerprintTest, FirstFaultCounts) {
   std::vector<Event> t = {
       E(1, EventKind::kAllocFailed),
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kLaunchKernel),
-        static_cast<std::uint64_t>(CuResult::kLaunchOutOfResources)),
+      E(1, EventKind::kDriverCall,
+        payload::Call{DriverCall::kLaunchKernel, 0, CuResult::kLaunchOutOfResources}),
       E(1, EventKind::kThreadEnd)};
   EXPECT_TRUE(absl::EndsWith(Fingerprint(At("p", 2), t, Facts()), "fault out-of-memory"));
   t.erase(t.begin());
@@ -113,12 +119,10 @@ TEST(FingerprintTest, FirstFaultCounts) {
 }
 
 TEST(FingerprintTest, AReportIsTheSameWhicheverCallPrintedIt) {
-  std::vector<Event> copy = {
-      E(2, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemcpyHtoD)),
-      E(2, EventKind::kErrorReported)};
-  std::vector<Event> alloc = {
-      E(1, EventKind::kDriverCall, static_cast<std::uint32_t>(DriverCall::kMemAlloc)),
-      E(1, EventKind::kErrorReported)};
+  std::vector<Event> copy = {E(2, EventKind::kDriverCall, payload::Call{DriverCall::kMemcpyHtoD}),
+                             E(2, EventKind::kErrorReported)};
+  std::vector<Event> alloc = {E(1, EventKind::kDriverCall, payload::Call{DriverCall::kMemAlloc}),
+                              E(1, EventKind::kErrorReported)};
   EXPECT_EQ(Fingerprint(At("abort-attribution", 1), copy, Facts()),
             Fingerprint(At("abort-attribution", 1), alloc, Facts()));
   EXPECT_EQ(Fingerprint(At("abort-attribution", 1), copy, Facts()),

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "core/probes.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_host.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
@@ -39,7 +40,7 @@ TEST(SimHost, NonOwnerUnlockReleasesTheMutexAndIsLogged) {
   const long unlock = Find(r.trace, EventKind::kMutexUnlock);
   ASSERT_GE(unlock, 0);
   EXPECT_EQ(sim.ActorName(r.trace[unlock].actor), "T1");
-  EXPECT_EQ(r.trace[unlock].b, 0u);  // the owner before: T0 (actor 0)
+  EXPECT_EQ(r.trace[unlock].As<payload::MutexHeld>().owner, 0u);  // the owner before: T0 (actor 0)
 }
 
 TEST(SimHost, DestroyingALockedMutexIsLoggedWithItsOwner) {
@@ -52,7 +53,7 @@ TEST(SimHost, DestroyingALockedMutexIsLoggedWithItsOwner) {
   });
   const long destroy = Find(r.trace, EventKind::kMutexDestroy);
   ASSERT_GE(destroy, 0);
-  EXPECT_EQ(r.trace[destroy].b, 0u);
+  EXPECT_EQ(r.trace[destroy].As<payload::MutexHeld>().owner, 0u);
 }
 
 TEST(SimHost, ExitRunsHandlersInReverseOnTheCallerAndStopsEveryone) {
@@ -234,12 +235,13 @@ TEST(SimHost, ObserverCallsBecomeEventsAndProbesGetStableIds) {
     });
     EXPECT_EQ(Count(r.trace, EventKind::kProbe), 2);
     const long probe = Find(r.trace, EventKind::kProbe);
-    EXPECT_EQ(sim.probes().Name(r.trace[probe].a), "oom-retry");
+    EXPECT_EQ(sim.probes().Name(r.trace[probe].As<payload::Probe>().probe), "oom-retry");
     // The known probes are registered first, in kAllProbes' order.
     EXPECT_EQ(sim.probes().Find("grow"), static_cast<long>(std::size(kAllProbes)));
     const long fatal = Find(r.trace, EventKind::kFatalReported);
-    EXPECT_EQ(r.trace[fatal].c, 4u);
-    EXPECT_EQ(r.trace[fatal].x, 719u);
+    const auto reported = r.trace[fatal].As<payload::Reported>();
+    EXPECT_EQ(reported.region, 4u);
+    EXPECT_EQ(reported.code, CuResult::kLaunchFailed);
   }
   EXPECT_EQ(sim.probes().size(), std::size(kAllProbes) + 1);
 }
@@ -290,7 +292,8 @@ TEST(SimHost, MutexUsedAfterDestroyIsLoggedNotACrash) {
   const long unlock = Find(r.trace, EventKind::kMutexUnlock);
   ASSERT_GE(destroy, 0);
   EXPECT_LT(destroy, unlock);
-  EXPECT_EQ(r.trace[unlock].a, r.trace[destroy].a);
+  EXPECT_EQ(r.trace[unlock].As<payload::Mutex>().mutex,
+            r.trace[destroy].As<payload::Mutex>().mutex);
   EXPECT_EQ(sim.ActorName(r.trace[unlock].actor), "callback");
 }
 

@@ -15,6 +15,7 @@
 #include "absl/types/span.h"
 #include "sim/block_ledger.h"
 #include "sim/event.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 
@@ -63,13 +64,14 @@ class KernelTable {
 
   // Adds the kernel a kKernelEnqueue event describes.
   KernelInFlight& Enqueue(const Event& e, std::size_t index) {
+    const auto launch = e.As<payload::KernelLaunch>();
     KernelInFlight& k = kernels_.emplace_back();
-    k.id = e.a;
-    k.stream = e.b;
-    k.region = e.c;
-    k.slots = e.d;
-    k.stacks = e.x;
-    k.per_warp = e.y;
+    k.id = launch.kernel.kernel;
+    k.stream = launch.kernel.stream;
+    k.region = launch.kernel.region_tag;
+    k.slots = launch.kernel.slots;
+    k.stacks = launch.stacks;
+    k.per_warp = launch.per_warp;
     k.enqueued_by = e.actor;
     k.enqueue_index = index;
     return k;

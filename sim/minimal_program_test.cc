@@ -1,6 +1,7 @@
 // The Foundation check: a minimal program (alloc, launch, synchronize, free)
 // through core/device.h against the simulator backend.
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
 #include "sim/test_strategies.h"
@@ -39,9 +40,10 @@ TEST(MinimalProgram, AllocLaunchSynchronizeFree) {
   EXPECT_LT(enqueue, start);
   EXPECT_LT(start, end);
   EXPECT_LT(end, free);
-  EXPECT_EQ(r.trace[enqueue].x, block);
-  EXPECT_EQ(r.trace[enqueue].c, 7u);
-  EXPECT_EQ(r.trace[enqueue].d, 64u);  // 8 teams x 8 warps
+  const auto launch_event = r.trace[enqueue].As<payload::KernelLaunch>();
+  EXPECT_EQ(launch_event.stacks, block);
+  EXPECT_EQ(launch_event.kernel.region_tag, 7u);
+  EXPECT_EQ(launch_event.kernel.slots, 64u);  // 8 teams x 8 warps
   EXPECT_GE(r.trace[end].time_ns, r.trace[start].time_ns + 5000);
   EXPECT_EQ(Count(r.trace, EventKind::kAlloc), 1);
   EXPECT_EQ(sim.ActorName(0), "T0");

@@ -68,7 +68,7 @@ class SimView {
   // The text of a message the runtime printed (field `d` of kFatalReported
   // and kErrorReported); empty when unknown.
   virtual absl::string_view MessageText(std::uint32_t /*key*/) const { return {}; }
-  // The name of shared state (field `a` of kSharedAccess, core/shared.h),
+  // The name of shared state (`payload::SharedAccess`'s object, core/shared.h),
   // e.g. "stacks block"; empty when unknown.
   virtual absl::string_view SharedName(std::uint32_t /*object*/) const { return {}; }
   // Device memory: what a cuMemAlloc of `bytes` takes (the allocation
@@ -122,7 +122,7 @@ constexpr EventKindMask Kinds(std::initializer_list<EventKind> kinds) {
 // (about a third of an execution's monitor calls are driver calls that no
 // monitor acts on); every field is a promise that OnEvent ignores them.
 struct CallFilter {
-  // Bit i: DriverCall i (field a); calls numbered 64 and up always pass.
+  // Bit i: DriverCall i (`payload::Call`); calls numbered 64 and up always pass.
   std::uint64_t apis = ~std::uint64_t{0};
   // kDriverCall events only when the call returned kSuccess (field x).
   bool succeeded_only = false;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "sim/event_payloads.h"
 #include "sim/trace/digest.h"
 
 namespace stackcheck::sim {
@@ -221,7 +222,7 @@ void Scheduler::EndProcess(int status, Stacks stacks) {
   if (!tearing_down_ && !stopped_) {
     process_exited_ = true;
     exit_status_ = status;
-    Log(EventKind::kProcessExit, 0, 0, 0, 0, static_cast<std::uint64_t>(status));
+    Log(EventKind::kProcessExit, payload::ExitStatus{status});
     QuiescenceMonitors(/*all_finished=*/true);
   }
   stopped_ = true;

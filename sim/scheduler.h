@@ -53,6 +53,7 @@
 #include "sim/device_books.h"
 #include "sim/driver_api.h"
 #include "sim/event.h"
+#include "sim/event_payloads.h"
 #include "sim/fiber.h"
 #include "sim/gpu_model.h"
 #include "sim/monitor.h"
@@ -233,24 +234,18 @@ class Scheduler final : public SimView {
   }
 
   // --- events and time ---
-  // Appends an event by the actor taking the current step.
-  void Log(EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0, std::uint32_t c = 0,
-           std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
-    LogAs(acting_, kind, a, b, c, d, x, y);
+  // Appends an event by the actor taking the current step: its kind and the
+  // payload the kind carries (sim/event_payloads.h), if any.
+  void Log(EventKind kind) { Append(Event(now_, acting_, kind, payload::None{})); }
+  template <typename Payload>
+  void Log(EventKind kind, const Payload& payload) {
+    Append(Event(now_, acting_, kind, payload));
   }
-  // Inline: an execution logs dozens of events, and a call per event (eight
-  // arguments, a stack temporary for the event) cost more than the hashing.
-  void LogAs(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
-             std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
-    if (stopped_ || tearing_down_) return;
-    // Hashed from a local the compiler keeps in registers, then stored.
-    const Event e{now_, actor, kind, a, b, c, d, x, y};
-    digest_.Add(e);
-    trace_.push_back(e);
-    // What the data-race monitor's end-only check would find in the trace
-    // (DataRaceMonitor::OrderedByGuards), kept as the events are logged.
-    guards_order_accesses_ &= KeepsGuardOrder(e);
-    if ((monitor_reads_ & KindBit(kind)) != 0) RunMonitors(kind);
+  // Appends an event for another actor: a thread's start, logged by the step
+  // that creates it.
+  template <typename Payload>
+  void LogAs(ActorId actor, EventKind kind, const Payload& payload) {
+    Append(Event(now_, actor, kind, payload));
   }
   std::uint64_t now() const { return now_; }
   void AdvanceTo(std::uint64_t t) {
@@ -292,6 +287,19 @@ class Scheduler final : public SimView {
   std::uint32_t InternMessage(absl::string_view text);
 
  private:
+  // Inline: an execution logs dozens of events, and a call per event cost
+  // more than the hashing. The event is hashed from a local the compiler
+  // keeps in registers, then stored.
+  void Append(const Event& e) {
+    if (stopped_ || tearing_down_) return;
+    digest_.Add(e);
+    trace_.push_back(e);
+    // What the data-race monitor's end-only check would find in the trace
+    // (DataRaceMonitor::OrderedByGuards), kept as the events are logged.
+    guards_order_accesses_ &= KeepsGuardOrder(e);
+    if ((monitor_reads_ & KindBit(e.kind)) != 0) RunMonitors(e.kind);
+  }
+
   struct Actor {
     ActorKind kind = ActorKind::kHostThread;
     ActorState state = ActorState::kRunnable;

@@ -7,6 +7,7 @@
 
 #include "absl/base/optimization.h"
 #include "core/cu_result.h"
+#include "sim/event_payloads.h"
 #include "sim/fingerprint.h"
 #include "sim/scheduler.h"
 
@@ -72,11 +73,12 @@ void Scheduler::RunMonitors(EventKind kind) {
 
 void Scheduler::RunCallMonitors(std::size_t first, std::size_t last) {
   const Event& e = trace_.back();
-  const bool known_api = e.a < 64;
-  const std::uint64_t api_bit = known_api ? std::uint64_t{1} << e.a : 0;
-  const bool succeeded =
-      e.kind != EventKind::kDriverCall || e.x == static_cast<std::uint64_t>(CuResult::kSuccess);
-  const bool marked = (e.b & kCallFromCallback) != 0;
+  const auto call = e.As<payload::Call>();
+  const auto api = static_cast<std::uint32_t>(call.call);
+  const bool known_api = api < 64;
+  const std::uint64_t api_bit = known_api ? std::uint64_t{1} << api : 0;
+  const bool succeeded = e.kind != EventKind::kDriverCall || call.result == CuResult::kSuccess;
+  const bool marked = (call.flags & kCallFromCallback) != 0;
   const std::uint64_t unmarked_apis = unmarked_call_apis_[e.kind == EventKind::kDriverCall ? 0 : 1];
   if (known_api && !marked && (unmarked_apis & api_bit) == 0) return;
   const absl::Span<const Event> events(trace_);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "sim/event_payloads.h"
 #include "sim/scheduler.h"
 
 namespace stackcheck::sim {
@@ -18,7 +19,7 @@ void Scheduler::WaitOnQueue(std::uint32_t queue, const Footprint& next) {
   Actor& self = actors_[current_];
   self.woken = false;
   wait_queues_[queue].waiters.push_back(current_);
-  Log(EventKind::kWaitQueueBlock, queue, wait_queues_[queue].blamed);
+  Log(EventKind::kWaitQueueBlock, payload::WaitQueue{queue, wait_queues_[queue].blamed});
   while (!actors_[current_].woken && !stopped_ && !tearing_down_) {
     Block(WaitReason{WaitKind::kWakeup, queue}, next);
   }
@@ -31,7 +32,7 @@ bool Scheduler::WaitOnQueueOrTimeOut(std::uint32_t queue, const Footprint& next)
   self.woken = false;
   self.timed = true;
   wait_queues_[queue].waiters.push_back(current_);
-  Log(EventKind::kWaitQueueBlock, queue, wait_queues_[queue].blamed);
+  Log(EventKind::kWaitQueueBlock, payload::WaitQueue{queue, wait_queues_[queue].blamed});
   // Resumed either woken, or picked by Choose from CollectExpiringWaits.
   Block(WaitReason{WaitKind::kWakeup, queue}, next);
   actors_[current_].timed = false;
@@ -48,7 +49,7 @@ std::uint32_t Scheduler::WakeQueue(std::uint32_t queue, std::uint32_t count) {
     const ActorId waiter = q.waiters.front();
     q.waiters.pop_front();
     actors_[waiter].woken = true;
-    Log(EventKind::kWaitQueueWake, queue, waiter);
+    Log(EventKind::kWaitQueueWake, payload::WaitQueue{queue, waiter});
     ++woken;
   }
   if (woken > 0) watch_.Wake(WatchSet::kWakeOnMutex);

@@ -7,6 +7,7 @@
 
 #include "core/shared.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/simulator.h"
 
 namespace stackcheck::sim {
@@ -60,10 +61,11 @@ TEST(SharedAccessTest, AccessesWithTheGuardHeldAreEventsButNoPoints) {
   const std::vector<Event> accesses = Accesses(r);
   ASSERT_EQ(accesses.size(), 2u);
   EXPECT_EQ(accesses[0].actor, 0u);
-  EXPECT_EQ(accesses[0].a, 0u);  // the first object declared
-  EXPECT_EQ(accesses[0].b, 1u);  // a write
-  EXPECT_EQ(accesses[0].c, 1u);  // guard held
-  EXPECT_EQ(accesses[1].b, 0u);  // then a read
+  const auto write = accesses[0].As<payload::SharedAccess>();
+  EXPECT_EQ(write.object, 0u);  // the first object declared
+  EXPECT_TRUE(write.write);
+  EXPECT_EQ(write.guard, SharedGuard::kHeld);
+  EXPECT_FALSE(accesses[1].As<payload::SharedAccess>().write);  // then a read
   EXPECT_TRUE(strategy.Touching(0).empty());
   EXPECT_EQ(sim.view().SharedName(0), "counter");
 }
@@ -96,8 +98,8 @@ TEST(SharedAccessTest, AnAccessWithoutItsGuardIsAProgramWidePointOfItsOwn) {
   EXPECT_EQ(reads[0].breaks, 0);
   const std::vector<Event> accesses = Accesses(r);
   ASSERT_EQ(accesses.size(), 2u);
-  EXPECT_EQ(accesses[0].c, 0u);
-  EXPECT_EQ(accesses[1].a, 1u);
+  EXPECT_EQ(accesses[0].As<payload::SharedAccess>().guard, SharedGuard::kUnguarded);
+  EXPECT_EQ(accesses[1].As<payload::SharedAccess>().object, 1u);
 }
 
 TEST(SharedAccessTest, StepsTakenHoldingAGuardDeclareItsBit) {

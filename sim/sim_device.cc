@@ -1,5 +1,6 @@
 #include "sim/sim_device.h"
 
+#include "sim/event_payloads.h"
 #include "sim/sim_device_call.h"
 
 namespace stackcheck::sim {
@@ -237,8 +238,7 @@ bool SimDevice::AllIdle() const {
 
 void SimDevice::WaitUntil(const Call& call, const WaitReason& reason, Footprint step) {
   if (WaitSatisfied(reason)) return;
-  scheduler_->Log(EventKind::kDriverCallBlock, static_cast<std::uint32_t>(call.api()),
-                  call.flags());
+  scheduler_->Log(EventKind::kDriverCallBlock, payload::Call{call.api(), call.flags()});
   do {
     scheduler_->Block(reason, step);
   } while (!WaitSatisfied(reason) && !scheduler_->tearing_down());

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "sim/event_payloads.h"
 #include "sim/sim_device.h"
 
 namespace stackcheck::sim {
@@ -49,8 +50,7 @@ class SimDevice::Call {
     }
   }
   CuResult Return(CuResult result) const {
-    device_->scheduler_->Log(EventKind::kDriverCall, static_cast<std::uint32_t>(api_), flags_, 0, 0,
-                             static_cast<std::uint64_t>(result));
+    device_->scheduler_->Log(EventKind::kDriverCall, payload::Call{api_, flags_, result});
     return result;
   }
   DriverCall api() const { return api_; }

@@ -1,6 +1,7 @@
 // The SimDevice's memory calls: the ledger's allocations and frees (SEM-10,
 // SEM-11), copies, and the stream-ordered allocator.
 
+#include "sim/event_payloads.h"
 #include "sim/sim_device_call.h"
 
 namespace stackcheck::sim {
@@ -14,15 +15,13 @@ std::uint64_t SimDevice::Charge(std::uint64_t bytes) const {
 
 CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
   if (bytes == 0) {
-    scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
-                    static_cast<std::uint64_t>(CuResult::kInvalidValue), bytes);
+    scheduler_->Log(EventKind::kAllocFailed, payload::AllocFailed{bytes, CuResult::kInvalidValue});
     return CuResult::kInvalidValue;
   }
   // std::exchange: a failure asked for (FailNextAllocation) is used once.
   if (!async && (++alloc_calls_ == config_.alloc_failure_at_call ||
                  std::exchange(fail_next_allocation_, false))) {
-    scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
-                    static_cast<std::uint64_t>(CuResult::kOutOfMemory), bytes);
+    scheduler_->Log(EventKind::kAllocFailed, payload::AllocFailed{bytes, CuResult::kOutOfMemory});
     return CuResult::kOutOfMemory;
   }
   const std::uint64_t charged = Charge(bytes);
@@ -30,8 +29,7 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
   attempted_ever_ =
       charged < bytes || charged > ~attempted_ever_ ? ~std::uint64_t{0} : attempted_ever_ + charged;
   if (charged < bytes || charged > config_.device_capacity - live_bytes_) {
-    scheduler_->Log(EventKind::kAllocFailed, 0, 0, 0, 0,
-                    static_cast<std::uint64_t>(CuResult::kOutOfMemory), bytes);
+    scheduler_->Log(EventKind::kAllocFailed, payload::AllocFailed{bytes, CuResult::kOutOfMemory});
     return CuResult::kOutOfMemory;
   }
   const ActorId actor = scheduler_->current();
@@ -42,7 +40,7 @@ CuResult SimDevice::Allocate(DevicePtr* ptr, std::uint64_t bytes, bool async) {
   blocks_[p] = Block{bytes, charged, async, false};
   live_bytes_ += charged;
   *ptr = p;
-  scheduler_->Log(EventKind::kAlloc, 0, 0, 0, 0, p, bytes);
+  scheduler_->Log(EventKind::kAlloc, payload::Block{p, bytes});
   return CuResult::kSuccess;
 }
 
@@ -86,7 +84,7 @@ CuResult SimDevice::MemFree(DevicePtr ptr) {
   }
   const std::uint64_t bytes = it->second.bytes;
   ReleaseBlock(ptr);
-  scheduler_->Log(EventKind::kFree, 0, 0, 0, 0, ptr, bytes);
+  scheduler_->Log(EventKind::kFree, payload::Block{ptr, bytes});
   return call.Return(CuResult::kSuccess);
 }
 
@@ -135,8 +133,8 @@ CuResult SimDevice::Copy(DriverCall api, DevicePtr device_ptr, std::uint64_t byt
   // for a zero-length array section.
   if (bytes == 0) return call.Return(CuResult::kSuccess);
   if (!inside) return call.Return(CuResult::kInvalidValue);
-  scheduler_->Log(EventKind::kMemcpy, api == DriverCall::kMemcpyHtoD ? 1 : 0, 0, 0, 0, device_ptr,
-                  bytes);
+  scheduler_->Log(EventKind::kMemcpy,
+                  payload::Memcpy{api == DriverCall::kMemcpyHtoD, device_ptr, bytes});
   return call.Return(CuResult::kSuccess);
 }
 

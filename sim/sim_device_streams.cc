@@ -2,6 +2,7 @@
 // themselves: modules and launches, stream callbacks and host functions,
 // event records and waits, stream-ordered writes to host memory.
 
+#include "sim/event_payloads.h"
 #include "sim/sim_device_call.h"
 
 namespace stackcheck::sim {
@@ -104,10 +105,12 @@ CuResult SimDevice::LaunchKernel(FunctionHandle function, Dim3 grid, Dim3 block,
   // take the global footprint (imprecise, sound).
   if (args.data != 0) op.block = 0;
   op.launch = launch;
-  scheduler_->Log(EventKind::kKernelEnqueue, op.id, s, args.region_tag, op.slots, args.stacks,
-                  args.stack_size_per_warp);
+  scheduler_->Log(
+      EventKind::kKernelEnqueue,
+      payload::KernelLaunch{
+          {op.id, s, args.region_tag, op.slots}, args.stacks, args.stack_size_per_warp});
   if (args.vars != 0 || args.data != 0) {
-    scheduler_->Log(EventKind::kKernelVars, op.id, 0, 0, 0, args.vars, args.data);
+    scheduler_->Log(EventKind::kKernelVars, payload::KernelVars{op.id, args.vars, args.data});
   }
   return call.Return(CuResult::kSuccess);
 }
@@ -238,7 +241,7 @@ CuResult SimDevice::EventRecord(EventHandle event, StreamHandle stream) {
   Op& op = Enqueue(s, OpKind::kEventRecord);
   op.id = record;
   op.event = e;
-  scheduler_->Log(EventKind::kEventRecord, e, s);
+  scheduler_->Log(EventKind::kEventRecord, payload::CudaEvent{e, s});
   return call.Return(CuResult::kSuccess);
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_device.h"
 
 namespace stackcheck::sim {
@@ -158,8 +159,10 @@ void SimDevice::StreamStep(std::uint32_t stream) {
           op.args.action = KernelAction::kTrap;
         }
         op.start_ns = scheduler_->now();
-        scheduler_->Log(EventKind::kKernelStart, op.id, stream, op.args.region_tag, op.slots,
-                        op.args.stacks, op.args.stack_size_per_warp);
+        scheduler_->Log(EventKind::kKernelStart,
+                        payload::KernelLaunch{{op.id, stream, op.args.region_tag, op.slots},
+                                              op.args.stacks,
+                                              op.args.stack_size_per_warp});
       } else {
         EndKernel(stream);
       }
@@ -172,7 +175,7 @@ void SimDevice::StreamStep(std::uint32_t stream) {
       record_done_[op.id] = 1;
       const std::uint32_t event = op.event;
       s.pop();
-      scheduler_->Log(EventKind::kEventComplete, event, stream);
+      scheduler_->Log(EventKind::kEventComplete, payload::CudaEvent{event, stream});
       return;
     }
     case OpKind::kWaitEvent:
@@ -188,7 +191,7 @@ void SimDevice::StreamStep(std::uint32_t stream) {
       if (word >= 1 && word <= host_words_.size() && host_words_[word - 1].live) {
         host_words_[word - 1].value = value;
       }
-      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0, value);
+      scheduler_->Log(EventKind::kHostWordWrite, payload::HostWordWrite{word, stream, value});
       return;
     }
     case OpKind::kAsyncFree: {
@@ -198,7 +201,7 @@ void SimDevice::StreamStep(std::uint32_t stream) {
       if (it == blocks_.end()) return;  // the context was destroyed meanwhile
       const std::uint64_t bytes = it->second.bytes;
       ReleaseBlock(ptr);
-      scheduler_->Log(EventKind::kAsyncFreeComplete, 0, 0, 0, 0, ptr, bytes);
+      scheduler_->Log(EventKind::kAsyncFreeComplete, payload::Block{ptr, bytes});
       return;
     }
   }
@@ -216,8 +219,8 @@ void SimDevice::EndKernel(std::uint32_t stream) {
   } else if (sticky_ != CuResult::kSuccess) {
     result = sticky_;  // ran on in a context another kernel poisoned
   }
-  scheduler_->Log(EventKind::kKernelEnd, op.id, stream, op.args.region_tag, op.slots,
-                  static_cast<std::uint64_t>(result));
+  scheduler_->Log(EventKind::kKernelEnd,
+                  payload::KernelEnd{{op.id, stream, op.args.region_tag, op.slots}, result});
   if (op.args.action == KernelAction::kTrap) {
     Poison(config_.modes.trap_code);
   } else if (result == CuResult::kSuccess) {
@@ -225,7 +228,8 @@ void SimDevice::EndKernel(std::uint32_t stream) {
     const auto word = static_cast<std::uint32_t>(op.args.completion_word);
     if (word >= 1 && word <= host_words_.size() && host_words_[word - 1].live) {
       host_words_[word - 1].value = op.args.completion_value;
-      scheduler_->Log(EventKind::kHostWordWrite, word, stream, 0, 0, op.args.completion_value);
+      scheduler_->Log(EventKind::kHostWordWrite,
+                      payload::HostWordWrite{word, stream, op.args.completion_value});
     }
   }
 }
@@ -233,7 +237,7 @@ void SimDevice::EndKernel(std::uint32_t stream) {
 void SimDevice::Poison(CuResult code) {
   if (sticky_ != CuResult::kSuccess) return;  // absorbing: the first error stays
   sticky_ = code;
-  scheduler_->Log(EventKind::kStickyError, 0, 0, 0, 0, static_cast<std::uint64_t>(code));
+  scheduler_->Log(EventKind::kStickyError, payload::StickyError{code});
   // SEM-06, on every stream: callbacks not yet run stay (they will run with the
   // error status), device work ahead of them is dropped, host functions not
   // yet started are dropped. Kernels already running finish.
@@ -247,14 +251,15 @@ void SimDevice::Poison(CuResult code) {
         case OpKind::kKernel:
           kept = op.phase != Phase::kQueued;
           if (!kept)
-            scheduler_->Log(EventKind::kKernelDropped, op.id, i, op.args.region_tag, op.slots);
+            scheduler_->Log(EventKind::kKernelDropped,
+                            payload::Kernel{op.id, i, op.args.region_tag, op.slots});
           break;
         case OpKind::kCallback:
           kept = true;
           break;
         case OpKind::kHostFn:
           kept = op.phase == Phase::kRunning;
-          if (!kept) scheduler_->Log(EventKind::kHostFnDropped, i, op.id);
+          if (!kept) scheduler_->Log(EventKind::kHostFnDropped, payload::StreamWork{i, op.id});
           break;
         case OpKind::kEventRecord:
           record_done_[op.id] = 1;  // nothing will ever complete it otherwise
@@ -329,16 +334,15 @@ void SimDevice::RunCallback(std::uint32_t stream, std::uint64_t seq) {
   if (op.kind == OpKind::kCallback) {
     // SEM-06: a poisoned context hands its error to every callback.
     const CuResult status = sticky_;
-    scheduler_->Log(EventKind::kCallbackStart, stream, op.id, 0, 0,
-                    static_cast<std::uint64_t>(status));
+    scheduler_->Log(EventKind::kCallbackStart, payload::StreamWork{stream, op.id, status});
     op.callback(static_cast<StreamHandle>(stream), status, op.user_data);
     scheduler_->Point(step);
-    scheduler_->Log(EventKind::kCallbackEnd, stream, op.id);
+    scheduler_->Log(EventKind::kCallbackEnd, payload::StreamWork{stream, op.id});
   } else {
-    scheduler_->Log(EventKind::kHostFnStart, stream, op.id);
+    scheduler_->Log(EventKind::kHostFnStart, payload::StreamWork{stream, op.id});
     op.host_fn(op.user_data);
     scheduler_->Point(step);
-    scheduler_->Log(EventKind::kHostFnEnd, stream, op.id);
+    scheduler_->Log(EventKind::kHostFnEnd, payload::StreamWork{stream, op.id});
   }
   // SEM-08: only now may later work in the stream start.
   scheduler_->DeviceChanged();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/probes.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -29,7 +30,8 @@ class SimMutex final : public Mutex {
   ~SimMutex() override {
     if (tombstone_ || destroyed_ || generation_ != scheduler_->generation()) return;
     if (!scheduler_->tearing_down()) {
-      scheduler_->Log(EventKind::kMutexDestroy, id_, scheduler_->mutex_owner(id_));
+      scheduler_->Log(EventKind::kMutexDestroy,
+                      payload::MutexHeld{id_, scheduler_->mutex_owner(id_)});
     }
     rebirth = Rebirth{this, scheduler_, id_, generation_};
   }
@@ -58,13 +60,13 @@ class SimMutex final : public Mutex {
     if (!Live()) return;
     if (destroyed_) {
       // glibc locks nothing; the monitor sees a use after destroy.
-      scheduler_->Log(EventKind::kMutexLock, id_);
+      scheduler_->Log(EventKind::kMutexLock, payload::Mutex{id_});
       return;
     }
     const ActorId self = scheduler_->current();
     if (!WaitUntilFree(step)) return;
     scheduler_->set_mutex_owner(id_, self);
-    scheduler_->Log(EventKind::kMutexLock, id_);
+    scheduler_->Log(EventKind::kMutexLock, payload::Mutex{id_});
   }
 
   void Unlock() override {
@@ -75,11 +77,11 @@ class SimMutex final : public Mutex {
                       PointKind::kNoThrow);
     if (!Live()) return;
     if (destroyed_) {
-      scheduler_->Log(EventKind::kMutexUnlock, id_, kNoActor);
+      scheduler_->Log(EventKind::kMutexUnlock, payload::MutexHeld{id_, kNoActor});
       return;
     }
     // Logged with the owner it had, so a monitor sees a non-owner unlock.
-    scheduler_->Log(EventKind::kMutexUnlock, id_, scheduler_->mutex_owner(id_));
+    scheduler_->Log(EventKind::kMutexUnlock, payload::MutexHeld{id_, scheduler_->mutex_owner(id_)});
     scheduler_->set_mutex_owner(id_, kNoActor);
   }
 
@@ -91,29 +93,30 @@ class SimMutex final : public Mutex {
     scheduler_->Point(step);
     if (!Live()) return;
     if (!destroyed_ && !WaitUntilFree(step)) return;
-    scheduler_->Log(EventKind::kMutexPass, id_);
+    scheduler_->Log(EventKind::kMutexPass, payload::Mutex{id_});
     const std::size_t logged = scheduler_->trace().size();
     scheduler_->set_mutex_reader(id_, scheduler_->current());
     read();
     scheduler_->set_mutex_reader(id_, kNoActor);
     // What it read was shared state: where the pass releases it (to the next
     // lock, for happens-before), after those reads.
-    if (scheduler_->trace().size() != logged) scheduler_->Log(EventKind::kMutexPassEnd, id_);
+    if (scheduler_->trace().size() != logged)
+      scheduler_->Log(EventKind::kMutexPassEnd, payload::Mutex{id_});
   }
 
   bool TryLock() override {
     scheduler_->Point(Touches(object(), true));
     if (!Live()) return false;
     if (destroyed_) {
-      scheduler_->Log(EventKind::kMutexLock, id_);
+      scheduler_->Log(EventKind::kMutexLock, payload::Mutex{id_});
       return true;
     }
     if (scheduler_->mutex_owner(id_) != kNoActor) {
-      scheduler_->Log(EventKind::kMutexTryLockFail, id_);
+      scheduler_->Log(EventKind::kMutexTryLockFail, payload::Mutex{id_});
       return false;
     }
     scheduler_->set_mutex_owner(id_, scheduler_->current());
-    scheduler_->Log(EventKind::kMutexLock, id_);
+    scheduler_->Log(EventKind::kMutexLock, payload::Mutex{id_});
     return true;
   }
 
@@ -129,7 +132,7 @@ class SimMutex final : public Mutex {
     scheduler_->Point(Touches(object(), true));
     if (!Live()) return true;
     const ActorId owner = scheduler_->mutex_owner(id_);
-    scheduler_->Log(EventKind::kMutexDestroy, id_, owner);
+    scheduler_->Log(EventKind::kMutexDestroy, payload::MutexHeld{id_, owner});
     if (owner != kNoActor) return false;  // EBUSY: stays locked
     destroyed_ = true;
     return true;
@@ -141,7 +144,8 @@ class SimMutex final : public Mutex {
   // ended meanwhile.
   bool WaitUntilFree(const Footprint& step) {
     while (scheduler_->mutex_owner(id_) != kNoActor) {
-      scheduler_->Log(EventKind::kMutexBlock, id_, scheduler_->mutex_owner(id_));
+      scheduler_->Log(EventKind::kMutexBlock,
+                      payload::MutexHeld{id_, scheduler_->mutex_owner(id_)});
       scheduler_->Block(WaitReason{WaitKind::kMutex, id_}, step);
       if (!Live()) return false;
     }
@@ -169,7 +173,7 @@ SimHost::SimHost(Scheduler* scheduler) : scheduler_(scheduler) {
 
 std::unique_ptr<Mutex> SimHost::NewMutex(absl::string_view name) {
   const std::uint32_t id = scheduler_->NewMutex(name);
-  scheduler_->Log(EventKind::kMutexCreate, id);
+  scheduler_->Log(EventKind::kMutexCreate, payload::Mutex{id});
   return std::make_unique<SimMutex>(scheduler_, id, scheduler_->generation());
 }
 
@@ -183,7 +187,7 @@ ThreadId SimHost::Spawn(absl::string_view name, std::function<void()> body) {
   scheduler_->Point(Touches(ObjectId(ObjectKind::kThread, child), true));
   const ActorId parent = scheduler_->current();
   const ActorId id = scheduler_->SpawnFiber(ActorKind::kHostThread, std::move(body));
-  scheduler_->LogAs(id, EventKind::kThreadStart, parent);
+  scheduler_->LogAs(id, EventKind::kThreadStart, payload::ThreadStart{parent});
   return ToThreadId(id);
 }
 
@@ -204,7 +208,7 @@ void SimHost::Join(ThreadId thread) {
   while (scheduler_->state(target) != ActorState::kFinished) {
     scheduler_->Block(WaitReason{WaitKind::kJoin, target}, step);
   }
-  scheduler_->Log(EventKind::kJoin, target);
+  scheduler_->Log(EventKind::kJoin, payload::Join{target});
 }
 
 void SimHost::SleepFor(absl::Duration d) {
@@ -212,7 +216,7 @@ void SimHost::SleepFor(absl::Duration d) {
       static_cast<std::uint64_t>(std::max<std::int64_t>(0, absl::ToInt64Nanoseconds(d)));
   const Footprint step = Touches(ObjectId(ObjectKind::kThread, scheduler_->current()), true);
   scheduler_->Point(step);
-  scheduler_->Log(EventKind::kSleep, 0, 0, 0, 0, ns);
+  scheduler_->Log(EventKind::kSleep, payload::Sleep{ns});
   const std::uint64_t wake = scheduler_->now() + ns;
   // Others may move while this thread sleeps; waking is a step of its own.
   scheduler_->Point(step);
@@ -302,7 +306,7 @@ void SimHost::ExitProcess(int status, Scheduler::Stacks stacks) {
     // returned, other threads may refer to its locals: the process ends now.
     scheduler_->Point(Touches(ObjectId(ObjectKind::kMessages, 0), false,
                               ObjectId(ObjectKind::kContext, 0), false));
-    scheduler_->Log(EventKind::kExitHandlersDone, 0, 0, 0, 0, static_cast<std::uint64_t>(status));
+    scheduler_->Log(EventKind::kExitHandlersDone, payload::ExitStatus{status});
     scheduler_->AwaitRest(EndAtRestFootprint());
   }
   scheduler_->EndProcess(status, stacks);
@@ -349,10 +353,11 @@ void SimHost::SharedAccess(SharedId object, bool write) {
   const bool guarded = AccessPoint(object, write);
   // A write in a pass (held for reading only) is not ordered by the guard.
   const bool in_pass = guarded && write && scheduler_->mutex_owner(guards_[object].mutex) != self;
-  scheduler_->Log(EventKind::kSharedAccess, object, write ? 1 : 0,
-                  in_pass   ? kWriteInPass
-                  : guarded ? 1
-                            : 0);
+  scheduler_->Log(EventKind::kSharedAccess,
+                  payload::SharedAccess{object, write,
+                                        in_pass   ? SharedGuard::kWriteInPass
+                                        : guarded ? SharedGuard::kHeld
+                                                  : SharedGuard::kUnguarded});
 }
 
 void SimHost::SharedSnapshot(SharedId object) {
@@ -360,7 +365,8 @@ void SimHost::SharedSnapshot(SharedId object) {
   if (self == kNoActor || object >= guards_.size()) return;  // outside an execution
   // Under the guard it is a plain read the mutex orders: nothing to log.
   if (!AccessPoint(object, /*write=*/false)) {
-    scheduler_->Log(EventKind::kSharedAccess, object, 0, kSnapshotAccess);
+    scheduler_->Log(EventKind::kSharedAccess,
+                    payload::SharedAccess{object, false, SharedGuard::kSnapshot});
   }
 }
 
@@ -412,7 +418,9 @@ std::uint32_t SimHost::WakeQueue(std::uint32_t queue, std::uint32_t count) {
 
 void SimHost::ProgramCall(absl::string_view name, std::uint32_t object, std::uint64_t result) {
   scheduler_->Point(GlobalFootprint());
-  scheduler_->Log(EventKind::kProgramCall, object, 0, 0, scheduler_->InternMessage(name), result);
+  scheduler_->Log(EventKind::kProgramCall,
+                  payload::ProgramCall{scheduler_->InternMessage(name), object,
+                                       static_cast<std::int64_t>(result)});
 }
 
 void SimHost::ProgramExitBegins() {
@@ -431,33 +439,35 @@ void SimHost::ProgramExitAgain(ThreadId first) {
 }
 
 void SimHost::RegionBegin(RegionId region, std::uint64_t stacks_bytes) {
-  scheduler_->Log(EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
+  scheduler_->Log(EventKind::kRegionBegin, payload::Region{region, stacks_bytes});
 }
 
-void SimHost::RegionEnd(RegionId region) { scheduler_->Log(EventKind::kRegionEnd, 0, 0, region); }
+void SimHost::RegionEnd(RegionId region) {
+  scheduler_->Log(EventKind::kRegionEnd, payload::Region{region});
+}
 
 void SimHost::FatalReported(RegionId attributed, CuResult code, absl::string_view message) {
   MessagePoint(code);
-  scheduler_->Log(EventKind::kFatalReported, 0, 0, attributed, scheduler_->InternMessage(message),
-                  static_cast<std::uint64_t>(code));
+  scheduler_->Log(EventKind::kFatalReported,
+                  payload::Reported{attributed, code, scheduler_->InternMessage(message)});
 }
 
 void SimHost::ErrorReported(CuResult code, absl::string_view message) {
   MessagePoint(code);
-  scheduler_->Log(EventKind::kErrorReported, 0, 0, 0, scheduler_->InternMessage(message),
-                  static_cast<std::uint64_t>(code));
+  scheduler_->Log(EventKind::kErrorReported,
+                  payload::Reported{0, code, scheduler_->InternMessage(message)});
 }
 
 void SimHost::CacheHeld(std::uint64_t held_bytes) {
-  scheduler_->Log(EventKind::kCacheHeld, 0, 0, 0, 0, held_bytes);
+  scheduler_->Log(EventKind::kCacheHeld, payload::CacheHeld{held_bytes});
 }
 
 void SimHost::AllocationFailed(std::uint64_t bytes, std::uint64_t cached_bytes) {
-  scheduler_->Log(EventKind::kAllocGaveUp, 0, 0, 0, 0, bytes, cached_bytes);
+  scheduler_->Log(EventKind::kAllocGaveUp, payload::AllocGaveUp{bytes, cached_bytes});
 }
 
 void SimHost::Probe(absl::string_view probe) {
-  scheduler_->Log(EventKind::kProbe, probes_.Intern(probe));
+  scheduler_->Log(EventKind::kProbe, payload::Probe{probes_.Intern(probe)});
 }
 
 }  // namespace stackcheck::sim

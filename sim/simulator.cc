@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "sim/event_payloads.h"
 #include "sim/scheduler.h"
 #include "sim/sim_device.h"
 #include "sim/sim_host.h"
@@ -41,7 +42,7 @@ const ExecutionResult& Simulator::Run(Strategy& strategy, MainThread main_thread
     main_thread(device, host, host);
     host.ExitProcess(0, Scheduler::Stacks::kMainReturned);  // returning from main is exit(0)
   });
-  scheduler_->LogAs(main, EventKind::kThreadStart, kNoActor);
+  scheduler_->LogAs(main, EventKind::kThreadStart, payload::ThreadStart{kNoActor});
   device_->BeginExecution();
   scheduler_->RunExecution();
   // Handlers the process never ran (it ended by a violation or a deadlock)

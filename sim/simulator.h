@@ -93,9 +93,9 @@ class Simulator {
   absl::string_view ActorName(ActorId actor) const;
   // The engine's view, as monitors get it (sticky error, names).
   const SimView& view() const;
-  // Probe names of kProbe events (field a), stable across executions.
+  // Probe names of kProbe events (payload::Probe), stable across executions.
   const ProbeRegistry& probes() const;
-  // Mutex names of kMutex* events (field a), for the last execution.
+  // Mutex names of kMutex* events (payload::Mutex), for the last execution.
   absl::string_view MutexName(std::uint32_t mutex) const;
   // Fiber stacks ever mapped (bounded by the most fibers alive at once).
   std::size_t stacks_mapped() const;

@@ -7,6 +7,7 @@
 #include "core/observer.h"
 #include "sim/device_books.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/kernel_table.h"
 #include "sim/monitors/violation_util.h"
 
@@ -22,15 +23,18 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(absl::Span<const Event
                                                           const SimView& view) {
   const Event& e = events.back();
   switch (e.kind) {
-    case EventKind::kKernelEnd:
+    case EventKind::kKernelEnd: {
       // Only a kernel that fails in a healthy context aborted; kernels that
       // were already running when the context was poisoned end with its error
       // too, but did nothing wrong (SEM-05).
-      if (e.x != 0 && !poisoned_) {
+      const auto end = e.As<payload::KernelEnd>();
+      if (end.result != CuResult::kSuccess && !poisoned_) {
         const KernelInFlight* k = view.device_books().just_ended();
-        aborts_.push_back(Abort{e.a, k != nullptr ? k->region : 0, e.x, events.size() - 1});
+        aborts_.push_back(
+            Abort{end.kernel.kernel, k != nullptr ? k->region : 0, end.result, events.size() - 1});
       }
       return std::nullopt;
+    }
     case EventKind::kStickyError:
       poisoned_ = true;
       return std::nullopt;
@@ -51,21 +55,25 @@ std::optional<Violation> AbortAttributionMonitor::OnEvent(absl::Span<const Event
 std::optional<Violation> AbortAttributionMonitor::Judge(absl::Span<const Event> events,
                                                         const SimView& view) {
   const Event& e = events.back();
+  const auto report = e.As<payload::Reported>();
   // A message with another code (say, out of memory) is about something
   // else.
   const Abort& first = aborts_.front();
-  if (judged_ || e.x != first.code) return std::nullopt;
+  if (judged_ || report.code != first.code) return std::nullopt;
   judged_ = true;
-  const absl::string_view text = view.MessageText(e.d);
+  const absl::string_view text = view.MessageText(report.message);
   if (absl::StrContains(text, kAbortHint)) {
-    // A fatal error that names a region must name the one that aborted.
-    if (e.kind != EventKind::kFatalReported || e.c == kNoRegion || e.c == first.region) {
+    // A fatal error that names a region must name the one that aborted (an
+    // error message names none).
+    if (e.kind != EventKind::kFatalReported || report.region == kNoRegion ||
+        report.region == first.region) {
       return std::nullopt;
     }
     return ViolationAtLast(
         kName, events,
         absl::StrCat(KernelLabel(first.kernel, first.region), " aborted at event ", first.index,
-                     ", but the fatal error from ", Who(view, e.actor), " blames region ", e.c));
+                     ", but the fatal error from ", Who(view, e.actor), " blames region ",
+                     report.region));
   }
   return ViolationAtLast(
       kName, events,

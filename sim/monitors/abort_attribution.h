@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "absl/base/attributes.h"
+#include "core/cu_result.h"
 #include "sim/monitor.h"
 
 namespace stackcheck::sim {
@@ -48,7 +49,7 @@ class AbortAttributionMonitor final : public Monitor {
   struct Abort {
     std::uint32_t kernel = 0;
     std::uint32_t region = 0;
-    std::uint64_t code = 0;
+    CuResult code = CuResult::kSuccess;
     std::size_t index = 0;  // the kKernelEnd
   };
 

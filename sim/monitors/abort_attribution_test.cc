@@ -10,8 +10,8 @@ namespace {
 using ::testing::HasSubstr;
 using namespace ::stackcheck::sim::monitor_testing;
 
-constexpr std::uint64_t kLaunchFailed = 719;
-constexpr std::uint64_t kOutOfMemory = 2;
+constexpr CuResult kLaunchFailed = CuResult::kLaunchFailed;
+constexpr CuResult kOutOfMemory = CuResult::kOutOfMemory;
 
 // T1 runs region 1 whose kernel aborts; T2 runs region 2 alongside.
 Trace AbortInRegion1() {
@@ -20,8 +20,8 @@ Trace AbortInRegion1() {
       .Enqueue(kT2, 2, 0, 2, 0x200000, 1, 128 * kKiB)
       .Start(1)
       .End(1, 0, kLaunchFailed)
-      .Add(kGpu, EventKind::kStickyError, 0, 0, 0, 0, kLaunchFailed)
-      .Add(kGpu, EventKind::kKernelDropped, 2);
+      .Add(kGpu, EventKind::kStickyError, payload::StickyError{kLaunchFailed})
+      .Add(kGpu, EventKind::kKernelDropped, payload::Kernel{2});
   return t;
 }
 
@@ -30,9 +30,9 @@ constexpr std::uint32_t kBare = FakeSimView::kBareMessage;
 
 TEST(AbortAttributionTest, FirstMessageWithTheHintHolds) {
   Trace t = AbortInRegion1();
-  t.Add(kT1, EventKind::kFatalReported, 0, 0, 1, kHinted, kLaunchFailed)
-      .Add(kT2, EventKind::kErrorReported, 0, 0, 0, kBare, kLaunchFailed)
-      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  t.Add(kT1, EventKind::kFatalReported, payload::Reported{1, kLaunchFailed, kHinted})
+      .Add(kT2, EventKind::kErrorReported, payload::Reported{0, kLaunchFailed, kBare})
+      .Add(kT1, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
 }
@@ -41,8 +41,8 @@ TEST(AbortAttributionTest, FirstMessageWithTheHintHolds) {
 // first (measured on the H200 with GCC 12.2): the user never reads the hint.
 TEST(AbortAttributionTest, FirstMessageWithoutTheHint) {
   Trace t = AbortInRegion1();
-  t.Add(kT2, EventKind::kErrorReported, 0, 0, 0, kBare, kLaunchFailed)
-      .Add(kT1, EventKind::kFatalReported, 0, 0, 1, kHinted, kLaunchFailed);
+  t.Add(kT2, EventKind::kErrorReported, payload::Reported{0, kLaunchFailed, kBare})
+      .Add(kT1, EventKind::kFatalReported, payload::Reported{1, kLaunchFailed, kHinted});
   AbortAttributionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -57,7 +57,7 @@ TEST(AbortAttributionTest, FirstMessageWithoutTheHint) {
 // region 1's abort and named its own region 2) misattributes the abort.
 TEST(AbortAttributionTest, FatalErrorBlamingAnotherRegion) {
   Trace t = AbortInRegion1();
-  t.Add(kT2, EventKind::kFatalReported, 0, 0, 2, kHinted, kLaunchFailed);
+  t.Add(kT2, EventKind::kFatalReported, payload::Reported{2, kLaunchFailed, kHinted});
   AbortAttributionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -69,8 +69,8 @@ TEST(AbortAttributionTest, FatalErrorBlamingAnotherRegion) {
 // A fatal error that names no region is judged by its text alone.
 TEST(AbortAttributionTest, FatalErrorNamingNoRegionWithTheHintHolds) {
   Trace t = AbortInRegion1();
-  t.Add(kT2, EventKind::kFatalReported, 0, 0, 0, kHinted, kLaunchFailed)
-      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  t.Add(kT2, EventKind::kFatalReported, payload::Reported{0, kLaunchFailed, kHinted})
+      .Add(kT2, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
 }
@@ -82,9 +82,9 @@ TEST(AbortAttributionTest, KernelsEndingInThePoisonedContextDidNotAbort) {
       .Start(1, 1)
       .Start(2, 2)
       .End(1, 1, kLaunchFailed)
-      .Add(kGpu, EventKind::kStickyError, 0, 0, 0, 0, kLaunchFailed)
+      .Add(kGpu, EventKind::kStickyError, payload::StickyError{kLaunchFailed})
       .End(2, 2, kLaunchFailed)  // ran on in the poisoned context
-      .Add(kT2, EventKind::kFatalReported, 0, 0, 2, kBare, kLaunchFailed);
+      .Add(kT2, EventKind::kFatalReported, payload::Reported{2, kLaunchFailed, kBare});
   AbortAttributionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -106,8 +106,8 @@ TEST(AbortAttributionTest, AbortNeverReported) {
 
 TEST(AbortAttributionTest, ProcessExitWithoutReport) {
   Trace t = AbortInRegion1();
-  t.Add(kT2, EventKind::kFatalReported, 0, 0, 2, kBare, kOutOfMemory)  // unrelated
-      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  t.Add(kT2, EventKind::kFatalReported, payload::Reported{2, kOutOfMemory, kBare})  // unrelated
+      .Add(kT2, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -120,7 +120,7 @@ TEST(AbortAttributionTest, ProcessExitWithoutReport) {
 // save it, and the end itself is not judged again.
 TEST(AbortAttributionTest, JudgedWhenTheExitHandlersAreDone) {
   Trace t = AbortInRegion1();
-  t.Add(kT2, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1);
+  t.Add(kT2, EventKind::kExitHandlersDone, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -128,9 +128,9 @@ TEST(AbortAttributionTest, JudgedWhenTheExitHandlersAreDone) {
   EXPECT_THAT(v->message, HasSubstr("lost"));
 
   Trace reported = AbortInRegion1();
-  reported.Add(kT1, EventKind::kFatalReported, 0, 0, 1, kHinted, kLaunchFailed)
-      .Add(kT1, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1)
-      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  reported.Add(kT1, EventKind::kFatalReported, payload::Reported{1, kLaunchFailed, kHinted})
+      .Add(kT1, EventKind::kExitHandlersDone, payload::ExitStatus{1})
+      .Add(kT1, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor again;
   EXPECT_EQ(Feed(again, reported, FakeSimView{}, /*quiesce=*/true), std::nullopt);
 }
@@ -141,18 +141,18 @@ TEST(AbortAttributionTest, AnAbortAfterTheHandlersAreDoneIsNotJudgedAtTheEnd) {
   // end ordered after the trap.
   Trace t;
   t.Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
-      .Add(kT2, EventKind::kExitHandlersDone, 0, 0, 0, 0, 1)
+      .Add(kT2, EventKind::kExitHandlersDone, payload::ExitStatus{1})
       .Start(1)
       .End(1, 0, kLaunchFailed)
-      .Add(kT2, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+      .Add(kT2, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
 }
 
 TEST(AbortAttributionTest, FatalsWithoutAnyAbortAreNotItsBusiness) {
   Trace t;
-  t.Add(kT1, EventKind::kFatalReported, 0, 0, 3, 0, kOutOfMemory)
-      .Add(kT1, EventKind::kProcessExit, 0, 0, 0, 0, 1);
+  t.Add(kT1, EventKind::kFatalReported, payload::Reported{3, kOutOfMemory})
+      .Add(kT1, EventKind::kProcessExit, payload::ExitStatus{1});
   AbortAttributionMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, /*quiesce=*/true), std::nullopt);
 }

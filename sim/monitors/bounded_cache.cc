@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -21,7 +22,7 @@ std::optional<Violation> BoundedCacheMonitor::OnEvent(absl::Span<const Event> ev
   // On a poisoned context no block can be freed (SEM-05): the cache keeps
   // what it had, whatever the policy wants.
   if (view.sticky_error()) return std::nullopt;
-  const std::uint64_t held = e.x;
+  const std::uint64_t held = e.As<payload::CacheHeld>().bytes;
   if (held <= soft_limit_) return std::nullopt;
   if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return std::nullopt;
   CatchUp(events);
@@ -37,7 +38,7 @@ void BoundedCacheMonitor::CatchUp(absl::Span<const Event> events) {
       if (e.actor == kNoActor || e.actor >= kMaxIndexedId) continue;
       const vector_clock::Entry epoch = clocks_.EpochOf(e.actor);
       if (e.kind == EventKind::kRegionBegin) {
-        regions_.push_back(Region{e.actor, e.x, epoch, 0});
+        regions_.push_back(Region{e.actor, e.As<payload::Region>().stacks_bytes, epoch, 0});
         continue;
       }
       // A thread runs one region at a time: its newest one ends.
@@ -69,7 +70,7 @@ std::optional<Violation> BoundedCacheMonitor::AboveLimit(absl::Span<const Event>
                                                          const SimView& view,
                                                          std::uint64_t needed) const {
   const Event& e = events.back();
-  const std::uint64_t held = e.x;
+  const std::uint64_t held = e.As<payload::CacheHeld>().bytes;
   if (bound_ == CacheBound::kLargestRegion) {
     return ViolationAtLast(kName, events,
                            absl::StrCat("when device_alloc on ", Who(view, e.actor),

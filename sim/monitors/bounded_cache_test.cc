@@ -11,13 +11,13 @@ using namespace ::stackcheck::sim::monitor_testing;
 constexpr std::uint32_t kStacksLock = 7;
 
 Trace& Held(Trace& t, std::uint64_t held) {
-  return t.Add(kT2, EventKind::kCacheHeld, 0, 0, 0, 0, held);
+  return t.Add(kT2, EventKind::kCacheHeld, payload::CacheHeld{held});
 }
 // T1 hands what it did so far to T2 through the stacks lock.
 Trace& Handover(Trace& t) {
-  return t.Add(kT1, EventKind::kMutexLock, kStacksLock)
-      .Add(kT1, EventKind::kMutexUnlock, kStacksLock, kT1)
-      .Add(kT2, EventKind::kMutexLock, kStacksLock);
+  return t.Add(kT1, EventKind::kMutexLock, payload::Mutex{kStacksLock})
+      .Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{kStacksLock, kT1})
+      .Add(kT2, EventKind::kMutexLock, payload::Mutex{kStacksLock});
 }
 
 TEST(BoundedCacheTest, WithinTheSoftLimitOrTheReportersOwnRegion) {

@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "core/cu_result.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -58,7 +60,8 @@ void CoverageProbes::ObserveEvent(const Event& e, std::size_t index, ProbeNamer 
       if (e.actor >= region_of_actor_.size()) {
         region_of_actor_.resize(e.actor + 1, 0);
       }
-      region_of_actor_[e.actor] = e.kind == EventKind::kRegionBegin ? e.c : 0;
+      region_of_actor_[e.actor] =
+          e.kind == EventKind::kRegionBegin ? e.As<payload::Region>().region : 0;
       break;
     case EventKind::kKernelEnqueue: {
       KernelInFlight& k = kernels_.Enqueue(e, index);
@@ -85,12 +88,12 @@ void CoverageProbes::ObserveEvent(const Event& e, std::size_t index, ProbeNamer 
       if (callbacks_running_ > 0) --callbacks_running_;
       break;
     case EventKind::kDriverCallBlock:
-      if (e.a == static_cast<std::uint32_t>(DriverCall::kMemFree) && callbacks_running_ > 0) {
+      if (e.As<payload::Call>().call == DriverCall::kMemFree && callbacks_running_ > 0) {
         Hit(kFreeWaitsOnCallback);
       }
       break;
     case EventKind::kProbe:
-      RuntimeProbe(e, probe_name(e.a));
+      RuntimeProbe(e, probe_name(e.As<payload::Probe>().probe));
       break;
     default:
       break;
@@ -109,9 +112,13 @@ bool CoverageProbes::OtherRegionInFlight(const KernelInFlight& k) const {
 }
 
 void CoverageProbes::KernelEnded(const Event& e) {
-  KernelInFlight* k = kernels_.Find(e.a);
+  const std::uint32_t kernel = e.As<payload::Kernel>().kernel;
+  KernelInFlight* k = kernels_.Find(kernel);
   if (k == nullptr) return;
-  if (e.kind == EventKind::kKernelEnd && e.x != 0 && !poisoned_ && OtherRegionInFlight(*k)) {
+  // A trap ends its kernel with an error; a dropped kernel never ran.
+  const bool aborted =
+      e.kind == EventKind::kKernelEnd && e.As<payload::KernelEnd>().result != CuResult::kSuccess;
+  if (aborted && !poisoned_ && OtherRegionInFlight(*k)) {
     Hit(kAbortWhileOther);
   }
   if (k->stream < kMaxIndexedId) {
@@ -120,12 +127,13 @@ void CoverageProbes::KernelEnded(const Event& e) {
     }
     last_block_of_stream_[k->stream] = k->block;
   }
-  kernels_.Remove(e.a);
+  kernels_.Remove(kernel);
 }
 
 void CoverageProbes::CallbackStarted(const Event& e) {
+  const std::uint32_t stream = e.As<payload::StreamWork>().stream;
   const BlockSerial block =
-      e.a < last_block_of_stream_.size() ? last_block_of_stream_[e.a] : kNoBlock;
+      stream < last_block_of_stream_.size() ? last_block_of_stream_[stream] : kNoBlock;
   if (block == kNoBlock || ledger_.IsLive(block)) return;
   const FreedBlock* f = ledger_.FindFreed(block);
   if (f != nullptr && ledger_.allocs() > f->allocs_before) {
@@ -138,7 +146,8 @@ void CoverageProbes::RuntimeProbe(const Event& e, absl::string_view name) {
   if (i < kProbeCount) {
     Hit(i);
   } else if (std::find(other_hit_.begin(), other_hit_.end(), name) == other_hit_.end()) {
-    other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.a) : std::string(name));
+    other_hit_.emplace_back(name.empty() ? absl::StrCat("#", e.As<payload::Probe>().probe)
+                                         : std::string(name));
   }
 }
 

@@ -38,7 +38,7 @@ namespace stackcheck::sim {
 
 class CoverageProbes {
  public:
-  // Resolves a kProbe event's id (field a) to the probe's name.
+  // Resolves a kProbe event's id (payload::Probe) to the probe's name.
   using ProbeNamer = absl::FunctionRef<absl::string_view(std::uint32_t)>;
 
   // Counts one execution: each probe it hit once, however often it hit it.

@@ -40,8 +40,8 @@ Trace CallbackAfterRealloc() {
       .End(1)
       .Free(kT2, 0x200000, 8 * kMiB)
       .Alloc(kT2, 0x1000000, 16 * kMiB)
-      .Add(kCb, EventKind::kCallbackStart, 0, 1)
-      .Add(kCb, EventKind::kCallbackEnd, 0, 1);
+      .Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 1})
+      .Add(kCb, EventKind::kCallbackEnd, payload::StreamWork{0, 1});
   return t;
 }
 
@@ -57,9 +57,9 @@ TEST(CoverageProbesTest, CallbackWhileItsBlockLivesIsNotAHit) {
       .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB)
       .Start(1)
       .End(1)
-      .Add(kCb, EventKind::kCallbackStart, 0, 1)
+      .Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 1})
       .Free(kT1, 0x200000, 8 * kMiB)  // freed, but nothing allocated since
-      .Add(kCb, EventKind::kCallbackStart, 0, 2);
+      .Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 2});
   CoverageProbes c;
   Observe(c, t);
   EXPECT_EQ(c.hits(kProbeCallbackAfterRealloc), 0u);
@@ -67,13 +67,16 @@ TEST(CoverageProbesTest, CallbackWhileItsBlockLivesIsNotAHit) {
 
 TEST(CoverageProbesTest, AbortWhileOtherRegionInFlight) {
   Trace alone;
-  alone.RegionBegin(kT1, 1).Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB).Start(1).End(1, 0, 719);
+  alone.RegionBegin(kT1, 1)
+      .Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
+      .Start(1)
+      .End(1, 0, CuResult::kLaunchFailed);
   Trace beside;
   beside.RegionBegin(kT2, 2)
       .RegionBegin(kT1, 1)
       .Enqueue(kT1, 1, 0, 1, 0x200000, 1, 128 * kKiB)
       .Start(1)
-      .End(1, 0, 719);
+      .End(1, 0, CuResult::kLaunchFailed);
   CoverageProbes c;
   Observe(c, alone);
   EXPECT_EQ(c.hits(kProbeAbortWhileOtherRegionInFlight), 0u);
@@ -82,23 +85,24 @@ TEST(CoverageProbesTest, AbortWhileOtherRegionInFlight) {
 }
 
 TEST(CoverageProbesTest, FreeWaitingOnARunningCallback) {
-  const auto free_api = static_cast<std::uint32_t>(DriverCall::kMemFree);
+  const payload::Call free_call{DriverCall::kMemFree};
   Trace t;
-  t.Add(kT1, EventKind::kDriverCallBlock, free_api)  // no callback yet
-      .Add(kCb, EventKind::kCallbackStart, 0, 1)
-      .Add(kT1, EventKind::kDriverCallBlock,
-           static_cast<std::uint32_t>(DriverCall::kCtxSynchronize));
+  t.Add(kT1, EventKind::kDriverCallBlock, free_call)  // no callback yet
+      .Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 1})
+      .Add(kT1, EventKind::kDriverCallBlock, payload::Call{DriverCall::kCtxSynchronize});
   CoverageProbes c;
   Observe(c, t);
   EXPECT_EQ(c.hits(kProbeFreeWaitsOnRunningCallback), 0u);
-  t.Add(kT1, EventKind::kDriverCallBlock, free_api);
+  t.Add(kT1, EventKind::kDriverCallBlock, free_call);
   Observe(c, t);
   EXPECT_EQ(c.hits(kProbeFreeWaitsOnRunningCallback), 1u);
 }
 
 TEST(CoverageProbesTest, RuntimeProbesCountOncePerExecution) {
   Trace t;
-  t.Add(kT1, EventKind::kProbe, 0).Add(kT1, EventKind::kProbe, 0).Add(kT1, EventKind::kProbe, 2);
+  t.Add(kT1, EventKind::kProbe, payload::Probe{0})
+      .Add(kT1, EventKind::kProbe, payload::Probe{0})
+      .Add(kT1, EventKind::kProbe, payload::Probe{2});
   CoverageProbes c;
   Observe(c, t);
   Observe(c, t);
@@ -112,7 +116,7 @@ TEST(CoverageProbesTest, MergeAddsAndReportNamesProbesNeverHit) {
   CoverageProbes a, b;
   Observe(a, CallbackAfterRealloc());
   Trace oom;
-  oom.Add(kT1, EventKind::kProbe, 0);
+  oom.Add(kT1, EventKind::kProbe, payload::Probe{0});
   Observe(b, oom);
   Observe(b, Trace());
   a.Merge(b);

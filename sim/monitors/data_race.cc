@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/cu_result.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -72,17 +73,19 @@ std::optional<Violation> DataRaceMonitor::OnQuiescence(absl::Span<const Event> e
 }
 
 void DataRaceMonitor::Access(const Event& e, std::uint32_t index) {
-  if (e.a >= kMaxIndexedId || e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
-  if (e.c == kSnapshotAccess) return;  // atomic: ordered by the search, not a race
+  const auto access = e.As<payload::SharedAccess>();
+  if (access.object >= kMaxIndexedId || e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
+  // Atomic: ordered by the search, not a race.
+  if (access.guard == SharedGuard::kSnapshot) return;
   const ActorId self = e.actor;
   const Entry* clock = clocks_.Clock(self);
   if (ABSL_PREDICT_FALSE(clocks_.width() != width_)) WidenReads();
-  if (writes_.size() <= e.a) writes_.resize(e.a + 1);
-  Write& w = writes_[e.a];
+  if (writes_.size() <= access.object) writes_.resize(access.object + 1);
+  Write& w = writes_[access.object];
   if (w.epoch != 0 && w.actor != self && w.epoch > clock[w.actor]) Race(w.event, index);
-  Entry* read_epochs = read_epochs_.Row(e.a, width_);
-  Entry* read_events = read_events_.Row(e.a, width_);
-  if (e.b == 1) {
+  Entry* read_epochs = read_epochs_.Row(access.object, width_);
+  Entry* read_events = read_events_.Row(access.object, width_);
+  if (access.write) {
     // The actor's own reads are at or below its clock: only another's count.
     if (vector_clock::AnyAfter(read_epochs, clock, width_)) {
       for (ActorId u = 0; u < width_; ++u) {
@@ -100,18 +103,21 @@ void DataRaceMonitor::Access(const Event& e, std::uint32_t index) {
 Violation DataRaceMonitor::Complain(absl::Span<const Event> events, const SimView& view) const {
   const Event& now = events[race_later_];
   const Event& then = events[race_earlier_];
+  const auto now_access = now.As<payload::SharedAccess>();
+  const auto then_access = then.As<payload::SharedAccess>();
   const std::uint32_t earlier = race_earlier_;
-  auto what = [](const Event& a) { return a.b == 1 ? "writes" : "reads"; };
-  auto guard = [](const Event& a) {
-    return a.c == 1              ? "with its guard held"
-           : a.c == kWriteInPass ? "in a pass under its guard"
-                                 : "unguarded";
+  auto what = [](const payload::SharedAccess& a) { return a.write ? "writes" : "reads"; };
+  auto guard = [](const payload::SharedAccess& a) {
+    return a.guard == SharedGuard::kHeld          ? "with its guard held"
+           : a.guard == SharedGuard::kWriteInPass ? "in a pass under its guard"
+                                                  : "unguarded";
   };
   Violation v = ViolationAtLast(
       kName, events,
-      absl::StrCat(Who(view, now.actor), " ", what(now), " ", SharedLabel(view, now.a), " ",
-                   guard(now), " (event #", race_later_, ") while ", Who(view, then.actor), " ",
-                   what(then), " it ", guard(then), " (event #", earlier,
+      absl::StrCat(Who(view, now.actor), " ", what(now_access), " ",
+                   SharedLabel(view, now_access.object), " ", guard(now_access), " (event #",
+                   race_later_, ") while ", Who(view, then.actor), " ", what(then_access), " it ",
+                   guard(then_access), " (event #", earlier,
                    "): no lock, spawn, join, callback or synchronisation orders them"));
   v.site_index = race_later_;
   v.cause_index = race_earlier_;

@@ -13,14 +13,17 @@ using namespace ::stackcheck::sim::monitor_testing;
 
 constexpr std::uint32_t kBlock = 0, kOther = 1;
 
+SharedGuard Guard(bool guarded) { return guarded ? SharedGuard::kHeld : SharedGuard::kUnguarded; }
 Trace& Read(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false) {
-  return t.Add(actor, EventKind::kSharedAccess, object, 0, guarded ? 1 : 0);
+  return t.Add(actor, EventKind::kSharedAccess,
+               payload::SharedAccess{object, /*write=*/false, Guard(guarded)});
 }
 Trace& Write(Trace& t, ActorId actor, std::uint32_t object, bool guarded = false) {
-  return t.Add(actor, EventKind::kSharedAccess, object, 1, guarded ? 1 : 0);
+  return t.Add(actor, EventKind::kSharedAccess,
+               payload::SharedAccess{object, /*write=*/true, Guard(guarded)});
 }
-Trace& Call(Trace& t, ActorId actor, DriverCall api, std::uint64_t result = 0) {
-  return t.Add(actor, EventKind::kDriverCall, static_cast<std::uint32_t>(api), 0, 0, 0, result);
+Trace& Call(Trace& t, ActorId actor, DriverCall api, CuResult result = CuResult::kSuccess) {
+  return t.Add(actor, EventKind::kDriverCall, payload::Call{api, 0, result});
 }
 
 // Judged at the end only, as the engine does: most executions are ordered by
@@ -39,12 +42,13 @@ std::optional<Violation> AtTheEnd(DataRaceMonitor& m, const Trace& t) {
 
 TEST(DataRaceTest, AccessesUnderOneMutexAreOrdered) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1).Add(kT2, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1})
+      .Add(kT2, EventKind::kMutexLock, payload::Mutex{7});
   Read(t, kT2, kBlock, true);
   Write(t, kT2, kBlock, true);
-  t.Add(kT2, EventKind::kMutexUnlock, 7, kT2);
+  t.Add(kT2, EventKind::kMutexUnlock, payload::MutexHeld{7, kT2});
   DataRaceMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
   EXPECT_EQ(AtTheEnd(m, t), std::nullopt);  // the guards alone: no clocks built
@@ -54,18 +58,20 @@ TEST(DataRaceTest, APassOrdersItsReadsBetweenTheUnlockBeforeAndTheLockAfter) {
   // T1 writes under the lock; T2 reads in a pass (Mutex::ReadUnder); T1
   // locks again and writes: both pairs are ordered through the mutex.
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1).Add(kT2, EventKind::kMutexPass, 7);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1})
+      .Add(kT2, EventKind::kMutexPass, payload::Mutex{7});
   Read(t, kT2, kBlock, true);
-  t.Add(kT2, EventKind::kMutexPassEnd, 7).Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT2, EventKind::kMutexPassEnd, payload::Mutex{7})
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
   DataRaceMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
   EXPECT_EQ(AtTheEnd(m, t), std::nullopt);
   // What the reader does after its pass is not ordered before the next lock.
   Write(t, kT2, kOther);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1});
   Read(t, kT1, kOther);
   auto v = Feed(m, t, FakeSimView{}, true);
   ASSERT_TRUE(v.has_value());
@@ -74,9 +80,10 @@ TEST(DataRaceTest, APassOrdersItsReadsBetweenTheUnlockBeforeAndTheLockAfter) {
 
 TEST(DataRaceTest, PassesDoNotOrderEachOther) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexPass, 7);
+  t.Add(kT1, EventKind::kMutexPass, payload::Mutex{7});
   Write(t, kT1, kOther);
-  t.Add(kT1, EventKind::kMutexPassEnd, 7).Add(kT2, EventKind::kMutexPass, 7);
+  t.Add(kT1, EventKind::kMutexPassEnd, payload::Mutex{7})
+      .Add(kT2, EventKind::kMutexPass, payload::Mutex{7});
   Read(t, kT2, kOther);
   DataRaceMonitor m;
   EXPECT_TRUE(Feed(m, t, FakeSimView{}, true).has_value());
@@ -84,9 +91,9 @@ TEST(DataRaceTest, PassesDoNotOrderEachOther) {
 
 TEST(DataRaceTest, AnUnguardedReadRacesWithALockedWriteAndNamesBoth) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1});
   Read(t, kT2, kBlock);  // no lock: nothing orders it after T1's write
   DataRaceMonitor m;
   auto v = Feed(m, t, FakeSimView{}, true);
@@ -102,9 +109,9 @@ TEST(DataRaceTest, JudgesTheTraceAtTheEndWithoutBeingFedEvents) {
   // The engine feeds it nothing as events are logged (reads() is empty);
   // the end of the execution is where it reads the trace, once.
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1});
   Read(t, kT2, kBlock);
   DataRaceMonitor m;
   EXPECT_EQ(m.reads(), 0u);
@@ -120,9 +127,11 @@ TEST(DataRaceTest, JudgesTheTraceAtTheEndWithoutBeingFedEvents) {
 
 TEST(DataRaceTest, AWriteInAPassIsNotOrderedByTheGuard) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexPass, 7);
-  t.Add(kT1, EventKind::kSharedAccess, kBlock, 1, kWriteInPass);
-  t.Add(kT1, EventKind::kMutexPassEnd, 7).Add(kT2, EventKind::kMutexPass, 7);
+  t.Add(kT1, EventKind::kMutexPass, payload::Mutex{7});
+  t.Add(kT1, EventKind::kSharedAccess,
+        payload::SharedAccess{kBlock, /*write=*/true, SharedGuard::kWriteInPass});
+  t.Add(kT1, EventKind::kMutexPassEnd, payload::Mutex{7})
+      .Add(kT2, EventKind::kMutexPass, payload::Mutex{7});
   Read(t, kT2, kBlock, true);
   DataRaceMonitor m;
   auto v = AtTheEnd(m, t);
@@ -134,9 +143,10 @@ TEST(DataRaceTest, AnUnlockByAnotherThreadOrdersNothingOfTheHolders) {
   // T0 unlocks the mutex T1 holds; T2 then locks it: T1's write under the
   // lock is not ordered before T2's read under it.
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT0, EventKind::kMutexUnlock, 7, kT1).Add(kT2, EventKind::kMutexLock, 7);
+  t.Add(kT0, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1})
+      .Add(kT2, EventKind::kMutexLock, payload::Mutex{7});
   Read(t, kT2, kBlock, true);
   DataRaceMonitor m;
   EXPECT_TRUE(AtTheEnd(m, t).has_value());
@@ -165,10 +175,10 @@ TEST(DataRaceTest, AWriteRacesWithAnEarlierUnorderedRead) {
 TEST(DataRaceTest, SpawnAndJoinOrder) {
   Trace t;
   Write(t, kT0, kBlock);
-  t.Add(kT1, EventKind::kThreadStart, kT0);
+  t.Add(kT1, EventKind::kThreadStart, payload::ThreadStart{kT0});
   Read(t, kT1, kBlock);
   Write(t, kT1, kBlock);
-  t.Add(kT1, EventKind::kThreadEnd).Add(kT0, EventKind::kJoin, kT1);
+  t.Add(kT1, EventKind::kThreadEnd).Add(kT0, EventKind::kJoin, payload::Join{kT1});
   Write(t, kT0, kBlock);
   DataRaceMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}, true), std::nullopt);
@@ -176,7 +186,7 @@ TEST(DataRaceTest, SpawnAndJoinOrder) {
 
 TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
   Trace t;
-  t.Add(kT1, EventKind::kThreadStart, kT0);
+  t.Add(kT1, EventKind::kThreadStart, payload::ThreadStart{kT0});
   Write(t, kT0, kBlock);  // after the spawn
   Read(t, kT1, kBlock);
   DataRaceMonitor m;
@@ -186,9 +196,10 @@ TEST(DataRaceTest, TheParentsLaterWritesRaceWithTheChild) {
 TEST(DataRaceTest, ACallbackRunsAfterItsEnqueueButNotAfterOthersWrites) {
   Trace t;
   Write(t, kT1, kBlock);
-  Call(t, kT1, DriverCall::kStreamAddCallback);     // callback 0
-  Call(t, kT2, DriverCall::kStreamAddCallback, 1);  // refused: numbers nothing
-  t.Add(kCb, EventKind::kCallbackStart, 0, 0);
+  Call(t, kT1, DriverCall::kStreamAddCallback);  // callback 0
+  // Refused: numbers nothing.
+  Call(t, kT2, DriverCall::kStreamAddCallback, CuResult::kInvalidValue);
+  t.Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 0});
   Read(t, kCb, kBlock);   // ordered after T1's write by the enqueue
   Write(t, kT2, kBlock);  // T2 is ordered with neither
   DataRaceMonitor m;
@@ -222,10 +233,10 @@ TEST(DataRaceTest, ResetForgetsThePreviousExecution) {
 
 TEST(DataRaceTest, ManyActorsWidenTheClocks) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7});
   Write(t, kT1, kBlock, true);
-  t.Add(kT1, EventKind::kMutexUnlock, 7, kT1);
-  t.Add(40, EventKind::kMutexLock, 7);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1});
+  t.Add(40, EventKind::kMutexLock, payload::Mutex{7});
   Read(t, 40, kBlock, true);  // ordered: no race, though actor 40 widens every clock
   Write(t, 41, kBlock);       // unordered with both
   DataRaceMonitor m;

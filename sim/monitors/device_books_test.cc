@@ -22,10 +22,10 @@ void ApplyAll(DeviceBooks& books, const std::vector<Event>& events, std::size_t 
 
 TEST(DeviceBooksTest, AKernelIsBookedOnTheBlocksItWasEnqueuedOn) {
   Trace t;
-  t.Alloc(kT0, 0x1000, 0x1000)                                  // serial 1: stacks
-      .Alloc(kT0, 0x4000, 0x100)                                // serial 2: variables
-      .Enqueue(kT0, 7, 0, 1, 0x1000, 4, 0x100)                  //
-      .Add(kT0, EventKind::kKernelVars, 7, 0, 0, 0, 0x4010, 0)  // no program data
+  t.Alloc(kT0, 0x1000, 0x1000)                                              // serial 1: stacks
+      .Alloc(kT0, 0x4000, 0x100)                                            // serial 2: variables
+      .Enqueue(kT0, 7, 0, 1, 0x1000, 4, 0x100)                              //
+      .Add(kT0, EventKind::kKernelVars, payload::KernelVars{7, 0x4010, 0})  // no program data
       .Start(7);
   DeviceBooks books;
   books.Reset();
@@ -87,8 +87,8 @@ TEST(DeviceBooksTest, AnEndedKernelIsShownAsItWasUntilTheNextEvent) {
   t.Alloc(kT0, 0x1000, 0x1000)
       .Enqueue(kT0, 7, 0, 5, 0x1000, 1, 0x100)
       .Start(7)
-      .End(7, 0, 719)
-      .End(7, 0, 719);  // unknown by now
+      .End(7, 0, CuResult::kLaunchFailed)
+      .End(7, 0, CuResult::kLaunchFailed);  // unknown by now
   const std::vector<Event>& e = t.events();
   DeviceBooks books;
   books.Reset();

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/driver_api.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -18,14 +19,16 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(absl::Span<const E
   const Event& e = events.back();
   switch (e.kind) {
     case EventKind::kCallbackStart:
-    case EventKind::kHostFnStart:
+    case EventKind::kHostFnStart: {
       if (e.actor >= kMaxIndexedId) return std::nullopt;
       if (e.actor >= context_of_actor_.size()) {
         context_of_actor_.resize(e.actor + 1);
       }
-      context_of_actor_[e.actor] =
-          CallbackContext{true, e.kind == EventKind::kHostFnStart, e.a, e.b, events.size() - 1};
+      const auto work = e.As<payload::StreamWork>();
+      context_of_actor_[e.actor] = CallbackContext{true, e.kind == EventKind::kHostFnStart,
+                                                   work.stream, work.id, events.size() - 1};
       return std::nullopt;
+    }
     case EventKind::kCallbackEnd:
     case EventKind::kHostFnEnd:
       if (e.actor < context_of_actor_.size()) {
@@ -36,7 +39,7 @@ std::optional<Violation> DriverCallInCallbackMonitor::OnEvent(absl::Span<const E
     case EventKind::kDriverCallBlock: {
       const bool bracketed =
           e.actor < context_of_actor_.size() && context_of_actor_[e.actor].active;
-      const bool marked = (e.b & kCallFromCallback) != 0;
+      const bool marked = (e.As<payload::Call>().flags & kCallFromCallback) != 0;
       if (!bracketed && !marked) return std::nullopt;
       return Complain(events, view, bracketed);
     }
@@ -55,11 +58,13 @@ std::optional<Violation> DriverCallInCallbackMonitor::Complain(absl::Span<const 
     where = absl::StrCat(c.host_fn ? "host function " : "callback ", c.id, " of stream ", c.stream,
                          " (started at event ", c.start_index, ")");
   }
-  const std::string call(DriverCallName(static_cast<DriverCall>(e.a)));
+  const auto driver_call = e.As<payload::Call>();
+  const std::string call(DriverCallName(driver_call.call));
+  // A kDriverCallBlock has no result yet.
   return ViolationAtLast(kName, events,
                          e.kind == EventKind::kDriverCall
                              ? absl::StrCat(Who(view, e.actor), " called ", call, " from ", where,
-                                            "; it returned ", FormatResult(e.x))
+                                            "; it returned ", FormatResult(driver_call.result))
                              : absl::StrCat(Who(view, e.actor), " called ", call, " from ", where,
                                             " and the call blocked"));
 }

@@ -1,10 +1,10 @@
 // no-driver-call-in-callback (SEM-09): a stream callback or host function makes
 // no driver call at all. The engine marks such calls (kCallFromCallback in
-// field b); independently, this monitor knows which actors are inside a
-// callback from the kCallbackStart/End and kHostFnStart/End brackets, so a call
-// is caught even if the mark were missing. A call that blocks forever (a
-// cuStreamSynchronize waiting on the callback thread) is caught when it starts
-// waiting.
+// payload::Call's flags); independently, this monitor knows which actors are
+// inside a callback from the kCallbackStart/End and kHostFnStart/End brackets,
+// so a call is caught even if the mark were missing. A call that blocks
+// forever (a cuStreamSynchronize waiting on the callback thread) is caught
+// when it starts waiting.
 #ifndef STACKCHECK_SIM_MONITORS_DRIVER_CALL_IN_CALLBACK_H_
 #define STACKCHECK_SIM_MONITORS_DRIVER_CALL_IN_CALLBACK_H_
 

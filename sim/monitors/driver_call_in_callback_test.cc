@@ -11,24 +11,23 @@ namespace {
 using ::testing::HasSubstr;
 using namespace ::stackcheck::sim::monitor_testing;
 
-constexpr std::uint32_t Api(DriverCall api) { return static_cast<std::uint32_t>(api); }
-
 TEST(DriverCallInCallbackTest, HostThreadsMayCallTheDriver) {
   Trace t;
-  t.Add(kCb, EventKind::kCallbackStart, 0, 7)
-      .Add(kCb, EventKind::kCallbackEnd, 0, 7)
-      .Add(kCb, EventKind::kHostFnStart, 0, 8)
-      .Add(kCb, EventKind::kHostFnEnd, 0, 8)
-      .Add(kT1, EventKind::kDriverCall, Api(DriverCall::kMemFree))
-      .Add(kCb, EventKind::kMutexLock, 0);  // locks are not driver calls
+  t.Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 7})
+      .Add(kCb, EventKind::kCallbackEnd, payload::StreamWork{0, 7})
+      .Add(kCb, EventKind::kHostFnStart, payload::StreamWork{0, 8})
+      .Add(kCb, EventKind::kHostFnEnd, payload::StreamWork{0, 8})
+      .Add(kT1, EventKind::kDriverCall, payload::Call{DriverCall::kMemFree})
+      .Add(kCb, EventKind::kMutexLock, payload::Mutex{0});  // locks are not driver calls
   DriverCallInCallbackMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
 }
 
 TEST(DriverCallInCallbackTest, FreeInsideACallback) {
   Trace t;
-  t.Add(kCb, EventKind::kCallbackStart, 0, 7)
-      .Add(kCb, EventKind::kDriverCall, Api(DriverCall::kMemFree), 0, 0, 0, 800);
+  t.Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 7})
+      .Add(kCb, EventKind::kDriverCall,
+           payload::Call{DriverCall::kMemFree, 0, CuResult::kNotPermitted});
   DriverCallInCallbackMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -41,8 +40,8 @@ TEST(DriverCallInCallbackTest, FreeInsideACallback) {
 
 TEST(DriverCallInCallbackTest, BlockingCallInsideAHostFunction) {
   Trace t;
-  t.Add(kCb, EventKind::kHostFnStart, 2, 1)
-      .Add(kCb, EventKind::kDriverCallBlock, Api(DriverCall::kStreamSynchronize));
+  t.Add(kCb, EventKind::kHostFnStart, payload::StreamWork{2, 1})
+      .Add(kCb, EventKind::kDriverCallBlock, payload::Call{DriverCall::kStreamSynchronize});
   DriverCallInCallbackMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -53,7 +52,7 @@ TEST(DriverCallInCallbackTest, BlockingCallInsideAHostFunction) {
 
 TEST(DriverCallInCallbackTest, EngineMarkAloneIsEnough) {
   Trace t;
-  t.Add(kCb, EventKind::kDriverCall, Api(DriverCall::kLaunchKernel), kCallFromCallback);
+  t.Add(kCb, EventKind::kDriverCall, payload::Call{DriverCall::kLaunchKernel, kCallFromCallback});
   DriverCallInCallbackMonitor m;
   EXPECT_TRUE(Feed(m, t, FakeSimView{}).has_value());
 }

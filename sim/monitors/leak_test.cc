@@ -77,7 +77,8 @@ TEST(LeakTest, StacksPlacedInABlockMakeItTheRuntimes) {
 
 TEST(LeakTest, StickyErrorExcusesUnfreedBlocks) {
   Trace t = RegionWithCachedBlock();
-  t.Add(kGpu, EventKind::kStickyError, 0, 0, 0, 0, 719).Add(kT0, EventKind::kCtxDestroy);
+  t.Add(kGpu, EventKind::kStickyError, payload::StickyError{CuResult::kLaunchFailed})
+      .Add(kT0, EventKind::kCtxDestroy);
   LeakMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
   Trace quiet = RegionWithCachedBlock();

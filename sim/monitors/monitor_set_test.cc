@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/bookkeeping_view.h"
 #include "sim/simulator.h"
 #include "sim/strategies/random_strategy.h"
@@ -39,9 +40,14 @@ std::optional<Violation> Replay(Monitor& m, const std::vector<Event>& trace, con
 bool Shown(const Monitor& m, const Event& e, bool engine_trace) {
   if (e.kind != EventKind::kDriverCall && e.kind != EventKind::kDriverCallBlock) return true;
   const CallFilter f = m.calls();
-  if (e.a < 64 && ((f.apis >> e.a) & 1) == 0) return false;
-  if (f.succeeded_only && e.kind == EventKind::kDriverCall && e.x != 0) return false;
-  if (engine_trace && f.marked_only && (e.b & kCallFromCallback) == 0) return false;
+  const auto call = e.As<payload::Call>();
+  // Random streams carry any word here, past the last DriverCall too.
+  const auto api = static_cast<std::uint32_t>(call.call);
+  if (api < 64 && ((f.apis >> api) & 1) == 0) return false;
+  if (f.succeeded_only && e.kind == EventKind::kDriverCall && call.result != CuResult::kSuccess) {
+    return false;
+  }
+  if (engine_trace && f.marked_only && (call.flags & kCallFromCallback) == 0) return false;
   return true;
 }
 
@@ -139,18 +145,19 @@ std::vector<Event> RandomStream(std::mt19937_64& rng, int length) {
   const auto pick = [&](std::uint64_t n) { return rng() % n; };
   std::vector<Event> trace;
   for (int i = 0; i < length; ++i) {
-    Event e;
-    e.time_ns = i;
-    e.actor = static_cast<ActorId>(pick(4));
-    e.kind = static_cast<EventKind>(pick(static_cast<int>(EventKind::kProbe) + 1));
-    e.a = static_cast<std::uint32_t>(pick(3));
-    e.b = pick(5) == 0 ? kNoActor : static_cast<std::uint32_t>(pick(4));
-    e.c = static_cast<std::uint32_t>(pick(3));
-    e.d = static_cast<std::uint32_t>(1 + pick(4));
-    e.x = pick(4) * 0x1000 + (pick(4) == 0 ? 719 : 0);
-    e.y = 0x400 << pick(3);
-    if (e.kind == EventKind::kKernelEnd && pick(2) == 0) e.x = 0;
-    trace.push_back(e);
+    const auto actor = static_cast<ActorId>(pick(4));
+    const auto kind = static_cast<EventKind>(pick(static_cast<int>(EventKind::kProbe) + 1));
+    // Random words, whatever the kind's payload: every field of every kind
+    // takes values from the same tiny domain.
+    EventWords w;
+    w.a = static_cast<std::uint32_t>(pick(3));
+    w.b = pick(5) == 0 ? kNoActor : static_cast<std::uint32_t>(pick(4));
+    w.c = static_cast<std::uint32_t>(pick(3));
+    w.d = static_cast<std::uint32_t>(1 + pick(4));
+    w.x = pick(4) * 0x1000 + (pick(4) == 0 ? 719 : 0);
+    w.y = 0x400 << pick(3);
+    if (kind == EventKind::kKernelEnd && pick(2) == 0) w.x = 0;
+    trace.push_back(Event(i, actor, kind, w));
   }
   return trace;
 }
@@ -178,13 +185,12 @@ TEST(MonitorSetTest, SameVerdictsOnRandomStreams) {
 
 TEST(MonitorSetTest, FirstViolationInTheGivenOrder) {
   // An event both monitors read; each would complain about it.
-  std::vector<Event> trace(2);
-  trace[0].kind = EventKind::kKernelEnqueue;  // stacks in no block at all
-  trace[0].a = 1;
-  trace[0].d = 1;
-  trace[0].y = 1024;
-  trace[1].kind = EventKind::kKernelStart;
-  trace[1].a = 1;
+  const std::vector<Event> trace = {
+      // Kernel 1, one warp of 1 KiB, stacks at 0: in no block at all.
+      Event(0, kNoActor, EventKind::kKernelEnqueue,
+            payload::KernelLaunch{{/*kernel=*/1, 0, 0, /*slots=*/1}, 0, /*per_warp=*/1024}),
+      Event(0, kNoActor, EventKind::kKernelStart, payload::Kernel{/*kernel=*/1}),
+  };
   class Names : public SimView {
     bool sticky_error() const override { return false; }
     absl::string_view ActorName(ActorId) const override { return "T"; }

@@ -16,6 +16,7 @@
 #include "benchmark/benchmark.h"
 #include "core/probes.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/bookkeeping_view.h"
 #include "sim/monitors/coverage_probes.h"
 #include "sim/monitors/monitor_set.h"
@@ -33,22 +34,15 @@ class NamesOnly : public SimView {
 
 class StreamBuilder {
  public:
-  void Add(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
-           std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
-    Event e;
-    e.time_ns = now_ += 50;
-    e.actor = actor;
-    e.kind = kind;
-    e.a = a;
-    e.b = b;
-    e.c = c;
-    e.d = d;
-    e.x = x;
-    e.y = y;
-    events_.push_back(e);
+  template <typename Payload>
+  void Add(ActorId actor, EventKind kind, const Payload& payload) {
+    events_.push_back(Event(now_ += 50, actor, kind, payload));
+  }
+  void Add(ActorId actor, EventKind kind) {
+    events_.push_back(Event(now_ += 50, actor, kind, payload::None{}));
   }
   void Call(ActorId actor, DriverCall api) {
-    Add(actor, EventKind::kDriverCall, static_cast<std::uint32_t>(api));
+    Add(actor, EventKind::kDriverCall, payload::Call{api});
   }
   std::vector<Event> Take() { return std::move(events_); }
 
@@ -63,7 +57,7 @@ constexpr std::uint64_t kPerWarp = 128 * 1024;
 
 std::vector<Event> SyntheticExecution() {
   StreamBuilder s;
-  s.Add(0, EventKind::kMutexCreate, 0);
+  s.Add(0, EventKind::kMutexCreate, payload::Mutex{0});
   std::uint64_t block = 0, block_bytes = 0, next_ptr = 0x100000000;
   std::uint32_t kernel = 0, region = 0, callback = 0;
   std::vector<std::uint64_t> user_blocks;
@@ -71,52 +65,52 @@ std::vector<Event> SyntheticExecution() {
     for (ActorId t = 1; t <= 3; ++t) {
       const std::uint32_t teams = 8u << ((round + t) % 3);
       const std::uint64_t need = kPerWarp * teams * 8;
-      s.Add(t, EventKind::kRegionBegin, 0, 0, ++region);
-      s.Add(t, EventKind::kMutexLock, 0);
+      s.Add(t, EventKind::kRegionBegin, payload::Region{++region});
+      s.Add(t, EventKind::kMutexLock, payload::Mutex{0});
       if (need > block_bytes) {
         if (block != 0) {
           s.Call(t, DriverCall::kCtxSynchronize);
-          s.Add(t, EventKind::kFree, 0, 0, 0, 0, block, block_bytes);
+          s.Add(t, EventKind::kFree, payload::Block{block, block_bytes});
           s.Call(t, DriverCall::kMemFree);
         }
         block = next_ptr;
         block_bytes = need;
         next_ptr += need;
-        s.Add(t, EventKind::kAlloc, 0, 0, 0, 0, block, need);
+        s.Add(t, EventKind::kAlloc, payload::Block{block, need});
         s.Call(t, DriverCall::kMemAlloc);
       }
-      s.Add(t, EventKind::kKernelEnqueue, ++kernel, 0, region, teams * 8, block, kPerWarp);
+      s.Add(t, EventKind::kKernelEnqueue,
+            payload::KernelLaunch{{++kernel, 0, region, teams * 8}, block, kPerWarp});
       s.Call(t, DriverCall::kLaunchKernel);
-      s.Add(t, EventKind::kDriverCallBlock,
-            static_cast<std::uint32_t>(DriverCall::kCtxSynchronize));
-      s.Add(kGpu, EventKind::kKernelStart, kernel, 0);
-      s.Add(kGpu, EventKind::kKernelEnd, kernel, 0);
+      s.Add(t, EventKind::kDriverCallBlock, payload::Call{DriverCall::kCtxSynchronize});
+      s.Add(kGpu, EventKind::kKernelStart, payload::Kernel{kernel});
+      s.Add(kGpu, EventKind::kKernelEnd, payload::Kernel{kernel});
       if (round % 4 == 0) {
-        s.Add(kCallbackThread, EventKind::kCallbackStart, 0, ++callback);
-        s.Add(kCallbackThread, EventKind::kCallbackEnd, 0, callback);
+        s.Add(kCallbackThread, EventKind::kCallbackStart, payload::StreamWork{0, ++callback});
+        s.Add(kCallbackThread, EventKind::kCallbackEnd, payload::StreamWork{0, callback});
       }
       s.Call(t, DriverCall::kCtxSynchronize);
-      s.Add(t, EventKind::kMutexUnlock, 0, t);
-      s.Add(t, EventKind::kRegionEnd, 0, 0, region);
+      s.Add(t, EventKind::kMutexUnlock, payload::MutexHeld{0, t});
+      s.Add(t, EventKind::kRegionEnd, payload::Region{region});
       // device_alloc: soft-limit check under the lock, then the allocation.
-      s.Add(t, EventKind::kMutexLock, 0);
-      s.Add(t, EventKind::kMutexUnlock, 0, t);
+      s.Add(t, EventKind::kMutexLock, payload::Mutex{0});
+      s.Add(t, EventKind::kMutexUnlock, payload::MutexHeld{0, t});
       const std::uint64_t user = next_ptr;
       next_ptr += 1 << 20;
-      s.Add(t, EventKind::kAlloc, 0, 0, 0, 0, user, 1 << 20);
+      s.Add(t, EventKind::kAlloc, payload::Block{user, 1 << 20});
       s.Call(t, DriverCall::kMemAlloc);
-      s.Add(t, EventKind::kCacheHeld, 0, 0, 0, 0, block_bytes, 0);
-      if (round % 8 == 0) s.Add(t, EventKind::kProbe, 0);
+      s.Add(t, EventKind::kCacheHeld, payload::CacheHeld{block_bytes});
+      if (round % 8 == 0) s.Add(t, EventKind::kProbe, payload::Probe{0});
       user_blocks.push_back(user);
       if (user_blocks.size() > 4) {
-        s.Add(t, EventKind::kFree, 0, 0, 0, 0, user_blocks.front(), 1 << 20);
+        s.Add(t, EventKind::kFree, payload::Block{user_blocks.front(), 1 << 20});
         s.Call(t, DriverCall::kMemFree);
         user_blocks.erase(user_blocks.begin());
       }
     }
   }
-  s.Add(0, EventKind::kMutexDestroy, 0, kNoActor);
-  s.Add(0, EventKind::kFree, 0, 0, 0, 0, block, block_bytes);
+  s.Add(0, EventKind::kMutexDestroy, payload::MutexHeld{0, kNoActor});
+  s.Add(0, EventKind::kFree, payload::Block{block, block_bytes});
   s.Add(0, EventKind::kCtxDestroy);
   return s.Take();
 }

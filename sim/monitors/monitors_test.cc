@@ -71,12 +71,11 @@ TEST(MakeMonitorTest, StrangeEventsAreSurvived) {
   std::vector<Event> events;
   for (ActorId actor : {ActorId{4000000000u}, kNoActor, ActorId{3}}) {
     for (int k = 0; k <= static_cast<int>(EventKind::kProbe); ++k) {
-      Event e;
-      e.actor = actor;
-      e.kind = static_cast<EventKind>(k);
-      e.a = e.b = e.c = e.d = 0xfffffff0u;
-      e.x = e.y = ~std::uint64_t{0};
-      events.push_back(e);
+      // Words near the top of their range in every field, whatever the kind.
+      EventWords w;
+      w.a = w.b = w.c = w.d = 0xfffffff0u;
+      w.x = w.y = ~std::uint64_t{0};
+      events.push_back(Event(0, actor, static_cast<EventKind>(k), w));
     }
   }
   const AnyNames names;

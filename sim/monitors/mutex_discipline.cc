@@ -3,6 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -40,9 +41,10 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(absl::Span<const Event>
   const std::size_t index = events.size() - 1;
   switch (e.kind) {
     case EventKind::kMutexCreate: {
-      MutexState& m = StateOf(e.a);
+      const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+      MutexState& m = StateOf(mutex);
       m = MutexState{};
-      m.id = e.a;
+      m.id = mutex;
       return std::nullopt;
     }
     case EventKind::kMutexLock:
@@ -56,7 +58,7 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(absl::Span<const Event>
       return std::nullopt;
   }
 
-  MutexState& m = StateOf(e.a);
+  MutexState& m = StateOf(e.As<payload::Mutex>().mutex);
   if (m.destroyed) {
     if (m.use_after_destroy_reported) return std::nullopt;
     m.use_after_destroy_reported = true;
@@ -67,23 +69,24 @@ std::optional<Violation> MutexDisciplineMonitor::OnEvent(absl::Span<const Event>
       m.owner = e.actor;
       m.locked_at = index;
       return std::nullopt;
-    case EventKind::kMutexBlock:
-      // Field b is the owner the engine saw; a holder waiting on itself will
-      // wait forever.
-      if (e.b != kNoActor && e.b == e.actor) return Complain(events, view, m, false);
+    case EventKind::kMutexBlock: {
+      // The owner the engine saw; a holder waiting on itself will wait
+      // forever.
+      const ActorId owner = e.As<payload::MutexHeld>().owner;
+      if (owner != kNoActor && owner == e.actor) return Complain(events, view, m, false);
       return std::nullopt;
+    }
     case EventKind::kMutexTryLockFail:
     case EventKind::kMutexPass:
       return std::nullopt;
     case EventKind::kMutexUnlock:
       m.owner = kNoActor;
-      if (e.b == e.actor) return std::nullopt;  // field b: the owner before
+      if (e.As<payload::MutexHeld>().owner == e.actor) return std::nullopt;  // the owner before
       return Complain(events, view, m, false);
     case EventKind::kMutexDestroy:
-      // Field b: the owner. glibc destroys a free mutex; a held one stays
-      // locked and alive (EBUSY), so its owner's unlock is no use after
-      // destroy.
-      if (e.b == kNoActor) {
+      // glibc destroys a free mutex; a held one stays locked and alive
+      // (EBUSY), so its owner's unlock is no use after destroy.
+      if (e.As<payload::MutexHeld>().owner == kNoActor) {
         m.destroyed = true;
         m.destroyed_by = e.actor;
         m.destroyed_at = index;
@@ -114,7 +117,7 @@ std::optional<Violation> MutexDisciplineMonitor::Complain(absl::Span<const Event
           absl::StrCat(who, " locks ", mutex, " again while holding it since event ", m.locked_at,
                        " (relock by the owner: it waits for itself)"));
     case EventKind::kMutexUnlock: {
-      const ActorId owner = e.b;
+      const ActorId owner = e.As<payload::MutexHeld>().owner;
       if (owner == kNoActor) {
         return ViolationAtLast(kName, events,
                                absl::StrCat(who, " unlocked ", mutex, ", which nobody held"));
@@ -124,13 +127,15 @@ std::optional<Violation> MutexDisciplineMonitor::Complain(absl::Span<const Event
           absl::StrCat(who, " unlocked ", mutex, ", held by ", Who(view, owner), " since event ",
                        m.locked_at, " (unlock by a thread that does not own it)"));
     }
-    default:  // kMutexDestroy
+    default: {  // kMutexDestroy
+      const ActorId owner = e.As<payload::MutexHeld>().owner;
       return ViolationAtLast(
           kName, events,
           absl::StrCat(who, " destroyed ", mutex, " while ",
-                       e.b == e.actor ? std::string("holding it")
-                                      : absl::StrCat(Who(view, e.b), " holds it"),
+                       owner == e.actor ? std::string("holding it")
+                                        : absl::StrCat(Who(view, owner), " holds it"),
                        " (locked at event ", m.locked_at, ")"));
+    }
   }
 }
 

@@ -12,23 +12,23 @@ using namespace ::stackcheck::sim::monitor_testing;
 
 TEST(MutexDisciplineTest, OrdinaryLockingHolds) {
   Trace t;
-  t.Add(kT0, EventKind::kMutexCreate, 0)
-      .Add(kT1, EventKind::kMutexLock, 0)
-      .Add(kT2, EventKind::kMutexBlock, 0, kT1)
-      .Add(kT2, EventKind::kMutexTryLockFail, 0)
-      .Add(kT1, EventKind::kMutexUnlock, 0, kT1)
-      .Add(kT2, EventKind::kMutexLock, 0)
-      .Add(kT2, EventKind::kMutexUnlock, 0, kT2)
-      .Add(kT0, EventKind::kMutexDestroy, 0, kNoActor);
+  t.Add(kT0, EventKind::kMutexCreate, payload::Mutex{0})
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT2, EventKind::kMutexBlock, payload::MutexHeld{0, kT1})
+      .Add(kT2, EventKind::kMutexTryLockFail, payload::Mutex{0})
+      .Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{0, kT1})
+      .Add(kT2, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT2, EventKind::kMutexUnlock, payload::MutexHeld{0, kT2})
+      .Add(kT0, EventKind::kMutexDestroy, payload::MutexHeld{0, kNoActor});
   MutexDisciplineMonitor m;
   EXPECT_EQ(Feed(m, t, FakeSimView{}), std::nullopt);
 }
 
 TEST(MutexDisciplineTest, CallbackUnlocksRunsLock) {  // V1a
   Trace t;
-  t.Add(kT0, EventKind::kMutexCreate, 0)
-      .Add(kT1, EventKind::kMutexLock, 0)
-      .Add(kCb, EventKind::kMutexUnlock, 0, kT1);
+  t.Add(kT0, EventKind::kMutexCreate, payload::Mutex{0})
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kCb, EventKind::kMutexUnlock, payload::MutexHeld{0, kT1});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -41,7 +41,7 @@ TEST(MutexDisciplineTest, CallbackUnlocksRunsLock) {  // V1a
 
 TEST(MutexDisciplineTest, UnlockOfAFreeMutex) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexUnlock, 4, kNoActor);
+  t.Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{4, kNoActor});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -50,7 +50,8 @@ TEST(MutexDisciplineTest, UnlockOfAFreeMutex) {
 
 TEST(MutexDisciplineTest, RelockByTheOwner) {  // B1's exit path
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 0).Add(kT1, EventKind::kMutexBlock, 0, kT1);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT1, EventKind::kMutexBlock, payload::MutexHeld{0, kT1});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -60,7 +61,8 @@ TEST(MutexDisciplineTest, RelockByTheOwner) {  // B1's exit path
 
 TEST(MutexDisciplineTest, DestroyWhileLocked) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 0).Add(kT0, EventKind::kMutexDestroy, 0, kT1);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT0, EventKind::kMutexDestroy, payload::MutexHeld{0, kT1});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -71,9 +73,9 @@ TEST(MutexDisciplineTest, AFailedDestroyLeavesTheMutexToItsOwner) {
   // glibc: EBUSY, the mutex stays locked and alive; the owner's unlock after
   // it is no use after destroy (V2's close under a thread inside run).
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 0)
-      .Add(kT0, EventKind::kMutexDestroy, 0, kT1)
-      .Add(kT1, EventKind::kMutexUnlock, 0, kT1);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT0, EventKind::kMutexDestroy, payload::MutexHeld{0, kT1})
+      .Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{0, kT1});
   MutexDisciplineMonitor m;
   absl::Span<const Event> all(t.events());
   EXPECT_TRUE(m.OnEvent(all.first(1), FakeSimView{}) == std::nullopt);
@@ -85,9 +87,9 @@ TEST(MutexDisciplineTest, AUseAfterDestroyIsReportedOnce) {
   // The lock and the unlock after it are one bug: an execution that goes on
   // past it must not report the unlock as another.
   Trace t;
-  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor)
-      .Add(kT1, EventKind::kMutexLock, 0)
-      .Add(kT1, EventKind::kMutexUnlock, 0, kT1);
+  t.Add(kT0, EventKind::kMutexDestroy, payload::MutexHeld{0, kNoActor})
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT1, EventKind::kMutexUnlock, payload::MutexHeld{0, kT1});
   MutexDisciplineMonitor m;
   absl::Span<const Event> all(t.events());
   EXPECT_EQ(m.OnEvent(all.first(1), FakeSimView{}), std::nullopt);
@@ -97,7 +99,8 @@ TEST(MutexDisciplineTest, AUseAfterDestroyIsReportedOnce) {
 
 TEST(MutexDisciplineTest, NamesTheMutexWhenTheEngineKnowsIt) {
   Trace t;
-  t.Add(kT1, EventKind::kMutexLock, 7).Add(kCb, EventKind::kMutexUnlock, 7, kT1);
+  t.Add(kT1, EventKind::kMutexLock, payload::Mutex{7})
+      .Add(kCb, EventKind::kMutexUnlock, payload::MutexHeld{7, kT1});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());
@@ -106,7 +109,8 @@ TEST(MutexDisciplineTest, NamesTheMutexWhenTheEngineKnowsIt) {
 
 TEST(MutexDisciplineTest, UseAfterDestroy) {
   Trace t;
-  t.Add(kT0, EventKind::kMutexDestroy, 0, kNoActor).Add(kT1, EventKind::kMutexLock, 0);
+  t.Add(kT0, EventKind::kMutexDestroy, payload::MutexHeld{0, kNoActor})
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{0});
   MutexDisciplineMonitor m;
   auto v = Feed(m, t, FakeSimView{});
   ASSERT_TRUE(v.has_value());

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/device_books.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -23,7 +24,7 @@ std::optional<Violation> StackOverlapMonitor::OnEvent(absl::Span<const Event> ev
       return PastBlock(events, view, k, *b);
     }
     case EventKind::kKernelStart: {
-      const KernelInFlight* k = books.FindKernel(e.a);
+      const KernelInFlight* k = books.FindKernel(e.As<payload::Kernel>().kernel);
       if (k == nullptr) return std::nullopt;
       for (const KernelInFlight& other : books.in_flight()) {
         if (!other.started || other.id == k->id) continue;

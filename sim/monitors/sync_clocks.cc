@@ -4,6 +4,7 @@
 
 #include "core/cu_result.h"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -75,8 +76,9 @@ void SyncClocks::AcquireMutex(ActorId actor, std::uint32_t mutex) {
 }
 
 void SyncClocks::DriverCallReturned(const Event& e) {
-  if (e.x != static_cast<std::uint64_t>(CuResult::kSuccess)) return;
-  const auto api = static_cast<DriverCall>(e.a);
+  const auto call = e.As<payload::Call>();
+  if (call.result != CuResult::kSuccess) return;
+  const DriverCall api = call.call;
   if (api == DriverCall::kStreamAddCallback || api == DriverCall::kLaunchHostFunc) {
     const std::uint32_t id = next_callback_++;
     if (id < kMaxIndexedId) {
@@ -92,23 +94,25 @@ void SyncClocks::DriverCallReturned(const Event& e) {
 
 void SyncClocks::KernelStarted(const Event& e) {
   if (std::find(gpu_.begin(), gpu_.end(), e.actor) == gpu_.end()) gpu_.push_back(e.actor);
-  if (e.b < kMaxIndexedId) {
-    if (stream_actor_.size() <= e.b) stream_actor_.resize(e.b + 1, kNoActor);
-    stream_actor_[e.b] = e.actor;
+  const auto kernel = e.As<payload::Kernel>();
+  if (kernel.stream < kMaxIndexedId) {
+    if (stream_actor_.size() <= kernel.stream) stream_actor_.resize(kernel.stream + 1, kNoActor);
+    stream_actor_[kernel.stream] = e.actor;
   }
-  if (e.a < kMaxIndexedId && kernels_.Has(e.a)) {
+  if (kernel.kernel < kMaxIndexedId && kernels_.Has(kernel.kernel)) {
     ClockOf(e.actor);
-    Join(actors_.Row(e.actor, width_), kernels_.Row(e.a, width_));
+    Join(actors_.Row(e.actor, width_), kernels_.Row(kernel.kernel, width_));
   }
 }
 
 void SyncClocks::CallbackStarted(const Event& e) {
+  const auto work = e.As<payload::StreamWork>();
   ClockOf(e.actor);
-  if (e.b < kMaxIndexedId && callbacks_.Has(e.b)) {
-    Join(actors_.Row(e.actor, width_), callbacks_.Row(e.b, width_));
+  if (work.id < kMaxIndexedId && callbacks_.Has(work.id)) {
+    Join(actors_.Row(e.actor, width_), callbacks_.Row(work.id, width_));
   }
-  if (e.a < stream_actor_.size() && stream_actor_[e.a] != kNoActor) {
-    const ActorId stream = stream_actor_[e.a];
+  if (work.stream < stream_actor_.size() && stream_actor_[work.stream] != kNoActor) {
+    const ActorId stream = stream_actor_[work.stream];
     ClockOf(stream);
     Join(actors_.Row(e.actor, width_), actors_.Row(stream, width_));
   }
@@ -118,49 +122,64 @@ void SyncClocks::Apply(const Event& e) {
   if ((kActsOn & KindBit(e.kind)) == 0) return;
   if (e.actor == kNoActor || e.actor >= kMaxIndexedId) return;
   switch (e.kind) {
-    case EventKind::kThreadStart:
-      if (e.a != kNoActor && e.a < kMaxIndexedId) StartThread(e.actor, e.a);
+    case EventKind::kThreadStart: {
+      const ActorId parent = e.As<payload::ThreadStart>().parent;
+      if (parent != kNoActor && parent < kMaxIndexedId) StartThread(e.actor, parent);
       return;
-    case EventKind::kJoin:
-      if (e.a < kMaxIndexedId && actors_.Has(e.a)) {
-        Fit(e.a);
+    }
+    case EventKind::kJoin: {
+      const ActorId joined = e.As<payload::Join>().joined;
+      if (joined < kMaxIndexedId && actors_.Has(joined)) {
+        Fit(joined);
         Entry* joiner = ClockOf(e.actor);  // rows only grow past both now
-        Join(joiner, actors_.Row(e.a, width_));
+        Join(joiner, actors_.Row(joined, width_));
       }
       return;
-    case EventKind::kMutexLock:
-      if (e.a < kMaxIndexedId) AcquireMutex(e.actor, e.a);
+    }
+    case EventKind::kMutexLock: {
+      const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+      if (mutex < kMaxIndexedId) AcquireMutex(e.actor, mutex);
       return;
-    case EventKind::kMutexPass:
+    }
+    case EventKind::kMutexPass: {
       // Acquires what the holders released.
-      if (e.a < kMaxIndexedId && mutexes_.Has(e.a))
-        Join(ClockOf(e.actor), mutexes_.Row(e.a, width_));
+      const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+      if (mutex < kMaxIndexedId && mutexes_.Has(mutex))
+        Join(ClockOf(e.actor), mutexes_.Row(mutex, width_));
       return;
-    case EventKind::kMutexPassEnd:
+    }
+    case EventKind::kMutexPassEnd: {
       // Releases the pass's reads to the next lock (which the search orders
       // after the pass), not to other passes: passes only read and commute
       // with each other in the search, so one must not order the next.
-      if (e.a < kMaxIndexedId) {
+      const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+      if (mutex < kMaxIndexedId) {
         Entry* clock = ClockOf(e.actor);
-        Join(passes_.Row(e.a, width_), clock);
+        Join(passes_.Row(mutex, width_), clock);
         ++clock[e.actor];
       }
       return;
-    case EventKind::kMutexUnlock:
-      if (e.a < kMaxIndexedId) {
+    }
+    case EventKind::kMutexUnlock: {
+      // Whoever held it: an unlock by anyone orders the next lock.
+      const std::uint32_t mutex = e.As<payload::MutexHeld>().mutex;
+      if (mutex < kMaxIndexedId) {
         ClockOf(e.actor);
-        Release(e.actor, mutexes_.Row(e.a, width_));
+        Release(e.actor, mutexes_.Row(mutex, width_));
       }
       return;
+    }
     case EventKind::kDriverCall:
       DriverCallReturned(e);
       return;
-    case EventKind::kKernelEnqueue:
-      if (e.a < kMaxIndexedId) {
+    case EventKind::kKernelEnqueue: {
+      const std::uint32_t kernel = e.As<payload::Kernel>().kernel;
+      if (kernel < kMaxIndexedId) {
         ClockOf(e.actor);
-        Release(e.actor, kernels_.Row(e.a, width_));
+        Release(e.actor, kernels_.Row(kernel, width_));
       }
       return;
+    }
     case EventKind::kKernelStart:
       KernelStarted(e);
       return;

@@ -9,7 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/types/span.h"
+#include "core/cu_result.h"
 #include "sim/event.h"
+#include "sim/event_payloads.h"
 #include "sim/monitor.h"
 #include "sim/monitors/bookkeeping_view.h"
 
@@ -44,43 +46,41 @@ class FakeSimView : public SimView {
 // Appends events with a clock that advances 100 ns per event.
 class Trace {
  public:
-  Trace& Add(ActorId actor, EventKind kind, std::uint32_t a = 0, std::uint32_t b = 0,
-             std::uint32_t c = 0, std::uint32_t d = 0, std::uint64_t x = 0, std::uint64_t y = 0) {
-    Event e;
-    e.time_ns = 100 * events_.size();
-    e.actor = actor;
-    e.kind = kind;
-    e.a = a;
-    e.b = b;
-    e.c = c;
-    e.d = d;
-    e.x = x;
-    e.y = y;
-    events_.push_back(e);
+  // An event of a kind that carries `payload` (sim/event_payloads.h):
+  // Add(kT1, EventKind::kMutexLock, payload::Mutex{7}).
+  template <typename Payload>
+  Trace& Add(ActorId actor, EventKind kind, const Payload& payload) {
+    events_.push_back(Event(100 * events_.size(), actor, kind, payload));
+    return *this;
+  }
+  // An event of a kind that carries nothing (kThreadEnd, kCtxDestroy).
+  Trace& Add(ActorId actor, EventKind kind) {
+    events_.push_back(Event(100 * events_.size(), actor, kind, payload::None{}));
     return *this;
   }
   Trace& Alloc(ActorId t, std::uint64_t ptr, std::uint64_t bytes) {
-    return Add(t, EventKind::kAlloc, 0, 0, 0, 0, ptr, bytes);
+    return Add(t, EventKind::kAlloc, payload::Block{ptr, bytes});
   }
   Trace& Free(ActorId t, std::uint64_t ptr, std::uint64_t bytes) {
-    return Add(t, EventKind::kFree, 0, 0, 0, 0, ptr, bytes);
+    return Add(t, EventKind::kFree, payload::Block{ptr, bytes});
   }
   // A kernel of `slots` warps of `per_warp` bytes each, stacks at `base`.
   Trace& Enqueue(ActorId t, std::uint32_t kernel, std::uint32_t stream, std::uint32_t region,
                  std::uint64_t base, std::uint32_t slots, std::uint64_t per_warp) {
-    return Add(t, EventKind::kKernelEnqueue, kernel, stream, region, slots, base, per_warp);
+    return Add(t, EventKind::kKernelEnqueue,
+               payload::KernelLaunch{{kernel, stream, region, slots}, base, per_warp});
   }
   Trace& Start(std::uint32_t kernel, std::uint32_t stream = 0) {
-    return Add(kGpu, EventKind::kKernelStart, kernel, stream);
+    return Add(kGpu, EventKind::kKernelStart, payload::Kernel{kernel, stream});
   }
-  Trace& End(std::uint32_t kernel, std::uint32_t stream = 0, std::uint64_t result = 0) {
-    return Add(kGpu, EventKind::kKernelEnd, kernel, stream, 0, 0, result);
+  Trace& End(std::uint32_t kernel, std::uint32_t stream = 0, CuResult result = CuResult::kSuccess) {
+    return Add(kGpu, EventKind::kKernelEnd, payload::KernelEnd{{kernel, stream}, result});
   }
   Trace& RegionBegin(ActorId t, std::uint32_t region, std::uint64_t stacks_bytes = 0) {
-    return Add(t, EventKind::kRegionBegin, 0, 0, region, 0, stacks_bytes);
+    return Add(t, EventKind::kRegionBegin, payload::Region{region, stacks_bytes});
   }
   Trace& RegionEnd(ActorId t, std::uint32_t region) {
-    return Add(t, EventKind::kRegionEnd, 0, 0, region);
+    return Add(t, EventKind::kRegionEnd, payload::Region{region});
   }
 
   const std::vector<Event>& events() const { return events_; }

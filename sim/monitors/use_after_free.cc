@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/device_books.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/violation_util.h"
 
 namespace stackcheck::sim {
@@ -39,7 +40,7 @@ std::optional<Violation> UseAfterFreeMonitor::OnEvent(absl::Span<const Event> ev
     case EventKind::kCtxDestroy:
       return Teardown(events, view);
     case EventKind::kKernelStart: {
-      const KernelInFlight* k = books.FindKernel(e.a);
+      const KernelInFlight* k = books.FindKernel(e.As<payload::Kernel>().kernel);
       if (k == nullptr) return std::nullopt;
       const BlockLedger& ledger = books.ledger();
       if ((k->vars != 0 && !ledger.IsLive(k->vars_block)) ||

@@ -72,7 +72,7 @@ TEST(UseAfterFreeTest, FreedAndReallocatedStillCountsAsFreed) {
   Trace t;
   t.Alloc(kT1, 0x200000, 8 * kMiB)
       .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB)
-      .Add(kT1, EventKind::kKernelDropped, 1)  // dropped: no longer in flight
+      .Add(kT1, EventKind::kKernelDropped, payload::Kernel{1})  // dropped: no longer in flight
       .Free(kT1, 0x200000, 8 * kMiB)
       .Alloc(kT2, 0x200000, 16 * kMiB)
       .Enqueue(kT2, 2, 0, 2, 0x200000, 64, 128 * kKiB)

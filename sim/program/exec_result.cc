@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_host.h"
 #include "sim/simulator.h"
 #include "sim/trace/chrome_trace.h"
@@ -23,12 +24,14 @@ using nlohmann::json;
 std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host, const sim::Event& e,
                      const std::vector<std::string>& actors) {
   switch (e.kind) {
-    case sim::EventKind::kProgramCall:
-      return absl::StrCat("call ", simulator.view().MessageText(e.d), " -> ",
-                          static_cast<std::int64_t>(e.x));
+    case sim::EventKind::kProgramCall: {
+      const auto call = e.As<sim::payload::ProgramCall>();
+      return absl::StrCat("call ", simulator.view().MessageText(call.name), " -> ", call.result);
+    }
     case sim::EventKind::kWaitQueueBlock:
     case sim::EventKind::kWaitQueueWake:
-      return absl::StrCat(sim::FormatEventNamed(e, actors), " (", host.WaitQueueName(e.a), ")");
+      return absl::StrCat(sim::FormatEventNamed(e, actors), " (",
+                          host.WaitQueueName(e.As<sim::payload::WaitQueue>().queue), ")");
     case sim::EventKind::kMutexCreate:
     case sim::EventKind::kMutexLock:
     case sim::EventKind::kMutexBlock:
@@ -37,7 +40,8 @@ std::string Describe(const sim::Simulator& simulator, const sim::SimHost& host, 
     case sim::EventKind::kMutexPassEnd:
     case sim::EventKind::kMutexUnlock:
     case sim::EventKind::kMutexDestroy:
-      return absl::StrCat(sim::FormatEventNamed(e, actors), " '", simulator.MutexName(e.a), "'");
+      return absl::StrCat(sim::FormatEventNamed(e, actors), " '",
+                          simulator.MutexName(e.As<sim::payload::Mutex>().mutex), "'");
     default:
       return sim::FormatEventNamed(e, actors);
   }

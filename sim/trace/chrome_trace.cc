@@ -11,6 +11,7 @@
 #include "nlohmann/json.hpp"
 #include "sim/driver_api.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 #include "sim/trace/named_format.h"
 
 namespace stackcheck::sim {
@@ -147,9 +148,11 @@ void ChromeTraceBuilder::NameTracks() {
     } else {
       max_actor = std::max(max_actor, e.actor + 1);
     }
+    // Only kernels are drawn on a stream's track; callbacks, host functions
+    // and CUDA events name a stream too but are drawn on their actor's.
     if (e.kind == EventKind::kKernelEnqueue || e.kind == EventKind::kKernelStart) {
       any_stream = true;
-      max_stream = std::max(max_stream, e.b);
+      max_stream = std::max(max_stream, e.As<payload::Kernel>().stream);
     }
   }
   const std::size_t named_actors = std::max<std::size_t>(actor_names_.size(), max_actor);
@@ -177,7 +180,7 @@ void ChromeTraceBuilder::Add(std::size_t i) {
       KernelEnqueued(e, tid, args);
       break;
     case EventKind::kKernelStart:
-      kernels_[e.a] = Opened{i, e.time_ns};
+      kernels_[e.As<payload::Kernel>().kernel] = Opened{i, e.time_ns};
       break;
     case EventKind::kKernelEnd:
     case EventKind::kKernelDropped:
@@ -214,8 +217,9 @@ void ChromeTraceBuilder::Add(std::size_t i) {
       MutexUnlocked(e, tid, args);
       break;
     case EventKind::kStickyError:
-      w_.Instant(kGpuPid, 0, absl::StrCat("sticky error ", FormatResult(e.x)), "error", e.time_ns,
-                 'g', args);
+      w_.Instant(kGpuPid, 0,
+                 absl::StrCat("sticky error ", FormatResult(e.As<payload::StickyError>().code)),
+                 "error", e.time_ns, 'g', args);
       break;
     default:
       w_.Instant(kHostPid, tid, EventKindName(e.kind), std::string(EventKindName(e.kind)),
@@ -225,28 +229,36 @@ void ChromeTraceBuilder::Add(std::size_t i) {
 }
 
 void ChromeTraceBuilder::KernelEnqueued(const Event& e, std::int64_t tid, const std::string& args) {
-  kernel_names_[e.a] = absl::StrCat(
-      "kernel ", e.a, e.c == 0 ? std::string(" (no region)") : absl::StrCat(" (region ", e.c, ")"));
-  w_.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", e.a), "launch", e.time_ns, 't', args);
+  const auto kernel = e.As<payload::Kernel>();
+  kernel_names_[kernel.kernel] =
+      absl::StrCat("kernel ", kernel.kernel,
+                   kernel.region_tag == 0 ? std::string(" (no region)")
+                                          : absl::StrCat(" (region ", kernel.region_tag, ")"));
+  w_.Instant(kHostPid, tid, absl::StrCat("enqueue kernel ", kernel.kernel), "launch", e.time_ns,
+             't', args);
 }
 
 void ChromeTraceBuilder::KernelEnded(const Event& e, const std::string& args) {
-  const std::string& name = kernel_names_[e.a];
-  auto it = kernels_.find(e.a);
+  const auto kernel = e.As<payload::Kernel>();  // kKernelEnd or kKernelDropped
+  const std::string& name = kernel_names_[kernel.kernel];
+  auto it = kernels_.find(kernel.kernel);
   if (it != kernels_.end()) {
-    w_.Complete(kGpuPid, e.b, name.empty() ? "kernel" : name, "kernel", it->second.start_ns,
-                e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
+    w_.Complete(kGpuPid, kernel.stream, name.empty() ? "kernel" : name, "kernel",
+                it->second.start_ns, e.time_ns,
+                absl::StrCat("\"start_event\":", it->second.index, ",", args));
     kernels_.erase(it);
   } else {
-    w_.Instant(kGpuPid, e.b, absl::StrCat(EventKindName(e.kind), " ", e.a), "kernel", e.time_ns,
-               't', args);
+    w_.Instant(kGpuPid, kernel.stream, absl::StrCat(EventKindName(e.kind), " ", kernel.kernel),
+               "kernel", e.time_ns, 't', args);
   }
 }
 
 void ChromeTraceBuilder::CallbackEnded(const Event& e, std::int64_t tid, const std::string& args) {
   auto it = callbacks_.find(tid);
   const bool cb = e.kind == EventKind::kCallbackEnd;
-  const std::string name = absl::StrCat(cb ? "callback " : "host fn ", e.b, " (stream ", e.a, ")");
+  const auto work = e.As<payload::StreamWork>();
+  const std::string name =
+      absl::StrCat(cb ? "callback " : "host fn ", work.id, " (stream ", work.stream, ")");
   if (it != callbacks_.end()) {
     w_.Complete(kHostPid, tid, name, "callback", it->second.start_ns, e.time_ns,
                 absl::StrCat("\"start_event\":", it->second.index, ",", args));
@@ -257,15 +269,16 @@ void ChromeTraceBuilder::CallbackEnded(const Event& e, std::int64_t tid, const s
 void ChromeTraceBuilder::RegionEnded(const Event& e, std::int64_t tid, const std::string& args) {
   auto it = regions_.find(tid);
   if (it != regions_.end()) {
-    w_.Complete(kHostPid, tid, absl::StrCat("run(region ", e.c, ")"), "region", it->second.start_ns,
-                e.time_ns, absl::StrCat("\"start_event\":", it->second.index, ",", args));
+    w_.Complete(kHostPid, tid, absl::StrCat("run(region ", e.As<payload::Region>().region, ")"),
+                "region", it->second.start_ns, e.time_ns,
+                absl::StrCat("\"start_event\":", it->second.index, ",", args));
     regions_.erase(it);
   }
 }
 
 void ChromeTraceBuilder::DriverCallReturned(const Event& e, std::int64_t tid,
                                             const std::string& args) {
-  const absl::string_view api = DriverCallName(static_cast<DriverCall>(e.a));
+  const absl::string_view api = DriverCallName(e.As<payload::Call>().call);
   auto it = blocked_calls_.find(tid);
   if (it != blocked_calls_.end()) {
     w_.Complete(kHostPid, tid, api, "driver", it->second.start_ns, e.time_ns,
@@ -277,24 +290,26 @@ void ChromeTraceBuilder::DriverCallReturned(const Event& e, std::int64_t tid,
 }
 
 void ChromeTraceBuilder::MutexTaken(const Event& e, std::int64_t tid, const std::string& args) {
+  const std::uint32_t mutex = e.As<payload::Mutex>().mutex;  // kMutexLock or kMutexPass
   auto it = mutex_waits_.find(tid);
   if (it != mutex_waits_.end()) {
-    w_.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", e.a), "mutex", it->second.start_ns,
+    w_.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", mutex), "mutex", it->second.start_ns,
                 e.time_ns, absl::StrCat("\"blocked_at_event\":", it->second.index, ",", args));
     mutex_waits_.erase(it);
   }
   if (e.kind == EventKind::kMutexPass) {  // locked and unlocked in one step
-    w_.Instant(kHostPid, tid, absl::StrCat("pass mutex ", e.a), "mutex", e.time_ns, 't', args);
+    w_.Instant(kHostPid, tid, absl::StrCat("pass mutex ", mutex), "mutex", e.time_ns, 't', args);
     return;
   }
-  w_.Async('b', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
-  mutex_held_[e.a] = true;
+  w_.Async('b', kHostPid, tid, absl::StrCat("mutex ", mutex), "mutex", mutex, e.time_ns, args);
+  mutex_held_[mutex] = true;
 }
 
 void ChromeTraceBuilder::MutexUnlocked(const Event& e, std::int64_t tid, const std::string& args) {
-  if (mutex_held_[e.a]) {
-    w_.Async('e', kHostPid, tid, absl::StrCat("mutex ", e.a), "mutex", e.a, e.time_ns, args);
-    mutex_held_[e.a] = false;
+  const std::uint32_t mutex = e.As<payload::Mutex>().mutex;
+  if (mutex_held_[mutex]) {
+    w_.Async('e', kHostPid, tid, absl::StrCat("mutex ", mutex), "mutex", mutex, e.time_ns, args);
+    mutex_held_[mutex] = false;
   } else {
     w_.Instant(kHostPid, tid, "unlock of a free mutex", "mutex", e.time_ns, 't', args);
   }
@@ -304,25 +319,30 @@ void ChromeTraceBuilder::CloseUnfinished() {
   const std::string unfinished = "\"unfinished\":true";
   for (const auto& [id, open] : kernels_) {
     const std::string& name = kernel_names_[id];
-    w_.Complete(kGpuPid, events_[open.index].b, name.empty() ? "kernel" : name, "kernel",
-                open.start_ns, last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
+    // Opened by a kKernelStart.
+    w_.Complete(kGpuPid, events_[open.index].As<payload::Kernel>().stream,
+                name.empty() ? "kernel" : name, "kernel", open.start_ns, last_ns_,
+                absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : callbacks_) {
     w_.Complete(kHostPid, tid, FormatEvent(events_[open.index]), "callback", open.start_ns,
                 last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : regions_) {
-    w_.Complete(kHostPid, tid, absl::StrCat("run(region ", events_[open.index].c, ")"), "region",
-                open.start_ns, last_ns_, absl::StrCat(unfinished, ",\"start_event\":", open.index));
+    w_.Complete(kHostPid, tid,
+                absl::StrCat("run(region ", events_[open.index].As<payload::Region>().region, ")"),
+                "region", open.start_ns, last_ns_,
+                absl::StrCat(unfinished, ",\"start_event\":", open.index));
   }
   for (const auto& [tid, open] : blocked_calls_) {
-    w_.Complete(kHostPid, tid, DriverCallName(static_cast<DriverCall>(events_[open.index].a)),
+    w_.Complete(kHostPid, tid, DriverCallName(events_[open.index].As<payload::Call>().call),
                 "driver", open.start_ns, last_ns_,
                 absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
   for (const auto& [tid, open] : mutex_waits_) {
-    w_.Complete(kHostPid, tid, absl::StrCat("wait for mutex ", events_[open.index].a), "mutex",
-                open.start_ns, last_ns_,
+    w_.Complete(kHostPid, tid,
+                absl::StrCat("wait for mutex ", events_[open.index].As<payload::Mutex>().mutex),
+                "mutex", open.start_ns, last_ns_,
                 absl::StrCat(unfinished, ",\"blocked_at_event\":", open.index));
   }
   for (const auto& [id, held] : mutex_held_) {

@@ -30,10 +30,12 @@ class EventDigest {
     }
     Mix(e.time_ns);
     Mix(static_cast<std::uint64_t>(e.actor) << 8 | static_cast<std::uint64_t>(e.kind));
-    Mix(static_cast<std::uint64_t>(e.a) << 32 | e.b);
-    Mix(static_cast<std::uint64_t>(e.c) << 32 | e.d);
-    Mix(e.x);
-    Mix(e.y);
+    // Every kind's words alike: the payloads give them meaning, not the hash.
+    const EventWords w = e.words();
+    Mix(static_cast<std::uint64_t>(w.a) << 32 | w.b);
+    Mix(static_cast<std::uint64_t>(w.c) << 32 | w.d);
+    Mix(w.x);
+    Mix(w.y);
   }
   std::uint64_t value() const { return hash_; }
 

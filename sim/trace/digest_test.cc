@@ -3,16 +3,28 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "sim/event.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 namespace {
 
 std::vector<Event> Sample() {
-  std::vector<Event> events(3);
-  events[0] = {0, 0, EventKind::kThreadStart, kNoActor, 0, 0, 0, 0, 0};
-  events[1] = {10, 0, EventKind::kAlloc, 0, 0, 0, 0, 0x200000, 8 << 20};
-  events[2] = {25, 2, EventKind::kKernelEnqueue, 1, 0, 3, 64, 0x200000, 128 << 10};
-  return events;
+  return {
+      Event(0, 0, EventKind::kThreadStart, payload::ThreadStart{kNoActor}),
+      Event(10, 0, EventKind::kAlloc, payload::Block{0x200000, 8 << 20}),
+      // Kernel 1 on stream 0, region 3, 64 warp slots of 128 KiB.
+      Event(25, 2, EventKind::kKernelEnqueue,
+            payload::KernelLaunch{payload::Kernel{1, 0, 3, 64}, 0x200000, 128 << 10}),
+  };
+}
+
+// Changes one of `e`'s words, whatever its kind means by it.
+template <typename Edit>
+void EditWords(Event& e, Edit edit) {
+  EventWords words = e.words();
+  edit(words);
+  e = Event(e.time_ns, e.actor, e.kind, words);
 }
 
 TEST(DigestTest, SameListSameDigest) { EXPECT_EQ(Digest(Sample()), Digest(Sample())); }
@@ -34,13 +46,14 @@ TEST(DigestTest, EveryFieldChangesTheDigest) {
       [](Event& e) { e.time_ns += 1; },
       [](Event& e) { e.actor += 1; },
       [](Event& e) { e.kind = EventKind::kKernelStart; },
-      [](Event& e) { e.a += 1; },
-      [](Event& e) { e.b += 1; },
-      [](Event& e) { e.c += 1; },
-      [](Event& e) { e.d += 1; },
-      [](Event& e) { e.x += 1; },
-      [](Event& e) { e.y += 1; },
-      [](Event& e) { e.y += std::uint64_t{1} << 63; },  // the high byte counts
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.a += 1; }); },
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.b += 1; }); },
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.c += 1; }); },
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.d += 1; }); },
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.x += 1; }); },
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.y += 1; }); },
+      // The high byte counts.
+      [](Event& e) { EditWords(e, [](EventWords& w) { w.y += std::uint64_t{1} << 63; }); },
   };
   for (std::size_t i = 0; i < mutations.size(); ++i) {
     std::vector<Event> events = Sample();

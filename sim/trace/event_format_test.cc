@@ -1,7 +1,9 @@
 // Tests sim/event_format.h (implemented in sim/event.cc).
 #include "sim/event_format.h"
 
+#include "core/cu_result.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 namespace {
@@ -36,35 +38,22 @@ TEST(FormatEventTest, EveryKindHasANameAndALine) {
 }
 
 TEST(FormatEventTest, KernelEnqueueNamesRegionAndStacks) {
-  Event e;
-  e.kind = EventKind::kKernelEnqueue;
-  e.a = 3;
-  e.b = 0;
-  e.c = 2;
-  e.d = 64;
-  e.x = 0x200000;
-  e.y = 128 * 1024;
+  // Kernel 3 on stream 0, region 2, 64 warp slots of 128 KiB.
+  const Event e(0, kNoActor, EventKind::kKernelEnqueue,
+                payload::KernelLaunch{payload::Kernel{3, 0, 2, 64}, 0x200000, 128 * 1024});
   EXPECT_EQ(FormatEvent(e), "kernel-enqueue k3 s0 region 2 stacks 0x200000+8MiB (64 x 128 KiB)");
 }
 
 TEST(FormatEventTest, ResultsAndProbesByName) {
-  Event end;
-  end.kind = EventKind::kKernelEnd;
-  end.a = 1;
-  end.x = 719;
+  const Event end(0, kNoActor, EventKind::kKernelEnd,
+                  payload::KernelEnd{payload::Kernel{1}, CuResult::kLaunchFailed});
   EXPECT_EQ(FormatEvent(end), "kernel-end k1 s0 719 LAUNCH_FAILED");
-  Event probe;
-  probe.kind = EventKind::kProbe;
-  probe.a = 0;
+  const Event probe(0, kNoActor, EventKind::kProbe, payload::Probe{0});
   EXPECT_EQ(FormatEvent(probe), "probe #0");
 }
 
 TEST(DescribeEventTest, IndexTimeActor) {
-  Event e;
-  e.time_ns = 1200;
-  e.kind = EventKind::kFree;
-  e.x = 0x200000;
-  e.y = 8ull << 20;
+  const Event e(1200, kNoActor, EventKind::kFree, payload::Block{0x200000, 8ull << 20});
   EXPECT_EQ(DescribeEvent(41, e, "T1"), "#41 @1.200us T1 free 0x200000+8MiB");
 }
 

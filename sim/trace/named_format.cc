@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "sim/driver_api.h"
 #include "sim/event_format.h"
+#include "sim/event_payloads.h"
 
 namespace stackcheck::sim {
 
@@ -16,22 +17,33 @@ std::string ActorName(std::uint32_t actor, absl::Span<const std::string> names) 
 }  // namespace
 
 std::string FormatEventNamed(const Event& e, absl::Span<const std::string> actor_names) {
-  const auto api = [&] { return DriverCallName(static_cast<DriverCall>(e.a)); };
-  const absl::string_view from_callback = (e.b & kCallFromCallback) != 0 ? " [from callback]" : "";
+  const auto from_callback = [](const payload::Call& call) -> absl::string_view {
+    return (call.flags & kCallFromCallback) != 0 ? " [from callback]" : "";
+  };
   switch (e.kind) {
-    case EventKind::kDriverCall:
-      return absl::StrCat(EventKindName(e.kind), " ", api(), " -> ", FormatResult(e.x),
-                          from_callback);
-    case EventKind::kDriverCallBlock:
-      return absl::StrCat(EventKindName(e.kind), " ", api(), from_callback);
+    case EventKind::kDriverCall: {
+      const auto call = e.As<payload::Call>();
+      return absl::StrCat(EventKindName(e.kind), " ", DriverCallName(call.call), " -> ",
+                          FormatResult(call.result), from_callback(call));
+    }
+    case EventKind::kDriverCallBlock: {
+      const auto call = e.As<payload::Call>();
+      return absl::StrCat(EventKindName(e.kind), " ", DriverCallName(call.call),
+                          from_callback(call));
+    }
     case EventKind::kThreadStart:
-      return absl::StrCat(EventKindName(e.kind), " parent ", ActorName(e.a, actor_names));
+      return absl::StrCat(EventKindName(e.kind), " parent ",
+                          ActorName(e.As<payload::ThreadStart>().parent, actor_names));
     case EventKind::kJoin:
-      return absl::StrCat(EventKindName(e.kind), " ", ActorName(e.a, actor_names));
+      return absl::StrCat(EventKindName(e.kind), " ",
+                          ActorName(e.As<payload::Join>().joined, actor_names));
     case EventKind::kMutexBlock:
     case EventKind::kMutexUnlock:
-    case EventKind::kMutexDestroy:
-      return absl::StrCat(EventKindName(e.kind), " m", e.a, " owner ", ActorName(e.b, actor_names));
+    case EventKind::kMutexDestroy: {
+      const auto held = e.As<payload::MutexHeld>();
+      return absl::StrCat(EventKindName(e.kind), " m", held.mutex, " owner ",
+                          ActorName(held.owner, actor_names));
+    }
     default:
       return FormatEvent(e);
   }

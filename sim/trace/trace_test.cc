@@ -5,10 +5,12 @@
 #include <vector>
 
 #include "absl/strings/str_split.h"
+#include "core/cu_result.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/driver_api.h"
+#include "sim/event_payloads.h"
 #include "sim/monitors/testing.h"
 #include "sim/trace/chrome_trace.h"
 #include "sim/trace/named_format.h"
@@ -27,24 +29,23 @@ const std::vector<std::string> kNames = {"T0", "T1", "T2", "CB", "GPU"};
 // V1a in miniature: T1 runs region 1 holding the lock, the callback unlocks
 // it; T2 waits for the lock; T1 blocks in cuMemFree.
 Trace Execution() {
-  const auto api = [](DriverCall a) { return static_cast<std::uint32_t>(a); };
   Trace t;
-  t.Add(kT0, EventKind::kMutexCreate, 0)
+  t.Add(kT0, EventKind::kMutexCreate, payload::Mutex{0})
       .RegionBegin(kT1, 1)
-      .Add(kT1, EventKind::kMutexLock, 0)
+      .Add(kT1, EventKind::kMutexLock, payload::Mutex{0})
       .Alloc(kT1, 0x200000, 8 * kMiB)
       .Enqueue(kT1, 1, 0, 1, 0x200000, 64, 128 * kKiB)
-      .Add(kT1, EventKind::kDriverCall, api(DriverCall::kLaunchKernel))
+      .Add(kT1, EventKind::kDriverCall, payload::Call{DriverCall::kLaunchKernel})
       .RegionEnd(kT1, 1)
-      .Add(kT2, EventKind::kMutexBlock, 0, kT1)
+      .Add(kT2, EventKind::kMutexBlock, payload::MutexHeld{0, kT1})
       .Start(1)
       .End(1)
-      .Add(kCb, EventKind::kCallbackStart, 0, 1)
-      .Add(kCb, EventKind::kMutexUnlock, 0, kT1)
-      .Add(kCb, EventKind::kCallbackEnd, 0, 1)
-      .Add(kT2, EventKind::kMutexLock, 0)
-      .Add(kT1, EventKind::kDriverCallBlock, api(DriverCall::kMemFree))
-      .Add(kNoActor, EventKind::kStickyError, 0, 0, 0, 0, 719)
+      .Add(kCb, EventKind::kCallbackStart, payload::StreamWork{0, 1})
+      .Add(kCb, EventKind::kMutexUnlock, payload::MutexHeld{0, kT1})
+      .Add(kCb, EventKind::kCallbackEnd, payload::StreamWork{0, 1})
+      .Add(kT2, EventKind::kMutexLock, payload::Mutex{0})
+      .Add(kT1, EventKind::kDriverCallBlock, payload::Call{DriverCall::kMemFree})
+      .Add(kNoActor, EventKind::kStickyError, payload::StickyError{CuResult::kLaunchFailed})
       .Enqueue(kT2, 2, 1, 2, 0x200000, 64, 128 * kKiB)
       .Start(2, 1);  // left running: the trace stops here
   return t;
@@ -96,25 +97,17 @@ TEST(TimelineTest, LongCellsAreCutNotSpilled) {
 }
 
 TEST(NamedFormatTest, DriverCallsByName) {
-  Event e;
-  e.kind = EventKind::kDriverCall;
-  e.a = static_cast<std::uint32_t>(DriverCall::kMemFree);
-  e.b = kCallFromCallback;
-  e.x = 800;
-  EXPECT_EQ(FormatEventNamed(e), "driver-call cuMemFree -> 800 NOT_PERMITTED [from callback]");
-  e.kind = EventKind::kDriverCallBlock;
-  e.b = 0;
-  EXPECT_EQ(FormatEventNamed(e), "driver-call-block cuMemFree");
-  Event block;
-  block.kind = EventKind::kMutexBlock;
-  block.a = 0;
-  block.b = kT1;
+  const Event call(0, kNoActor, EventKind::kDriverCall,
+                   payload::Call{DriverCall::kMemFree, kCallFromCallback, CuResult::kNotPermitted});
+  EXPECT_EQ(FormatEventNamed(call), "driver-call cuMemFree -> 800 NOT_PERMITTED [from callback]");
+  const Event blocked(0, kNoActor, EventKind::kDriverCallBlock,
+                      payload::Call{DriverCall::kMemFree});
+  EXPECT_EQ(FormatEventNamed(blocked), "driver-call-block cuMemFree");
+  const Event block(0, kNoActor, EventKind::kMutexBlock, payload::MutexHeld{0, kT1});
   EXPECT_EQ(FormatEventNamed(block, kNames), "mutex-block m0 owner T1");
   EXPECT_EQ(FormatEventNamed(block), "mutex-block m0 owner #1");
-  e.kind = EventKind::kFree;
-  e.x = 0x200000;
-  e.y = 8 * kMiB;
-  EXPECT_EQ(FormatEventNamed(e), "free 0x200000+8MiB");
+  const Event freed(0, kNoActor, EventKind::kFree, payload::Block{0x200000, 8 * kMiB});
+  EXPECT_EQ(FormatEventNamed(freed), "free 0x200000+8MiB");
 }
 
 // The parsed "traceEvents" of a trace, checked for the Trace Event Format's
@@ -222,17 +215,17 @@ TEST(ChromeTraceTest, RandomStreamsGiveWellFormedTraces) {
   for (int round = 0; round < 200; ++round) {
     std::vector<Event> events;
     for (int i = 0; i < 60; ++i) {
-      Event e;
-      e.time_ns = rng() % 3 == 0 ? rng() % 100000 : 100 * i;
-      e.actor = rng() % 8 == 0 ? kNoActor : static_cast<ActorId>(rng() % 6);
-      e.kind = static_cast<EventKind>(rng() % (static_cast<int>(EventKind::kProbe) + 1));
-      e.a = static_cast<std::uint32_t>(rng() % 4);
-      e.b = static_cast<std::uint32_t>(rng() % 4);
-      e.c = static_cast<std::uint32_t>(rng());
-      e.d = static_cast<std::uint32_t>(rng());
-      e.x = rng();
-      e.y = rng();
-      events.push_back(e);
+      const std::uint64_t time = rng() % 3 == 0 ? rng() % 100000 : 100 * i;
+      const ActorId actor = rng() % 8 == 0 ? kNoActor : static_cast<ActorId>(rng() % 6);
+      const auto kind = static_cast<EventKind>(rng() % (static_cast<int>(EventKind::kProbe) + 1));
+      // Raw words, whatever the kind: a braced list draws them in order.
+      const EventWords words{static_cast<std::uint32_t>(rng() % 4),
+                             static_cast<std::uint32_t>(rng() % 4),
+                             static_cast<std::uint32_t>(rng()),
+                             static_cast<std::uint32_t>(rng()),
+                             rng(),
+                             rng()};
+      events.emplace_back(time, actor, kind, words);
     }
     Violation v;
     v.property = "p";
@@ -246,7 +239,7 @@ TEST(ChromeTraceTest, RandomStreamsGiveWellFormedTraces) {
 
 TEST(ChromeTraceTest, NamesAreEscaped) {
   Trace t;
-  t.Add(0, EventKind::kThreadStart, kNoActor);
+  t.Add(0, EventKind::kThreadStart, payload::ThreadStart{kNoActor});
   const std::vector<std::string> odd = {"a \"quoted\"\\name\n"};
   const std::vector<Json> events = TraceEvents(ChromeTraceJson(t.events(), odd));
   bool found = false;

@@ -51,8 +51,10 @@ std::string Observed(const sim::ExecutionResult& r) {
     if (e.kind == sim::EventKind::kDriverCallBlock || e.kind == sim::EventKind::kMutexBlock) {
       continue;
     }
-    absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", e.a, ",", e.b, ",", e.c, ",",
-                    e.d, ",", e.x, ",", e.y, " ");
+    // Every word of every kind alike: whatever the kind carries is observed.
+    const sim::EventWords w = e.words();
+    absl::StrAppend(&by_actor[e.actor], static_cast<int>(e.kind), ":", w.a, ",", w.b, ",", w.c, ",",
+                    w.d, ",", w.x, ",", w.y, " ");
   }
   std::string out;
   for (const auto& [actor, events] : by_actor) {

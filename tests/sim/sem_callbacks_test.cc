@@ -5,6 +5,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
 #include "sim/test_strategies.h"
@@ -173,7 +174,7 @@ TEST(SemCallbacks, SEM09_DriverCallsFromCallbackAreRefusedAndFlagged) {
   EXPECT_EQ(ctx.results[7], CuResult::kNotPermitted);
   int flagged = 0;
   for (const Event& e : r.trace) {
-    if (e.kind == EventKind::kDriverCall && (e.b & kCallFromCallback)) {
+    if (e.kind == EventKind::kDriverCall && (e.As<payload::Call>().flags & kCallFromCallback)) {
       ++flagged;
       EXPECT_EQ(sim.ActorName(e.actor), "callback");
     }

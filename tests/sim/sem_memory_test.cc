@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
 #include "sim/test_strategies.h"
@@ -139,7 +140,7 @@ TEST(SemMemory, SEM11_FreeWaitsForRunningCallback) {
   const long cb_end = Find(r.trace, EventKind::kCallbackEnd);
   const long freed = Find(r.trace, EventKind::kFree);
   ASSERT_GE(block, 0);
-  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverCall::kMemFree));
+  EXPECT_EQ(r.trace[block].As<payload::Call>().call, DriverCall::kMemFree);
   EXPECT_LT(Find(r.trace, EventKind::kKernelEnd), freed);
   EXPECT_LT(cb_end, freed);
 }

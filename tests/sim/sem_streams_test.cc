@@ -4,6 +4,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
 #include "sim/test_strategies.h"
@@ -16,10 +17,12 @@ using testing::Find;
 using testing::Grid;
 using testing::Warps;
 
-// Position of kernel `id`'s event of `kind`, or -1.
+// Position of kernel `id`'s event of `kind` (a kernel kind), or -1.
 long KernelEvent(const std::vector<Event>& trace, EventKind kind, std::uint32_t id) {
   for (std::size_t i = 0; i < trace.size(); ++i) {
-    if (trace[i].kind == kind && trace[i].a == id) return static_cast<long>(i);
+    if (trace[i].kind == kind && trace[i].As<payload::Kernel>().kernel == id) {
+      return static_cast<long>(i);
+    }
   }
   return -1;
 }
@@ -114,8 +117,9 @@ TEST(SemStreams, SEM03_LaunchIsAsynchronousCopiesArgumentsAndRejectsBadConfigs) 
   EXPECT_EQ(sync, CuResult::kSuccess);
   const long start = KernelEvent(r.trace, EventKind::kKernelStart, 0);
   ASSERT_GE(start, 0);
-  EXPECT_EQ(r.trace[start].c, 5u);
-  EXPECT_EQ(r.trace[start].x, 0x1000u);
+  const auto launch = r.trace[start].As<payload::KernelLaunch>();
+  EXPECT_EQ(launch.kernel.region_tag, 5u);
+  EXPECT_EQ(launch.stacks, 0x1000u);
 }
 
 TEST(SemStreams, SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd) {
@@ -140,9 +144,9 @@ TEST(SemStreams, SEM04_KernelHasStartAndEndAndTrapBecomesStickyAtEnd) {
     ASSERT_GE(start, 0);
     EXPECT_LT(start, end);
     EXPECT_LT(end, sticky);
-    EXPECT_EQ(r.trace[end].x, static_cast<std::uint64_t>(code));
+    EXPECT_EQ(r.trace[end].As<payload::KernelEnd>().result, code);
     EXPECT_GE(r.trace[end].time_ns, r.trace[start].time_ns + 7000);
-    EXPECT_EQ(r.trace[sticky].x, static_cast<std::uint64_t>(code));
+    EXPECT_EQ(r.trace[sticky].As<payload::StickyError>().code, code);
   }
 }
 

@@ -3,6 +3,7 @@
 
 #include "absl/strings/match.h"
 #include "gtest/gtest.h"
+#include "sim/event_payloads.h"
 #include "sim/sim_test_util.h"
 #include "sim/simulator.h"
 #include "sim/test_strategies.h"
@@ -41,7 +42,7 @@ TEST(SemSync, SEM14_CtxSynchronizeWaitsForCallbacks) {
     long sync_return = -1;
     for (std::size_t i = 0; i < r.trace.size(); ++i) {
       if (r.trace[i].kind == EventKind::kDriverCall &&
-          r.trace[i].a == static_cast<std::uint32_t>(DriverCall::kCtxSynchronize)) {
+          r.trace[i].As<payload::Call>().call == DriverCall::kCtxSynchronize) {
         sync_return = static_cast<long>(i);
       }
     }
@@ -104,8 +105,9 @@ TEST(SemSync, SEM14_EventsCaptureTheTailAndStreamWaitEventOrdersWithoutBlocking)
                                    CuResult::kNotReady, CuResult::kSuccess, CuResult::kSuccess}));
   long end0 = -1, start1 = -1;
   for (std::size_t i = 0; i < r.trace.size(); ++i) {
-    if (r.trace[i].kind == EventKind::kKernelEnd && r.trace[i].a == 0) end0 = i;
-    if (r.trace[i].kind == EventKind::kKernelStart && r.trace[i].a == 1) start1 = i;
+    const Event& e = r.trace[i];
+    if (e.kind == EventKind::kKernelEnd && e.As<payload::Kernel>().kernel == 0) end0 = i;
+    if (e.kind == EventKind::kKernelStart && e.As<payload::Kernel>().kernel == 1) start1 = i;
   }
   EXPECT_LT(end0, start1);
 }
@@ -142,7 +144,7 @@ TEST(SemSync, SEM15_CtxDestroyDrainsRunsCallbacksThenInvalidatesBlocks) {
   const long cb = Find(r.trace, EventKind::kCallbackStart);
   const long destroyed = Find(r.trace, EventKind::kCtxDestroy);
   ASSERT_GE(block, 0);
-  EXPECT_EQ(r.trace[block].a, static_cast<std::uint32_t>(DriverCall::kCtxDestroy));
+  EXPECT_EQ(r.trace[block].As<payload::Call>().call, DriverCall::kCtxDestroy);
   EXPECT_LT(block, cb);  // the callback ran while the destroyer was blocked
   EXPECT_LT(cb, destroyed);
   EXPECT_EQ(after,
@@ -173,9 +175,11 @@ TEST(SemSync, SEM15_DriverUseConcurrentWithTeardownIsFlagged) {
   ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
   int flagged = 0;
   for (const Event& e : r.trace) {
-    if (e.kind == EventKind::kDriverCall && (e.b & kCallDuringTeardown)) {
+    if (e.kind != EventKind::kDriverCall) continue;
+    const auto call = e.As<payload::Call>();
+    if (call.flags & kCallDuringTeardown) {
       ++flagged;
-      EXPECT_EQ(e.a, static_cast<std::uint32_t>(DriverCall::kMemGetInfo));
+      EXPECT_EQ(call.call, DriverCall::kMemGetInfo);
     }
   }
   EXPECT_EQ(flagged, 1);
@@ -203,8 +207,11 @@ TEST(SemSync, SEM16_CallsFromSeveralThreadsAreAtomicAndOrderTheirStream) {
     ASSERT_FALSE(r.violation.has_value()) << r.violation->message;
     std::vector<std::uint32_t> enqueued, started;
     for (const Event& e : r.trace) {
-      if (e.kind == EventKind::kKernelEnqueue) enqueued.push_back(e.c);
-      if (e.kind == EventKind::kKernelStart) started.push_back(e.c);
+      if (e.kind == EventKind::kKernelEnqueue) {
+        enqueued.push_back(e.As<payload::Kernel>().region_tag);
+      } else if (e.kind == EventKind::kKernelStart) {
+        started.push_back(e.As<payload::Kernel>().region_tag);
+      }
     }
     ASSERT_EQ(enqueued.size(), 9u);
     EXPECT_EQ(started, enqueued) << "seed " << seed;  // the stream runs in call order
