@@ -33,6 +33,9 @@ namespace {
 //                                            the root, comma-separated)
 //   counts EXECUTIONS WALK_EXECUTIONS PRIVATE_EXECUTIONS MILLISECONDS SLEEP_BLOCKED
 //   stopped_by TEXT                          (C-escaped; empty when whole)
+//   stack NUMBERS                            (only when the run stopped mid-walk:
+//                                            where the shard's next run goes on,
+//                                            ShardProgress::stack)
 //   finding AT<tab>KNOWN<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE
 //   known AT<tab>TOKEN<tab>FINGERPRINT<tab>PROPERTY<tab>MESSAGE
 //   end
@@ -193,6 +196,7 @@ ProofPart PartOf(const ExploreSpec& spec, const ExploreReport& report, absl::str
   p.walk_ended = report.shard.walk_ended;
   p.finished = report.shard.progress.finished;
   p.escapes = report.shard.progress.escapes;
+  p.stack = report.shard.progress.stack;
   p.executions = report.executions;
   p.walk_executions = report.shard.walk_executions;
   p.private_executions = report.shard.private_executions;
@@ -224,6 +228,7 @@ std::string EncodeProofPart(const ProofPart& p) {
   absl::StrAppend(&out, "counts ", p.executions, " ", p.walk_executions, " ", p.private_executions,
                   " ", static_cast<std::uint64_t>(p.seconds * 1000), " ", p.sleep_blocked,
                   "\nstopped_by ", absl::CEscape(p.stopped_by), "\n");
+  if (!p.stack.empty()) absl::StrAppend(&out, "stack", p.stack, "\n");
   for (const Finding& f : p.findings)
     absl::StrAppend(&out, "finding ", EncodeFinding(f, true), "\n");
   for (const Finding& f : p.known_met)
@@ -300,6 +305,15 @@ absl::StatusOr<ProofPart> DecodeProofPart(absl::string_view whole) {
     return LineError(line, "should say what stopped the run");
   }
   ++line;
+  if (absl::StartsWith(at(line), "stack ")) {
+    // Numbers and the one ';' DfsStrategy writes; read, and checked against
+    // the search, only by the run that goes on from it.
+    p.stack = std::string(at(line).substr(5));
+    if (p.stack.find_first_not_of("0123456789 ;") != std::string::npos || p.walk_ended) {
+      return LineError(line, "is not a stack a shard stopped mid-walk leaves");
+    }
+    ++line;
+  }
   for (;; ++line) {
     const absl::string_view here = at(line);
     if (here == "end") break;

@@ -10,10 +10,10 @@
 // finished, the escapes it met (options at top nodes only its own races
 // called for, which it explores itself: sim/strategies/shard_plan.h) and
 // whether it explored them, its counts, and its findings with their replay
-// tokens. Its
-// second line is a digest of the rest: a damaged or edited part is refused,
-// never merged. A part is also what a stopped shard goes on from: run again
-// with it, the shard skips the units it lists.
+// tokens, and, when it stopped mid-walk, the search's stack. Its second line
+// is a digest of the rest: a damaged or edited part is refused, never
+// merged. A part is also what a stopped shard goes on from: run again with
+// it, the shard goes on from the execution after its last one.
 #ifndef STACKCHECK_PROPERTIES_PROOF_PART_H_
 #define STACKCHECK_PROPERTIES_PROOF_PART_H_
 
@@ -47,6 +47,9 @@ struct ProofPart {
   // Why the last run ended before the part was whole ("" if it did not):
   // "a violation", "time_budget_s", "max_executions", "a signal", ...
   std::string stopped_by;
+  // Where the shard's search stood when the run stopped mid-walk (ShardProgress::
+  // stack): its next run goes on from there. Empty once the walk ended.
+  std::string stack;
   std::vector<Finding> findings;   // violations that ended an execution
   std::vector<Finding> known_met;  // known bugs passed (--only_kept)
 
@@ -57,7 +60,7 @@ struct ProofPart {
   bool Whole() const;
   std::uint64_t EscapesExplored() const;
   // What a later run of this shard goes on from.
-  sim::ShardProgress Progress() const { return {finished, escapes}; }
+  sim::ShardProgress Progress() const { return {finished, escapes, stack}; }
 };
 
 // The search a part belongs to: SearchKey, and whether every allocation

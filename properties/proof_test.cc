@@ -89,10 +89,15 @@ TEST(ProofTest, MergedShardsMeetTheKnownBugsOneSearchMeets) {
   EXPECT_EQ(Fingerprints(merged->known_met), Fingerprints(whole.known_met));
 }
 
-// A shard stopped by a small budget, run again from its part until whole.
+// A shard stopped by a small budget, run again from its part (written out
+// and read back each time) until whole: it goes on from the execution after
+// its last, inside the unit it was in, so its runs together are the
+// uninterrupted run's executions, no more.
 TEST(ProofTest, AStoppedShardGoesOnFromItsPart) {
   std::vector<PartFile> files = AllParts("event-fence", false, 3);
   ExploreSpec spec = Sharded("event-fence", /*abort=*/false, 3, 1);
+  const ExploreReport uninterrupted = Explore(spec);
+  ASSERT_TRUE(uninterrupted.exhausted);
   spec.max_executions = 7;
   ProofPart part;
   bool have = false;
@@ -102,16 +107,20 @@ TEST(ProofTest, AStoppedShardGoesOnFromItsPart) {
     if (have) again.shard.before = part.Progress();
     const ExploreReport r = Explore(again);
     ASSERT_TRUE(r.status.ok()) << r.status;
-    // A budget too small for the unit in progress makes no progress: more.
-    if (have && r.shard.progress.finished.size() == part.finished.size()) {
-      spec.max_executions *= 2;
-    }
-    part = PartOf(again, r, "max_executions", have ? &part : nullptr);
+    absl::StatusOr<ProofPart> read = DecodeProofPart(
+        EncodeProofPart(PartOf(again, r, "max_executions", have ? &part : nullptr)));
+    ASSERT_TRUE(read.ok()) << read.status();
+    part = *std::move(read);
     have = true;
     if (part.Whole()) break;
+    EXPECT_FALSE(part.stack.empty());
   }
   EXPECT_GE(runs, 2);
   EXPECT_TRUE(part.stopped_by.empty());
+  EXPECT_TRUE(part.stack.empty());
+  EXPECT_EQ(part.executions, uninterrupted.executions);
+  EXPECT_EQ(part.walk_executions, uninterrupted.shard.walk_executions);
+  EXPECT_EQ(part.private_executions, uninterrupted.shard.private_executions);
   files[1] = {"resumed", EncodeProofPart(part)};
   absl::StatusOr<MergedProof> merged = MergeProofParts(files);
   ASSERT_TRUE(merged.ok()) << merged.status();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace stackcheck::sim {
@@ -93,6 +94,15 @@ bool DfsStrategy::NewExecution() {
     StartRound();
     fresh_from_ = 0;
     if (split_tree_ && !TakeWork()) return false;
+    if (shard_plan_ && !shard_plan_->stack_before().empty()) {
+      // An earlier run of this shard stopped here: its next execution.
+      if (absl::Status s = RestoreShardStack(shard_plan_->stack_before()); !s.ok()) {
+        status_ = absl::InvalidArgumentError(
+            absl::StrCat("the shard's progress does not fit this search: ", s.message()));
+        return false;
+      }
+      restored_unproven_ = true;
+    }
   }
   execution_open_ = true;
   ++stats_.executions;
@@ -407,8 +417,8 @@ void DfsStrategy::Diverged(const std::string& what) {
   if (!status_.ok()) return;
   status_ = restored_unproven_
                 ? absl::InvalidArgumentError(absl::StrFormat(
-                      "a suspended stack of the checkpoint does not replay (%s): the file is "
-                      "damaged, or was written by another build",
+                      "a suspended stack (of a checkpoint or a proof part) does not replay "
+                      "(%s): the file is damaged, or was written by another build",
                       what))
                 : absl::InternalError(absl::StrFormat("execution %d is not deterministic: %s",
                                                       stats_.executions, what));

@@ -143,7 +143,9 @@ class DfsStrategy : public Strategy {
   void Suspend() override;
   SearchState State(bool estimate) const override;
   // A sharded search stopped by its caller (a budget, a signal) settles
-  // whether its last execution finished the unit it was in.
+  // whether its last execution finished the unit it was in, and leaves its
+  // stack to the plan (ShardPlan::Suspended): a run with that progress goes
+  // on from the next execution, inside the unit if it was in one.
   absl::Status Finish() override;
 
   // True once NewExecution() returned false because nothing is left.
@@ -329,6 +331,10 @@ class DfsStrategy : public Strategy {
   void EnterUnit();
   // After an execution: counts a unit that ended within the top.
   void CloseTop();
+  // A stopped shard's stack and its place in the walk (ShardProgress::
+  // stack), and their reading (InvalidArgument when the text does not fit).
+  std::string SaveShardStack() const;
+  absl::Status RestoreShardStack(absl::string_view text);
   std::shared_ptr<ShardPlan> shard_plan_;
   Top top_ = Top::kOpen;
   std::size_t top_branchings_ = 0;  // this execution's choices so far, in the top

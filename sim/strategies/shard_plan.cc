@@ -5,7 +5,10 @@
 namespace stackcheck::sim {
 
 ShardPlan::ShardPlan(std::uint32_t count, std::uint32_t index, const ShardProgress& before)
-    : count_(count == 0 ? 1 : count), index_(index), finished_(before.finished) {
+    : count_(count == 0 ? 1 : count),
+      index_(index),
+      finished_(before.finished),
+      stack_before_(before.stack) {
   std::sort(finished_.begin(), finished_.end());
   finished_.erase(std::unique(finished_.begin(), finished_.end()), finished_.end());
   for (const ShardProgress::Escape& e : before.escapes) {
@@ -40,6 +43,7 @@ const std::map<std::uint32_t, bool>* ShardPlan::EscapesAt(
 ShardProgress ShardPlan::progress() const {
   ShardProgress p;
   p.finished = finished_;
+  p.stack = stack_;
   for (const auto& [path, options] : escapes_) {
     for (const auto& [option, explored] : options) p.escapes.push_back({path, option, explored});
   }

@@ -15,14 +15,16 @@
 //
 // The plan is the shard's side of that contract: which units are its own
 // (unit mod count == index); what an earlier run of the same shard already
-// did (its finished units are skipped, its escapes are known at once), so a
-// stopped shard goes on where it stood; and what this run did. The strategy
-// writes it as it goes; the caller reads it when the run ends.
+// did (its finished units are skipped, its escapes are known at once, and
+// the search it stopped in the middle of goes on from the step it stood at),
+// so a stopped shard goes on where it stood; and what this run did. The
+// strategy writes it as it goes; the caller reads it when the run ends.
 #ifndef STACKCHECK_SIM_STRATEGIES_SHARD_PLAN_H_
 #define STACKCHECK_SIM_STRATEGIES_SHARD_PLAN_H_
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -39,6 +41,12 @@ struct ShardProgress {
     bool explored = false;  // its subtree is done
   };
   std::vector<Escape> escapes;
+  // Where the search stood when the run stopped: the strategy's suspended
+  // stack and its place in the walk of the top (DfsStrategy's text, read
+  // back only by the same build). Empty when the walk ended, or when the
+  // stop left no stack (the next run then walks the top again, and the unit
+  // it was in starts over).
+  std::string stack;
 };
 
 class ShardPlan {
@@ -69,6 +77,10 @@ class ShardPlan {
   void Escape(const std::vector<std::uint32_t>& path, std::uint32_t option);
   void EscapeExplored(const std::vector<std::uint32_t>& path, std::uint32_t option);
   void PrivateExecution() { ++private_executions_; }
+  // The search stopped where `stack` says (ShardProgress::stack).
+  void Suspended(std::string stack) { stack_ = std::move(stack); }
+  // The stack an earlier run stopped at, to go on from ("" if none).
+  const std::string& stack_before() const { return stack_before_; }
   // The escapes known at the top node `path`: (option, explored).
   const std::map<std::uint32_t, bool>* EscapesAt(const std::vector<std::uint32_t>& path) const;
 
@@ -87,6 +99,8 @@ class ShardPlan {
   std::uint32_t index_;
   std::vector<std::uint64_t> finished_;
   std::map<std::vector<std::uint32_t>, std::map<std::uint32_t, bool>> escapes_;
+  std::string stack_before_;
+  std::string stack_;
   std::uint64_t units_seen_ = 0;
   bool walk_ended_ = false;
   std::uint64_t walk_executions_ = 0;

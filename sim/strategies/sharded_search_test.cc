@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "gtest/gtest.h"
 #include "rapidcheck.h"
 #include "rapidcheck/gtest.h"
@@ -26,6 +28,7 @@ using toy::Write;
 
 struct ShardRun {
   std::set<std::uint64_t> finals;
+  std::vector<std::uint64_t> finals_in_order;
   std::uint64_t executions = 0;
   bool exhausted = false;
   std::shared_ptr<ShardPlan> plan;
@@ -50,6 +53,7 @@ ShardRun RunShard(const System& system, bool reduce, std::size_t split,
   for (const toy::Outcome& o : toy::RunAll(system, dfs)) {
     EXPECT_EQ(o.error, "");
     run.finals.insert(o.FinalState());
+    run.finals_in_order.push_back(o.FinalState());
     ++run.executions;
   }
   EXPECT_TRUE(dfs.Finish().ok()) << dfs.status();
@@ -102,31 +106,76 @@ RC_GTEST_PROP(ShardedSearchProperty, ShardsTogetherReachEveryFinalStateOfPlainDf
   RC_ASSERT(RunAllShards(system, reduce, split, count) == PlainFinals(system));
 }
 
-// A shard stopped after every few executions and run again with the units it
-// finished goes on where it stood: the same units finished in the end, and
-// every final state of its units reached. (A stop loses the unit in
-// progress: a run too short to finish one makes no progress, and is given
-// twice the budget next time.)
+// A shard stopped after every few executions and run again with its
+// progress goes on from the execution after its last one, inside the unit
+// it was in: its runs together are the uninterrupted run, execution for
+// execution, with the same units finished and the same escapes.
 RC_GTEST_PROP(ShardedSearchProperty, AStoppedShardGoesOnWhereItStood, ()) {
   const System system = *SmallSystems();
   const std::size_t split = *rc::gen::inRange<std::size_t>(1, 7);
   const auto count = *rc::gen::inRange<std::uint32_t>(1, 4);
   const auto index = *rc::gen::inRange<std::uint32_t>(0, count);
-  auto budget = *rc::gen::inRange<std::uint64_t>(1, 6);
+  const auto budget = *rc::gen::inRange<std::uint64_t>(1, 6);
   const ShardRun whole =
       RunShard(system, true, split, std::make_shared<ShardPlan>(count, index, ShardProgress{}));
   ShardProgress progress;
-  std::set<std::uint64_t> finals;
-  for (int run = 0; run < 1000; ++run) {
+  std::vector<std::uint64_t> finals;
+  bool ended = false;
+  for (std::uint64_t run = 0; run <= whole.executions && !ended; ++run) {
     const ShardRun part =
         RunShard(system, true, split, std::make_shared<ShardPlan>(count, index, progress), budget);
-    if (part.plan->progress().finished == progress.finished) budget *= 2;
+    finals.insert(finals.end(), part.finals_in_order.begin(), part.finals_in_order.end());
     progress = part.plan->progress();
-    finals.insert(part.finals.begin(), part.finals.end());
-    if (part.plan->walk_ended()) break;
+    ended = part.plan->walk_ended();
+    RC_ASSERT(ended == progress.stack.empty());
   }
-  RC_ASSERT(progress.finished == whole.plan->progress().finished);
-  for (std::uint64_t f : whole.finals) RC_ASSERT(finals.count(f) == 1u);
+  RC_ASSERT(ended);
+  RC_ASSERT(finals == whole.finals_in_order);
+  const ShardProgress all = whole.plan->progress();
+  RC_ASSERT(progress.finished == all.finished);
+  RC_ASSERT(progress.escapes.size() == all.escapes.size());
+  for (std::size_t i = 0; i < all.escapes.size(); ++i) {
+    RC_ASSERT(progress.escapes[i].path == all.escapes[i].path);
+    RC_ASSERT(progress.escapes[i].option == all.escapes[i].option);
+    RC_ASSERT(progress.escapes[i].explored == all.escapes[i].explored);
+  }
+}
+
+// A run stopped before its first execution leaves the stack it was given.
+TEST(ShardedSearch, AStopBeforeTheFirstExecutionKeepsTheStack) {
+  const System system = toy::Writers(3, 3, [](int, int) -> std::uint32_t { return 1; });
+  const ShardRun first =
+      RunShard(system, true, 2, std::make_shared<ShardPlan>(1, 0, ShardProgress{}), 1);
+  const ShardProgress progress = first.plan->progress();
+  ASSERT_FALSE(progress.stack.empty());
+  DfsStrategy::Options o = Options(true, 2, std::make_shared<ShardPlan>(1, 0, progress));
+  DfsStrategy dfs(o);
+  EXPECT_TRUE(dfs.Finish().ok());
+  EXPECT_EQ(o.shard_plan->progress().stack, progress.stack);
+}
+
+// A stack that does not fit the search is refused with the reason, before
+// any execution runs.
+TEST(ShardedSearch, AStackThatDoesNotFitIsRefused) {
+  const System system = toy::Writers(3, 3, [](int, int) -> std::uint32_t { return 1; });
+  const ShardRun first =
+      RunShard(system, true, 2, std::make_shared<ShardPlan>(2, 0, ShardProgress{}), 1);
+  ShardProgress progress = first.plan->progress();
+  ASSERT_FALSE(progress.stack.empty());
+  for (const std::string& damaged :
+       {std::string(" 1 0"), progress.stack.substr(0, progress.stack.find(';')),
+        progress.stack + " 1", std::string("x") + progress.stack}) {
+    progress.stack = damaged;
+    DfsStrategy dfs(Options(true, 2, std::make_shared<ShardPlan>(2, 0, progress)));
+    EXPECT_FALSE(dfs.NewExecution()) << damaged;
+    EXPECT_EQ(dfs.status().code(), absl::StatusCode::kInvalidArgument) << damaged;
+  }
+  // Another shard's stack names a unit that is not this shard's (unit 0,
+  // whose subtree is more than its first execution).
+  progress = first.plan->progress();
+  DfsStrategy other(Options(true, 2, std::make_shared<ShardPlan>(2, 1, progress)));
+  EXPECT_FALSE(other.NewExecution());
+  EXPECT_EQ(other.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Three writers of one object: every order of the 3 x 3 writes is a trace

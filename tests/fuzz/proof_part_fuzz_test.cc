@@ -2,7 +2,8 @@
 // ordinary suite: seeded mutations of real parts, as damaged and re-digested,
 // plus extreme counts. The promises: no crash; a damaged part refused with
 // an error naming its line (never a different proof); an accepted one reads
-// back as written, goes on as a shard's earlier run and merges or is refused;
+// back as written, goes on as a shard's earlier run (or has its suspended
+// stack refused) and merges or is refused;
 // memory that follows the file's size, not the numbers written in it.
 #include <sys/resource.h>
 
@@ -70,18 +71,27 @@ std::vector<std::string> Seeds() {
 }
 
 // What a part that reads must keep: it writes back to itself, a shard goes on
-// from it (or refuses nothing: the progress is only skipped units and known
-// escapes), and it merges with its siblings or is refused.
+// from it (refusing only a suspended stack that does not fit the search: the
+// rest of the progress is skipped units and known escapes), and it merges
+// with its siblings or is refused.
 void CheckAccepted(const ProofPart& part, const std::vector<PartFile>& siblings) {
   absl::StatusOr<ProofPart> again = properties::DecodeProofPart(properties::EncodeProofPart(part));
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->finished, part.finished);
   EXPECT_EQ(again->escapes.size(), part.escapes.size());
+  EXPECT_EQ(again->stack, part.stack);
   ExploreSpec spec = Shard("event-fence", part.index % 3);
   spec.shard.before = part.Progress();
   spec.max_executions = 20;
   const ExploreReport r = properties::Explore(spec);
-  EXPECT_TRUE(r.status.ok()) << r.status;
+  if (part.stack.empty()) {
+    EXPECT_TRUE(r.status.ok()) << r.status;
+  } else if (!r.status.ok()) {
+    // A stack that does not fit this search (another policy's, or damaged
+    // and re-digested) is refused as such.
+    EXPECT_TRUE(absl::IsInvalidArgument(r.status)) << r.status;
+    EXPECT_TRUE(absl::StrContains(r.status.message(), "stack")) << r.status;
+  }
   std::vector<PartFile> files = siblings;
   files.push_back({"mutant", properties::EncodeProofPart(part)});
   absl::StatusOr<properties::MergedProof> merged = properties::MergeProofParts(files);
