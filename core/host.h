@@ -4,7 +4,9 @@
 #ifndef STACKCHECK_CORE_HOST_H_
 #define STACKCHECK_CORE_HOST_H_
 
+#include <csignal>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <memory>
@@ -94,6 +96,17 @@ class Host {
     std::abort();  // Exit never returns; GCC cannot see that through the virtual call
   }
 
+  // The process dies of `signal` where the code the caller models would
+  // fault (libgomp reading the device table its exit freed): no exit handler
+  // runs. The simulator ends the simulated process and logs the signal; on
+  // real threads the signal is raised, as the fault would.
+  [[noreturn]] virtual void Crash(int signal) {
+    std::fprintf(stderr, "stackcheck: the modelled runtime faults here (signal %d)\n", signal);
+    std::fflush(nullptr);
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+    std::_Exit(128 + signal);
+  }
   // Shared state (core/shared.h declares it through these two; nothing else
   // calls them). DeclareShared names state that threads share and meant to be
   // accessed only with `guard` held (nullptr: no mutex guards it); a backend

@@ -134,6 +134,9 @@ constexpr HardwareJudgement kJudgements[] = {
      "the GPU run records no happens-before order between its threads' accesses"},
     {"no-avoidable-oom", nullptr,
      "the GPU run records no allocation that gave up beside a cache that could have made room"},
+    {"no-crash", nullptr,
+     "a crash would end the runner itself; GCC's own crash is measured by "
+     "hardware/finalize_race_on_gpu.sh"},
 };
 
 }  // namespace

@@ -14,8 +14,9 @@ constexpr std::uint8_t kBoth = kSimBackend | kCudaBackend;
 // under a kernel without the kernel noticing (cuMemFree waits for the device,
 // SEM-11: reuse shows as overlap), two accesses were unordered (data-race), or
 // an allocation gave up while the cache could have made room (avoidable OOM),
-// only the simulator can tell. hardware/hardware_judgements.cc judges exactly the
-// properties marked kBoth (hardware_judgements_test).
+// only the simulator can tell; a crash would end the real runner itself.
+// hardware/hardware_judgements.cc judges exactly the properties marked kBoth
+// (hardware_judgements_test).
 constexpr PropertyInfo kProperties[] = {
     {"no-use-after-free",
      "no kernel uses a stacks block after it was freed, and nothing frees a block an unfinished "
@@ -55,6 +56,10 @@ constexpr PropertyInfo kProperties[] = {
      "a device_alloc fails with out of memory only if releasing the stacks cache would not make it "
      "fit",
      Checker::kMonitor, "no-avoidable-oom", kSimBackend, false},
+    {"no-crash",
+     "the process does not die of a signal (GCC 12.2's libgomp calling the plugin on a device "
+     "another thread's exit finalized, with --shipped_target)",
+     Checker::kMonitor, "no-crash", kSimBackend, false},
 };
 
 }  // namespace

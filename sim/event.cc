@@ -100,6 +100,8 @@ absl::string_view EventKindName(EventKind kind) {
       return "alloc-gave-up";
     case EventKind::kExitHandlersDone:
       return "exit-handlers-done";
+    case EventKind::kProcessKilled:
+      return "process-killed";
     case EventKind::kHostWordWrite:
       return "host-word-write";
     case EventKind::kKernelVars:
@@ -226,6 +228,8 @@ std::string FormatEvent(const Event& e) {
     case EventKind::kProcessExit:
     case EventKind::kExitHandlersDone:
       return absl::StrCat(kind, " status ", StatusWord(e.As<p::ExitStatus>().status));
+    case EventKind::kProcessKilled:
+      return absl::StrCat(kind, " signal ", e.As<p::Killed>().signal);
     case EventKind::kDriverCall: {
       const auto call = e.As<p::Call>();
       return absl::StrCat(kind, " api ", static_cast<int>(call.call), " -> ",

@@ -92,6 +92,9 @@ enum class EventKind : std::uint8_t {
   // may end at any step from here on (it ends once no other actor can move,
   // SimHost::ExitProcess).
   kExitHandlersDone,
+  // The process died of a signal (Host::Crash): no handlers ran; a
+  // kProcessExit with 128 + the signal follows.
+  kProcessKilled,
 };
 
 inline constexpr ActorId kNoActor = 0xffffffffu;

@@ -153,6 +153,15 @@ struct ExitStatus {
   void Write(EventWords& w) const { w.x = static_cast<std::uint64_t>(status); }
 };
 
+// kProcessKilled: the signal the process died of.
+struct Killed {
+  int signal = 0;
+
+  static bool Carries(EventKind k) { return k == EventKind::kProcessKilled; }
+  static Killed Read(const EventWords& w) { return {static_cast<int>(w.a)}; }
+  void Write(EventWords& w) const { w.a = static_cast<std::uint32_t>(signal); }
+};
+
 // kWaitQueueBlock (with the actor blamed for the wait, or kNoActor) and
 // kWaitQueueWake (with the actor woken).
 struct WaitQueue {

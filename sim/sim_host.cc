@@ -243,6 +243,15 @@ void SimHost::ExitOwningNothing(int status) {
   ExitProcess(status, Scheduler::Stacks::kCallerOwnsNothing);
 }
 
+void SimHost::Crash(int signal) {
+  // The fault is in the step the caller is taking (the read that met the
+  // freed table): the process ends in it, at once, every other actor cut
+  // short and no handler run. DfsStrategy counts an execution's last step as
+  // global, so a search still orders it against everything.
+  scheduler_->Log(EventKind::kProcessKilled, payload::Killed{signal});
+  scheduler_->EndProcess(128 + signal);
+}
+
 void SimHost::ExitStep() {
   // An exit's step starts the handlers not yet started, running their code
   // up to their first point (the runtime's handler takes the device lock

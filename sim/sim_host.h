@@ -61,6 +61,7 @@ class SimHost final : public Host, public RuntimeObserver {
   void AtExit(std::function<void()> handler) override;
   [[noreturn]] void Exit(int status) override;
   [[noreturn]] void ExitOwningNothing(int status) override;
+  [[noreturn]] void Crash(int signal) override;
   // An access without its guard held is a scheduling point of its own that
   // breaks the guard's bit (it conflicts with every step taken while holding
   // the guard, where the guarded accesses are), except on the actor running

@@ -10,6 +10,7 @@
 #include "sim/monitors/driver_call_in_callback.h"
 #include "sim/monitors/leak.h"
 #include "sim/monitors/mutex_discipline.h"
+#include "sim/monitors/no_crash.h"
 #include "sim/monitors/stack_overlap.h"
 #include "sim/monitors/sync_completion.h"
 #include "sim/monitors/use_after_free.h"
@@ -42,6 +43,7 @@ constexpr MonitorRow kMonitors[] = {
     {SyncCompletionMonitor::kName, &Make<SyncCompletionMonitor>},
     {DataRaceMonitor::kName, &Make<DataRaceMonitor>},
     {AvoidableOomMonitor::kName, &Make<AvoidableOomMonitor>},
+    {NoCrashMonitor::kName, &Make<NoCrashMonitor>},
 };
 
 std::vector<absl::string_view> Names() {
