@@ -44,6 +44,11 @@ ABSL_FLAG(bool, device_destructors, false,
 ABSL_FLAG(std::uint64_t, soft_limit, 0,
           "check: the runtime's soft limit on the cached block, bytes (0 = the scenario's)");
 ABSL_FLAG(std::uint64_t, capacity, 0, "check: device memory, bytes (0 = the scenario's)");
+ABSL_FLAG(bool, shipped_target, false,
+          "check: libgomp's target.c as GCC 12.2 ships it: a region, omp_target_alloc and "
+          "omp_target_free that meet the device finalized by another thread's exit call the "
+          "plugin, which dies of SIGSEGV after a close that succeeded (property no-crash); "
+          "off: they look at the device's state first, as gcc/patches/0003 makes them");
 ABSL_FLAG(bool, free_no_wait, false,
           "check: cuMemFree frees at once instead of waiting for idle streams (SEM-11); "
           "with --enumerate, given either way it fixes the mode, else both are explored");
@@ -152,7 +157,7 @@ bool Keyed() {
   for (const char* flag :
        {"scenario_file", "warps", "user_alloc", "is_device_ptr", "enter_data", "oom_at",
         "reject_launch_at", "device_constructors", "device_destructors", "soft_limit", "capacity",
-        "free_no_wait", "concurrent_callbacks"}) {
+        "shipped_target", "free_no_wait", "concurrent_callbacks"}) {
     if (FlagGiven(flag)) return false;
   }
   return true;
@@ -200,6 +205,7 @@ absl::Status ApplyDeviceFlags(properties::Case& c) {
     }
     c.scenario.device_capacity = v;
   }
+  if (FlagGiven("shipped_target")) c.scenario.shipped_target = absl::GetFlag(FLAGS_shipped_target);
   if (FlagGiven("free_no_wait")) {
     c.modes.free_waits_for_streams = !absl::GetFlag(FLAGS_free_no_wait);
   }

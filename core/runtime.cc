@@ -1,6 +1,7 @@
 #include "core/runtime.h"
 
 #include <algorithm>
+#include <csignal>
 #include <functional>
 #include <utility>
 
@@ -141,31 +142,27 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   // value inlined, nothing copied besides the table). With nothing to map it
   // returns before taking the device lock.
   DevicePtr vars = 0;
+  bool mapped = false;
   if (region.TableEntries() > 0) {
     device_lock_->Lock();
-    if (!UsableLocked()) {  // finalized since the look-up
-      RunOnHost(region.id);
-      return;
-    }
-    vars = AllocateLocked(region.MappingBytes());
-    if (vars == 0) {
-      FatalUnlocking(region.id, CuResult::kOutOfMemory, "device memory allocation fail");
-    }
-    for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {
-      // The variables, then the table.
-      const std::uint64_t bytes =
-          i < region.mapped_vars ? kMappedVarBytes : region.TableEntries() * 8;
-      if (!policy_->CopyToDevice(vars + i * kMappedVarBytes, bytes)) {
-        FatalUnlocking(region.id, CuResult::kUnknown,
-                       "Copying of host object to dev object failed");
+    if (!UsableLocked()) {
+      // Finalized since the look-up: gomp_map_vars_internal returns NULL.
+      // GCC 12.2's GOMP_target_ext calls run_func all the same (with the
+      // host addresses) and unmaps nothing; 0003 falls back to the host.
+      if (!ctx_.options.shipped_target) {
+        RunOnHost(region.id);
+        return;
       }
+    } else {
+      vars = MapLocked(region);
+      mapped = true;
     }
-    device_lock_->Unlock();
   }
+  if (ctx_.options.shipped_target) EnterPlugin(/*locked=*/false);
   ctx_.observer.RegionBegin(region.id, region.StacksBytes());
   policy_->Run(region, vars);
   ctx_.observer.RegionEnd(region.id);
-  if (vars == 0) return;
+  if (!mapped) return;
   // gomp_unmap_vars: copy back, then free the block.
   device_lock_->Lock();
   if (!UsableLocked()) return;  // finalized meanwhile: reclaimed with the context
@@ -178,6 +175,38 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
     FatalUnlocking(region.id, CuResult::kUnknown, "error in freeing device memory block");
   }
   device_lock_->Unlock();
+}
+
+DevicePtr Runtime::MapLocked(const RegionSpec& region) {
+  DevicePtr vars = AllocateLocked(region.MappingBytes());
+  if (vars == 0) {
+    FatalUnlocking(region.id, CuResult::kOutOfMemory, "device memory allocation fail");
+  }
+  for (std::uint32_t i = 0; i <= region.mapped_vars; ++i) {
+    // The variables, then the table.
+    const std::uint64_t bytes =
+        i < region.mapped_vars ? kMappedVarBytes : region.TableEntries() * 8;
+    if (!policy_->CopyToDevice(vars + i * kMappedVarBytes, bytes)) {
+      FatalUnlocking(region.id, CuResult::kUnknown, "Copying of host object to dev object failed");
+    }
+  }
+  device_lock_->Unlock();
+  return vars;
+}
+
+void Runtime::EnterPlugin(bool locked) {
+  if (locked) {
+    if (state_.Read() != State::kClosed) return;
+  } else {
+    state_.Snapshot();  // the read of ptx_devices, racing with the close
+  }
+  if (device_table_freed_.load(std::memory_order_acquire)) ctx_.host.Crash(SIGSEGV);
+}
+
+bool Runtime::UsableAtLookUp() {
+  State state = State::kClosed;
+  device_lock_->ReadUnder([&] { state = state_.Read(); });
+  return state == State::kLoaded;
 }
 
 void Runtime::RunOnHost(RegionId region) {
@@ -209,8 +238,16 @@ bool Runtime::ForgetLocked(DevicePtr ptr, std::uint64_t* bytes) {
 }
 
 DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
-  device_lock_->Lock();
-  if (!UsableLocked()) return 0;  // omp_target_alloc: NULL
+  if (ctx_.options.shipped_target) {
+    // GCC 12.2's omp_target_alloc: resolve_device, then the plugin under the
+    // device lock without a second look at the state.
+    if (!UsableAtLookUp()) return 0;
+    device_lock_->Lock();
+    EnterPlugin(/*locked=*/true);
+  } else {
+    device_lock_->Lock();
+    if (!UsableLocked()) return 0;  // omp_target_alloc: NULL
+  }
   DevicePtr ptr = AllocateLocked(bytes);
   if (ptr != 0) RememberLocked(ptr, bytes);
   device_lock_->Unlock();
@@ -219,9 +256,16 @@ DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
 
 void Runtime::DeviceFree(DevicePtr ptr) {
   if (ptr == 0) return;
+  // GCC 12.2's omp_target_free: resolve_device, then gomp_free_device_memory
+  // under the device lock without a second look at the state.
+  if (ctx_.options.shipped_target && !UsableAtLookUp()) return;
   device_lock_->Lock();
   const bool known = ForgetLocked(ptr, nullptr);
-  if (!UsableLocked()) return;  // reclaimed with the context
+  if (ctx_.options.shipped_target) {
+    EnterPlugin(/*locked=*/true);
+  } else if (!UsableLocked()) {
+    return;  // reclaimed with the context
+  }
   if (!known) {
     FatalUnlocking(kNoRegion, CuResult::kInvalidValue,
                    absl::StrFormat("device_free: 0x%x is not a live device pointer", ptr));
@@ -300,6 +344,9 @@ void Runtime::CloseDevice() {
         ok = false;
       }
     }
+    // GOMP_OFFLOAD_fini_device empties the device's entry, and frees the
+    // table with the last device, only once nvptx_close_device succeeded.
+    if (ok) device_table_freed_.store(true, std::memory_order_release);
     state_.Write() = State::kClosed;  // GOMP_DEVICE_FINALIZED, whatever happened
   }
   device_lock_->Unlock();

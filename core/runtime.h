@@ -68,16 +68,20 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   void LoadImage(bool device_constructors, bool device_destructors);
   // `#pragma omp target`: maps the region's variables (one block, copied in,
   // device lock held), runs the region (GOMP_OFFLOAD_run, no device lock),
-  // unmaps (copy back, free, device lock held). On a finalized device the
-  // region runs on the host (nothing is launched). `device_ptr`: a pointer
+  // unmaps (copy back, free, device lock held). On a device finalized at the
+  // look-up the region runs on the host (nothing is launched); one finalized
+  // between the look-up and the mapping too, unless shipped_target (see
+  // RuntimeOptions). `device_ptr`: a pointer
   // DeviceAlloc returned that the region's kernel uses (is_device_ptr),
   // carried in its variable table; 0: none.
   void Run(const RegionSpec& region, DevicePtr device_ptr = 0);
-  // omp_target_alloc: 0 on failure or on a finalized device.
+  // omp_target_alloc: 0 on failure or on a finalized device (with
+  // shipped_target, only one finalized before the look-up).
   DevicePtr DeviceAlloc(std::uint64_t bytes);
   // omp_target_free. Fatal for a pointer DeviceAlloc/EnterData did not
   // return or already freed, or a failed free, while the device is open;
-  // DeviceFree(0), and any free on a finalized device, do nothing.
+  // DeviceFree(0), and any free on a finalized device, do nothing (with
+  // shipped_target, only on one finalized before the look-up).
   void DeviceFree(DevicePtr ptr);
   // target enter data map(to:), exit data map(from:), update to(): the
   // device copy of a variable of `bytes`. Failures are fatal.
@@ -107,8 +111,22 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   bool UsableLocked();
   // A region of a finalized device: begins and ends, nothing launched.
   void RunOnHost(RegionId region);
+  // GCC 12.2's plugin entry on a device another thread's exit finalized
+  // (RuntimeOptions::shipped_target): GOMP_OFFLOAD_run, GOMP_OFFLOAD_alloc
+  // and GOMP_OFFLOAD_free read ptx_devices[ord] first, and a close that
+  // succeeded freed that table: the process dies of SIGSEGV. After a close
+  // that failed the entry stays, and the call goes on into the policy.
+  // `locked`: the caller holds the device lock (omp_target_alloc/free);
+  // GOMP_OFFLOAD_run reads without it, a point ordered against the close.
+  void EnterPlugin(bool locked);
+  // resolve_device for omp_target_alloc/free (shipped_target): the device
+  // is usable at the look-up, read under the device lock.
+  bool UsableAtLookUp();
   // Raises `message` as a fatal error after releasing the device lock.
   [[noreturn]] void FatalUnlocking(RegionId region, CuResult code, absl::string_view message);
+  // gomp_map_vars's work on a usable device, device lock held: the block,
+  // the copies in; releases the lock. Failures are fatal.
+  DevicePtr MapLocked(const RegionSpec& region);
   // The policy's device_alloc, device lock held; a failure is told to the
   // observer with the bytes the cache holds (AllocationFailed).
   DevicePtr AllocateLocked(std::uint64_t bytes);
@@ -124,6 +142,11 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   std::unique_ptr<Mutex> device_lock_;
   // libgomp's devicep->state: written and read under *device_lock_.
   Shared<State> state_;
+  // GOMP_OFFLOAD_fini_device's ptx_devices[n] = NULL and free of the table:
+  // set by a close that succeeded, under the device lock; read by
+  // EnterPlugin after a snapshot of state_ (the same critical section
+  // writes both).
+  std::atomic<bool> device_table_freed_{false};
   // When the runtime is not shared-owned, the exit handler reaches it through
   // this cell, which the destructor clears: a handler that outlives the
   // runtime does nothing.

@@ -158,6 +158,8 @@ struct Scenario {
   FaultPlan faults;
   // The main thread closes the device through the exit path after joining.
   bool close_at_end = true;
+  // libgomp's target.c as GCC 12.2 ships it (RuntimeOptions::shipped_target).
+  bool shipped_target = false;
 
   // Whether some region's kernel traps (RegionSpec::aborts).
   bool AnyRegionAborts() const {

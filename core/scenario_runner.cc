@@ -80,6 +80,7 @@ void OpenRunAndJoin(const Scenario& scenario, Device& device, Host& host, Runtim
                     const PolicyInfo& policy) {
   RuntimeOptions options;
   options.soft_limit = scenario.soft_limit;
+  options.shipped_target = scenario.shipped_target;
   // Owned by the main thread; every program thread holds a strong reference
   // on its own stack while it runs, and the exit handler one while it closes
   // the device. In the simulator an ended process's fibers unwind one by one:

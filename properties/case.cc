@@ -81,7 +81,7 @@ bool SameScenario(const Scenario& a, const Scenario& b) {
          a.faults.launch_failure_at_call == b.faults.launch_failure_at_call &&
          a.faults.device_constructors == b.faults.device_constructors &&
          a.faults.device_destructors == b.faults.device_destructors &&
-         a.close_at_end == b.close_at_end;
+         a.close_at_end == b.close_at_end && a.shipped_target == b.shipped_target;
 }
 
 bool operator==(const Case& a, const Case& b) {
@@ -91,10 +91,11 @@ bool operator==(const Case& a, const Case& b) {
 std::string DescribeScenario(const Scenario& s) {
   std::string out = absl::StrFormat(
       "capacity %d KiB, soft limit %d KiB, alloc failure at call %d, launch failure at "
-      "call %d%s%s%s\n",
+      "call %d%s%s%s%s\n",
       s.device_capacity / kKiB, s.soft_limit / kKiB, s.faults.alloc_failure_at_call,
       s.faults.launch_failure_at_call, s.faults.device_constructors ? ", device ctors" : "",
-      s.faults.device_destructors ? ", device dtors" : "", s.close_at_end ? ", close at end" : "");
+      s.faults.device_destructors ? ", device dtors" : "", s.close_at_end ? ", close at end" : "",
+      s.shipped_target ? ", GCC 12.2's target.c" : "");
   for (size_t t = 0; t < s.threads.size(); ++t) {
     std::vector<std::string> ops;
     for (const HostOp& op : s.threads[t].ops) {

@@ -50,7 +50,8 @@ inline constexpr std::uint64_t k32 = std::numeric_limits<std::uint32_t>::max();
 // region, a host operation). The text writer and parser, the token encoder
 // and decoder and the validation all walk the same table, in its order: that
 // order is the order of the fields on a line and in a token. A new field is
-// one row (and, as the format changes, a new kReplayFormatVersion).
+// one row at the end of its table, with `since` the new kReplayFormatVersion:
+// records of earlier versions lack it and read it as the member's default.
 template <typename T>
 struct Field {
   absl::string_view key;
@@ -65,6 +66,8 @@ struct Field {
   // The token decoder refuses a value above this, or above what the member's
   // type holds in a token, as malformed.
   std::uint64_t token_max = kNoLimit;
+  // The format version that added the field.
+  int since = kOldestReplayFormatVersion;
 };
 
 // The type of the member `m` of a T points to.
@@ -134,6 +137,7 @@ inline constexpr Field<Scenario> kDeviceFields[] = {
     {"capacity", &Scenario::device_capacity, 1, kMaxBytes, "device capacity must be $min..$max"},
     {"soft_limit", &Scenario::soft_limit, 0, kMaxBytes, "$key must be at most $max"},
     {"close_at_end", &Scenario::close_at_end},
+    {"shipped_target", &Scenario::shipped_target, 0, kNoLimit, "", kNoLimit, 3},
 };
 
 inline constexpr Field<FaultPlan> kFaultFields[] = {

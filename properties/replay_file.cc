@@ -52,12 +52,13 @@ absl::Status ErrorAt(Pos at, absl::string_view what) {
 }
 
 // The key=value fields of one line; each may be consumed once. A field left
-// out is an error where every field is required (replay files) and keeps
-// its default otherwise (scenario files).
+// out is an error where every field is required (replay files of the version
+// that has it) and keeps its default otherwise (scenario files, and a field
+// added after the file's version).
 class Fields {
  public:
-  static absl::StatusOr<Fields> Parse(const Line& l, bool required) {
-    Fields f(l.at, required);
+  static absl::StatusOr<Fields> Parse(const Line& l, bool required, int version) {
+    Fields f(l.at, required, version);
     for (size_t i = 0; i < l.rest.size(); ++i) {
       const absl::string_view w = l.rest[i];
       const Pos at{l.at.line, l.rest_columns[i]};
@@ -79,7 +80,7 @@ class Fields {
       std::uint64_t v;
       Pos at;
       bool given;
-      if (absl::Status s = Get(f.key, &v, &at, &given); !s.ok()) return s;
+      if (absl::Status s = Get(f.key, f.since <= version_, &v, &at, &given); !s.ok()) return s;
       if (!given) continue;
       if (v > WidthOf(f).text_max) {
         return ErrorAt(at, std::holds_alternative<bool T::*>(f.member)
@@ -111,13 +112,16 @@ class Fields {
     Pos at;
   };
 
-  Fields(Pos line, bool required) : line_(line), required_(required) {}
+  Fields(Pos line, bool required, int version)
+      : line_(line), required_(required), version_(version) {}
 
-  absl::Status Get(absl::string_view key, std::uint64_t* out, Pos* at, bool* given) {
+  // `in_version`: the record's format has the field.
+  absl::Status Get(absl::string_view key, bool in_version, std::uint64_t* out, Pos* at,
+                   bool* given) {
     auto it = values_.find(key);
     *given = it != values_.end();
     if (!*given) {
-      if (!required_) return absl::OkStatus();
+      if (!required_ || !in_version) return absl::OkStatus();
       return ErrorAt(line_, absl::StrFormat("missing field '%s'", key));
     }
     const Value v = std::move(it->second);  // erase frees the map's copy
@@ -132,13 +136,15 @@ class Fields {
 
   Pos line_;
   bool required_;
+  int version_;
   absl::flat_hash_map<std::string, Value> values_;
 };
 
 // A line that holds the fields of `table`.
 template <typename T>
-absl::Status ParseFields(const Line& l, bool required, absl::Span<const Field<T>> table, T* x) {
-  absl::StatusOr<Fields> f = Fields::Parse(l, required);
+absl::Status ParseFields(const Line& l, bool required, int version,
+                         absl::Span<const Field<T>> table, T* x) {
+  absl::StatusOr<Fields> f = Fields::Parse(l, required, version);
   if (!f.ok()) return f.status();
   RETURN_IF_ERROR(f->Take(table, x));
   return f->Done();
@@ -146,8 +152,9 @@ absl::Status ParseFields(const Line& l, bool required, absl::Span<const Field<T>
 
 // A host operation's line, over `op` (which holds the defaults of fields a
 // scenario file leaves out).
-absl::Status ParseOp(const Line& l, bool required, const OpSyntax& syntax, HostOp* op) {
-  absl::StatusOr<Fields> f = Fields::Parse(l, required);
+absl::Status ParseOp(const Line& l, bool required, int version, const OpSyntax& syntax,
+                     HostOp* op) {
+  absl::StatusOr<Fields> f = Fields::Parse(l, required, version);
   if (!f.ok()) return f.status();
   op->kind = syntax.kind;
   RETURN_IF_ERROR(f->Take(syntax.fields, op));
@@ -185,6 +192,10 @@ class CaseLines {
     c_->scenario.threads.clear();
   }
 
+  // The format version of the record the lines come from (the newest until
+  // its header says otherwise).
+  void set_version(int version) { version_ = version; }
+
   // Whether `keyword` starts one of these lines.
   static bool Owns(absl::string_view keyword) {
     return keyword == "modes" || keyword == "device" || keyword == "faults" ||
@@ -195,15 +206,15 @@ class CaseLines {
     Scenario& s = c_->scenario;
     if (l.keyword == "modes") {
       at_->modes = l.at;
-      return ParseFields(l, required_, absl::MakeConstSpan(kModeFields), &c_->modes);
+      return ParseFields(l, required_, version_, absl::MakeConstSpan(kModeFields), &c_->modes);
     }
     if (l.keyword == "device") {
       at_->device = l.at;
-      return ParseFields(l, required_, absl::MakeConstSpan(kDeviceFields), &s);
+      return ParseFields(l, required_, version_, absl::MakeConstSpan(kDeviceFields), &s);
     }
     if (l.keyword == "faults") {
       at_->faults = l.at;
-      return ParseFields(l, required_, absl::MakeConstSpan(kFaultFields), &s.faults);
+      return ParseFields(l, required_, version_, absl::MakeConstSpan(kFaultFields), &s.faults);
     }
     if (l.keyword == "thread") {
       if (!l.rest.empty()) return ErrorAt(l.at, "'thread' takes no values");
@@ -223,7 +234,7 @@ class CaseLines {
       return ErrorAt(l.at, absl::StrFormat("'%s' before any 'thread'", l.keyword));
     }
     HostOp op = DefaultOp(syntax->kind);
-    RETURN_IF_ERROR(ParseOp(l, required_, *syntax, &op));
+    RETURN_IF_ERROR(ParseOp(l, required_, version_, *syntax, &op));
     if (s.threads.back().ops.size() >= kMaxOpsPerThread) {
       return ErrorAt(l.at, absl::StrFormat("more than %d ops in one thread", kMaxOpsPerThread));
     }
@@ -236,6 +247,7 @@ class CaseLines {
   Case* c_;
   SourceLines* at_;
   bool required_;
+  int version_ = kReplayFormatVersion;
 };
 
 // Regions a scenario file leaves without an id get the smallest unused ones,
@@ -271,15 +283,16 @@ void AppendFields(std::string* out, absl::Span<const Field<T>> table, const T& x
 }
 
 // The line a replay file starts with: its format version.
-absl::Status ReadHeader(const Line& l) {
+absl::Status ReadHeader(const Line& l, int* version) {
   if (l.keyword != "stackcheck-replay" || l.rest.size() != 1) {
     return ErrorAt(l.at, "not a stackcheck replay file (expected 'stackcheck-replay <version>')");
   }
-  int version = 0;
-  if (!absl::SimpleAtoi(l.rest[0], &version) || version != kReplayFormatVersion) {
+  if (!absl::SimpleAtoi(l.rest[0], version) || *version < kOldestReplayFormatVersion ||
+      *version > kReplayFormatVersion) {
     return ErrorAt(
-        l.at, absl::StrFormat("replay format version '%s' is not supported (this tool reads %d)",
-                              Quoted(l.rest[0]), kReplayFormatVersion));
+        l.at,
+        absl::StrFormat("replay format version '%s' is not supported (this tool reads %d to %d)",
+                        Quoted(l.rest[0]), kOldestReplayFormatVersion, kReplayFormatVersion));
   }
   return absl::OkStatus();
 }
@@ -334,7 +347,9 @@ class ReplayLines {
   absl::Status Read(const Line& l, absl::string_view raw) {
     if (seen_end_) return ErrorAt(l.at, "text after 'end'");
     if (!seen_header_) {
-      RETURN_IF_ERROR(ReadHeader(l));
+      int version = 0;
+      RETURN_IF_ERROR(ReadHeader(l, &version));
+      case_lines_.set_version(version);
       seen_header_ = true;
       return absl::OkStatus();
     }

@@ -5,12 +5,12 @@
 //
 // The file is versioned, line-oriented text meant to be read and hand-edited:
 //
-//   stackcheck-replay 2
+//   stackcheck-replay 3
 //   tool 0.1.0
 //   policy v1b-callback-lock
 //   property no-deadlock
 //   modes free_waits_for_streams=1 serial_callback_thread=1 trap_code=719 ...
-//   device capacity=4194304 soft_limit=524288 close_at_end=1
+//   device capacity=4194304 soft_limit=524288 close_at_end=1 shipped_target=0
 //   faults alloc_failure_at_call=0 launch_failure_at_call=0 device_constructors=0
 //          device_destructors=0
 //   thread
@@ -62,7 +62,11 @@
 
 namespace stackcheck::properties {
 
-inline constexpr int kReplayFormatVersion = 2;
+// Files and tokens are written in the newest format and read in any since
+// the oldest: a field a later version added (Field::since) takes its default
+// in an older record.
+inline constexpr int kReplayFormatVersion = 3;
+inline constexpr int kOldestReplayFormatVersion = 2;
 inline constexpr absl::string_view kReplayTokenPrefix = "sc1.";
 // Inputs larger than these are rejected before they are parsed.
 inline constexpr std::size_t kMaxReplayFileBytes = 1 << 20;

@@ -85,8 +85,25 @@ TEST(ReplayFile, AFingerprintIsTheRestOfItsLine) {
 }
 
 TEST(ReplayFile, RejectsOtherFormatVersion) {
-  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 2", "stackcheck-replay 1"}}),
-              "version '1' is not supported");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 3", "stackcheck-replay 1"}}),
+              "version '1' is not supported (this tool reads 2 to 3)");
+  ExpectError(absl::StrReplaceAll(GoodFile(), {{"stackcheck-replay 3", "stackcheck-replay 4"}}),
+              "version '4' is not supported");
+}
+
+// Format 3 added shipped_target: a format 2 file has no such field and reads
+// it as its default; a format 3 file must give it, as every other field.
+TEST(ReplayFile, AFieldAddedLaterIsOptionalOnlyInEarlierVersions) {
+  const std::string v3 = GoodFile();
+  ASSERT_NE(v3.find(" shipped_target=0"), std::string::npos);
+  const std::string without = absl::StrReplaceAll(v3, {{" shipped_target=0", ""}});
+  ExpectError(without, "missing field 'shipped_target'");
+  absl::StatusOr<ReplayRecord> v2 = ParseReplayFile(
+      absl::StrReplaceAll(without, {{"stackcheck-replay 3", "stackcheck-replay 2"}}));
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  EXPECT_FALSE(v2->test_case.scenario.shipped_target);
+  // Formatted again, it is a format 3 file.
+  EXPECT_EQ(FormatReplayFile(*v2), v3);
 }
 
 TEST(ReplayFile, RejectsOtherToolVersion) {

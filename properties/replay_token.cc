@@ -75,8 +75,9 @@ void PutFields(Writer& w, absl::Span<const Field<T>> table, const T& x) {
 
 // False when a value is missing or above what its field holds in a token.
 template <typename T>
-bool GetFields(Reader& in, absl::Span<const Field<T>> table, T* x) {
+bool GetFields(Reader& in, absl::Span<const Field<T>> table, T* x, std::uint64_t version) {
   for (const Field<T>& f : table) {
+    if (static_cast<std::uint64_t>(f.since) > version) continue;  // added later: its default
     std::uint64_t v;
     if (!in.Varint(&v) || v > std::min(f.token_max, WidthOf(f).token_max)) return false;
     Store(x, f, v);
@@ -138,17 +139,17 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
   };
   std::uint64_t version;
   if (!in.Varint(&version)) return bad("header");
-  if (version != kReplayFormatVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrFormat("replay token format version %d is not supported (this tool reads %d)",
-                        version, kReplayFormatVersion));
+  if (version < kOldestReplayFormatVersion || version > kReplayFormatVersion) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "replay token format version %d is not supported (this tool reads %d to %d)", version,
+        kOldestReplayFormatVersion, kReplayFormatVersion));
   }
   if (!in.String(&r.tool_version) || !in.String(&r.policy) || !in.String(&r.property)) {
     return bad("names");
   }
-  if (!GetFields(in, absl::MakeConstSpan(kModeFields), &c.modes)) return bad("modes");
-  if (!GetFields(in, absl::MakeConstSpan(kDeviceFields), &s) ||
-      !GetFields(in, absl::MakeConstSpan(kFaultFields), &s.faults)) {
+  if (!GetFields(in, absl::MakeConstSpan(kModeFields), &c.modes, version)) return bad("modes");
+  if (!GetFields(in, absl::MakeConstSpan(kDeviceFields), &s, version) ||
+      !GetFields(in, absl::MakeConstSpan(kFaultFields), &s.faults, version)) {
     return bad("scenario");
   }
   std::uint64_t threads;
@@ -161,7 +162,8 @@ absl::StatusOr<ReplayRecord> DecodeReplayToken(absl::string_view token) {
       HostOp op;
       if (!in.Small(&op.kind, std::size(kOps) - 1)) return bad("op kind");
       const OpSyntax& syntax = SyntaxOf(op.kind);
-      if (!GetFields(in, syntax.fields, &op) || !GetFields(in, syntax.region_fields, &op.region)) {
+      if (!GetFields(in, syntax.fields, &op, version) ||
+          !GetFields(in, syntax.region_fields, &op.region, version)) {
         return bad("op");
       }
       program.ops.push_back(op);

@@ -33,6 +33,15 @@ namespace stackcheck {
 struct RuntimeOptions {
   // Above this, a cached stacks block is freed by the next device_alloc (V2+).
   std::uint64_t soft_limit = kDefaultSoftLimit;
+  // libgomp's target.c as GCC 12.2 ships it, where a thread that resolved
+  // the device meets it finalized by another thread's exit: GOMP_target_ext
+  // runs the region on it although gomp_map_vars returned NULL, and
+  // omp_target_alloc/omp_target_free call the plugin without looking at the
+  // state again; the plugin then faults on the device table a successful
+  // close freed (Host::Crash). Off: those three look at the state under the
+  // device lock, as gcc/patches/0003 makes them, and a region runs on the
+  // host (docs/libgomp-model.md says where each departs from GCC).
+  bool shipped_target = false;
 };
 
 // What the runtime shares with its policy: the backends, the loaded kernels,

@@ -38,6 +38,7 @@ class FakeMutex : public Mutex {
           absl::StrFormat("%s unlocked by thread %d, owned by thread %d", name_, me, owner_));
     }
     owner_ = kNoThread;
+    host_.Unlocked(name_);
   }
   bool TryLock() override {
     if (destroyed_) return true;

@@ -48,6 +48,11 @@ struct ProcessExited {
   int status;
 };
 
+// Host::Crash: the process died of `signal`; no exit handler ran.
+struct ProcessCrashed {
+  int signal;
+};
+
 class FakeHost : public Host {
  public:
   static constexpr ThreadId kMainThread = 1;
@@ -61,12 +66,27 @@ class FakeHost : public Host {
   void Yield() override {}
   void AtExit(std::function<void()> handler) override;
   [[noreturn]] void Exit(int status) override;
+  [[noreturn]] void Crash(int signal) override { throw ProcessCrashed{signal}; }
 
   // What a thread blocked on a held mutex can hope for in a sequential world:
   // that the GPU drains and a stream callback releases it. Set by FakeDevice.
   void SetOnBlock(std::function<void()> on_block) { on_block_ = std::move(on_block); }
   void OnBlock() {
     if (on_block_) on_block_();
+  }
+
+  // Runs `fn` once, right after the next unlock of a mutex named `mutex`:
+  // another thread's step in the window after a section (a sequential run's
+  // only way to put one there).
+  void AfterNextUnlock(absl::string_view mutex, std::function<void()> fn) {
+    after_unlock_mutex_ = std::string(mutex);
+    after_unlock_ = std::move(fn);
+  }
+  void Unlocked(absl::string_view mutex) {
+    if (!after_unlock_ || mutex != after_unlock_mutex_) return;
+    std::function<void()> fn = std::move(after_unlock_);
+    after_unlock_ = nullptr;
+    fn();
   }
 
   // Runs `fn` as if on thread `thread` (the fake device runs callbacks so).
@@ -85,6 +105,8 @@ class FakeHost : public Host {
   ThreadId next_thread_ = kMainThread + 1;
   std::vector<std::function<void()>> exit_handlers_;
   std::function<void()> on_block_;
+  std::string after_unlock_mutex_;
+  std::function<void()> after_unlock_;
   bool exiting_ = false;
   bool exited_ = false;
   int exit_status_ = -1;

@@ -85,6 +85,21 @@ for p in v2-gcc11 v3-trunk; do
 done
 check check_mapped_range 2 "$bin" check --policy=v2-gcc11 --mapped_vars=9
 
+# GCC 12.2's target.c (--shipped_target): a mapping's failed allocation exits
+# and closes the device under the other thread's region, whose plugin entry
+# faults - a known bug, replayable; the default runtime (0003's checks) holds.
+check check_shipped_crash 0 "$bin" check --policy=v2-gcc11 --strategy=dfs --threads=2 \
+  --regions=2 --mapped_vars=1 --oom_at=2 --shipped_target --only_kept --no_plain \
+  --max_executions=2000
+contains check_shipped_crash "known_met no-crash: process-killed on host thread holding {}; fault out-of-memory"
+crash_token=$(grep -A1 "^known_met no-crash" <<<"$out" | grep -oE 'sc1\.[A-Za-z0-9_-]+' | head -1)
+check replay_shipped_crash 0 "$bin" replay "$crash_token"
+contains replay_shipped_crash "process-killed signal 11"
+contains replay_shipped_crash "the process died of SIGSEGV on T2"
+check check_checked_no_crash 0 "$bin" check --policy=v2-gcc11 --strategy=dfs --threads=2 \
+  --regions=2 --mapped_vars=1 --oom_at=2 --property=no-crash --no_plain --max_executions=2000
+contains check_checked_no_crash "violation none"
+
 # bench bugs: the figures, per buggy policy.
 check bench_bugs 0 "$bin" bench bugs --bench_seeds=2
 contains bench_bugs "time_to_bug_s v1b-callback-lock"

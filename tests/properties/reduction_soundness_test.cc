@@ -15,7 +15,8 @@
 // ours; with an abort, within two); two threads of one region, with and without an abort, with
 // mapped data, under both cuMemFree modes and with faults (out of memory,
 // device destructors); a region beside user allocations and
-// frees, and beside target enter data / update / exit data.
+// frees, and beside target enter data / update / exit data; GCC 12.2's
+// target.c (RuntimeOptions::shipped_target) after a failed mapping.
 // A footprint that declares two conflicting steps independent shows up here
 // as a property plain DFS violates and a reduced search misses. Besides the
 // registered policies, a racy one (tests/properties/racy_policy.h) touches its
@@ -123,6 +124,15 @@ std::vector<Config> Configs() {
         RegionBeside({HostOp::DeviceAlloc(128 * kKiB, /*slot=*/0), HostOp::DeviceFree(/*slot=*/0)});
     c.modes.free_waits_for_streams = false;
     configs.push_back({"run+alloc/free,free-no-wait", c});
+  }
+  {
+    // GCC 12.2's target.c (shipped_target): a region that resolved the
+    // device before another thread's fatal exit closed it enters the plugin
+    // through a point of its own, and dies of SIGSEGV there (no-crash).
+    Case c = Regions(2, false, /*mapped_vars=*/1);
+    c.scenario.faults.alloc_failure_at_call = 3;
+    c.scenario.shipped_target = true;
+    configs.push_back({"2x1 mapped+alloc-failure,shipped-target", c, kBound, v2_and_ours});
   }
   {
     // Device destructors: a kernel at close.

@@ -35,15 +35,15 @@ std::string FileForThisVersion(absl::string_view golden) {
 
 // A token starts with the format version and the tool version (a length and
 // its bytes).
-std::string TokenForThisVersion(absl::string_view golden) {
+std::string TokenForThisVersion(absl::string_view golden, int format) {
   std::string bytes;
   EXPECT_TRUE(absl::WebSafeBase64Unescape(golden.substr(kReplayTokenPrefix.size()), &bytes));
-  const std::string old_head = absl::StrCat(std::string(1, kReplayFormatVersion),
+  const std::string old_head = absl::StrCat(std::string(1, static_cast<char>(format)),
                                             std::string(1, kGoldenVersion.size()), kGoldenVersion);
   EXPECT_EQ(bytes.substr(0, old_head.size()), old_head) << "not a golden token";
   const std::string version = kVersion;
   bytes.replace(0, old_head.size(),
-                absl::StrCat(std::string(1, kReplayFormatVersion),
+                absl::StrCat(std::string(1, static_cast<char>(format)),
                              std::string(1, static_cast<char>(version.size())), version));
   return absl::StrCat(kReplayTokenPrefix, absl::WebSafeBase64Escape(bytes));
 }
@@ -99,6 +99,7 @@ ReplayRecord EveryField() {
   s.device_capacity = std::uint64_t{1} << 40;
   s.soft_limit = 12345;
   s.close_at_end = false;
+  s.shipped_target = true;
   s.faults.alloc_failure_at_call = 3;
   s.faults.launch_failure_at_call = 70000;
   s.faults.device_constructors = true;
@@ -162,9 +163,11 @@ ReplayRecord AtTheBounds() {
   return r;
 }
 
-// Format version 2, as written by the codecs: the records above, then cases
-// drawn by CaseForSeed(GenCase(), seed, size) (stored as their files, so that
-// a change to the generators does not move them).
+// Format version 2, as written by the codecs before version 3 added
+// shipped_target: the records above, then cases drawn by
+// CaseForSeed(GenCase(), seed, size) (stored as their files, so that a change
+// to the generators does not move them). Handed out, they must still read as
+// the records they were.
 struct Golden {
   const char* name;
   ReplayRecord (*record)();  // null: the record is the file's
@@ -420,20 +423,118 @@ end
      "AAAAAAAAAAAQAAAQA"},
 };
 
-TEST(ReplayFormatPin, GoldensFormatParseEncodeAndDecodeExactly) {
+// The version 2 text of a record as version 3 writes it: the new header and
+// the field version 3 added, at its default.
+std::string AsVersion3(absl::string_view v2_file) {
+  return absl::StrReplaceAll(v2_file,
+                             {{"\nstackcheck-replay 2\n", "\nstackcheck-replay 3\n"},
+                              {" close_at_end=0\n", " close_at_end=0 shipped_target=0\n"},
+                              {" close_at_end=1\n", " close_at_end=1 shipped_target=0\n"}});
+}
+
+TEST(ReplayFormatPin, Version2GoldensReadAsTheRecordsTheyWere) {
   ASSERT_GE(std::size(kGoldens), 8u);
   for (const Golden& g : kGoldens) {
     SCOPED_TRACE(g.name);
     const std::string file = FileForThisVersion(g.file);
-    const std::string token = TokenForThisVersion(g.token);
     absl::StatusOr<ReplayRecord> parsed = ParseReplayFile(file);
     ASSERT_TRUE(parsed.ok()) << parsed.status();
+    absl::StatusOr<ReplayRecord> decoded = DecodeReplayToken(TokenForThisVersion(g.token, 2));
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_TRUE(Same(*decoded, *parsed));
+    EXPECT_FALSE(parsed->test_case.scenario.shipped_target);
     if (g.record != nullptr) {
-      const ReplayRecord built = g.record();
+      ReplayRecord built = g.record();
+      built.test_case.scenario.shipped_target = false;  // not in version 2
       EXPECT_TRUE(Same(*parsed, built));
-      EXPECT_EQ(FormatReplayFile(built), file);
-      EXPECT_EQ(EncodeReplayToken(built), token);
     }
+    EXPECT_EQ(FormatReplayFile(*parsed), AsVersion3(file));
+  }
+}
+
+// Version 3, the format written now: the records above, every field of
+// EveryField() off its default, shipped_target included.
+const Golden kVersion3Goldens[] = {
+    {"EveryField", &EveryField,
+     R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
+stackcheck-replay 3
+tool 0.2.0
+policy v3-trunk
+property no-leak
+modes free_waits_for_streams=0 serial_callback_thread=0 trap_code=700 alloc_granularity=2097152 step_bound=99999
+device capacity=1099511627776 soft_limit=12345 close_at_end=0 shipped_target=1
+faults alloc_failure_at_call=3 launch_failure_at_call=70000 device_constructors=1 device_destructors=1
+thread
+run id=7 teams=3 warps=2 stack_size_per_warp=4096 duration_ns=123456789 aborts=1 mapped_vars=5
+alloc slot=2 bytes=300000
+enter slot=1 bytes=64
+update slot=1
+exit slot=1
+free slot=2
+thread
+run id=9 teams=1 warps=32 stack_size_per_warp=131072 duration_ns=1000 aborts=1 mapped_vars=0
+enter slot=4000000000 bytes=1
+schedule 0 1 200 3 1099511627776
+digest fedcba9876543210
+end
+)",
+     "sc1."
+     "AwUwLjIuMAh2My10cnVuawduby1sZWFrAAC8BYCAgAGfjQaAgICAgCC5YAABA_CiBAEBAgYABwMCgCCVmu86AQUBAu"
+     "CnEgMBQAUBBAECAgIACQEggIAI6AcBAAOA0KzzDgEFAAHIAQOAgICAgCABkOTQsofTru7-AQ"},
+    {"Smallest", &Smallest,
+     R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
+stackcheck-replay 3
+tool 0.2.0
+policy v0-nocache
+property no-deadlock
+modes free_waits_for_streams=1 serial_callback_thread=1 trap_code=719 alloc_granularity=65536 step_bound=20000
+device capacity=1073741824 soft_limit=134217728 close_at_end=1 shipped_target=0
+faults alloc_failure_at_call=0 launch_failure_at_call=0 device_constructors=0 device_destructors=0
+thread
+run id=1 teams=1 warps=1 stack_size_per_warp=131072 duration_ns=1000 aborts=0 mapped_vars=0
+schedule
+end
+)",
+     "sc1."
+     "AwUwLjIuMAp2MC1ub2NhY2hlC25vLWRlYWRsb2NrAQHPBYCABKCcAYCAgIAEgICAQAEAAAAAAAEBAAEBAYCACOgHAA"
+     "AAAA"},
+    {"AtTheBounds", &AtTheBounds,
+     R"(# stackcheck replay file: `stackcheck replay FILE` re-executes it.
+stackcheck-replay 3
+tool 0.2.0
+policy v1a-callback-unlock
+property bounded-cache
+modes free_waits_for_streams=1 serial_callback_thread=1 trap_code=710 alloc_granularity=17592186044416 step_bound=100000000
+device capacity=17592186044416 soft_limit=17592186044416 close_at_end=1 shipped_target=0
+faults alloc_failure_at_call=4294967295 launch_failure_at_call=4294967295 device_constructors=0 device_destructors=0
+thread
+thread
+thread
+run id=4294967295 teams=128 warps=32 stack_size_per_warp=4294967296 duration_ns=1000000000000 aborts=0 mapped_vars=64
+alloc slot=4294967295 bytes=17592186044416
+enter slot=0 bytes=18446744073709551615
+thread
+schedule 18446744073709551615 0
+digest 0000000000000000
+end
+)",
+     "sc1."
+     "AwUwLjIuMBN2MWEtY2FsbGJhY2stdW5sb2NrDWJvdW5kZWQtY2FjaGUBAcYFgICAgICABIDC1y-AgICAgIAEgICAgI"
+     "CABAEA_____w______DwAABAAAAwD_____D4ABIICAgIAQgKCUpY0dAEAB_____w-AgICAgIAEAwD___________8B"
+     "AAL___________8BAAEA"},
+};
+
+TEST(ReplayFormatPin, GoldensFormatParseEncodeAndDecodeExactly) {
+  for (const Golden& g : kVersion3Goldens) {
+    SCOPED_TRACE(g.name);
+    const std::string file = FileForThisVersion(g.file);
+    const ReplayRecord built = g.record();
+    const std::string token = TokenForThisVersion(g.token, 3);
+    absl::StatusOr<ReplayRecord> parsed = ParseReplayFile(file);
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_TRUE(Same(*parsed, built));
+    EXPECT_EQ(FormatReplayFile(built), file);
+    EXPECT_EQ(EncodeReplayToken(built), token);
     EXPECT_EQ(FormatReplayFile(*parsed), file);
     EXPECT_EQ(EncodeReplayToken(*parsed), token);
     absl::StatusOr<ReplayRecord> decoded = DecodeReplayToken(token);
