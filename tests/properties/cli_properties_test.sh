@@ -87,12 +87,13 @@ check check_mapped_range 2 "$bin" check --policy=v2-gcc11 --mapped_vars=9
 
 # GCC 12.2's target.c (--shipped_target): a mapping's failed allocation exits
 # and closes the device under the other thread's region, whose plugin entry
-# faults - a known bug, replayable; the default runtime (0003's checks) holds.
-check check_shipped_crash 0 "$bin" check --policy=v2-gcc11 --strategy=dfs --threads=2 \
-  --regions=2 --mapped_vars=1 --oom_at=2 --shipped_target --only_kept --no_plain \
+# faults - replayable; the known-bug table is the default runtime's, so the
+# finding is NEW (exit 1). The default runtime (0003's checks) holds.
+check check_shipped_crash 1 "$bin" check --policy=v2-gcc11 --strategy=dfs --threads=2 \
+  --regions=2 --mapped_vars=1 --oom_at=2 --shipped_target --property=no-crash --no_plain \
   --max_executions=2000
-contains check_shipped_crash "known_met no-crash: process-killed on host thread holding {}; fault out-of-memory"
-crash_token=$(grep -A1 "^known_met no-crash" <<<"$out" | grep -oE 'sc1\.[A-Za-z0-9_-]+' | head -1)
+contains check_shipped_crash "fingerprint NEW: no-crash: process-killed on host thread holding {}; fault out-of-memory"
+crash_token=$(grep -oE '^replay sc1\.[A-Za-z0-9_-]+' <<<"$out" | head -1 | cut -d' ' -f2)
 check replay_shipped_crash 0 "$bin" replay "$crash_token"
 contains replay_shipped_crash "process-killed signal 11"
 contains replay_shipped_crash "the process died of SIGSEGV on T2"
