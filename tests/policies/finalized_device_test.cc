@@ -92,6 +92,20 @@ TEST(FinalizedDeviceTest, CheckedRegionMappingOnAClosedDeviceRunsOnTheHost) {
   EXPECT_TRUE(h.observer.fatals.empty());
 }
 
+// The mapping finished first: the exiting thread's gomp_target_fini waited
+// for the device lock the mapping held, and finalizes the device as soon as
+// the mapping releases it. GOMP_target_ext calls run_func with the mapping
+// it has, and GOMP_OFFLOAD_run faults: what `exec` finds in GCC's own plugin
+// (threads_regions, oom@alloc:4,oom@alloc:5).
+TEST(FinalizedDeviceTest, ShippedRegionWhoseMappingFinishedBeforeTheCloseCrashes) {
+  Harness h("v2-gcc11", {}, false, false, Shipped());
+  // The look-up's section first, then the mapping's.
+  h.host.AfterNextUnlock("device lock", [&h] { CloseInTheWindow(h); });
+  EXPECT_EQ(CrashSignal([&] { h.runtime->Run(Mapped(1)); }), SIGSEGV);
+  EXPECT_EQ(h.device.calls(DriverCall::kMemcpyHtoD), 2u);  // the mapping was made
+  EXPECT_EQ(h.device.calls(DriverCall::kLaunchKernel), 0u);
+}
+
 // A region that maps nothing: gomp_map_vars_internal returns before it takes
 // the device lock, so nothing looks at the state; GOMP_OFFLOAD_run's read of
 // ptx_devices faults.
