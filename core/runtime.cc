@@ -121,8 +121,7 @@ void Runtime::Run(const RegionSpec& spec, DevicePtr device_ptr) {
   // state under the device lock and falling back to the host when the device
   // is finalized. One section stands for both: nothing between them differs
   // in outcome.
-  State state = State::kClosed;
-  device_lock_->ReadUnder([&] { state = state_.Read(); });
+  const State state = LookUp();
   if (state == State::kOpen) {
     // An image load that failed left the device uninitialised: resolve_device
     // initialises it again (gomp_init_device), and the plugin refuses a
@@ -203,10 +202,10 @@ void Runtime::EnterPlugin(bool locked) {
   if (device_table_freed_.load(std::memory_order_acquire)) ctx_.host.Crash(SIGSEGV);
 }
 
-bool Runtime::UsableAtLookUp() {
+Runtime::State Runtime::LookUp() {
   State state = State::kClosed;
   device_lock_->ReadUnder([&] { state = state_.Read(); });
-  return state == State::kLoaded;
+  return state;
 }
 
 void Runtime::RunOnHost(RegionId region) {
@@ -241,7 +240,7 @@ DevicePtr Runtime::DeviceAlloc(std::uint64_t bytes) {
   if (ctx_.options.shipped_target) {
     // GCC 12.2's omp_target_alloc: resolve_device, then the plugin under the
     // device lock without a second look at the state.
-    if (!UsableAtLookUp()) return 0;
+    if (LookUp() != State::kLoaded) return 0;
     device_lock_->Lock();
     EnterPlugin(/*locked=*/true);
   } else {
@@ -258,7 +257,7 @@ void Runtime::DeviceFree(DevicePtr ptr) {
   if (ptr == 0) return;
   // GCC 12.2's omp_target_free: resolve_device, then gomp_free_device_memory
   // under the device lock without a second look at the state.
-  if (ctx_.options.shipped_target && !UsableAtLookUp()) return;
+  if (ctx_.options.shipped_target && LookUp() != State::kLoaded) return;
   device_lock_->Lock();
   const bool known = ForgetLocked(ptr, nullptr);
   if (ctx_.options.shipped_target) {

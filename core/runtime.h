@@ -119,9 +119,10 @@ class Runtime : public std::enable_shared_from_this<Runtime> {
   // `locked`: the caller holds the device lock (omp_target_alloc/free);
   // GOMP_OFFLOAD_run reads without it, a point ordered against the close.
   void EnterPlugin(bool locked);
-  // resolve_device for omp_target_alloc/free (shipped_target): the device
-  // is usable at the look-up, read under the device lock.
-  bool UsableAtLookUp();
+  // resolve_device's look at the device: its state, read under the device
+  // lock in one section (GOMP_target_ext's, and with shipped_target
+  // omp_target_alloc/free's).
+  State LookUp();
   // Raises `message` as a fatal error after releasing the device lock.
   [[noreturn]] void FatalUnlocking(RegionId region, CuResult code, absl::string_view message);
   // gomp_map_vars's work on a usable device, device lock held: the block,
